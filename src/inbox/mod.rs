@@ -1,0 +1,70 @@
+//! Mailboxes a run can read: one narrow interface ([`Inbox`] / [`RunMailbox`]), two real
+//! backends (IMAP, embedded SMTP receiver), the one waiting loop, and pure extraction.
+
+pub mod extract;
+pub mod imap;
+pub mod smtp;
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use tokio::time::Instant;
+
+/// One received message, as the inbox steps see it.
+#[derive(Debug, Clone)]
+pub struct Message {
+    /// Unique within its backend (IMAP UID, or the receiver's sequence number).
+    pub id: String,
+    /// The `From` header as written (display name and address).
+    pub from: String,
+    /// Every recipient address (envelope and `To`/`Cc`), lower-cased.
+    pub to: Vec<String>,
+    pub subject: String,
+    pub received_at: DateTime<Utc>,
+    /// The whole RFC 5322 message, as delivered.
+    pub raw: Vec<u8>,
+}
+
+/// Why an inbox could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum InboxError {
+    /// The `--inbox` URL itself is wrong (exit 2).
+    #[error("{0}")]
+    InvalidUrl(String),
+    /// The server cannot be reached or refused us (exit 3 before a run; a step failure during one).
+    #[error("{0}")]
+    Unreachable(String),
+}
+
+/// A configured mailbox, shared by runs. Cheap to `open` once per run.
+#[async_trait]
+pub trait Inbox: Send + Sync {
+    /// Checks that the mailbox can be reached and logged into. Called before any step runs.
+    async fn check(&self) -> Result<(), InboxError>;
+
+    /// Opens this run's view of the mailbox: the run's own address, and a watermark taken
+    /// now, so mail that arrived before this call is never returned.
+    async fn open(&self, run_id: &str) -> Result<Box<dyn RunMailbox>, InboxError>;
+
+    /// A short description for logs, without the password (e.g. `imap://bob@127.0.0.1:1143/INBOX`).
+    fn describe(&self) -> String;
+}
+
+/// One run's view of a mailbox.
+#[async_trait]
+pub trait RunMailbox: Send {
+    /// The address this run's mail is sent to.
+    fn address(&self) -> &str;
+
+    /// Every message addressed to [`RunMailbox::address`] that arrived after `open`,
+    /// oldest first. Reconnects as needed.
+    async fn arrived(&mut self) -> Result<Vec<Message>, InboxError>;
+
+    /// Returns when new mail may have arrived, or at `until`, whichever is first.
+    /// Spurious wake-ups are fine; callers re-check with [`RunMailbox::arrived`].
+    async fn changed(&mut self, until: Instant) -> Result<(), InboxError>;
+}
+
+/// How long the waiting loop sleeps after a backend error before it tries again.
+pub const RETRY_AFTER_ERROR: Duration = Duration::from_millis(250);

@@ -1,0 +1,1 @@
+//! Embedded SMTP receiver: the app under test sends mail to planlock itself.
