@@ -1,1 +1,105 @@
-fn main(){}
+//! The `planlock` command line (SPEC §6). Errors print once, with their chain.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use planlock::exit;
+use planlock::plan::{self, Limits, Vars};
+
+#[derive(Parser)]
+#[command(
+    name = "planlock",
+    version,
+    about = "Plan once with a model, replay with none."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check plans without running them.
+    Validate {
+        /// Plan files.
+        #[arg(required = true)]
+        plans: Vec<PathBuf>,
+        /// Caller variables the plans may use (`NAME=VALUE`; the value is not needed here).
+        #[arg(long = "var", value_name = "NAME=VALUE")]
+        vars: Vec<String>,
+        /// Most steps a plan may have.
+        #[arg(long, default_value_t = 15)]
+        max_steps: usize,
+    },
+    /// Print the plan JSON Schema.
+    Schema,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Validate {
+            plans,
+            vars,
+            max_steps,
+        } => validate(&plans, &vars, max_steps),
+        Command::Schema => print_stdout(&plan::json_schema_text()),
+    };
+    ExitCode::from(code)
+}
+
+/// Writes to stdout; a closed pipe (`planlock schema | head`) is not an error.
+fn print_stdout(text: &str) -> u8 {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => exit::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::SUCCESS,
+        Err(e) => {
+            eprintln!("planlock: cannot write to stdout: {e}");
+            exit::ENVIRONMENT
+        }
+    }
+}
+
+fn validate(paths: &[PathBuf], vars: &[String], max_steps: usize) -> u8 {
+    let vars = match Vars::from_pairs(vars) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("planlock: {e}");
+            return exit::INVALID_INPUT;
+        }
+    };
+    let limits = Limits { max_steps };
+    let mut code = exit::SUCCESS;
+    for path in paths {
+        let name = path.display();
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("{name}: cannot read the plan: {e}");
+                code = exit::INVALID_INPUT;
+                continue;
+            }
+        };
+        match plan::parse_and_validate(&text, &limits, &vars) {
+            Ok(p) => eprintln!("{name}: ok ({} steps)", p.steps.len()),
+            Err(plan::PlanError::Syntax {
+                line,
+                column,
+                message,
+            }) => {
+                eprintln!("{name}:{line}:{column}: not valid JSON: {message}");
+                code = exit::INVALID_INPUT;
+            }
+            Err(e) => {
+                for p in e.problems() {
+                    eprintln!("{name}: {p}");
+                }
+                code = exit::INVALID_INPUT;
+            }
+        }
+    }
+    code
+}

@@ -1,0 +1,311 @@
+//! `{{variable}}` templates: parsing, substitution at run time, and masking of secrets.
+
+use std::collections::BTreeMap;
+
+/// Secrets `{{secret.NAME}}` are read from the environment variable `PLANLOCK_SECRET_NAME`.
+/// The prefix keeps a plan from reading arbitrary variables of the host (API keys, tokens).
+pub const SECRET_ENV_PREFIX: &str = "PLANLOCK_SECRET_";
+
+/// What every masked secret looks like in events, results and logs.
+pub const MASK: &str = "••••";
+
+/// A string field split into literal text and `{{variable}}` references.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Template {
+    parts: Vec<Part>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Part {
+    Text(String),
+    Var(String),
+}
+
+impl Template {
+    /// Parses a string. Errors are sentences, e.g. an unclosed `{{` or a bad name.
+    pub fn parse(s: &str) -> Result<Template, String> {
+        let mut parts = Vec::new();
+        let mut rest = s;
+        while let Some(open) = rest.find("{{") {
+            if open > 0 {
+                parts.push(Part::Text(rest[..open].to_string()));
+            }
+            let after = &rest[open + 2..];
+            let Some(close) = after.find("}}") else {
+                return Err(format!(
+                    "`{{{{` at character {} is never closed with `}}}}`",
+                    s.len() - rest.len() + open
+                ));
+            };
+            let name = after[..close].trim();
+            if !valid_name(name) {
+                return Err(format!(
+                    "`{{{{{name}}}}}` is not a variable name: use letters, digits and `_`, \
+                     or `secret.NAME`"
+                ));
+            }
+            parts.push(Part::Var(name.to_string()));
+            rest = &after[close + 2..];
+        }
+        if !rest.is_empty() {
+            parts.push(Part::Text(rest.to_string()));
+        }
+        Ok(Template { parts })
+    }
+
+    /// The variable names referenced, in order.
+    pub fn variables(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Var(v) => Some(v.as_str()),
+            Part::Text(_) => None,
+        })
+    }
+
+    /// True when the string starts with a variable (so its shape is only known at run time).
+    pub fn starts_with_variable(&self) -> bool {
+        matches!(self.parts.first(), Some(Part::Var(_)))
+    }
+
+    /// Substitutes every variable; unknown ones are an error naming them.
+    pub fn render(&self, vars: &Vars) -> Result<String, VarsError> {
+        let mut out = String::new();
+        for p in &self.parts {
+            match p {
+                Part::Text(t) => out.push_str(t),
+                Part::Var(v) => out.push_str(vars.get(v)?),
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn valid_name(name: &str) -> bool {
+    let ident = |s: &str| {
+        let mut chars = s.chars();
+        matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    match name.strip_prefix("secret.") {
+        Some(secret) => ident(secret),
+        None => ident(name),
+    }
+}
+
+/// A variable that has no value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum VarsError {
+    #[error("unknown variable `{{{{{0}}}}}`: pass it with `--var {0}=VALUE`")]
+    Unknown(String),
+    #[error(
+        "secret `{{{{secret.{0}}}}}` has no value: set the environment variable {prefix}{0}",
+        prefix = SECRET_ENV_PREFIX
+    )]
+    MissingSecret(String),
+    #[error("`{{{{{0}}}}}` is only known once a run starts")]
+    NotYetKnown(String),
+    #[error("--var {0}: {1}")]
+    BadVar(String, String),
+}
+
+/// The values of a run's variables: built-ins, caller `--var`s, and secrets.
+#[derive(Debug, Clone, Default)]
+pub struct Vars {
+    run_id: Option<String>,
+    inbox_address: Option<String>,
+    caller: BTreeMap<String, String>,
+    secrets: BTreeMap<String, String>,
+}
+
+impl Vars {
+    /// Caller variables from `NAME=VALUE` pairs; names may not shadow built-ins.
+    pub fn from_pairs<I, S>(pairs: I) -> Result<Vars, VarsError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut vars = Vars::default();
+        for pair in pairs {
+            let pair = pair.as_ref();
+            let Some((name, value)) = pair.split_once('=') else {
+                return Err(VarsError::BadVar(
+                    pair.to_string(),
+                    "expected NAME=VALUE".to_string(),
+                ));
+            };
+            vars.insert(name, value)?;
+        }
+        Ok(vars)
+    }
+
+    /// Adds one caller variable.
+    pub fn insert(&mut self, name: &str, value: &str) -> Result<(), VarsError> {
+        if !valid_name(name) || name.starts_with("secret.") {
+            return Err(VarsError::BadVar(
+                name.to_string(),
+                "a name is letters, digits and `_`, not starting with a digit".to_string(),
+            ));
+        }
+        if name == "run_id" || name == "inbox_address" {
+            return Err(VarsError::BadVar(
+                name.to_string(),
+                format!("`{name}` is built in and set by the run"),
+            ));
+        }
+        self.caller.insert(name.to_string(), value.to_string());
+        Ok(())
+    }
+
+    /// Sets the built-ins once the run knows them.
+    pub fn with_run(mut self, run_id: &str, inbox_address: Option<&str>) -> Vars {
+        self.run_id = Some(run_id.to_string());
+        self.inbox_address = inbox_address.map(str::to_string);
+        self
+    }
+
+    /// Loads every `{{secret.NAME}}` used by `names` from the environment.
+    pub fn load_secrets<'a>(
+        &mut self,
+        names: impl IntoIterator<Item = &'a str>,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<(), VarsError> {
+        for name in names {
+            if let Some(secret) = name.strip_prefix("secret.") {
+                let value = env(&format!("{SECRET_ENV_PREFIX}{secret}"))
+                    .filter(|v| !v.is_empty())
+                    .ok_or_else(|| VarsError::MissingSecret(secret.to_string()))?;
+                self.secrets.insert(secret.to_string(), value);
+            }
+        }
+        Ok(())
+    }
+
+    /// Names a plan may use before values exist: built-ins, caller vars and any secret.
+    pub fn is_known(&self, name: &str) -> bool {
+        name == "run_id"
+            || name == "inbox_address"
+            || name.starts_with("secret.")
+            || self.caller.contains_key(name)
+    }
+
+    /// Caller variable names, for messages.
+    pub fn caller_names(&self) -> impl Iterator<Item = &str> {
+        self.caller.keys().map(String::as_str)
+    }
+
+    fn get(&self, name: &str) -> Result<&str, VarsError> {
+        match name {
+            "run_id" => self
+                .run_id
+                .as_deref()
+                .ok_or(VarsError::NotYetKnown(name.into())),
+            "inbox_address" => self
+                .inbox_address
+                .as_deref()
+                .ok_or(VarsError::NotYetKnown(name.into())),
+            _ => match name.strip_prefix("secret.") {
+                Some(secret) => self
+                    .secrets
+                    .get(secret)
+                    .map(String::as_str)
+                    .ok_or_else(|| VarsError::MissingSecret(secret.into())),
+                None => self
+                    .caller
+                    .get(name)
+                    .map(String::as_str)
+                    .ok_or_else(|| VarsError::Unknown(name.into())),
+            },
+        }
+    }
+
+    /// A masker that hides every secret value of this run.
+    pub fn masker(&self) -> Masker {
+        let mut secrets: Vec<String> = self.secrets.values().cloned().collect();
+        // Longest first, so a secret containing another is hidden whole.
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        Masker { secrets }
+    }
+}
+
+/// Replaces secret values with `••••` in any text about to leave the process.
+#[derive(Debug, Clone, Default)]
+pub struct Masker {
+    secrets: Vec<String>,
+}
+
+impl Masker {
+    /// Masks every occurrence of every secret.
+    pub fn mask(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for s in &self.secrets {
+            if out.contains(s.as_str()) {
+                out = out.replace(s.as_str(), MASK);
+            }
+        }
+        out
+    }
+
+    /// Masks every string inside a JSON value.
+    pub fn mask_json(&self, value: &mut serde_json::Value) {
+        if self.secrets.is_empty() {
+            return;
+        }
+        match value {
+            serde_json::Value::String(s) => *s = self.mask(s),
+            serde_json::Value::Array(a) => a.iter_mut().for_each(|v| self.mask_json(v)),
+            serde_json::Value::Object(o) => o.values_mut().for_each(|v| self.mask_json(v)),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_text_and_variables() {
+        let t = Template::parse("hi {{ name }} at {{inbox_address}}!").unwrap();
+        assert_eq!(t.variables().collect::<Vec<_>>(), ["name", "inbox_address"]);
+        let vars = Vars::from_pairs(["name=Ada"])
+            .unwrap()
+            .with_run("r1", Some("a@b.test"));
+        assert_eq!(t.render(&vars).unwrap(), "hi Ada at a@b.test!");
+    }
+
+    #[test]
+    fn rejects_unclosed_and_bad_names() {
+        assert!(
+            Template::parse("x {{name")
+                .unwrap_err()
+                .contains("never closed")
+        );
+        assert!(
+            Template::parse("{{1abc}}")
+                .unwrap_err()
+                .contains("not a variable name")
+        );
+        assert!(Template::parse("{{secret.}}").is_err());
+    }
+
+    #[test]
+    fn secrets_come_from_prefixed_env_and_are_masked() {
+        let t = Template::parse("{{secret.PW}}").unwrap();
+        let mut vars = Vars::default();
+        vars.load_secrets(t.variables(), |k| {
+            (k == "PLANLOCK_SECRET_PW").then(|| "hunter2".into())
+        })
+        .unwrap();
+        assert_eq!(t.render(&vars).unwrap(), "hunter2");
+        assert_eq!(vars.masker().mask("pw is hunter2."), "pw is ••••.");
+        let err = Vars::default()
+            .load_secrets(["secret.NOPE"], |_| None)
+            .unwrap_err();
+        assert!(err.to_string().contains("PLANLOCK_SECRET_NOPE"), "{err}");
+    }
+
+    #[test]
+    fn caller_vars_cannot_shadow_builtins() {
+        assert!(Vars::from_pairs(["run_id=x"]).is_err());
+        assert!(Vars::from_pairs(["novalue"]).is_err());
+    }
+}
