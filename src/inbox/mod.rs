@@ -1,9 +1,15 @@
 //! Mailboxes a run can read: one narrow interface ([`Inbox`] / [`RunMailbox`]), two real
 //! backends (IMAP, embedded SMTP receiver), the one waiting loop, and pure extraction.
 
+pub mod binding;
 pub mod extract;
 pub mod imap;
+mod message;
 pub mod smtp;
+pub mod wait;
+
+pub use binding::{InboxUrl, connect, parse_binding};
+pub use wait::{MailFilter, WaitError, wait_for_message};
 
 use std::time::Duration;
 

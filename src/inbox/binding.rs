@@ -1,0 +1,541 @@
+//! `--inbox [NAME=]URL`: parses a binding into a typed [`InboxUrl`] and connects it to a
+//! backend. Every error is a sentence naming the part of the URL that is wrong.
+
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use url::Url;
+
+use super::imap::ImapInbox;
+use super::smtp::SmtpInbox;
+use super::{Inbox, InboxError};
+
+/// Poll cadence while a step waits, for an IMAP server on this machine: cheap for a local
+/// server, and well under Dovecot's ~0.5 s IDLE notification delay.
+pub const DEFAULT_POLL_LOOPBACK: Duration = Duration::from_millis(25);
+/// Poll cadence while a step waits, for a remote IMAP server: one NOOP+SEARCH per second per
+/// planlock process (the connection is shared by all runs), with IDLE push in between.
+pub const DEFAULT_POLL_REMOTE: Duration = Duration::from_secs(1);
+/// The embedded SMTP receiver's port when the URL names none.
+pub const DEFAULT_SMTP_PORT: u16 = 2525;
+
+const POLL_MS_RANGE: std::ops::RangeInclusive<u64> = 5..=60_000;
+
+/// A parsed `--inbox` URL.
+#[derive(Clone, PartialEq, Eq)]
+pub enum InboxUrl {
+    Imap(ImapUrl),
+    Smtp(SmtpUrl),
+}
+
+/// `imap://USER:PASS@HOST:PORT/MAILBOX?address=ADDR&plus=true&poll_ms=N` (or `imaps://`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct ImapUrl {
+    /// `imaps://`: TLS from the first byte, verified against the webpki roots.
+    pub tls: bool,
+    pub host: String,
+    pub port: u16,
+    /// Percent-decoded.
+    pub user: String,
+    /// Percent-decoded. Never printed: `Debug` and `Display` leave it out.
+    pub password: String,
+    /// Percent-decoded; `INBOX` when the URL has no path.
+    pub mailbox: String,
+    /// The address mail is sent to (`address=`, else the user name when it is an address).
+    pub address: String,
+    /// Each run gets `local+RUNID@domain`.
+    pub plus: bool,
+    /// How often the mailbox is polled while a step waits.
+    pub poll: Duration,
+}
+
+/// `smtp://HOST:PORT?domain=DOMAIN`: the embedded receiver listens on HOST:PORT.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SmtpUrl {
+    /// Port 0 picks a free port; see [`SmtpInbox::local_addr`].
+    pub listen: SocketAddr,
+    /// Lower-cased; each run receives at `run-RUNID@DOMAIN`.
+    pub domain: String,
+}
+
+impl ImapUrl {
+    /// The address a run with this id receives mail at.
+    pub fn run_address(&self, run_id: &str) -> String {
+        if !self.plus {
+            return self.address.clone();
+        }
+        match self.address.rsplit_once('@') {
+            Some((local, domain)) => format!("{local}+{run_id}@{domain}"),
+            None => self.address.clone(),
+        }
+    }
+}
+
+impl ImapUrl {
+    /// The server and user without password or mailbox, e.g. `imap://bob@127.0.0.1:1143`.
+    pub fn server(&self) -> String {
+        let scheme = if self.tls { "imaps" } else { "imap" };
+        let host = if self.host.contains(':') {
+            format!("[{}]", self.host)
+        } else {
+            self.host.clone()
+        };
+        // `@` in a user name (`me@gmail.com`) is escaped so the host stays unambiguous.
+        let user = self.user.replace('%', "%25").replace('@', "%40");
+        format!("{scheme}://{user}@{host}:{}", self.port)
+    }
+}
+
+impl fmt::Display for ImapUrl {
+    /// The URL without password or query, e.g. `imap://bob@127.0.0.1:1143/INBOX`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.server(), self.mailbox)
+    }
+}
+
+impl fmt::Debug for ImapUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ImapUrl")
+            .field("url", &self.to_string())
+            .field("password", &"••••")
+            .field("address", &self.address)
+            .field("plus", &self.plus)
+            .field("poll", &self.poll)
+            .finish()
+    }
+}
+
+impl fmt::Display for SmtpUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "smtp://{}?domain={}", self.listen, self.domain)
+    }
+}
+
+impl fmt::Debug for SmtpUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SmtpUrl({self})")
+    }
+}
+
+impl fmt::Display for InboxUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InboxUrl::Imap(u) => u.fmt(f),
+            InboxUrl::Smtp(u) => u.fmt(f),
+        }
+    }
+}
+
+impl fmt::Debug for InboxUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InboxUrl::Imap(u) => u.fmt(f),
+            InboxUrl::Smtp(u) => u.fmt(f),
+        }
+    }
+}
+
+/// Parses one `--inbox` value: `[NAME=]URL`. The name (letters, digits, `_`, `-`) is what a
+/// plan's `inbox_id` refers to; no name binds the default inbox.
+pub fn parse_binding(s: &str) -> Result<(Option<String>, InboxUrl), InboxError> {
+    let s = s.trim();
+    let Some(scheme_end) = s.find("://") else {
+        return Err(invalid(format!(
+            "--inbox `{}` is not a URL: expected imap://USER:PASS@HOST:PORT/MAILBOX?address=ADDR, \
+             imaps://..., or smtp://127.0.0.1:2525?domain=DOMAIN, optionally prefixed with NAME=",
+            redact(s)
+        )));
+    };
+    let (name, url) = match s[..scheme_end].split_once('=') {
+        Some((name, _)) => {
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            {
+                return Err(invalid(format!(
+                    "--inbox name `{name}` may only use letters, digits, `_` and `-` \
+                     (write NAME=URL, e.g. work=imap://...)"
+                )));
+            }
+            (Some(name.to_string()), &s[name.len() + 1..])
+        }
+        None => (None, s),
+    };
+    Ok((name, parse_url(url)?))
+}
+
+/// Parses an inbox URL without a `NAME=` prefix.
+pub fn parse_url(s: &str) -> Result<InboxUrl, InboxError> {
+    let shown = redact(s);
+    let url = Url::parse(s).map_err(|e| {
+        invalid(format!(
+            "--inbox `{shown}` is not a valid URL ({e}); a password with `@`, `:` or `/` \
+             must be percent-encoded (`@` is %40)"
+        ))
+    })?;
+    match url.scheme() {
+        "imap" | "imaps" => parse_imap(&url, &shown).map(InboxUrl::Imap),
+        "smtp" => parse_smtp(&url, &shown).map(InboxUrl::Smtp),
+        other => Err(invalid(format!(
+            "--inbox `{shown}` has scheme `{other}`; use imap://, imaps:// (a mailbox on a \
+             server) or smtp:// (planlock's own receiver)"
+        ))),
+    }
+}
+
+/// Starts the backend a URL names. IMAP connects lazily (call [`Inbox::check`] to fail early);
+/// SMTP binds its listening socket now.
+pub async fn connect(url: &InboxUrl) -> Result<Arc<dyn Inbox>, InboxError> {
+    Ok(match url {
+        InboxUrl::Imap(u) => Arc::new(ImapInbox::new(u.clone())),
+        InboxUrl::Smtp(u) => SmtpInbox::start(u.listen, &u.domain).await?,
+    })
+}
+
+fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
+    let tls = url.scheme() == "imaps";
+    let host = match url.host() {
+        Some(url::Host::Domain(d)) if !d.is_empty() => d.to_string(),
+        Some(url::Host::Ipv4(ip)) => ip.to_string(),
+        Some(url::Host::Ipv6(ip)) => ip.to_string(),
+        _ => {
+            return Err(invalid(format!(
+                "--inbox `{shown}` names no server: write imap://USER:PASS@HOST:PORT/MAILBOX"
+            )));
+        }
+    };
+    let port = url.port().unwrap_or(if tls { 993 } else { 143 });
+    let user = percent_decode(url.username(), "user name", shown)?;
+    if user.is_empty() {
+        return Err(invalid(format!(
+            "--inbox `{shown}` has no user name: write imap://USER:PASS@{host}:{port}/MAILBOX"
+        )));
+    }
+    let password = match url.password() {
+        Some(p) => percent_decode(p, "password", shown)?,
+        None => {
+            return Err(invalid(format!(
+                "--inbox `{shown}` has no password: write imap://{user}:PASSWORD@{host}:{port}/... \
+                 (percent-encode `@`, `:` and `/` in it); take it from the environment with \
+                 --inbox \"imap://{user}:$IMAP_PASSWORD@...\""
+            )));
+        }
+    };
+    let path = url.path().trim_start_matches('/');
+    let mailbox = if path.is_empty() {
+        "INBOX".to_string()
+    } else {
+        percent_decode(path, "mailbox", shown)?
+    };
+
+    let mut address = None;
+    let mut plus = false;
+    let mut poll = None;
+    for (key, value) in url.query_pairs() {
+        match key.as_ref() {
+            "address" => address = Some(value.trim().to_string()),
+            "plus" => plus = parse_bool(&value, "plus", shown)?,
+            "poll_ms" => {
+                let ms: u64 = value.parse().ok().filter(|ms| POLL_MS_RANGE.contains(ms)).ok_or_else(|| {
+                    invalid(format!(
+                        "--inbox `{shown}`: poll_ms=`{value}` must be a whole number of milliseconds \
+                         from {} to {}",
+                        POLL_MS_RANGE.start(),
+                        POLL_MS_RANGE.end()
+                    ))
+                })?;
+                poll = Some(Duration::from_millis(ms));
+            }
+            other => {
+                return Err(invalid(format!(
+                    "--inbox `{shown}` has an unknown parameter `{other}`; an imap URL takes \
+                     address=, plus= and poll_ms="
+                )));
+            }
+        }
+    }
+    let address = match address {
+        Some(a) => a,
+        None if user.contains('@') => user.clone(),
+        None => {
+            return Err(invalid(format!(
+                "--inbox `{shown}`: which address receives this mailbox's mail? The user name \
+                 `{user}` is not an address, so add ?address=you@example.com"
+            )));
+        }
+    };
+    check_address(&address, shown)?;
+    let poll = poll.unwrap_or(if is_loopback_host(&host) {
+        DEFAULT_POLL_LOOPBACK
+    } else {
+        DEFAULT_POLL_REMOTE
+    });
+    Ok(ImapUrl {
+        tls,
+        host,
+        port,
+        user,
+        password,
+        mailbox,
+        address: address.to_lowercase(),
+        plus,
+        poll,
+    })
+}
+
+fn parse_smtp(url: &Url, shown: &str) -> Result<SmtpUrl, InboxError> {
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(invalid(format!(
+            "--inbox `{shown}`: the embedded SMTP receiver takes no user or password (it accepts \
+             mail without authentication); write smtp://127.0.0.1:2525?domain=DOMAIN"
+        )));
+    }
+    if !matches!(url.path(), "" | "/") {
+        return Err(invalid(format!(
+            "--inbox `{shown}`: an smtp URL has no mailbox path; write smtp://HOST:PORT?domain=DOMAIN"
+        )));
+    }
+    let ip: IpAddr = match url.host() {
+        Some(url::Host::Ipv4(ip)) => ip.into(),
+        Some(url::Host::Ipv6(ip)) => ip.into(),
+        Some(url::Host::Domain("localhost")) => Ipv4Addr::LOCALHOST.into(),
+        // `smtp:` is not a special scheme to the `url` crate, so IPv4 hosts arrive as text.
+        Some(url::Host::Domain(d)) if d.parse::<IpAddr>().is_ok() => {
+            d.parse().expect("checked by the guard")
+        }
+        Some(url::Host::Domain(d)) if !d.is_empty() => {
+            return Err(invalid(format!(
+                "--inbox `{shown}`: the embedded SMTP receiver listens on an IP address of this \
+                 machine, not on `{d}`; write smtp://127.0.0.1:2525?domain=..."
+            )));
+        }
+        _ => {
+            return Err(invalid(format!(
+                "--inbox `{shown}` names no address to listen on; write \
+                 smtp://127.0.0.1:2525?domain=DOMAIN"
+            )));
+        }
+    };
+    let port = url.port().unwrap_or(DEFAULT_SMTP_PORT);
+    let mut domain = None;
+    for (key, value) in url.query_pairs() {
+        match key.as_ref() {
+            "domain" => domain = Some(value.trim().to_lowercase()),
+            other => {
+                return Err(invalid(format!(
+                    "--inbox `{shown}` has an unknown parameter `{other}`; an smtp URL takes \
+                     only domain="
+                )));
+            }
+        }
+    }
+    let Some(domain) = domain.filter(|d| !d.is_empty()) else {
+        return Err(invalid(format!(
+            "--inbox `{shown}` needs ?domain=DOMAIN: each run receives at run-RUNID@DOMAIN, \
+             e.g. smtp://127.0.0.1:{port}?domain=demo.test"
+        )));
+    };
+    if !domain
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+        || domain.starts_with('.')
+        || domain.ends_with('.')
+    {
+        return Err(invalid(format!(
+            "--inbox `{shown}`: domain=`{domain}` is not a domain name (letters, digits, `-` \
+             and dots, e.g. demo.test)"
+        )));
+    }
+    Ok(SmtpUrl {
+        listen: SocketAddr::new(ip, port),
+        domain,
+    })
+}
+
+fn check_address(address: &str, shown: &str) -> Result<(), InboxError> {
+    let ok = match address.rsplit_once('@') {
+        Some((local, domain)) => {
+            !local.is_empty()
+                && !domain.is_empty()
+                && !address.chars().any(|c| c.is_whitespace() || "<>,;\"".contains(c))
+        }
+        None => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(invalid(format!(
+            "--inbox `{shown}`: address=`{address}` is not an e-mail address (local@domain)"
+        )))
+    }
+}
+
+fn parse_bool(value: &str, key: &str, shown: &str) -> Result<bool, InboxError> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "1" | "yes" => Ok(true),
+        "false" | "0" | "no" => Ok(false),
+        _ => Err(invalid(format!(
+            "--inbox `{shown}`: {key}=`{value}` must be true or false"
+        ))),
+    }
+}
+
+fn is_loopback_host(host: &str) -> bool {
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<IpAddr>()
+            .map(|ip| ip.is_loopback())
+            .unwrap_or(false)
+}
+
+/// Decodes `%XX` escapes (the `url` crate leaves user info and paths encoded).
+fn percent_decode(s: &str, part: &str, shown: &str) -> Result<String, InboxError> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            let Some(byte) = hex else {
+                return Err(invalid(format!(
+                    "--inbox `{shown}`: the {part} has a `%` that does not start an escape like \
+                     %40; write a literal `%` as %25"
+                )));
+            };
+            out.push(byte);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| {
+        invalid(format!(
+            "--inbox `{shown}`: the {part} decodes to bytes that are not UTF-8"
+        ))
+    })
+}
+
+/// The URL as the user wrote it, with the password replaced, for error messages.
+fn redact(s: &str) -> String {
+    let Some(scheme_end) = s.find("://") else {
+        return s.to_string();
+    };
+    let rest = &s[scheme_end + 3..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..authority_end];
+    let Some(at) = authority.rfind('@') else {
+        return s.to_string();
+    };
+    let userinfo = &authority[..at];
+    match userinfo.split_once(':') {
+        Some((user, _)) => format!(
+            "{}{user}:••••{}",
+            &s[..scheme_end + 3],
+            &s[scheme_end + 3 + at..]
+        ),
+        None => s.to_string(),
+    }
+}
+
+fn invalid(sentence: String) -> InboxError {
+    InboxError::InvalidUrl(sentence)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn imap(s: &str) -> ImapUrl {
+        match parse_url(s).unwrap() {
+            InboxUrl::Imap(u) => u,
+            other => panic!("not imap: {other:?}"),
+        }
+    }
+
+    fn error(s: &str) -> String {
+        match parse_binding(s) {
+            Err(InboxError::InvalidUrl(m)) => m,
+            other => panic!("expected InvalidUrl for {s}, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn imap_url_with_everything() {
+        let (name, url) = parse_binding(
+            "work=imap://bob%40corp:p%40ss%3Aw%2Frd@127.0.0.1:1143/Sent%20Items?address=Bob@Demo.test&plus=true&poll_ms=40",
+        )
+        .unwrap();
+        assert_eq!(name.as_deref(), Some("work"));
+        let InboxUrl::Imap(u) = url else { panic!() };
+        assert!(!u.tls);
+        assert_eq!(u.host, "127.0.0.1");
+        assert_eq!(u.port, 1143);
+        assert_eq!(u.user, "bob@corp");
+        assert_eq!(u.password, "p@ss:w/rd");
+        assert_eq!(u.mailbox, "Sent Items");
+        assert_eq!(u.address, "bob@demo.test");
+        assert!(u.plus);
+        assert_eq!(u.poll, Duration::from_millis(40));
+        assert_eq!(u.run_address("ab12"), "bob+ab12@demo.test");
+        assert_eq!(u.to_string(), "imap://bob%40corp@127.0.0.1:1143/Sent Items");
+        assert!(!format!("{u:?}").contains("p@ss"));
+    }
+
+    #[test]
+    fn imap_defaults() {
+        let u = imap("imaps://me%40gmail.com:secret@imap.gmail.com");
+        assert!(u.tls);
+        assert_eq!(u.port, 993);
+        assert_eq!(u.mailbox, "INBOX");
+        assert_eq!(u.address, "me@gmail.com");
+        assert!(!u.plus);
+        assert_eq!(u.poll, DEFAULT_POLL_REMOTE);
+        assert_eq!(u.run_address("x"), "me@gmail.com");
+        let u = imap("imap://bob:pw@localhost/?address=bob@demo.test");
+        assert_eq!(u.port, 143);
+        assert_eq!(u.poll, DEFAULT_POLL_LOOPBACK);
+    }
+
+    #[test]
+    fn smtp_url() {
+        let (name, url) = parse_binding("smtp://127.0.0.1:0?domain=Demo.Test").unwrap();
+        assert_eq!(name, None);
+        let InboxUrl::Smtp(u) = url else { panic!() };
+        assert_eq!(u.listen, "127.0.0.1:0".parse().unwrap());
+        assert_eq!(u.domain, "demo.test");
+        let InboxUrl::Smtp(u) = parse_url("smtp://localhost?domain=d.test").unwrap() else {
+            panic!()
+        };
+        assert_eq!(u.listen.port(), DEFAULT_SMTP_PORT);
+    }
+
+    #[test]
+    fn errors_name_the_wrong_part_and_hide_the_password() {
+        let m = error("imap://bob:hunter2@127.0.0.1:1143/INBOX");
+        assert!(m.contains("add ?address="), "{m}");
+        assert!(!m.contains("hunter2"), "{m}");
+        assert!(error("imap://bob@host/INBOX?address=a@b").contains("no password"));
+        assert!(error("imap://:pw@host/INBOX?address=a@b").contains("no user name"));
+        assert!(error("imap://b:pw@host/?address=nope").contains("not an e-mail address"));
+        assert!(error("imap://b:pw@host/?address=a@b&adress=x").contains("unknown parameter `adress`"));
+        assert!(error("imap://b:pw@host/?address=a@b&plus=maybe").contains("plus=`maybe`"));
+        assert!(error("imap://b:pw@host/?address=a@b&poll_ms=0").contains("poll_ms=`0`"));
+        assert!(error("imap://b:p%zz@host/?address=a@b").contains("password has a `%`"));
+        assert!(error("pop3://b:pw@host/").contains("scheme `pop3`"));
+        assert!(error("bob@example.com").contains("is not a URL"));
+        assert!(error("my inbox=imap://b:pw@h/?address=a@b").contains("name `my inbox`"));
+        assert!(error("smtp://127.0.0.1:2525").contains("needs ?domain="));
+        assert!(error("smtp://mail.example.com:25?domain=x.test").contains("IP address"));
+        assert!(error("smtp://127.0.0.1:25?domain=x_y").contains("not a domain name"));
+        assert!(error("smtp://127.0.0.1:25/box?domain=x.test").contains("no mailbox path"));
+        let m = error("imap://bob:s3cret@[::1:1143/INBOX");
+        assert!(m.contains("not a valid URL") && !m.contains("s3cret"), "{m}");
+    }
+}

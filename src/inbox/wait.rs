@@ -1,0 +1,347 @@
+//! The one waiting loop every inbox step uses: re-check the run's mailbox whenever it may
+//! have changed, until a matching message arrives or the deadline passes.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::time::Duration;
+
+use tokio::time::{Instant, sleep_until, timeout_at};
+
+use super::{Message, RETRY_AFTER_ERROR, RunMailbox};
+
+/// Longest pause between retries after backend errors.
+const MAX_RETRY_AFTER_ERROR: Duration = Duration::from_secs(2);
+
+/// What an inbox step asks for beyond "addressed to this run": case-insensitive substrings
+/// of the sender (display name and address) and of the subject.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MailFilter {
+    pub from: Option<String>,
+    pub subject: Option<String>,
+}
+
+impl MailFilter {
+    pub fn matches(&self, message: &Message) -> bool {
+        self.mismatch(message).is_none()
+    }
+
+    /// Why `message` does not match, for the timeout sentence.
+    fn mismatch(&self, message: &Message) -> Option<&'static str> {
+        let from = contains(&message.from, self.from.as_deref());
+        let subject = contains(&message.subject, self.subject.as_deref());
+        match (from, subject) {
+            (true, true) => None,
+            (false, true) => Some("sender does not match"),
+            (true, false) => Some("subject does not match"),
+            (false, false) => Some("neither sender nor subject match"),
+        }
+    }
+}
+
+impl fmt::Display for MailFilter {
+    /// ` from "shop" with subject containing "verify"`, or nothing.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(from) = non_empty(self.from.as_deref()) {
+            write!(f, " from {from:?}")?;
+        }
+        if let Some(subject) = non_empty(self.subject.as_deref()) {
+            write!(f, " with subject containing {subject:?}")?;
+        }
+        Ok(())
+    }
+}
+
+fn non_empty(s: Option<&str>) -> Option<&str> {
+    s.map(str::trim).filter(|s| !s.is_empty())
+}
+
+fn contains(haystack: &str, needle: Option<&str>) -> bool {
+    match non_empty(needle) {
+        None => true,
+        Some(needle) => haystack.to_lowercase().contains(&needle.to_lowercase()),
+    }
+}
+
+/// A message that arrived for the run during the wait but was not taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Passed {
+    pub subject: String,
+    pub from: String,
+    pub reason: &'static str,
+}
+
+/// Why no message was returned. `Display` is the sentence a step failure shows.
+#[derive(Debug, Clone)]
+pub enum WaitError {
+    /// The deadline passed without a matching message.
+    Timeout {
+        address: String,
+        filter: MailFilter,
+        waited: Duration,
+        /// Messages for this run that arrived but did not match (or were already used).
+        passed: Vec<Passed>,
+        /// Backend errors during the wait (the inbox recovered from them).
+        errors: usize,
+        last_error: Option<String>,
+    },
+    /// The mailbox could not be read when the deadline passed.
+    Unreachable {
+        address: String,
+        waited: Duration,
+        last_error: String,
+    },
+}
+
+impl fmt::Display for WaitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WaitError::Timeout {
+                address,
+                filter,
+                waited,
+                passed,
+                errors,
+                last_error,
+            } => f.write_str(&timeout_sentence(
+                address,
+                filter,
+                *waited,
+                passed,
+                *errors,
+                last_error.as_deref(),
+            )),
+            WaitError::Unreachable {
+                address,
+                waited,
+                last_error,
+            } => write!(
+                f,
+                "could not read the inbox for {address} within {}: {last_error}",
+                seconds(*waited)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for WaitError {}
+
+fn timeout_sentence(
+    address: &str,
+    filter: &MailFilter,
+    waited: Duration,
+    passed: &[Passed],
+    errors: usize,
+    last_error: Option<&str>,
+) -> String {
+    let within = seconds(waited);
+    let mut s = if passed.is_empty() {
+        format!("no email at all arrived for {address} within {within}")
+    } else {
+        let n = passed.len();
+        let listed: Vec<String> = passed
+            .iter()
+            .take(5)
+            .map(|p| {
+                let from = if p.from.is_empty() {
+                    "an unknown sender"
+                } else {
+                    &p.from
+                };
+                format!("{:?} from {from} ({})", p.subject, p.reason)
+            })
+            .collect();
+        let more = if n > 5 {
+            format!(" and {} more", n - 5)
+        } else {
+            String::new()
+        };
+        format!(
+            "no email to {address}{filter} arrived within {within}; {n} other message{} arrived: {}{more}",
+            if n == 1 { "" } else { "s" },
+            listed.join(", ")
+        )
+    };
+    if let (n @ 1.., Some(last)) = (errors, last_error) {
+        s.push_str(&format!(
+            " (reading the inbox failed {n} time{} during the wait; last: {last})",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    s
+}
+
+/// `120 s`, `2.5 s`, `0.2 s`.
+fn seconds(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms % 1000 == 0 || ms >= 10_000 {
+        format!("{} s", (ms + 500) / 1000)
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
+impl WaitError {
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, WaitError::Timeout { .. })
+    }
+}
+
+/// Waits for the oldest message for this run that matches `filter` and whose id is not in
+/// `consumed`. Backend errors are retried with backoff until `deadline`; the error then
+/// names the last one.
+pub async fn wait_for_message(
+    mailbox: &mut dyn RunMailbox,
+    filter: &MailFilter,
+    consumed: &HashSet<String>,
+    deadline: Instant,
+) -> Result<Message, WaitError> {
+    let started = Instant::now();
+    let mut passed: Vec<(String, Passed)> = Vec::new();
+    let mut errors = 0usize;
+    let mut last_error: Option<String> = None;
+    let mut failing = false;
+    let mut retry_after = RETRY_AFTER_ERROR;
+    loop {
+        match timeout_at(deadline, mailbox.arrived()).await {
+            Err(_elapsed) => break,
+            Ok(Err(e)) => {
+                errors += 1;
+                last_error = Some(e.to_string());
+                failing = true;
+                tracing::debug!(address = mailbox.address(), "inbox read failed, retrying: {e}");
+                sleep_until(deadline.min(Instant::now() + retry_after)).await;
+                retry_after = (retry_after * 2).min(MAX_RETRY_AFTER_ERROR);
+                if Instant::now() >= deadline {
+                    break;
+                }
+                continue;
+            }
+            Ok(Ok(messages)) => {
+                failing = false;
+                retry_after = RETRY_AFTER_ERROR;
+                for message in messages {
+                    if passed.iter().any(|(id, _)| *id == message.id) {
+                        continue;
+                    }
+                    let reason = if consumed.contains(&message.id) {
+                        "already used by an earlier step"
+                    } else {
+                        match filter.mismatch(&message) {
+                            None => return Ok(message),
+                            Some(reason) => reason,
+                        }
+                    };
+                    passed.push((
+                        message.id.clone(),
+                        Passed {
+                            subject: message.subject.clone(),
+                            from: message.from.clone(),
+                            reason,
+                        },
+                    ));
+                }
+            }
+        }
+        if Instant::now() >= deadline {
+            break;
+        }
+        if let Err(e) = mailbox.changed(deadline).await {
+            errors += 1;
+            last_error = Some(e.to_string());
+            sleep_until(deadline.min(Instant::now() + retry_after)).await;
+            retry_after = (retry_after * 2).min(MAX_RETRY_AFTER_ERROR);
+        }
+    }
+    let waited = deadline.saturating_duration_since(started);
+    let address = mailbox.address().to_string();
+    match (failing, last_error) {
+        (true, Some(last_error)) => Err(WaitError::Unreachable {
+            address,
+            waited,
+            last_error,
+        }),
+        (_, last_error) => Err(WaitError::Timeout {
+            address,
+            filter: filter.clone(),
+            waited,
+            passed: passed.into_iter().map(|(_, p)| p).collect(),
+            errors,
+            last_error,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Utc;
+
+    fn message(from: &str, subject: &str) -> Message {
+        Message {
+            id: "1".into(),
+            from: from.into(),
+            to: vec!["run-ab12@demo.test".into()],
+            subject: subject.into(),
+            received_at: Utc::now(),
+            raw: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn filter_is_a_case_insensitive_substring() {
+        let m = message("Shop Team <hello@SHOP.example>", "Verify your e-mail");
+        let f = |from: Option<&str>, subject: Option<&str>| MailFilter {
+            from: from.map(Into::into),
+            subject: subject.map(Into::into),
+        };
+        assert!(f(None, None).matches(&m));
+        assert!(f(Some("shop.EXAMPLE"), Some("verify")).matches(&m));
+        assert!(f(Some("shop team"), Some("")).matches(&m));
+        assert_eq!(
+            f(Some("bank"), None).mismatch(&m),
+            Some("sender does not match")
+        );
+        assert_eq!(
+            f(None, Some("reset")).mismatch(&m),
+            Some("subject does not match")
+        );
+    }
+
+    #[test]
+    fn timeout_sentences() {
+        let e = WaitError::Timeout {
+            address: "run-ab12@demo.test".into(),
+            filter: MailFilter {
+                from: Some("shop".into()),
+                subject: None,
+            },
+            waited: Duration::from_secs(120),
+            passed: vec![Passed {
+                subject: "Welcome!".into(),
+                from: "news@shop.example".into(),
+                reason: "subject does not match",
+            }],
+            errors: 0,
+            last_error: None,
+        };
+        assert_eq!(
+            e.to_string(),
+            "no email to run-ab12@demo.test from \"shop\" arrived within 120 s; 1 other \
+             message arrived: \"Welcome!\" from news@shop.example (subject does not match)"
+        );
+        let e = WaitError::Timeout {
+            address: "run-ab12@demo.test".into(),
+            filter: MailFilter::default(),
+            waited: Duration::from_millis(5000),
+            passed: vec![],
+            errors: 2,
+            last_error: Some("connection lost".into()),
+        };
+        assert_eq!(
+            e.to_string(),
+            "no email at all arrived for run-ab12@demo.test within 5 s (reading the inbox \
+             failed 2 times during the wait; last: connection lost)"
+        );
+        assert_eq!(seconds(Duration::from_millis(1500)), "1.5 s");
+    }
+}
