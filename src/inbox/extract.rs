@@ -736,6 +736,15 @@ const OTP_LABELS: &[(&str, Pol)] = &[
     ("^member", Pol::Neg),
     ("^id$", Pol::Neg),
     ("^booking", Pol::Neg),
+    ("^ending in", Pol::Neg),
+    ("^ending with", Pol::Neg),
+    ("^ends in", Pol::Neg),
+    ("^ends with", Pol::Neg),
+    ("^last 4", Pol::Neg),
+    ("^last four", Pol::Neg),
+    ("^endet auf", Pol::Neg),
+    ("^termina en", Pol::Neg),
+    ("^se terminant par", Pol::Neg),
     ("^reservation", Pol::Neg),
     ("^confirmation number", Pol::Neg),
     ("^confirmation no", Pol::Neg),
@@ -771,6 +780,8 @@ const OTP_LABELS: &[(&str, Pol)] = &[
     ("^teléfono", Pol::Neg),
     ("^telefon", Pol::Neg),
     ("^téléphone", Pol::Neg),
+    ("^tél$", Pol::Neg),
+    ("^tél.", Pol::Neg),
     ("^телефон", Pol::Neg),
     ("電話", Pol::Neg),
     // addresses
@@ -1103,6 +1114,20 @@ fn shape_of(c: &Cand) -> Option<Shape> {
         {
             return None; // 10TH, 24H, 512MB
         }
+        // a word and a small number: promotion codes (`THANKS10`, `WELCOME15`), not OTPs
+        let lead_letters: String = c
+            .compact
+            .chars()
+            .take_while(|c| c.is_ascii_uppercase())
+            .collect();
+        let tail = &c.compact[lead_letters.len()..];
+        if lead_letters.len() >= 4
+            && vowels(&lead_letters) >= 1
+            && (1..=3).contains(&tail.len())
+            && tail.chars().all(|c| c.is_ascii_digit())
+        {
+            return None;
+        }
     }
     for group in &c.groups {
         let mut word = String::new();
@@ -1273,7 +1298,7 @@ fn rejected_by_surroundings(cs: &[char], c: &Cand, recipient_runs: &[String]) ->
     // hex colours, order numbers, prices, phone / plus-address prefixes
     if matches!(
         prev(1),
-        Some('#' | '$' | '€' | '£' | '¥' | '₹' | '₽' | '+' | '@' | '&' | '%')
+        Some('#' | '$' | '€' | '£' | '¥' | '₹' | '₽' | '+' | '@' | '&' | '%' | '〒')
     ) {
         return true;
     }
@@ -1352,7 +1377,8 @@ fn rejected_by_surroundings(cs: &[char], c: &Cand, recipient_runs: &[String]) ->
     }
     if hops > 0 && k < n && cs[k].is_ascii_digit() {
         let e = run_end(cs, k);
-        if e - k >= 3 && cs[k..e].iter().all(|d| d.is_ascii_digit()) {
+        let min_run = if c.sep.is_some() { 2 } else { 3 };
+        if e - k >= min_run && cs[k..e].iter().all(|d| d.is_ascii_digit()) {
             return true;
         }
     }
@@ -1450,6 +1476,16 @@ fn first_label_of(block: &Block, lc: &[char]) -> Option<Pol> {
         return None;
     }
     Some(first.pol)
+}
+
+/// Whether the lines around `bi` read like a footer, an address or an order summary.
+fn in_footer_zone(lowers: &[Vec<char>], bi: usize) -> bool {
+    (bi.saturating_sub(3)..(bi + 3).min(lowers.len()))
+        .filter(|&i| i != bi)
+        .any(|i| {
+            let lc = &lowers[i];
+            footerish(lc) || labels_in(lc, 0, lc.len()).iter().any(|l| l.pol == Pol::Neg)
+        })
 }
 
 fn footerish(lc: &[char]) -> bool {
@@ -1596,6 +1632,10 @@ fn score_candidate(
     if mark == 0 && !(message_has_kw && (apart || (subject && shape != Shape::Letters))) {
         return None;
     }
+    // a number alone on its line among footer / address / order lines is not a code
+    if mark == 0 && !subject && in_footer_zone(lowers, bi) {
+        return None;
+    }
     let mut score = mark;
     if m.set_apart && !subject {
         score += 25;
@@ -1603,9 +1643,10 @@ fn score_candidate(
     if m.prominent {
         score += 20;
     }
+    // SPEC: prefer the subject and the text part (HTML adds layout, and layout adds noise)
     score += match source {
-        OtpSource::Subject => 30,
-        OtpSource::Text => 8,
+        OtpSource::Subject => 50,
+        OtpSource::Text => 20,
         OtpSource::Html => 0,
     };
     if shape == Shape::Digits && c.compact.len() == 6 {
@@ -1828,6 +1869,21 @@ const BAD_ANCHORS: &[&str] = &[
     "blog",
     "careers",
     "press",
+];
+/// Sentences around a generic anchor (`click here`) that mean "not the link to follow".
+const CONTEXT_NEG: &[&str] = &[
+    "did not",
+    "didn't",
+    "don't recognize",
+    "do not recognize",
+    "not you",
+    "wasn't you",
+    "was not you",
+    "compromised",
+    "secure your account",
+    "no longer wish",
+    "stop receiving",
+    "remove your email",
 ];
 /// URL words (host + path) that exclude a link.
 const BAD_URL_WORDS: &[&str] = &[
@@ -2077,19 +2133,10 @@ fn score_link(occ: &LinkOcc) -> Option<ScoredLink> {
     let query = url.query().unwrap_or_default().to_ascii_lowercase();
     let url_words = format!("{path}?{query}");
     base += stem_score(&url_words, 30, 20);
-    if url
-        .query_pairs()
-        .any(|(k, _)| TOKEN_KEYS.contains(&k.to_ascii_lowercase().as_str()))
-    {
-        base += 12;
-    }
-    if host.starts_with("auth.") || host.starts_with("login.") || host.starts_with("accounts.") {
-        base += 5;
-    }
     // the surrounding sentence, when the anchor says nothing
     if generic {
         base += stem_score(&context, 12, 8);
-        if bad_text(&context) {
+        if bad_text(&context) || CONTEXT_NEG.iter().any(|n| context.contains(n)) {
             base -= 30;
         }
     }
@@ -2097,6 +2144,15 @@ fn score_link(occ: &LinkOcc) -> Option<ScoredLink> {
         return None;
     }
     let mut score = base;
+    if url
+        .query_pairs()
+        .any(|(k, _)| TOKEN_KEYS.contains(&k.to_ascii_lowercase().as_str()))
+    {
+        score += 12;
+    }
+    if host.starts_with("auth.") || host.starts_with("login.") || host.starts_with("accounts.") {
+        score += 5;
+    }
     if occ.button {
         score += 8;
     }
@@ -2233,12 +2289,30 @@ fn link_candidates(raw: &[u8]) -> Vec<ScoredLink> {
     best
 }
 
+/// The last clause of `s` (after its last sentence end), at most 80 characters.
+fn last_clause(s: &str) -> &str {
+    let s = s.trim_end();
+    let body = s.trim_end_matches(|c: char| !c.is_alphanumeric());
+    let cut = [". ", "! ", "? ", "。", "！", "？"]
+        .iter()
+        .filter_map(|p| body.rfind(p).map(|i| i + p.len()))
+        .max()
+        .unwrap_or(0);
+    let mut clause = &s[cut..];
+    while clause.chars().count() > 80 {
+        let mut it = clause.char_indices();
+        it.next();
+        clause = it.next().map_or("", |(i, _)| &clause[i..]);
+    }
+    clause
+}
+
 fn push_bare(occs: &mut Vec<LinkOcc>, line: &str, previous: impl Fn() -> String) {
     for (s, url) in bare_urls(line) {
-        let before = clean_label(&line[..s]);
+        let before = clean_label(last_clause(&line[..s]));
         let (text, context) = if before.is_empty() {
             let prev = previous();
-            (clean_label(&prev), prev)
+            (clean_label(last_clause(&prev)), prev)
         } else {
             (before, line.to_string())
         };
