@@ -1,0 +1,151 @@
+//! `planlock plan`: the argument struct and the command, for the lead's `main.rs`.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::exit;
+use crate::plan::{Limits, Vars};
+
+use super::{PlanOutcome, PlanRequest, PlannerConfig, plan_goal};
+
+/// Arguments of `planlock plan`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PlanArgs {
+    /// What to do, naming the site, e.g. "sign up at https://shop.example with me@inbox.test".
+    #[arg(value_name = "GOAL")]
+    pub goal: String,
+    /// The run's inbox address; where the goal mentions it, the plan uses {{inbox_address}}.
+    #[arg(long, value_name = "ADDR")]
+    pub inbox_address: Option<String>,
+    /// Ask the model even if a cached plan exists (the new plan replaces it in the cache).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Write the plan to FILE instead of stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// A caller variable the plan may use as {{NAME}}; only the name is sent to the model.
+    #[arg(long = "var", value_name = "NAME=VALUE")]
+    pub vars: Vec<String>,
+    /// Another host the plan may visit (subdomains included).
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
+    /// Most steps a plan may have.
+    #[arg(long, default_value_t = 15)]
+    pub max_steps: usize,
+}
+
+/// `planlock plan`, configured from the environment. Returns the exit code.
+pub async fn plan_command(args: PlanArgs) -> u8 {
+    match PlannerConfig::from_env() {
+        Ok(config) => plan_command_with(args, config).await,
+        Err(e) => {
+            eprintln!("planlock: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+/// `planlock plan` with an explicit configuration: writes the plan (pretty JSON) to `-o FILE`
+/// or stdout, and tells stderr whether it was cached, the model, usage and retries.
+pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> u8 {
+    let vars = match Vars::from_pairs(&args.vars) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("planlock: {e}");
+            return exit::INVALID_INPUT;
+        }
+    };
+    let request = PlanRequest {
+        inbox_address: args.inbox_address.clone(),
+        allowed_hosts: args.allow_hosts.clone(),
+        inbox_names: Vec::new(),
+        vars,
+        limits: Limits {
+            max_steps: args.max_steps,
+        },
+        no_cache: args.no_cache,
+        config,
+    };
+    let outcome = match plan_goal(&args.goal, &request).await {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("planlock: {e}");
+            return e.exit_code();
+        }
+    };
+    for w in &outcome.warnings {
+        eprintln!("planlock: warning: {w}");
+    }
+    let mut text = match serde_json::to_string_pretty(&outcome.plan) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("planlock: cannot write the plan: {e}");
+            return exit::ENVIRONMENT;
+        }
+    };
+    text.push('\n');
+    match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, &text) {
+                eprintln!("planlock: cannot write the plan to {}: {e}", path.display());
+                return exit::ENVIRONMENT;
+            }
+            eprintln!("planlock: {}", outcome_summary(&outcome));
+            eprintln!("planlock: wrote {}", path.display());
+        }
+        None => {
+            eprintln!("planlock: {}", outcome_summary(&outcome));
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                Err(e) => {
+                    eprintln!("planlock: cannot write to stdout: {e}");
+                    return exit::ENVIRONMENT;
+                }
+            }
+        }
+    }
+    exit::SUCCESS
+}
+
+/// One line for stderr: cached or not, the model, usage and retries.
+pub fn outcome_summary(o: &PlanOutcome) -> String {
+    let steps = o.plan.steps.len();
+    let steps = format!("{steps} {}", if steps == 1 { "step" } else { "steps" });
+    if o.cached {
+        let file = o
+            .cache_file
+            .as_ref()
+            .map(|p| format!(" {}", p.display()))
+            .unwrap_or_default();
+        return format!(
+            "cached plan ({steps}, {}, prompt {}): no model call, 0 tokens; from{file} \
+             (--no-cache to plan again)",
+            o.model, o.prompt_version
+        );
+    }
+    let u = &o.usage;
+    let mut s = format!(
+        "planned {steps} with {} (prompt {}): {} input, {} output, {} cache-write, {} \
+         cache-read tokens",
+        o.model,
+        o.prompt_version,
+        u.input_tokens,
+        u.output_tokens,
+        u.cache_creation_input_tokens,
+        u.cache_read_input_tokens
+    );
+    if o.retries > 0 {
+        s.push_str(&format!(
+            "; {} {}",
+            o.retries,
+            if o.retries == 1 { "retry" } else { "retries" }
+        ));
+    }
+    match &o.cache_file {
+        Some(p) => s.push_str(&format!("; cached as {}", p.display())),
+        None => s.push_str("; plan cache off"),
+    }
+    s
+}

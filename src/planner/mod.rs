@@ -1,0 +1,527 @@
+//! The planner (SPEC §5): a goal becomes a validated plan with exactly one model request —
+//! zero when the plan cache has it. Anthropic Messages and OpenAI-compatible Chat Completions,
+//! chosen by `PLANLOCK_MODEL=provider:model`.
+//!
+//! The model sees only the frozen system prompt (first; cache-marked on Anthropic) and the
+//! volatile user message (last): the normalised goal, the hosts the run may visit, and the
+//! names (never values) of caller variables. Page text and email bodies never reach it.
+//! Its output is constrained to the plan schema and then validated by
+//! [`crate::plan::parse_and_validate`]; an invalid plan is an error, never a second call.
+
+mod anthropic;
+pub mod cache;
+mod cli;
+pub mod config;
+pub mod goal;
+mod http;
+mod openai;
+pub mod prompt;
+mod review;
+pub mod schema;
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::exit;
+use crate::plan::{self, Limits, Plan, Problem, Vars};
+
+pub use cli::{PlanArgs, outcome_summary, plan_command, plan_command_with};
+pub use config::{ModelSpec, PlannerConfig, Provider, RetryPolicy};
+pub use prompt::{SYSTEM_PROMPT, prompt_version};
+pub use review::{confirm, confirm_with, flags, render_review};
+
+/// Most characters of a model's answer shown in an invalid-plan error.
+pub const RETURNED_LIMIT: usize = 4_000;
+
+/// Tokens used by the one request (all zero on a cache hit). `input_tokens` counts input
+/// that was neither written to nor read from the provider's prompt cache (Anthropic's
+/// meaning; for OpenAI it is `prompt_tokens - cached_tokens`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    pub cache_read_input_tokens: u64,
+}
+
+impl Usage {
+    /// Every input token, cached or not.
+    pub fn total_input_tokens(&self) -> u64 {
+        self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+    }
+}
+
+/// A plan and how it was obtained.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanOutcome {
+    pub plan: Plan,
+    /// True when the plan came from the cache (no model request was made).
+    pub cached: bool,
+    pub usage: Usage,
+    /// `provider:model`.
+    pub model: String,
+    /// Short hash of the system prompt and schema (see [`prompt_version`]).
+    pub prompt_version: String,
+    /// Transport retries of the one request (429/5xx/529).
+    pub retries: u32,
+    /// The cache file read or written, if the cache is enabled.
+    pub cache_file: Option<PathBuf>,
+    /// The goal as planned (normalised; the inbox address replaced by `{{inbox_address}}`).
+    pub goal: String,
+    /// The registrable domain of the first site the goal names.
+    pub site: String,
+    /// Things worth telling the user that did not stop planning (e.g. a cache write failed).
+    pub warnings: Vec<String>,
+}
+
+/// What a plan request needs besides the goal.
+#[derive(Debug, Clone, Default)]
+pub struct PlanRequest {
+    /// The run's inbox address; where the goal mentions it, the model sees `{{inbox_address}}`.
+    pub inbox_address: Option<String>,
+    /// Extra hosts the run may visit (`--allow-host`).
+    pub allowed_hosts: Vec<String>,
+    /// Named inboxes (`--inbox NAME=URL`), offered to the model for `inbox_id`.
+    pub inbox_names: Vec<String>,
+    /// Caller variables: their names are told to the model and checked by the validator.
+    pub vars: Vars,
+    pub limits: Limits,
+    /// Skip reading the cache (a fresh plan still replaces the cached one).
+    pub no_cache: bool,
+    pub config: PlannerConfig,
+}
+
+impl PlanRequest {
+    /// A request with this configuration and defaults otherwise.
+    pub fn new(config: PlannerConfig) -> PlanRequest {
+        PlanRequest {
+            config,
+            ..PlanRequest::default()
+        }
+    }
+}
+
+/// Why no plan was produced. Every message is a sentence that says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum PlannerError {
+    #[error(
+        "the goal is empty: say what to do and where, e.g. \
+         planlock plan \"sign up at https://shop.example with {{{{inbox_address}}}}\""
+    )]
+    EmptyGoal,
+    #[error(
+        "the goal names no site: \"{goal}\" has no URL or domain such as \
+         https://shop.example/signup or shop.example. A run may only visit the sites its \
+         request names, so say where to start"
+    )]
+    NoSite { goal: String },
+    #[error("--allow-host: {0}")]
+    BadAllowHost(String),
+    #[error("{0}")]
+    Vars(#[from] plan::VarsError),
+    #[error(
+        "no model is chosen: set PLANLOCK_MODEL to provider:model, e.g. \
+         PLANLOCK_MODEL=anthropic:claude-sonnet-4-5 or PLANLOCK_MODEL=openai:gpt-4o-mini \
+         (with OPENAI_BASE_URL for any OpenAI-compatible server)"
+    )]
+    ModelNotSet,
+    #[error(
+        "PLANLOCK_MODEL=`{value}` is not provider:model ({reason}): set PLANLOCK_MODEL to \
+         anthropic:MODEL or openai:MODEL, e.g. anthropic:claude-sonnet-4-5"
+    )]
+    BadModel { value: String, reason: String },
+    #[error(
+        "PLANLOCK_MODEL names the unknown provider `{provider}`: set PLANLOCK_MODEL to \
+         anthropic:MODEL or openai:MODEL (openai: also covers OpenAI-compatible servers, \
+         with OPENAI_BASE_URL)"
+    )]
+    UnknownProvider { provider: String },
+    #[error("{var}=`{value}` cannot be used: {reason}; set {var} again")]
+    BadSetting {
+        var: &'static str,
+        value: String,
+        reason: String,
+    },
+    #[error("{var}=`{value}` is not a usable base URL ({reason}): set {var} to an http(s) URL")]
+    BadBaseUrl {
+        var: &'static str,
+        value: String,
+        reason: String,
+    },
+    #[error(
+        "no API key for {} at {base_url}: set {} (a key may be left out only when {} points \
+         at a server on this machine)",
+        provider.name(), provider.key_var(), provider.base_url_var()
+    )]
+    MissingKey {
+        provider: Provider,
+        base_url: String,
+    },
+    #[error(
+        "cannot reach the model at {url}: {detail}. Check the network, or set {} to a \
+         reachable server",
+        provider.base_url_var()
+    )]
+    Unreachable {
+        provider: Provider,
+        url: String,
+        detail: String,
+    },
+    #[error(
+        "the model at {url} did not answer within {seconds} s: try again, or raise \
+         PLANLOCK_MODEL_TIMEOUT (seconds)"
+    )]
+    Timeout { url: String, seconds: f64 },
+    #[error(
+        "{} refused the API key (HTTP {status}: {message}): set {} to a valid key",
+        provider.name(), provider.key_var()
+    )]
+    Unauthorized {
+        provider: Provider,
+        status: u16,
+        message: String,
+    },
+    #[error(
+        "{url} answered 404 ({message}): check the model name in PLANLOCK_MODEL and the \
+         base URL in {}",
+        provider.base_url_var()
+    )]
+    NotFound {
+        provider: Provider,
+        url: String,
+        message: String,
+    },
+    #[error(
+        "{} rejected the request (HTTP {status}: {message}): check the model in \
+         PLANLOCK_MODEL and the server in {}",
+        provider.name(), provider.base_url_var()
+    )]
+    Rejected {
+        provider: Provider,
+        status: u16,
+        message: String,
+    },
+    #[error(
+        "{} could not serve the request (HTTP {status}: {message}) after {retries} \
+         {}: try again later, or set PLANLOCK_MODEL to another model",
+        provider.name(), if *retries == 1 { "retry" } else { "retries" }
+    )]
+    Unavailable {
+        provider: Provider,
+        status: u16,
+        retries: u32,
+        message: String,
+    },
+    #[error(
+        "{} answered in an unexpected format ({detail}): does {} point at a {}-compatible \
+         server? The answer began: {body}",
+        provider.name(), provider.base_url_var(), provider.name()
+    )]
+    BadResponse {
+        provider: Provider,
+        detail: String,
+        body: String,
+    },
+    #[error("the model declined to plan this goal: {message}")]
+    Refused { message: String },
+    #[error("{}", invalid_plan_message(problems, returned, note.as_deref()))]
+    InvalidPlan {
+        problems: Vec<Problem>,
+        /// What the model returned (pretty JSON when it parses), truncated.
+        returned: String,
+        note: Option<String>,
+    },
+}
+
+fn invalid_plan_message(problems: &[Problem], returned: &str, note: Option<&str>) -> String {
+    let mut m = String::from(
+        "the model returned a plan that is not valid, so there is no plan (planlock never \
+         asks a model to fix its plan: run the command again, or fix the plan below by hand \
+         and check it with `planlock validate`)",
+    );
+    if let Some(note) = note {
+        m.push_str(&format!(";\n{note}"));
+    }
+    m.push_str(&format!(
+        ".\n{} {}:",
+        problems.len(),
+        if problems.len() == 1 {
+            "problem"
+        } else {
+            "problems"
+        }
+    ));
+    for p in problems {
+        m.push_str(&format!("\n  {p}"));
+    }
+    m.push_str("\nThe model returned:\n");
+    for line in returned.lines() {
+        m.push_str("  ");
+        m.push_str(line);
+        m.push('\n');
+    }
+    m.trim_end().to_string()
+}
+
+impl PlannerError {
+    /// The process exit code (SPEC §6): 2 for the goal, variables, a refusal or an invalid
+    /// plan (plan validation); 3 for the model's environment (configuration, network,
+    /// keys, provider errors).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            PlannerError::EmptyGoal
+            | PlannerError::NoSite { .. }
+            | PlannerError::BadAllowHost(_)
+            | PlannerError::Vars(_)
+            | PlannerError::Refused { .. }
+            | PlannerError::InvalidPlan { .. } => exit::INVALID_INPUT,
+            _ => exit::ENVIRONMENT,
+        }
+    }
+
+    /// A short machine-readable kind, for the HTTP API's `{"error":{"kind"}}`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            PlannerError::EmptyGoal | PlannerError::NoSite { .. } => "invalid_goal",
+            PlannerError::BadAllowHost(_) | PlannerError::Vars(_) => "invalid_input",
+            PlannerError::ModelNotSet
+            | PlannerError::BadModel { .. }
+            | PlannerError::UnknownProvider { .. }
+            | PlannerError::BadSetting { .. }
+            | PlannerError::BadBaseUrl { .. }
+            | PlannerError::MissingKey { .. } => "model_not_configured",
+            PlannerError::Unreachable { .. } | PlannerError::Timeout { .. } => "model_unreachable",
+            PlannerError::Unauthorized { .. } => "model_unauthorized",
+            PlannerError::NotFound { .. }
+            | PlannerError::Rejected { .. }
+            | PlannerError::BadResponse { .. } => "model_error",
+            PlannerError::Unavailable { .. } => "model_unavailable",
+            PlannerError::Refused { .. } => "model_refused",
+            PlannerError::InvalidPlan { .. } => "invalid_plan",
+        }
+    }
+
+    /// A suggested HTTP status for the service: 400 for the caller's input, 422 for a
+    /// refusal or invalid plan, 503 for the model's environment (the key is the server's,
+    /// not the caller's, so a bad key is not a 401 to the caller).
+    pub fn http_status(&self) -> u16 {
+        match self {
+            PlannerError::EmptyGoal
+            | PlannerError::NoSite { .. }
+            | PlannerError::BadAllowHost(_)
+            | PlannerError::Vars(_) => 400,
+            PlannerError::Refused { .. } | PlannerError::InvalidPlan { .. } => 422,
+            _ => 503,
+        }
+    }
+}
+
+/// The model's raw answer.
+pub(crate) struct ModelReply {
+    /// The plan as JSON text (possibly malformed).
+    pub output: String,
+    pub usage: Usage,
+    pub retries: u32,
+    /// Something the validator should be told (e.g. the answer was cut off).
+    pub note: Option<String>,
+}
+
+/// Plans `goal`: from the cache when it has the plan (zero requests), else with exactly one
+/// model request (plus bounded transport retries of that same request).
+pub async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<PlanOutcome, PlannerError> {
+    let goal = goal::prepare(goal, req.inbox_address.as_deref())?;
+    let allowed = allowed_sites(&goal, &req.allowed_hosts)?;
+    let spec = req.config.model_spec()?;
+    let model = spec.to_string();
+    let version = prompt_version();
+    let mut warnings = Vec::new();
+
+    let cache = req.config.cache_dir.as_ref().map(cache::PlanCache::new);
+    let cache_file = cache.as_ref().map(|c| {
+        let key = cache::key(&goal.normalised, &goal.site, &model, version);
+        c.path(&goal.site, &key)
+    });
+    if !req.no_cache
+        && let (Some(c), Some(path)) = (&cache, &cache_file)
+        && let Some(text) = c.load(path)
+    {
+        match plan::parse_and_validate(&text, &req.limits, &req.vars) {
+            Ok(plan) => {
+                return Ok(PlanOutcome {
+                    plan,
+                    cached: true,
+                    usage: Usage::default(),
+                    model,
+                    prompt_version: version.to_string(),
+                    retries: 0,
+                    cache_file: cache_file.clone(),
+                    goal: goal.normalised,
+                    site: goal.site,
+                    warnings,
+                });
+            }
+            Err(e) => warnings.push(format!(
+                "ignored the cached plan {} because it is no longer valid ({}); planned again",
+                path.display(),
+                one_line(&e.to_string())
+            )),
+        }
+    }
+
+    let endpoint = req.config.endpoint(spec.provider)?;
+    let var_names: Vec<String> = req.vars.caller_names().map(str::to_string).collect();
+    let user = prompt::user_message(
+        &goal.normalised,
+        &prompt::UserContext {
+            allowed_hosts: &allowed,
+            var_names: &var_names,
+            inbox_names: &req.inbox_names,
+            max_steps: req.limits.max_steps,
+        },
+    );
+    let client = reqwest::Client::builder()
+        .user_agent(concat!("planlock/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| PlannerError::Unreachable {
+            provider: spec.provider,
+            url: endpoint.url.clone(),
+            detail: format!("cannot start an HTTP client: {e}"),
+        })?;
+    let reply = match spec.provider {
+        Provider::Anthropic => {
+            anthropic::call(&client, &endpoint, &req.config, &spec.model, &user).await?
+        }
+        Provider::OpenAi => {
+            openai::call(&client, &endpoint, &req.config, &spec.model, &user).await?
+        }
+    };
+    let plan = validate_output(&reply, &req.limits, &req.vars)?;
+
+    if let (Some(c), Some(path)) = (&cache, &cache_file) {
+        let meta = serde_json::json!({
+            "goal": goal.normalised,
+            "site": goal.site,
+            "model": model,
+            "prompt_version": version,
+            "created": chrono::Utc::now().to_rfc3339(),
+            "usage": reply.usage,
+        });
+        if let Err(e) = c.store(path, &plan, &meta) {
+            warnings.push(format!(
+                "could not save the plan in the cache at {}: {e} (set PLANLOCK_CACHE_DIR to a \
+                 writable directory)",
+                path.display()
+            ));
+        }
+    }
+    Ok(PlanOutcome {
+        plan,
+        cached: false,
+        usage: reply.usage,
+        model,
+        prompt_version: version.to_string(),
+        retries: reply.retries,
+        cache_file,
+        goal: goal.normalised,
+        site: goal.site,
+        warnings,
+    })
+}
+
+/// The sites named in the goal (first site first), then `--allow-host`, without repeats.
+fn allowed_sites(goal: &goal::Goal, extra: &[String]) -> Result<Vec<String>, PlannerError> {
+    let mut sites = vec![goal.site.clone()];
+    for host in crate::lock::hosts_in_text(&goal.normalised) {
+        let site = crate::lock::site_of(&host);
+        if !sites.contains(&site) {
+            sites.push(site);
+        }
+    }
+    let lock = crate::lock::Lock::of_hosts(extra).map_err(|e| {
+        PlannerError::BadAllowHost(e.0.trim_start_matches("--allow-host ").to_string())
+    })?;
+    for site in lock.sites() {
+        if !sites.iter().any(|s| s == site) {
+            sites.push(site.to_string());
+        }
+    }
+    Ok(sites)
+}
+
+/// Nulls dropped (strict mode writes them for absent optional fields), then the foundation's
+/// validator. Anything wrong is an [`PlannerError::InvalidPlan`] showing the answer.
+fn validate_output(reply: &ModelReply, limits: &Limits, vars: &Vars) -> Result<Plan, PlannerError> {
+    let (text, shown) = match serde_json::from_str::<serde_json::Value>(&reply.output) {
+        Ok(mut v) => {
+            schema::drop_nulls(&mut v);
+            let pretty = serde_json::to_string_pretty(&v).unwrap_or_else(|_| v.to_string());
+            (v.to_string(), pretty)
+        }
+        Err(_) => (reply.output.clone(), reply.output.clone()),
+    };
+    plan::parse_and_validate(&text, limits, vars).map_err(|e| PlannerError::InvalidPlan {
+        problems: e.problems(),
+        returned: truncate(&shown, RETURNED_LIMIT),
+        note: reply.note.clone(),
+    })
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// At most `max` characters of `s`, saying how many were left out.
+pub(crate) fn truncate(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_string(),
+        Some((i, _)) => {
+            let rest = s[i..].chars().count();
+            format!("{}… ({rest} more characters)", &s[..i])
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_is_char_safe() {
+        assert_eq!(truncate("héllo", 10), "héllo");
+        assert_eq!(truncate("héllo", 2), "hé… (3 more characters)");
+    }
+
+    #[test]
+    fn invalid_output_shows_every_problem_and_the_answer() {
+        let reply = ModelReply {
+            output: r#"{"reasoning":"r","steps":[{"type":"click","describe":"x","text":null},{"type":"scroll"}]}"#.into(),
+            usage: Usage::default(),
+            retries: 0,
+            note: None,
+        };
+        let e = validate_output(&reply, &Limits::default(), &Vars::default()).unwrap_err();
+        assert_eq!(e.exit_code(), exit::INVALID_INPUT);
+        let msg = e.to_string();
+        assert!(msg.contains("steps[0]: `click` needs `text`"), "{msg}");
+        assert!(
+            msg.contains("steps[1].type: unknown step type `scroll`"),
+            "{msg}"
+        );
+        assert!(msg.contains("\"type\": \"scroll\""), "{msg}");
+        // The null was dropped before validation and before showing.
+        assert!(!msg.contains("null"), "{msg}");
+    }
+
+    #[test]
+    fn nulls_from_strict_mode_are_accepted() {
+        let reply = ModelReply {
+            output: r#"{"reasoning":"r","steps":[{"type":"navigate","url":"https://a.example/"},{"type":"click","describe":"go","text":"Go","selector":null},{"type":"done","summary":"ok"}]}"#.into(),
+            usage: Usage::default(),
+            retries: 0,
+            note: None,
+        };
+        let plan = validate_output(&reply, &Limits::default(), &Vars::default()).unwrap();
+        assert_eq!(plan.steps.len(), 3);
+    }
+}

@@ -1,0 +1,133 @@
+//! The frozen system prompt, its version, and the volatile user message that goes last.
+
+use std::sync::LazyLock;
+
+use sha2::{Digest, Sha256};
+
+/// The system prompt, identical for every request so providers can cache it.
+pub const SYSTEM_PROMPT: &str = include_str!("prompt.md");
+
+/// Bumped when the user message's layout changes (it is part of the prompt version).
+const USER_MESSAGE_LAYOUT: &str = "user-message/v1";
+
+/// Short hash of the system prompt, the model-facing schemas and the user-message layout.
+/// Part of the plan-cache key: editing the prompt or the plan types invalidates cached plans.
+pub fn prompt_version() -> &'static str {
+    static VERSION: LazyLock<String> = LazyLock::new(|| {
+        let mut h = Sha256::new();
+        h.update(SYSTEM_PROMPT.as_bytes());
+        h.update([0]);
+        h.update(
+            super::schema::anthropic_input_schema()
+                .to_string()
+                .as_bytes(),
+        );
+        h.update([0]);
+        h.update(super::schema::openai_strict_schema().to_string().as_bytes());
+        h.update([0]);
+        h.update(USER_MESSAGE_LAYOUT.as_bytes());
+        let digest = h.finalize();
+        digest[..6].iter().map(|b| format!("{b:02x}")).collect()
+    });
+    &VERSION
+}
+
+/// What the user message says besides the goal.
+#[derive(Debug, Clone, Default)]
+pub struct UserContext<'a> {
+    /// Sites the run may visit (the goal's site first, then `--allow-host`).
+    pub allowed_hosts: &'a [String],
+    /// Caller variable names (never values).
+    pub var_names: &'a [String],
+    /// Named inboxes (`inbox_id`), if any.
+    pub inbox_names: &'a [String],
+    /// Most steps a plan may have.
+    pub max_steps: usize,
+}
+
+/// The user message: the volatile part of the request, sent last. `goal` is already
+/// normalised (the inbox address replaced by `{{inbox_address}}`), so the model writes the
+/// variable and the plan works for any run.
+pub fn user_message(goal: &str, ctx: &UserContext<'_>) -> String {
+    let mut m = String::new();
+    m.push_str("Plan this goal.\n\n");
+    m.push_str("Goal: ");
+    m.push_str(goal);
+    m.push_str("\n\nContext:\n");
+    m.push_str(&format!(
+        "- Hosts this run may visit (and their subdomains): {}\n",
+        ctx.allowed_hosts.join(", ")
+    ));
+    m.push_str("- The run's email address is {{inbox_address}}; its inbox is readable with the inbox steps.\n");
+    if !ctx.inbox_names.is_empty() {
+        m.push_str(&format!(
+            "- Named inboxes for `inbox_id`: {}\n",
+            ctx.inbox_names.join(", ")
+        ));
+    }
+    if ctx.var_names.is_empty() {
+        m.push_str("- Caller variables: none\n");
+    } else {
+        let vars: Vec<String> = ctx
+            .var_names
+            .iter()
+            .map(|n| format!("{{{{{n}}}}}"))
+            .collect();
+        m.push_str(&format!("- Caller variables: {}\n", vars.join(", ")));
+    }
+    m.push_str(&format!("- At most {} steps.\n", ctx.max_steps));
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_prompt_is_short_and_states_the_rules() {
+        // ~4 characters per token: well under the 1,000-token budget.
+        assert!(SYSTEM_PROMPT.len() < 3_600, "{} chars", SYSTEM_PROMPT.len());
+        for needle in [
+            "ends with `done`",
+            "Prefer `text` over `selector`",
+            "under 15 steps",
+            "first sub-goal",
+            "done.summary",
+            "{{inbox_address}}",
+            "{{secret.NAME}}",
+            "No page state is available",
+        ] {
+            assert!(SYSTEM_PROMPT.contains(needle), "prompt lacks {needle:?}");
+        }
+        for step in crate::plan::STEP_TYPES {
+            assert!(
+                SYSTEM_PROMPT.contains(&format!("`{step}`")),
+                "prompt lacks {step}"
+            );
+        }
+    }
+
+    #[test]
+    fn version_is_a_stable_short_hash() {
+        assert_eq!(prompt_version().len(), 12);
+        assert_eq!(prompt_version(), prompt_version());
+    }
+
+    #[test]
+    fn user_message_carries_goal_hosts_and_variable_names_only() {
+        let hosts = vec!["shop.example".to_string()];
+        let vars = vec!["plan".to_string()];
+        let m = user_message(
+            "sign up at shop.example as {{inbox_address}}",
+            &UserContext {
+                allowed_hosts: &hosts,
+                var_names: &vars,
+                inbox_names: &[],
+                max_steps: 15,
+            },
+        );
+        assert!(m.contains("Goal: sign up at shop.example as {{inbox_address}}"));
+        assert!(m.contains("shop.example"));
+        assert!(m.contains("{{plan}}"));
+    }
+}

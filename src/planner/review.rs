@@ -1,0 +1,411 @@
+//! The review shown by `planlock act` before anything runs: numbered steps, the host each
+//! step touches, and steps that look destructive or costly.
+
+use std::io::{self, BufRead, Write};
+
+use crate::plan::{Plan, Step};
+
+/// Word stems that make a step look destructive or costly (matched at the start of a word).
+const STEMS: &[&str] = &[
+    "delet",
+    "remov",
+    "erase",
+    "destroy",
+    "purge",
+    "wipe",
+    "payment",
+    "paypal",
+    "purchas",
+    "checkout",
+    "subscri",
+    "unsubscri",
+    "cancel",
+    "transfer",
+    "withdraw",
+    "donat",
+    "deactivat",
+    "terminat",
+    "refund",
+    "upgrad",
+];
+/// Whole words that make a step look destructive or costly.
+const WORDS: &[&str] = &[
+    "pay", "pays", "paid", "buy", "buys", "order", "orders", "sell",
+];
+/// Word pairs (in one field, in order) that do.
+const PAIRS: &[(&str, &str)] = &[
+    ("check", "out"),
+    ("close", "account"),
+    ("send", "money"),
+    ("place", "order"),
+];
+
+/// The words of a step that look destructive or costly (empty when none do). Looks at
+/// click text/describe/selector, fill describe/label/selector, and navigate URLs.
+pub fn flags(step: &Step) -> Vec<String> {
+    let fields: Vec<&str> = match step {
+        Step::Click {
+            describe,
+            text,
+            selector,
+        } => [Some(describe), text.as_ref(), selector.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect(),
+        Step::Fill {
+            describe,
+            label,
+            selector,
+            ..
+        } => [Some(describe), label.as_ref(), selector.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect(),
+        Step::Navigate { url } => vec![url.as_str()],
+        _ => vec![],
+    };
+    let mut found: Vec<String> = Vec::new();
+    let mut add = |w: String| {
+        if !found.contains(&w) {
+            found.push(w);
+        }
+    };
+    for field in fields {
+        let words: Vec<String> = field
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        for w in &words {
+            if WORDS.contains(&w.as_str()) || STEMS.iter().any(|s| w.starts_with(s)) {
+                add(w.clone());
+            }
+        }
+        for (a, b) in PAIRS {
+            if let Some(i) = words.iter().position(|w| w == a)
+                && words[i + 1..].iter().any(|w| w == b)
+            {
+                add(format!("{a} {b}"));
+            }
+        }
+    }
+    found
+}
+
+/// The review text: numbered steps, the host each touches (`navigate`: the URL's host;
+/// inbox steps: `inbox`; others: the same page), hosts outside `allowed_hosts` (the sites the
+/// request named) and steps that look destructive or costly flagged with `!!`.
+pub fn render_review(plan: &Plan, allowed_hosts: &[String]) -> String {
+    let lock = crate::lock::Lock::of_hosts(allowed_hosts).ok();
+    let allowed_text = if allowed_hosts.is_empty() {
+        "none".to_string()
+    } else {
+        lock.as_ref()
+            .map(|l| l.sites().collect::<Vec<_>>().join(", "))
+            .unwrap_or_else(|| allowed_hosts.join(", "))
+    };
+    let mut out = String::new();
+    let n = plan.steps.len();
+    out.push_str(&format!(
+        "Plan: {n} {}\n",
+        if n == 1 { "step" } else { "steps" }
+    ));
+    if !plan.reasoning.trim().is_empty() {
+        out.push_str(&format!("Why: {}\n", plan.reasoning.trim()));
+    }
+    out.push('\n');
+    let width = n.to_string().len();
+    let mut page = String::from("no page yet");
+    let mut flagged = Vec::new();
+    let mut outside = Vec::new();
+    for (i, step) in plan.steps.iter().enumerate() {
+        let num = i + 1;
+        let (host, warning) = match step {
+            Step::Navigate { url } => match url_host(url) {
+                Some(host) => {
+                    page = host.clone();
+                    let inside = match (&lock, url::Url::parse(url)) {
+                        (Some(l), Ok(u)) => l.check(&u).is_ok(),
+                        _ => allowed_hosts.iter().any(|h| h == &host),
+                    };
+                    if inside {
+                        (host, None)
+                    } else {
+                        outside.push(num);
+                        (
+                            host.clone(),
+                            Some(format!(
+                                "{host} is not among the hosts the request named ({allowed_text})"
+                            )),
+                        )
+                    }
+                }
+                None => {
+                    page = "set at run time".into();
+                    ("set at run time (from a variable)".into(), None)
+                }
+            },
+            Step::WaitForEmail { .. } => ("inbox".into(), None),
+            Step::UseOtpFromInbox { .. } => (format!("inbox, then same page ({page})"), None),
+            Step::OpenLinkFromInbox { .. } => {
+                page = "the emailed link's page".into();
+                (
+                    format!("inbox, then the emailed link (only inside {allowed_text})"),
+                    None,
+                )
+            }
+            Step::Done { .. } => ("-".into(), None),
+            _ => (format!("same page ({page})"), None),
+        };
+        out.push_str(&format!(
+            "{num:>width$}. {:<21} {}\n",
+            step.kind(),
+            step_detail(step)
+        ));
+        let pad = " ".repeat(width + 2);
+        out.push_str(&format!("{pad}host: {host}\n"));
+        if let Some(w) = warning {
+            out.push_str(&format!("{pad}!! {w}\n"));
+        }
+        let f = flags(step);
+        if !f.is_empty() {
+            flagged.push(num);
+            out.push_str(&format!(
+                "{pad}!! looks destructive or costly: {}\n",
+                f.join(", ")
+            ));
+        }
+    }
+    out.push_str(&format!("\nAllowed hosts: {allowed_text}\n"));
+    if !flagged.is_empty() {
+        out.push_str(&format!(
+            "!! {} {} destructive or costly: step {}\n",
+            flagged.len(),
+            if flagged.len() == 1 {
+                "step looks"
+            } else {
+                "steps look"
+            },
+            join_nums(&flagged)
+        ));
+    }
+    if !outside.is_empty() {
+        out.push_str(&format!(
+            "!! {} outside the hosts the request named: step {}\n",
+            if outside.len() == 1 {
+                "1 step goes"
+            } else {
+                "some steps go"
+            },
+            join_nums(&outside)
+        ));
+    }
+    out
+}
+
+fn join_nums(nums: &[usize]) -> String {
+    nums.iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The host of a plan URL, or `None` when a variable decides it.
+fn url_host(url: &str) -> Option<String> {
+    let u = url::Url::parse(url).ok()?;
+    let host = u.host_str()?;
+    (!host.contains('{') && !host.contains("%7B")).then(|| host.to_ascii_lowercase())
+}
+
+fn step_detail(step: &Step) -> String {
+    let q = |s: &str| format!("\"{s}\"");
+    match step {
+        Step::Navigate { url } => url.clone(),
+        Step::Click {
+            describe,
+            text,
+            selector,
+        } => {
+            let mut d = describe.clone();
+            let mut by = Vec::new();
+            if let Some(t) = text {
+                by.push(format!("text {}", q(t)));
+            }
+            if let Some(s) = selector {
+                by.push(format!("selector {s}"));
+            }
+            if !by.is_empty() {
+                d.push_str(&format!(" [{}]", by.join(", else ")));
+            }
+            d
+        }
+        Step::Fill {
+            describe,
+            selector,
+            label,
+            value,
+        } => {
+            let mut d = format!("{describe} = {}", q(value));
+            let mut by = Vec::new();
+            if let Some(l) = label {
+                by.push(format!("label {}", q(l)));
+            }
+            if let Some(s) = selector {
+                by.push(format!("selector {s}"));
+            }
+            if !by.is_empty() {
+                d.push_str(&format!(" [{}]", by.join(", else ")));
+            }
+            d
+        }
+        Step::ExtractText { describe, selector } => match selector {
+            Some(s) => format!("{describe} [selector {s}]"),
+            None => describe.clone(),
+        },
+        Step::OpenLinkFromInbox { from, .. } => match from {
+            Some(f) => format!("open the link from the email from {}", q(f)),
+            None => "open the link from the email".into(),
+        },
+        Step::Done { summary } => summary.clone(),
+        other => other.describe(),
+    }
+}
+
+/// Asks a yes/no question on stderr and reads the answer from stdin; only `y`/`yes` is yes.
+/// (The caller decides whether stdin is a terminal and whether `--yes` skips this.)
+pub fn confirm(prompt: &str) -> io::Result<bool> {
+    let stdin = io::stdin();
+    confirm_with(&mut stdin.lock(), &mut io::stderr(), prompt)
+}
+
+/// [`confirm`] over any reader and writer. End of input is "no".
+pub fn confirm_with(
+    input: &mut impl BufRead,
+    output: &mut impl Write,
+    prompt: &str,
+) -> io::Result<bool> {
+    write!(output, "{prompt} [y/N] ")?;
+    output.flush()?;
+    let mut line = String::new();
+    if input.read_line(&mut line)? == 0 {
+        writeln!(output)?;
+        return Ok(false);
+    }
+    Ok(matches!(
+        line.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(json: &str) -> Plan {
+        crate::plan::parse_and_validate(json, &Default::default(), &Default::default()).unwrap()
+    }
+
+    #[test]
+    fn flags_destructive_and_costly_words_but_not_lookalikes() {
+        let click = |t: &str| Step::Click {
+            describe: "the button".into(),
+            text: Some(t.into()),
+            selector: None,
+        };
+        for (text, word) in [
+            ("Delete account", "delete"),
+            ("Remove item", "remove"),
+            ("Pay now", "pay"),
+            ("Complete purchase", "purchase"),
+            ("Buy", "buy"),
+            ("Place order", "order"),
+            ("Unsubscribe", "unsubscribe"),
+            ("Subscribe", "subscribe"),
+            ("Cancel my plan", "cancel"),
+            ("Transfer funds", "transfer"),
+            ("Proceed to checkout", "checkout"),
+            ("Check out", "check out"),
+            ("Close my account", "close account"),
+        ] {
+            let f = flags(&click(text));
+            assert!(f.iter().any(|x| x == word), "{text}: {f:?}");
+        }
+        for harmless in [
+            "Display settings",
+            "Border colour",
+            "Sign up",
+            "Continue",
+            "Log in",
+        ] {
+            assert!(flags(&click(harmless)).is_empty(), "{harmless}");
+        }
+        let sel = Step::Click {
+            describe: "x".into(),
+            text: None,
+            selector: Some("#delete-btn".into()),
+        };
+        assert_eq!(flags(&sel), ["delete"]);
+    }
+
+    #[test]
+    fn review_numbers_steps_with_hosts_and_flags() {
+        let p = plan(
+            r##"{"reasoning":"Sign up, confirm, buy.","steps":[
+            {"type":"navigate","url":"https://www.shop.example/signup"},
+            {"type":"fill","describe":"email","label":"Email","value":"{{inbox_address}}"},
+            {"type":"click","describe":"submit","text":"Create account"},
+            {"type":"wait_for_email","subject":"confirm"},
+            {"type":"open_link_from_inbox"},
+            {"type":"use_otp_from_inbox","selector":"#otp"},
+            {"type":"navigate","url":"https://evil.test/"},
+            {"type":"click","describe":"buy the plan","text":"Buy now"},
+            {"type":"done","summary":"bought"}]}"##,
+        );
+        let r = render_review(&p, &["shop.example".to_string()]);
+        assert!(
+            r.starts_with("Plan: 9 steps\nWhy: Sign up, confirm, buy.\n"),
+            "{r}"
+        );
+        assert!(r.contains("1. navigate              https://www.shop.example/signup\n   host: www.shop.example\n"), "{r}");
+        assert!(r.contains("2. fill                  email = \"{{inbox_address}}\" [label \"Email\"]\n   host: same page (www.shop.example)"), "{r}");
+        assert!(
+            r.contains(
+                "4. wait_for_email        wait for email with subject \"confirm\"\n   host: inbox\n"
+            ),
+            "{r}"
+        );
+        assert!(
+            r.contains("host: inbox, then the emailed link (only inside shop.example)"),
+            "{r}"
+        );
+        assert!(
+            r.contains("!! evil.test is not among the hosts the request named (shop.example)"),
+            "{r}"
+        );
+        assert!(r.contains("8. click                 buy the plan [text \"Buy now\"]\n   host: same page (evil.test)\n   !! looks destructive or costly: buy\n"), "{r}");
+        assert!(
+            r.contains("!! 1 step looks destructive or costly: step 8"),
+            "{r}"
+        );
+        assert!(
+            r.contains("!! 1 step goes outside the hosts the request named: step 7"),
+            "{r}"
+        );
+    }
+
+    #[test]
+    fn confirm_reads_yes_or_no() {
+        let ask = |input: &str| {
+            let mut out = Vec::new();
+            let yes = confirm_with(&mut input.as_bytes(), &mut out, "Run it?").unwrap();
+            (yes, String::from_utf8(out).unwrap())
+        };
+        assert_eq!(ask("y\n"), (true, "Run it? [y/N] ".to_string()));
+        assert!(ask("YES\n").0);
+        assert!(!ask("\n").0);
+        assert!(!ask("no\n").0);
+        assert!(!ask("").0);
+    }
+}

@@ -1,0 +1,911 @@
+//! The planner over real HTTP: a local server speaks each provider's wire format, asserts the
+//! shape of every request, counts them, and answers with recorded responses from
+//! `tests/planner/`. Configuration is passed explicitly; no test touches the process env.
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use planlock::exit;
+use planlock::plan::{self, Limits, Vars};
+use planlock::planner::{
+    self, PlanArgs, PlanOutcome, PlanRequest, PlannerConfig, PlannerError, RetryPolicy,
+};
+use serde_json::Value;
+
+// ---------------------------------------------------------------------------------------------
+// The fake provider
+
+#[derive(Clone)]
+struct Canned {
+    status: u16,
+    headers: Vec<(&'static str, String)>,
+    body: String,
+    delay: Duration,
+}
+
+fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/planner")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn ok(name: &str) -> Canned {
+    status(200, name)
+}
+
+fn status(status: u16, name: &str) -> Canned {
+    Canned {
+        status,
+        headers: vec![("content-type", "application/json".into())],
+        body: fixture(name),
+        delay: Duration::ZERO,
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Recorded {
+    method: Method,
+    path: String,
+    headers: HeaderMap,
+    body: Value,
+}
+
+#[derive(Default)]
+struct FakeState {
+    queue: Mutex<VecDeque<Canned>>,
+    requests: Mutex<Vec<Recorded>>,
+}
+
+struct Fake {
+    addr: SocketAddr,
+    state: Arc<FakeState>,
+}
+
+async fn handle(
+    State(state): State<Arc<FakeState>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    state.requests.lock().unwrap().push(Recorded {
+        method,
+        path: uri.path().to_string(),
+        headers,
+        body,
+    });
+    let next = state.queue.lock().unwrap().pop_front();
+    let Some(canned) = next else {
+        // Not retryable, so an unexpected extra request fails loudly.
+        return (StatusCode::IM_A_TEAPOT, "fake: no response left").into_response();
+    };
+    tokio::time::sleep(canned.delay).await;
+    let mut response = Response::builder().status(canned.status);
+    for (k, v) in &canned.headers {
+        response = response.header(*k, v);
+    }
+    response.body(canned.body.into()).unwrap()
+}
+
+impl Fake {
+    async fn start(responses: Vec<Canned>) -> Fake {
+        let state = Arc::new(FakeState::default());
+        state.queue.lock().unwrap().extend(responses);
+        let app = Router::new().fallback(handle).with_state(state.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            axum::serve(listener, app).await.unwrap();
+        });
+        Fake { addr, state }
+    }
+
+    fn base(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    fn push(&self, canned: Canned) {
+        self.state.queue.lock().unwrap().push_back(canned);
+    }
+
+    fn requests(&self) -> Vec<Recorded> {
+        self.state.requests.lock().unwrap().clone()
+    }
+
+    fn count(&self) -> usize {
+        self.state.requests.lock().unwrap().len()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+const GOAL: &str =
+    "Sign up at https://shop.example/signup with  me@inbox.test and confirm the email";
+
+fn config(model: &str, fake: &Fake, cache: &Path) -> PlannerConfig {
+    PlannerConfig {
+        model: Some(model.to_string()),
+        anthropic_api_key: Some("sk-ant-test".into()),
+        anthropic_base_url: Some(fake.base()),
+        openai_api_key: Some("sk-test".into()),
+        openai_base_url: Some(format!("{}/v1", fake.base())),
+        cache_dir: Some(cache.to_path_buf()),
+        timeout: Some(Duration::from_secs(10)),
+        retry: RetryPolicy {
+            max_retries: 2,
+            base_delay: Duration::from_millis(10),
+            max_delay: Duration::from_millis(200),
+        },
+        max_tokens: None,
+    }
+}
+
+fn request(config: PlannerConfig) -> PlanRequest {
+    PlanRequest {
+        inbox_address: Some("me@inbox.test".into()),
+        ..PlanRequest::new(config)
+    }
+}
+
+async fn plan_err(goal: &str, req: &PlanRequest) -> PlannerError {
+    match planner::plan_goal(goal, req).await {
+        Ok(o) => panic!("expected an error, got a plan: {:?}", o.plan),
+        Err(e) => e,
+    }
+}
+
+fn cached_plan_files(cache: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "json")
+                && !p.to_string_lossy().ends_with(".meta.json")
+            {
+                out.push(p);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(cache, &mut out);
+    out
+}
+
+fn header<'a>(r: &'a Recorded, name: &str) -> Option<&'a str> {
+    r.headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Every object schema in strict mode lists all its properties as required and forbids others.
+fn assert_strict(schema: &Value) {
+    match schema {
+        Value::Object(o) => {
+            assert!(!o.contains_key("oneOf"), "oneOf in a strict schema");
+            if let Some(Value::Object(props)) = o.get("properties") {
+                let req: Vec<&str> = o["required"]
+                    .as_array()
+                    .expect("required")
+                    .iter()
+                    .map(|v| v.as_str().unwrap())
+                    .collect();
+                let keys: Vec<&str> = props.keys().map(String::as_str).collect();
+                assert_eq!(req, keys, "every property is required in strict mode");
+                assert_eq!(o["additionalProperties"], false);
+            }
+            o.values().for_each(assert_strict);
+        }
+        Value::Array(a) => a.iter().for_each(assert_strict),
+        _ => {}
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Anthropic
+
+#[tokio::test]
+async fn anthropic_request_shape_one_request_per_plan_and_zero_on_a_cache_hit() {
+    let fake = Fake::start(vec![ok("anthropic_plan.json")]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config("anthropic:claude-test-1", &fake, cache.path()));
+
+    let out = planner::plan_goal(GOAL, &req).await.unwrap();
+    assert_eq!(fake.count(), 1, "exactly one request per plan");
+    assert!(!out.cached);
+    assert_eq!(out.retries, 0);
+    assert_eq!(out.model, "anthropic:claude-test-1");
+    assert_eq!(out.prompt_version, planner::prompt_version());
+    assert_eq!(out.site, "shop.example");
+    assert_eq!(
+        (
+            out.usage.input_tokens,
+            out.usage.output_tokens,
+            out.usage.cache_creation_input_tokens,
+            out.usage.cache_read_input_tokens
+        ),
+        (96, 412, 2210, 0)
+    );
+    assert_eq!(out.plan.steps.len(), 8);
+    assert_eq!(out.plan.steps.last().unwrap().kind(), "done");
+
+    // The request, as the Messages API documents it.
+    let r = &fake.requests()[0];
+    assert_eq!(r.method, Method::POST);
+    assert_eq!(r.path, "/v1/messages");
+    assert_eq!(header(r, "x-api-key"), Some("sk-ant-test"));
+    assert_eq!(header(r, "anthropic-version"), Some("2023-06-01"));
+    assert!(
+        header(r, "content-type")
+            .unwrap()
+            .starts_with("application/json")
+    );
+    assert!(header(r, "authorization").is_none());
+    let b = &r.body;
+    assert_eq!(b["model"], "claude-test-1");
+    assert!(b["max_tokens"].as_u64().unwrap() > 0);
+    // The frozen system prompt comes first, as one cache-marked block.
+    let system = b["system"].as_array().unwrap();
+    assert_eq!(system.len(), 1);
+    assert_eq!(system[0]["type"], "text");
+    assert_eq!(system[0]["text"], planner::SYSTEM_PROMPT);
+    assert_eq!(system[0]["cache_control"]["type"], "ephemeral");
+    // The plan schema is the input schema of the single tool the model must call.
+    let tools = b["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0]["name"], "submit_plan");
+    assert_eq!(
+        tools[0]["input_schema"],
+        planner::schema::anthropic_input_schema()
+    );
+    let variants = tools[0]["input_schema"]["properties"]["steps"]["items"]["oneOf"]
+        .as_array()
+        .unwrap();
+    assert_eq!(variants.len(), plan::STEP_TYPES.len());
+    assert_eq!(
+        b["tool_choice"],
+        serde_json::json!({"type": "tool", "name": "submit_plan"})
+    );
+    // The volatile part is the last (and only) message: goal, hosts, no literal address.
+    let messages = b["messages"].as_array().unwrap();
+    let last = messages.last().unwrap();
+    assert_eq!(last["role"], "user");
+    let text = last["content"].as_str().unwrap();
+    assert!(
+        text.contains(
+            "Goal: Sign up at https://shop.example/signup with {{inbox_address}} and confirm the email"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("shop.example"), "{text}");
+    assert!(
+        !r.body.to_string().contains("me@inbox.test"),
+        "the inbox address is replaced by its variable"
+    );
+
+    // The plan is cached as a plain, replayable plan file.
+    let file = out.cache_file.clone().unwrap();
+    let text = std::fs::read_to_string(&file).unwrap();
+    let replayed = plan::parse_and_validate(&text, &Limits::default(), &Vars::default()).unwrap();
+    assert_eq!(replayed, out.plan);
+
+    // Same goal, written differently (spacing, the literal address): a hit, zero requests.
+    let again = planner::plan_goal(
+        "  Sign up at https://shop.example/signup   with {{inbox_address}} and confirm the email ",
+        &req,
+    )
+    .await
+    .unwrap();
+    assert_eq!(fake.count(), 1, "a cache hit makes no request");
+    assert!(again.cached);
+    assert_eq!(again.usage, planner::Usage::default());
+    assert_eq!(again.plan, out.plan);
+    assert_eq!(again.cache_file, Some(file));
+}
+
+#[tokio::test]
+async fn the_cache_key_covers_model_and_goal_and_no_cache_asks_again() {
+    let fake = Fake::start(vec![
+        ok("anthropic_plan.json"),
+        ok("anthropic_plan.json"),
+        ok("anthropic_plan.json"),
+        ok("anthropic_plan.json"),
+    ])
+    .await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config("anthropic:claude-a", &fake, cache.path()));
+    planner::plan_goal(GOAL, &req).await.unwrap();
+    assert_eq!(fake.count(), 1);
+
+    let other_model = request(config("anthropic:claude-b", &fake, cache.path()));
+    assert!(!planner::plan_goal(GOAL, &other_model).await.unwrap().cached);
+    assert_eq!(fake.count(), 2, "another model is another key");
+
+    let other_goal = format!("{GOAL} and log out");
+    assert!(!planner::plan_goal(&other_goal, &req).await.unwrap().cached);
+    assert_eq!(fake.count(), 3, "another goal is another key");
+
+    let mut no_cache = req.clone();
+    no_cache.no_cache = true;
+    let fresh = planner::plan_goal(GOAL, &no_cache).await.unwrap();
+    assert!(!fresh.cached);
+    assert_eq!(fake.count(), 4, "--no-cache asks the model");
+
+    assert!(planner::plan_goal(GOAL, &req).await.unwrap().cached);
+    assert!(planner::plan_goal(GOAL, &other_model).await.unwrap().cached);
+    assert_eq!(fake.count(), 4);
+    assert_eq!(cached_plan_files(cache.path()).len(), 3);
+}
+
+#[tokio::test]
+async fn a_cache_hit_needs_no_api_key_and_a_broken_cache_file_is_replanned() {
+    let fake = Fake::start(vec![ok("anthropic_plan.json"), ok("anthropic_plan.json")]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let cfg = config("anthropic:claude-test", &fake, cache.path());
+    let first = planner::plan_goal(GOAL, &request(cfg.clone()))
+        .await
+        .unwrap();
+
+    let mut keyless = cfg.clone();
+    keyless.anthropic_api_key = None;
+    keyless.anthropic_base_url = None;
+    let hit = planner::plan_goal(GOAL, &request(keyless)).await.unwrap();
+    assert!(hit.cached);
+    assert_eq!(fake.count(), 1);
+
+    std::fs::write(first.cache_file.as_ref().unwrap(), "{ not a plan").unwrap();
+    let again = planner::plan_goal(GOAL, &request(cfg)).await.unwrap();
+    assert!(!again.cached);
+    assert_eq!(fake.count(), 2);
+    assert!(
+        again.warnings[0].contains("ignored the cached plan"),
+        "{:?}",
+        again.warnings
+    );
+    let text = std::fs::read_to_string(again.cache_file.unwrap()).unwrap();
+    assert!(plan::parse_and_validate(&text, &Limits::default(), &Vars::default()).is_ok());
+}
+
+#[tokio::test]
+async fn anthropic_malformed_tool_input_is_an_invalid_plan_with_no_second_call() {
+    let fake = Fake::start(vec![ok("anthropic_malformed_input.json")]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config("anthropic:claude-test", &fake, cache.path()));
+    let e = plan_err(GOAL, &req).await;
+    assert_eq!(fake.count(), 1, "never a second \"fix it\" call");
+    assert_eq!(e.exit_code(), exit::INVALID_INPUT);
+    let msg = e.to_string();
+    assert!(msg.contains("not valid"), "{msg}");
+    assert!(
+        msg.contains("$: line 1, column"),
+        "the JSON error is shown: {msg}"
+    );
+    assert!(
+        msg.contains(r#""text": "Sign up"}"#),
+        "what the model returned is shown: {msg}"
+    );
+    assert!(cached_plan_files(cache.path()).is_empty(), "nothing cached");
+}
+
+#[tokio::test]
+async fn anthropic_schema_violations_are_all_reported() {
+    let fake = Fake::start(vec![ok("anthropic_schema_violation.json")]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config("anthropic:claude-test", &fake, cache.path()));
+    let e = plan_err(GOAL, &req).await;
+    assert_eq!(fake.count(), 1);
+    assert_eq!(e.exit_code(), exit::INVALID_INPUT);
+    assert_eq!(e.kind(), "invalid_plan");
+    let msg = e.to_string();
+    for expected in [
+        "steps[0].url: `/signup` is relative",
+        "steps[1]: `click` needs `text`",
+        "steps[2].type: unknown step type `scroll`",
+        "steps[3].value: unknown variable `{{email}}`",
+        "steps[3]: the last step must be `done`",
+        "\"type\": \"scroll\"",
+    ] {
+        assert!(msg.contains(expected), "missing {expected:?} in:\n{msg}");
+    }
+    assert!(cached_plan_files(cache.path()).is_empty());
+}
+
+#[tokio::test]
+async fn anthropic_refusal_is_a_clear_error() {
+    let fake = Fake::start(vec![ok("anthropic_refusal.json")]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config("anthropic:claude-test", &fake, cache.path()));
+    let e = plan_err(GOAL, &req).await;
+    assert_eq!(fake.count(), 1);
+    assert_eq!(e.exit_code(), exit::INVALID_INPUT);
+    assert_eq!(e.kind(), "model_refused");
+    let msg = e.to_string();
+    assert!(msg.contains("declined to plan"), "{msg}");
+    assert!(msg.contains("creating accounts in bulk"), "{msg}");
+}
+
+#[tokio::test]
+async fn a_401_names_the_key_variable_and_is_not_retried() {
+    let fake = Fake::start(vec![status(401, "anthropic_401.json")]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config("anthropic:claude-test", &fake, cache.path()));
+    let e = plan_err(GOAL, &req).await;
+    assert_eq!(fake.count(), 1);
+    assert_eq!(e.exit_code(), exit::ENVIRONMENT);
+    let msg = e.to_string();
+    assert!(msg.contains("set ANTHROPIC_API_KEY"), "{msg}");
+    assert!(msg.contains("invalid x-api-key"), "{msg}");
+}
+
+#[tokio::test]
+async fn a_429_is_retried_once_with_the_same_request_honouring_a_capped_retry_after() {
+    let mut limited = status(429, "anthropic_429.json");
+    limited.headers.push(("retry-after", "30".into()));
+    let fake = Fake::start(vec![limited, ok("anthropic_plan.json")]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config("anthropic:claude-test", &fake, cache.path()));
+    let started = Instant::now();
+    let out = planner::plan_goal(GOAL, &req).await.unwrap();
+    let elapsed = started.elapsed();
+    assert_eq!(out.retries, 1);
+    assert_eq!(fake.count(), 2);
+    let r = fake.requests();
+    assert_eq!(r[0].body, r[1].body, "a retry repeats the same request");
+    // retry-after: 30 was honoured but capped at the policy's 200 ms.
+    assert!(elapsed >= Duration::from_millis(200), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+    assert!(planner::outcome_summary(&out).contains("1 retry"));
+}
+
+#[tokio::test]
+async fn overloaded_529_exhausts_the_bounded_retries() {
+    let fake = Fake::start(vec![
+        status(529, "anthropic_529.json"),
+        status(529, "anthropic_529.json"),
+        status(529, "anthropic_529.json"),
+        ok("anthropic_plan.json"),
+    ])
+    .await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config("anthropic:claude-test", &fake, cache.path()));
+    let e = plan_err(GOAL, &req).await;
+    assert_eq!(
+        fake.count(),
+        3,
+        "the first attempt and two retries, no more"
+    );
+    assert_eq!(e.exit_code(), exit::ENVIRONMENT);
+    assert!(matches!(
+        e,
+        PlannerError::Unavailable {
+            status: 529,
+            retries: 2,
+            ..
+        }
+    ));
+    let msg = e.to_string();
+    assert!(msg.contains("overloaded_error: Overloaded"), "{msg}");
+    assert!(msg.contains("after 2 retries"), "{msg}");
+    assert!(msg.contains("PLANLOCK_MODEL"), "{msg}");
+}
+
+#[tokio::test]
+async fn an_unknown_model_answered_404_names_planlock_model() {
+    let fake = Fake::start(vec![status(404, "anthropic_404_model.json")]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config(
+        "anthropic:claude-nonexistent-9",
+        &fake,
+        cache.path(),
+    ));
+    let e = plan_err(GOAL, &req).await;
+    assert_eq!(fake.count(), 1);
+    assert_eq!(e.exit_code(), exit::ENVIRONMENT);
+    let msg = e.to_string();
+    assert!(msg.contains("PLANLOCK_MODEL"), "{msg}");
+    assert!(msg.contains("claude-nonexistent-9"), "{msg}");
+}
+
+#[tokio::test]
+async fn a_body_that_is_not_the_wire_format_names_the_base_url_variable() {
+    let fake = Fake::start(vec![Canned {
+        status: 200,
+        headers: vec![("content-type", "text/html".into())],
+        body: "<html>captive portal</html>".into(),
+        delay: Duration::ZERO,
+    }])
+    .await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config("anthropic:claude-test", &fake, cache.path()));
+    let e = plan_err(GOAL, &req).await;
+    assert_eq!(e.exit_code(), exit::ENVIRONMENT);
+    let msg = e.to_string();
+    assert!(msg.contains("ANTHROPIC_BASE_URL"), "{msg}");
+    assert!(msg.contains("captive portal"), "{msg}");
+}
+
+#[tokio::test]
+async fn a_slow_model_hits_the_deadline() {
+    let mut slow = ok("anthropic_plan.json");
+    slow.delay = Duration::from_secs(5);
+    let fake = Fake::start(vec![slow]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let mut cfg = config("anthropic:claude-test", &fake, cache.path());
+    cfg.timeout = Some(Duration::from_millis(300));
+    let started = Instant::now();
+    let e = plan_err(GOAL, &request(cfg)).await;
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert_eq!(e.exit_code(), exit::ENVIRONMENT);
+    assert!(e.to_string().contains("PLANLOCK_MODEL_TIMEOUT"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// OpenAI-compatible
+
+#[tokio::test]
+async fn openai_request_shape_strict_schema_nulls_dropped_and_usage() {
+    let fake = Fake::start(vec![ok("openai_plan.json")]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config("openai:gpt-test", &fake, cache.path()));
+    let out = planner::plan_goal(GOAL, &req).await.unwrap();
+    assert_eq!(fake.count(), 1);
+    assert_eq!(out.model, "openai:gpt-test");
+    // prompt_tokens 2300 of which 2048 cached; completion 380.
+    assert_eq!(out.usage.input_tokens, 252);
+    assert_eq!(out.usage.cache_read_input_tokens, 2048);
+    assert_eq!(out.usage.output_tokens, 380);
+    assert_eq!(out.usage.total_input_tokens(), 2300);
+    // The model's strict-mode nulls are gone from the plan.
+    let json = serde_json::to_string(&out.plan).unwrap();
+    assert!(!json.contains("null"), "{json}");
+    assert_eq!(out.plan.steps.len(), 6);
+
+    let r = &fake.requests()[0];
+    assert_eq!(r.method, Method::POST);
+    assert_eq!(r.path, "/v1/chat/completions");
+    assert_eq!(header(r, "authorization"), Some("Bearer sk-test"));
+    assert!(header(r, "x-api-key").is_none());
+    let b = &r.body;
+    assert_eq!(b["model"], "gpt-test");
+    let messages = b["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[0]["role"], "system");
+    assert_eq!(messages[0]["content"], planner::SYSTEM_PROMPT);
+    let last = messages.last().unwrap();
+    assert_eq!(last["role"], "user");
+    assert!(
+        last["content"]
+            .as_str()
+            .unwrap()
+            .contains("Goal: Sign up at https://shop.example/signup with {{inbox_address}}")
+    );
+    let rf = &b["response_format"];
+    assert_eq!(rf["type"], "json_schema");
+    assert_eq!(rf["json_schema"]["name"], "plan");
+    assert_eq!(rf["json_schema"]["strict"], true);
+    let schema = &rf["json_schema"]["schema"];
+    assert_eq!(schema, &planner::schema::openai_strict_schema());
+    assert_eq!(schema["type"], "object");
+    assert_strict(schema);
+
+    // The recorded answer conforms to the schema that was sent.
+    let answer: Value = serde_json::from_str(
+        serde_json::from_str::<Value>(&fixture("openai_plan.json")).unwrap()["choices"][0]
+            ["message"]["content"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(schema).unwrap();
+    assert!(validator.is_valid(&answer));
+
+    // And the second call is a cache hit.
+    assert!(planner::plan_goal(GOAL, &req).await.unwrap().cached);
+    assert_eq!(fake.count(), 1);
+}
+
+#[tokio::test]
+async fn openai_compatible_loopback_servers_need_no_key() {
+    let fake = Fake::start(vec![ok("openai_plan.json")]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let mut cfg = config("openai:llama3.1:8b", &fake, cache.path());
+    cfg.openai_api_key = None;
+    let out = planner::plan_goal(GOAL, &request(cfg)).await.unwrap();
+    assert_eq!(out.model, "openai:llama3.1:8b");
+    let r = &fake.requests()[0];
+    assert!(header(r, "authorization").is_none());
+    assert_eq!(r.body["model"], "llama3.1:8b");
+}
+
+#[tokio::test]
+async fn openai_malformed_content_is_an_invalid_plan_that_says_it_was_cut_off() {
+    let fake = Fake::start(vec![ok("openai_malformed.json")]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config("openai:gpt-test", &fake, cache.path()));
+    let e = plan_err(GOAL, &req).await;
+    assert_eq!(fake.count(), 1);
+    assert_eq!(e.exit_code(), exit::INVALID_INPUT);
+    let msg = e.to_string();
+    assert!(msg.contains("cut off"), "{msg}");
+    assert!(msg.contains("$: line 1"), "{msg}");
+    assert!(msg.contains(r#""describe":"submit","te"#), "{msg}");
+}
+
+#[tokio::test]
+async fn openai_schema_violations_are_all_reported() {
+    let fake = Fake::start(vec![ok("openai_schema_violation.json")]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config("openai:gpt-test", &fake, cache.path()));
+    let e = plan_err(GOAL, &req).await;
+    assert_eq!(fake.count(), 1);
+    assert_eq!(e.exit_code(), exit::INVALID_INPUT);
+    let msg = e.to_string();
+    for expected in [
+        "steps[0].type: `done` ends the run",
+        "steps[1].url: `ftp://shop.example/signup` is not an absolute http(s) URL",
+        "steps[2].seconds: must be a positive number",
+        "steps[2]: the last step must be `done`",
+    ] {
+        assert!(msg.contains(expected), "missing {expected:?} in:\n{msg}");
+    }
+}
+
+#[tokio::test]
+async fn openai_refusal_is_a_clear_error() {
+    let fake = Fake::start(vec![ok("openai_refusal.json")]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config("openai:gpt-test", &fake, cache.path()));
+    let e = plan_err(GOAL, &req).await;
+    assert_eq!(fake.count(), 1);
+    assert_eq!(e.exit_code(), exit::INVALID_INPUT);
+    assert!(
+        e.to_string()
+            .contains("declined to plan this goal: I'm sorry, I cannot assist"),
+        "{e}"
+    );
+}
+
+#[tokio::test]
+async fn openai_401_names_the_key_variable() {
+    let fake = Fake::start(vec![status(401, "openai_401.json")]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config("openai:gpt-test", &fake, cache.path()));
+    let e = plan_err(GOAL, &req).await;
+    assert_eq!(fake.count(), 1);
+    assert_eq!(e.exit_code(), exit::ENVIRONMENT);
+    let msg = e.to_string();
+    assert!(msg.contains("set OPENAI_API_KEY"), "{msg}");
+    assert!(msg.contains("Incorrect API key provided"), "{msg}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration and input errors
+
+#[tokio::test]
+async fn an_unreachable_endpoint_names_the_base_url_variable() {
+    // A port that was just free: nothing listens on it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let cache = tempfile::tempdir().unwrap();
+    for (model, var) in [
+        ("anthropic:claude-test", "ANTHROPIC_BASE_URL"),
+        ("openai:gpt-test", "OPENAI_BASE_URL"),
+    ] {
+        let cfg = PlannerConfig {
+            model: Some(model.into()),
+            anthropic_api_key: Some("k".into()),
+            anthropic_base_url: Some(format!("http://127.0.0.1:{port}")),
+            openai_api_key: Some("k".into()),
+            openai_base_url: Some(format!("http://127.0.0.1:{port}/v1")),
+            cache_dir: Some(cache.path().to_path_buf()),
+            ..PlannerConfig::default()
+        };
+        let e = plan_err(GOAL, &request(cfg)).await;
+        assert_eq!(e.exit_code(), exit::ENVIRONMENT, "{e}");
+        assert_eq!(e.kind(), "model_unreachable");
+        let msg = e.to_string();
+        assert!(msg.contains("cannot reach the model"), "{msg}");
+        assert!(msg.contains(&format!("set {var}")), "{msg}");
+    }
+}
+
+#[tokio::test]
+async fn missing_keys_and_bad_model_strings_exit_3_naming_the_variable_without_a_request() {
+    let fake = Fake::start(vec![]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let cases: Vec<(PlannerConfig, &str)> = vec![
+        {
+            let mut c = config("anthropic:claude-test", &fake, cache.path());
+            c.anthropic_api_key = None;
+            c.anthropic_base_url = None;
+            (c, "set ANTHROPIC_API_KEY")
+        },
+        {
+            let mut c = config("openai:gpt-test", &fake, cache.path());
+            c.openai_api_key = None;
+            c.openai_base_url = Some("https://llm.corp.example/v1".into());
+            (c, "set OPENAI_API_KEY")
+        },
+        {
+            let mut c = config("", &fake, cache.path());
+            c.model = None;
+            (c, "set PLANLOCK_MODEL")
+        },
+        (
+            config("claude-sonnet", &fake, cache.path()),
+            "set PLANLOCK_MODEL",
+        ),
+        (
+            config("gemini:pro", &fake, cache.path()),
+            "set PLANLOCK_MODEL",
+        ),
+        (config("openai:", &fake, cache.path()), "set PLANLOCK_MODEL"),
+        {
+            let mut c = config("openai:gpt-test", &fake, cache.path());
+            c.openai_base_url = Some("ftp://files.example".into());
+            (c, "set OPENAI_BASE_URL")
+        },
+    ];
+    for (cfg, needle) in cases {
+        let e = plan_err(GOAL, &request(cfg)).await;
+        assert_eq!(e.exit_code(), exit::ENVIRONMENT, "{e}");
+        assert!(e.to_string().contains(needle), "{needle:?} not in: {e}");
+    }
+    assert_eq!(fake.count(), 0);
+}
+
+#[tokio::test]
+async fn empty_goals_and_goals_without_a_site_exit_2_without_a_request() {
+    let fake = Fake::start(vec![]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(config("anthropic:claude-test", &fake, cache.path()));
+    for goal in ["", "   \n\t "] {
+        let e = plan_err(goal, &req).await;
+        assert!(matches!(e, PlannerError::EmptyGoal));
+        assert_eq!(e.exit_code(), exit::INVALID_INPUT);
+    }
+    for goal in [
+        "sign up for the newsletter",
+        "send a message from me@inbox.test",
+    ] {
+        let e = plan_err(goal, &req).await;
+        assert!(matches!(e, PlannerError::NoSite { .. }), "{e}");
+        assert_eq!(e.exit_code(), exit::INVALID_INPUT);
+        assert!(e.to_string().contains("names no site"), "{e}");
+    }
+    // Even with no model configured, the goal is checked first.
+    let e = plan_err("", &PlanRequest::default()).await;
+    assert_eq!(e.exit_code(), exit::INVALID_INPUT);
+    assert_eq!(fake.count(), 0);
+}
+
+#[tokio::test]
+async fn allowed_hosts_and_variable_names_reach_the_model_but_values_do_not() {
+    let fake = Fake::start(vec![ok("anthropic_plan.json")]).await;
+    let cache = tempfile::tempdir().unwrap();
+    let mut req = request(config("anthropic:claude-test", &fake, cache.path()));
+    req.allowed_hosts = vec!["auth.example-idp.test".into()];
+    req.vars = Vars::from_pairs(["tier=gold-secret-tier"]).unwrap();
+    planner::plan_goal(GOAL, &req).await.unwrap();
+    let body = fake.requests()[0].body.to_string();
+    assert!(body.contains("shop.example, example-idp.test"), "{body}");
+    assert!(body.contains("{{tier}}"), "{body}");
+    assert!(!body.contains("gold-secret-tier"), "{body}");
+
+    let mut bad = req.clone();
+    bad.allowed_hosts = vec!["*.evil".into()];
+    let e = plan_err(GOAL, &bad).await;
+    assert_eq!(e.exit_code(), exit::INVALID_INPUT);
+    assert_eq!(fake.count(), 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command
+
+fn args(goal: &str, output: Option<PathBuf>) -> PlanArgs {
+    PlanArgs {
+        goal: goal.into(),
+        inbox_address: Some("me@inbox.test".into()),
+        no_cache: false,
+        output,
+        vars: vec![],
+        allow_hosts: vec![],
+        max_steps: 15,
+    }
+}
+
+#[tokio::test]
+async fn plan_command_writes_the_plan_file_and_returns_exit_codes() {
+    let fake = Fake::start(vec![
+        ok("anthropic_plan.json"),
+        status(401, "anthropic_401.json"),
+    ])
+    .await;
+    let cache = tempfile::tempdir().unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let file = out_dir.path().join("plan.json");
+    let cfg = config("anthropic:claude-test", &fake, cache.path());
+
+    let code = planner::plan_command_with(args(GOAL, Some(file.clone())), cfg.clone()).await;
+    assert_eq!(code, exit::SUCCESS);
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.ends_with("}\n"));
+    let p = plan::parse_and_validate(&text, &Limits::default(), &Vars::default()).unwrap();
+    assert_eq!(p.steps.len(), 8);
+
+    let mut bad_var = args(GOAL, None);
+    bad_var.vars = vec!["novalue".into()];
+    assert_eq!(
+        planner::plan_command_with(bad_var, cfg.clone()).await,
+        exit::INVALID_INPUT
+    );
+    assert_eq!(
+        planner::plan_command_with(args("do something nice", None), cfg.clone()).await,
+        exit::INVALID_INPUT
+    );
+    let mut fresh = args(GOAL, Some(out_dir.path().join("b.json")));
+    fresh.no_cache = true;
+    assert_eq!(
+        planner::plan_command_with(fresh, cfg).await,
+        exit::ENVIRONMENT,
+        "the 401 is an environment error"
+    );
+    assert_eq!(fake.count(), 2);
+}
+
+#[test]
+fn outcome_summary_says_cached_model_usage_and_retries() {
+    let plan = plan::parse_and_validate(
+        r#"{"reasoning":"r","steps":[{"type":"done","summary":"s"}]}"#,
+        &Limits::default(),
+        &Vars::default(),
+    )
+    .unwrap();
+    let mut o = PlanOutcome {
+        plan,
+        cached: false,
+        usage: planner::Usage {
+            input_tokens: 10,
+            output_tokens: 20,
+            cache_creation_input_tokens: 30,
+            cache_read_input_tokens: 40,
+        },
+        model: "anthropic:claude-x".into(),
+        prompt_version: "abc".into(),
+        retries: 2,
+        cache_file: None,
+        goal: "g".into(),
+        site: "shop.example".into(),
+        warnings: vec![],
+    };
+    let s = planner::outcome_summary(&o);
+    assert!(s.contains("anthropic:claude-x"), "{s}");
+    assert!(
+        s.contains("10 input, 20 output, 30 cache-write, 40 cache-read tokens"),
+        "{s}"
+    );
+    assert!(s.contains("2 retries"), "{s}");
+    o.cached = true;
+    o.usage = planner::Usage::default();
+    let s = planner::outcome_summary(&o);
+    assert!(s.starts_with("cached plan"), "{s}");
+    assert!(s.contains("no model call"), "{s}");
+    let json = serde_json::to_value(&o).unwrap();
+    assert_eq!(json["cached"], true);
+    assert_eq!(json["usage"]["cache_read_input_tokens"], 0);
+}
