@@ -2066,6 +2066,8 @@ struct LinkOcc {
     text: String,
     /// Surrounding line(s), used when the anchor text says nothing (`click here`).
     context: String,
+    /// The line the link sits on (`Not you? Reset your password at …`).
+    own_line: String,
     /// True when `text` is real anchor text; false for the words before a bare URL.
     anchored: bool,
     button: bool,
@@ -2139,6 +2141,11 @@ fn score_link(occ: &LinkOcc) -> Option<ScoredLink> {
         if bad_text(&context) || CONTEXT_NEG.iter().any(|n| context.contains(n)) {
             base -= 30;
         }
+    }
+    // on the same line as "Not you?" / "If you didn't request this": a defensive link
+    let own_line = occ.own_line.to_lowercase();
+    if CONTEXT_NEG.iter().any(|n| own_line.contains(n)) {
+        base -= 45;
     }
     if base <= 0 {
         return None;
@@ -2249,6 +2256,7 @@ fn link_candidates(raw: &[u8]) -> Vec<ScoredLink> {
                 href: a.href.clone(),
                 text: a.text.clone(),
                 context,
+                own_line: block_text(a.block),
                 anchored: true,
                 button: a.button,
             });
@@ -2320,6 +2328,7 @@ fn push_bare(occs: &mut Vec<LinkOcc>, line: &str, previous: impl Fn() -> String)
             href: url,
             text,
             context,
+            own_line: line.to_string(),
             anchored: false,
             button: false,
         });
