@@ -1,8 +1,15 @@
 //! planlock: a goal becomes a JSON plan with one model call; a model-free executor runs it
 //! against headless Chromium and a bound mailbox, inside a lock fixed from the request.
 
+pub mod browser;
+pub mod cli;
+pub mod error;
 pub mod inbox;
+pub mod lock;
 pub mod plan;
+pub mod planner;
+pub mod report;
+pub mod runner;
 
 /// Process exit codes (SPEC §6).
 pub mod exit {

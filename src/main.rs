@@ -35,10 +35,38 @@ enum Command {
     },
     /// Print the plan JSON Schema.
     Schema,
+    /// Run plans in headless Chromium (no model involved).
+    Run(planlock::cli::RunArgs),
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Usage errors exit 2 (SPEC §6); --help and --version are not errors.
+            let code = if e.use_stderr() {
+                exit::INVALID_INPUT
+            } else {
+                exit::SUCCESS
+            };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("PLANLOCK_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("off")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("planlock: cannot start the async runtime: {e}");
+            return ExitCode::from(exit::ENVIRONMENT);
+        }
+    };
     let code = match cli.command {
         Command::Validate {
             plans,
@@ -46,6 +74,7 @@ fn main() -> ExitCode {
             max_steps,
         } => validate(&plans, &vars, max_steps),
         Command::Schema => print_stdout(&plan::json_schema_text()),
+        Command::Run(args) => runtime.block_on(planlock::cli::run_command(args)),
     };
     ExitCode::from(code)
 }

@@ -7,7 +7,7 @@ mod validate;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use template::{SECRET_ENV_PREFIX, Template, Vars, VarsError};
+pub use template::{MASK, Masker, SECRET_ENV_PREFIX, Template, Vars, VarsError};
 pub use validate::{Limits, PlanError, Problem, parse, parse_and_validate};
 
 /// A plan: why, then what, in order. Produced by the planner or written by hand.
@@ -361,4 +361,9 @@ pub fn json_schema_text() -> String {
     let mut s = serde_json::to_string_pretty(&json_schema()).expect("schema serialises");
     s.push('\n');
     s
+}
+
+/// Checks a `navigate` URL once its variables are filled in: absolute http(s) with a host.
+pub fn check_navigate_url(url: &str) -> Result<(), String> {
+    validate::check_url(url)
 }

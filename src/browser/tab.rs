@@ -1,0 +1,601 @@
+//! One run's page: the step actions, each a single in-page locator call plus the input events
+//! it needs, and the lock guard that intercepts every top-level document request.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine;
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
+use chromiumoxide::cdp::browser_protocol::fetch::{
+    ContinueRequestParams, EnableParams as FetchEnable, EventRequestPaused, FailRequestParams,
+    RequestPattern, RequestStage,
+};
+use chromiumoxide::cdp::browser_protocol::input::{
+    DispatchMouseEventParams, DispatchMouseEventType, MouseButton,
+};
+use chromiumoxide::cdp::browser_protocol::network::{
+    ErrorReason, EventResponseReceived, ResourceType,
+};
+use chromiumoxide::cdp::browser_protocol::page::{
+    CaptureScreenshotFormat, CaptureScreenshotParams, EventFrameRequestedNavigation,
+    EventFrameStoppedLoading, EventLifecycleEvent, NavigateParams,
+};
+use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
+use futures::StreamExt;
+use serde_json::{Value, json};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+use url::Url;
+
+use super::{BrowserError, CDP_TIMEOUT, timed};
+use crate::error::{ErrorKind, StepError};
+use crate::lock::{Lock, Refusal};
+
+const LOCATOR_JS: &str = include_str!("locator.js");
+/// The longest one in-page wait runs before Rust checks on the run (cancel, crash, refusals).
+const LOCATOR_SLICE: Duration = Duration::from_secs(2);
+
+/// Details of a successful click (which strategy matched, which element).
+pub type Clicked = Value;
+/// Details of a successful fill.
+pub type Filled = Value;
+
+/// A page in its own browser context.
+pub struct Tab {
+    page: Page,
+    context: BrowserContextId,
+    lock: Arc<Lock>,
+    refusals: Arc<Mutex<Vec<Refusal>>>,
+    gone: watch::Receiver<Option<String>>,
+    guard: JoinHandle<()>,
+}
+
+impl Tab {
+    pub(super) async fn new(
+        page: Page,
+        context: BrowserContextId,
+        lock: Lock,
+        gone: watch::Receiver<Option<String>>,
+    ) -> Result<Tab, BrowserError> {
+        let lock = Arc::new(lock);
+        let refusals = Arc::new(Mutex::new(Vec::new()));
+        // Subscribe before enabling interception, so no paused request is missed.
+        let mut paused = timed(page.event_listener::<EventRequestPaused>()).await?;
+        let main_frame = page.target_id().inner().clone();
+        let guard = {
+            let page = page.clone();
+            let lock = lock.clone();
+            let refusals = refusals.clone();
+            tokio::spawn(async move {
+                while let Some(ev) = paused.next().await {
+                    let top_level = ev.resource_type == ResourceType::Document
+                        && ev.frame_id.inner() == &main_frame;
+                    let verdict = if top_level {
+                        match Url::parse(&ev.request.url) {
+                            Ok(u) => lock.check(&u),
+                            Err(_) => Err(Refusal {
+                                url: ev.request.url.clone(),
+                                reason: format!("[plan] `{}` is not a URL.", ev.request.url),
+                            }),
+                        }
+                    } else {
+                        Ok(())
+                    };
+                    let id = ev.request_id.clone();
+                    let sent = match verdict {
+                        Ok(()) => page
+                            .execute(ContinueRequestParams::new(id))
+                            .await
+                            .map(|_| ()),
+                        Err(refusal) => {
+                            if let Ok(mut r) = refusals.lock() {
+                                r.push(refusal);
+                            }
+                            page.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient))
+                                .await
+                                .map(|_| ())
+                        }
+                    };
+                    if let Err(e) = sent {
+                        tracing::debug!("fetch interception: {e}");
+                    }
+                }
+            })
+        };
+        let pattern = RequestPattern {
+            url_pattern: Some("*".into()),
+            resource_type: Some(ResourceType::Document),
+            request_stage: Some(RequestStage::Request),
+        };
+        timed(page.execute(FetchEnable {
+            patterns: Some(vec![pattern]),
+            handle_auth_requests: None,
+        }))
+        .await?;
+        Ok(Tab {
+            page,
+            context,
+            lock,
+            refusals,
+            gone,
+            guard,
+        })
+    }
+
+    pub(super) fn context_id(&self) -> BrowserContextId {
+        self.context.clone()
+    }
+
+    pub(super) async fn close(self) {
+        self.guard.abort();
+        let _ = tokio::time::timeout(Duration::from_secs(2), self.page.close()).await;
+    }
+
+    /// The lock this tab enforces.
+    pub fn lock(&self) -> &Lock {
+        &self.lock
+    }
+
+    /// The first destination the lock refused since the last call, if any.
+    pub fn take_refusal(&self) -> Option<Refusal> {
+        let mut r = self.refusals.lock().ok()?;
+        if r.is_empty() {
+            None
+        } else {
+            let first = r.remove(0);
+            r.clear();
+            Some(first)
+        }
+    }
+
+    /// The page's current URL (no round trip: tracked from CDP events).
+    pub async fn url(&self) -> String {
+        match tokio::time::timeout(Duration::from_secs(1), self.page.url()).await {
+            Ok(Ok(Some(u))) => u,
+            _ => String::new(),
+        }
+    }
+
+    /// A PNG of the viewport, for failure reports. `None` if the page cannot be captured.
+    pub async fn screenshot(&self) -> Option<Vec<u8>> {
+        let params = CaptureScreenshotParams {
+            format: Some(CaptureScreenshotFormat::Png),
+            ..Default::default()
+        };
+        let shot = tokio::time::timeout(Duration::from_secs(5), self.page.execute(params))
+            .await
+            .ok()?
+            .ok()?;
+        let data: &str = shot.result.data.as_ref();
+        base64::engine::general_purpose::STANDARD.decode(data).ok()
+    }
+
+    fn browser_gone(&self) -> Option<StepError> {
+        self.gone.borrow().clone().map(|reason| {
+            StepError::new(
+                ErrorKind::Browser,
+                format!("the browser went away during the step: {reason}"),
+            )
+        })
+    }
+
+    fn refused(&self) -> Option<StepError> {
+        self.take_refusal()
+            .map(|r| StepError::new(ErrorKind::LockRefused, r.reason))
+    }
+
+    /// Goes to `url` and waits for its `load` event. HTTP errors (4xx/5xx) fail the step.
+    pub async fn navigate(&self, url: &str, deadline: Instant) -> Result<Value, StepError> {
+        let parsed = Url::parse(url).map_err(|e| {
+            StepError::new(
+                ErrorKind::InvalidInput,
+                format!("`{url}` is not a URL: {e}"),
+            )
+        })?;
+        if let Err(r) = self.lock.check(&parsed) {
+            return Err(StepError::new(ErrorKind::LockRefused, r.reason));
+        }
+        let cdp = |e: BrowserError| self.cdp_failure(e);
+        let mut lifecycle = timed(self.page.event_listener::<EventLifecycleEvent>())
+            .await
+            .map_err(cdp)?;
+        let mut responses = timed(self.page.event_listener::<EventResponseReceived>())
+            .await
+            .map_err(cdp)?;
+        let nav = NavigateParams::new(url);
+        let sent = match tokio::time::timeout(remaining(deadline), self.page.execute(nav)).await {
+            Ok(Ok(r)) => r.result,
+            Ok(Err(e)) => {
+                return Err(self
+                    .refused()
+                    .or_else(|| self.browser_gone())
+                    .unwrap_or_else(|| {
+                        StepError::new(ErrorKind::Navigation, format!("could not load {url}: {e}"))
+                    }));
+            }
+            Err(_) => {
+                return Err(StepError::new(
+                    ErrorKind::Navigation,
+                    format!("{url} did not start loading before the step deadline"),
+                ));
+            }
+        };
+        if let Some(err) = sent.error_text.filter(|t| !t.is_empty()) {
+            return Err(self.refused().unwrap_or_else(|| {
+                StepError::new(
+                    ErrorKind::Navigation,
+                    format!("could not load {url}: {err}"),
+                )
+            }));
+        }
+        let Some(loader) = sent.loader_id else {
+            return Ok(json!({ "url": url, "same_document": true }));
+        };
+        let mut status: Option<i64> = None;
+        let loaded = async {
+            loop {
+                tokio::select! {
+                    ev = lifecycle.next() => match ev {
+                        Some(ev) if ev.loader_id == loader && ev.name == "load" => return true,
+                        Some(_) => {}
+                        None => return false,
+                    },
+                    ev = responses.next() => {
+                        if let Some(ev) = ev
+                            && ev.loader_id == loader
+                            && ev.r#type == ResourceType::Document
+                        {
+                            status = Some(ev.response.status);
+                        }
+                    }
+                }
+            }
+        };
+        let finished = tokio::time::timeout(remaining(deadline), loaded).await;
+        if let Some(e) = self.refused().or_else(|| self.browser_gone()) {
+            return Err(e);
+        }
+        match finished {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(self.browser_gone().unwrap_or_else(|| {
+                    StepError::new(ErrorKind::Browser, "the page closed while loading")
+                }));
+            }
+            Err(_) => {
+                return Err(StepError::new(
+                    ErrorKind::Navigation,
+                    format!("{url} started loading but did not finish before the step deadline"),
+                ));
+            }
+        }
+        let final_url = self.url().await;
+        if let Some(code) = status
+            && code >= 400
+        {
+            return Err(StepError::new(
+                ErrorKind::Navigation,
+                format!("{url} answered HTTP {code}: the page is missing or broken"),
+            ));
+        }
+        Ok(json!({ "url": final_url, "status": status }))
+    }
+
+    /// Clicks the element found by `text` (preferred) or `selector`, with real mouse events.
+    pub async fn click(
+        &self,
+        text: Option<&str>,
+        selector: Option<&str>,
+        deadline: Instant,
+    ) -> Result<Clicked, StepError> {
+        let req = json!({ "op": "click", "text": text, "selector": selector });
+        let found = match self.locate(req, deadline).await? {
+            Located::Ready(v) => v,
+            Located::Fatal(m) => return Err(StepError::new(ErrorKind::NotActionable, m)),
+            Located::Missing { why, seen } => {
+                let what = match (text, selector) {
+                    (Some(t), Some(s)) => format!("an element with text \"{t}\" or matching `{s}`"),
+                    (Some(t), None) => format!("an element with text \"{t}\""),
+                    (None, Some(s)) => format!("an element matching `{s}`"),
+                    (None, None) => "anything".to_string(),
+                };
+                return Err(missing(
+                    &what,
+                    why,
+                    &seen,
+                    text.or(selector).unwrap_or_default(),
+                    "clickable texts",
+                ));
+            }
+        };
+        let (x, y) = (num(&found, "x"), num(&found, "y"));
+        let cdp = |e: BrowserError| self.cdp_failure(e);
+        // Subscribe before the click, so a navigation it starts is seen.
+        let mut requested = timed(self.page.event_listener::<EventFrameRequestedNavigation>())
+            .await
+            .map_err(cdp)?;
+        let mut stopped = timed(self.page.event_listener::<EventFrameStoppedLoading>())
+            .await
+            .map_err(cdp)?;
+        for kind in [
+            DispatchMouseEventType::MousePressed,
+            DispatchMouseEventType::MouseReleased,
+        ] {
+            let ev = DispatchMouseEventParams::builder()
+                .r#type(kind)
+                .x(x)
+                .y(y)
+                .button(MouseButton::Left)
+                .click_count(1)
+                .build()
+                .map_err(|e| StepError::new(ErrorKind::Browser, e))?;
+            timed(self.page.execute(ev)).await.map_err(cdp)?;
+        }
+        let mut detail = found;
+        // A click that starts a top-level navigation waits for it to finish loading, so the next
+        // step never acts on the page being left.
+        let main = self.page.target_id().inner().clone();
+        let mut navigating = false;
+        while let Some(Some(ev)) = requested.now_or_never_ready() {
+            if ev.frame_id.inner() == &main {
+                navigating = true;
+                detail["navigation"] = json!(ev.url);
+            }
+        }
+        if navigating {
+            let settle = async {
+                while let Some(ev) = stopped.next().await {
+                    if ev.frame_id.inner() == &main {
+                        break;
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(remaining(deadline), settle).await;
+        }
+        if let Some(e) = self.refused() {
+            return Err(e);
+        }
+        Ok(detail)
+    }
+
+    /// Types `value` into the control found by `label` (preferred) or `selector`.
+    pub async fn fill(
+        &self,
+        label: Option<&str>,
+        selector: Option<&str>,
+        value: &str,
+        deadline: Instant,
+    ) -> Result<Filled, StepError> {
+        let req = json!({ "op": "fill", "label": label, "selector": selector, "value": value });
+        match self.locate(req, deadline).await? {
+            Located::Ready(v) => Ok(v),
+            Located::Fatal(m) => Err(StepError::new(ErrorKind::NotActionable, m)),
+            Located::Missing { why, seen } => {
+                let what = match (label, selector) {
+                    (Some(l), Some(s)) => format!("a field labelled \"{l}\" or matching `{s}`"),
+                    (Some(l), None) => format!("a field labelled \"{l}\""),
+                    (None, Some(s)) => format!("a field matching `{s}`"),
+                    (None, None) => "a field".to_string(),
+                };
+                Err(missing(
+                    &what,
+                    why,
+                    &seen,
+                    label.or(selector).unwrap_or_default(),
+                    "fields",
+                ))
+            }
+        }
+    }
+
+    /// Fills a one-time code into `selector`, spreading it over split single-character boxes.
+    pub async fn fill_code(
+        &self,
+        selector: &str,
+        code: &str,
+        deadline: Instant,
+    ) -> Result<Value, StepError> {
+        let req = json!({ "op": "code", "selector": selector, "code": code });
+        match self.locate(req, deadline).await? {
+            Located::Ready(v) => Ok(v),
+            Located::Fatal(m) => Err(StepError::new(ErrorKind::NotActionable, m)),
+            Located::Missing { why, seen } => Err(missing(
+                &format!("a code input matching `{selector}`"),
+                why,
+                &seen,
+                selector,
+                "fields",
+            )),
+        }
+    }
+
+    /// Waits until `text` is visible on the page.
+    pub async fn wait_for_text(
+        &self,
+        text: &str,
+        deadline: Instant,
+        waited: Duration,
+    ) -> Result<Value, StepError> {
+        let req = json!({ "op": "text", "text": text });
+        match self.locate(req, deadline).await? {
+            Located::Ready(_) => Ok(json!({ "text": text })),
+            Located::Fatal(m) => Err(StepError::new(ErrorKind::Timeout, m)),
+            Located::Missing { seen, .. } => {
+                let closest = closest(text, &seen, 3);
+                let mut msg = format!(
+                    "the text \"{text}\" did not appear on {} within {} s",
+                    self.url().await,
+                    fmt_secs(waited)
+                );
+                if !closest.is_empty() {
+                    msg.push_str(&format!("; the page shows: {closest}"));
+                }
+                Err(StepError::new(ErrorKind::Timeout, msg))
+            }
+        }
+    }
+
+    /// The visible text of the element at `selector`, or of the page's main content.
+    pub async fn extract_text(
+        &self,
+        selector: Option<&str>,
+        deadline: Instant,
+    ) -> Result<Value, StepError> {
+        let req = json!({ "op": "extract", "selector": selector });
+        match self.locate(req, deadline).await? {
+            Located::Ready(v) => Ok(v),
+            Located::Fatal(m) => Err(StepError::new(ErrorKind::NotFound, m)),
+            Located::Missing { why, seen } => Err(missing(
+                &format!("an element matching `{}`", selector.unwrap_or("main")),
+                why,
+                &seen,
+                selector.unwrap_or_default(),
+                "texts",
+            )),
+        }
+    }
+
+    /// Runs the locator until it answers or the deadline passes, re-running after navigations.
+    async fn locate(&self, mut req: Value, deadline: Instant) -> Result<Located, StepError> {
+        let mut last_error: Option<String>;
+        loop {
+            if let Some(e) = self.refused().or_else(|| self.browser_gone()) {
+                return Err(e);
+            }
+            let left = remaining(deadline);
+            let slice = left.min(LOCATOR_SLICE);
+            req["budget_ms"] = json!(slice.as_millis() as u64);
+            let expression = format!("({LOCATOR_JS})({req})");
+            let params = EvaluateParams::builder()
+                .expression(expression)
+                .await_promise(true)
+                .return_by_value(true)
+                .build()
+                .map_err(|e| StepError::new(ErrorKind::Browser, e))?;
+            let answer = tokio::time::timeout(slice + CDP_TIMEOUT, self.page.execute(params)).await;
+            match answer {
+                Ok(Ok(resp)) => {
+                    if let Some(ex) = &resp.result.exception_details {
+                        last_error = Some(ex.text.clone());
+                    } else {
+                        let v = resp.result.result.value.clone().unwrap_or(Value::Null);
+                        if v["ok"] == json!(true) {
+                            let mut v = v;
+                            if let Some(o) = v.as_object_mut() {
+                                o.remove("ok");
+                            }
+                            return Ok(Located::Ready(v));
+                        }
+                        if let Some(f) = v["fatal"].as_str() {
+                            return Ok(Located::Fatal(f.to_string()));
+                        }
+                        if remaining(deadline).is_zero() {
+                            let seen = v["seen"]
+                                .as_array()
+                                .map(|a| {
+                                    a.iter()
+                                        .filter_map(|s| s.as_str().map(str::to_string))
+                                        .collect()
+                                })
+                                .unwrap_or_default();
+                            return Ok(Located::Missing {
+                                why: v["pending"].as_str().map(str::to_string),
+                                seen,
+                            });
+                        }
+                        continue;
+                    }
+                }
+                // The document was replaced mid-call (navigation): try again in the new one.
+                Ok(Err(e)) => last_error = Some(e.to_string()),
+                Err(_) => last_error = Some("the page did not answer".to_string()),
+            }
+            if let Some(e) = self.refused().or_else(|| self.browser_gone()) {
+                return Err(e);
+            }
+            if remaining(deadline).is_zero() {
+                return Ok(Located::Missing {
+                    why: last_error,
+                    seen: Vec::new(),
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(20).min(remaining(deadline))).await;
+        }
+    }
+
+    fn cdp_failure(&self, e: BrowserError) -> StepError {
+        self.browser_gone()
+            .unwrap_or_else(|| StepError::new(ErrorKind::Browser, e.to_string()))
+    }
+}
+
+enum Located {
+    Ready(Value),
+    Fatal(String),
+    Missing {
+        why: Option<String>,
+        seen: Vec<String>,
+    },
+}
+
+fn missing(what: &str, why: Option<String>, seen: &[String], query: &str, noun: &str) -> StepError {
+    match why.as_deref() {
+        Some(w) if w != "nothing matches" && !w.is_empty() && !w.starts_with("nothing") => {
+            StepError::new(
+                ErrorKind::NotActionable,
+                format!("found {what}, but it never became actionable: {w}"),
+            )
+        }
+        _ => {
+            let mut msg = format!("no visible {what} on the page");
+            let close = closest(query, seen, 5);
+            if !close.is_empty() {
+                msg.push_str(&format!("; {noun} on the page: {close}"));
+            }
+            StepError::new(ErrorKind::NotFound, msg)
+        }
+    }
+}
+
+/// The `n` texts most like `query`, quoted and comma-separated.
+fn closest(query: &str, seen: &[String], n: usize) -> String {
+    let q = query.to_lowercase();
+    let mut scored: Vec<(f64, &String)> = seen
+        .iter()
+        .map(|s| (strsim::jaro_winkler(&q, &s.to_lowercase()), s))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored
+        .iter()
+        .take(n)
+        .map(|(_, s)| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn num(v: &Value, key: &str) -> f64 {
+    v[key].as_f64().unwrap_or(0.0)
+}
+
+pub(crate) fn remaining(deadline: Instant) -> Duration {
+    deadline.saturating_duration_since(Instant::now())
+}
+
+pub(crate) fn fmt_secs(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0}")
+    } else {
+        format!("{s:.1}")
+    }
+}
+
+/// Polls a stream once without waiting.
+trait NowOrNever: StreamExt + Unpin {
+    fn now_or_never_ready(&mut self) -> Option<Option<Self::Item>> {
+        futures::FutureExt::now_or_never(self.next())
+    }
+}
+impl<S: StreamExt + Unpin> NowOrNever for S {}

@@ -1,0 +1,386 @@
+//! The `run` command (and what `act` and `demo` share with it): read and check everything
+//! the request names, start the browser and inboxes, run the plans, write the reports.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::browser::{Chromium, LaunchOptions};
+use crate::exit;
+use crate::inbox::Inbox;
+use crate::inbox::binding::{connect, parse_binding};
+use crate::lock::Lock;
+use crate::plan::{self, Limits, Plan, Step, Template, Vars};
+use crate::report::{EventLog, Progress, write_junit};
+use crate::runner::{self, Listener, RunRequest, RunResult, Settings, event::Fanout};
+
+/// Options shared by `run` and `act`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunOptions {
+    /// Bind a mailbox: `URL` (the default inbox) or `NAME=URL` (for `inbox_id`).
+    /// `imap://USER:PASS@HOST:PORT/MAILBOX?address=ADDR&plus=true`, `imaps://…`,
+    /// or `smtp://127.0.0.1:2525?domain=DOMAIN` (an embedded receiver).
+    #[arg(long = "inbox", value_name = "[NAME=]URL")]
+    pub inboxes: Vec<String>,
+    /// A caller variable for `{{NAME}}`.
+    #[arg(long = "var", value_name = "NAME=VALUE")]
+    pub vars: Vec<String>,
+    /// Also allow this host (and its subdomains) as a destination.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub allow_hosts: Vec<String>,
+    /// Write the event log as JSON Lines to FILE (`-` for stdout).
+    #[arg(long, value_name = "FILE|-")]
+    pub events: Option<String>,
+    /// Write each result as JSON, and failure screenshots, into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub report: Option<PathBuf>,
+    /// Write a JUnit XML report.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Print the result(s) as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Run up to N plans at once (each in its own browser context).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub jobs: usize,
+    /// Chromium to launch (else $CHROME, else the usual system paths).
+    #[arg(long, value_name = "PATH", conflicts_with = "browser_ws")]
+    pub browser: Option<PathBuf>,
+    /// Connect to a running browser over CDP instead of launching one.
+    #[arg(long = "browser-ws", value_name = "URL")]
+    pub browser_ws: Option<String>,
+    /// Show the browser window.
+    #[arg(long)]
+    pub headful: bool,
+    /// Deadline of each run, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    pub timeout: u64,
+    /// Wrap extracted page text in a tag carrying a random nonce (untrusted text).
+    #[arg(long = "wrap-untrusted")]
+    pub wrap_untrusted: bool,
+    /// Most steps a plan may have.
+    #[arg(long = "max-steps", default_value_t = 15, value_name = "N")]
+    pub max_steps: usize,
+}
+
+/// `planlock run PLAN.json...`
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// Plan files to run.
+    #[arg(required = true, value_name = "PLAN.json")]
+    pub plans: Vec<PathBuf>,
+    #[command(flatten)]
+    pub options: RunOptions,
+}
+
+/// A failure before any run starts, with its exit code.
+#[derive(Debug)]
+pub struct Refused {
+    pub code: u8,
+    pub message: String,
+}
+
+impl Refused {
+    fn input(message: impl Into<String>) -> Refused {
+        Refused {
+            code: exit::INVALID_INPUT,
+            message: message.into(),
+        }
+    }
+    fn environment(message: impl Into<String>) -> Refused {
+        Refused {
+            code: exit::ENVIRONMENT,
+            message: message.into(),
+        }
+    }
+}
+
+/// Runs `planlock run`.
+pub async fn run_command(args: RunArgs) -> u8 {
+    let mut plans = Vec::new();
+    let caller = match Vars::from_pairs(&args.options.vars) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("planlock: {e}");
+            return exit::INVALID_INPUT;
+        }
+    };
+    let limits = Limits {
+        max_steps: args.options.max_steps,
+    };
+    let mut bad = false;
+    for path in &args.plans {
+        let name = path.display().to_string();
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("{name}: cannot read the plan: {e}");
+                bad = true;
+                continue;
+            }
+        };
+        match plan::parse_and_validate(&text, &limits, &caller) {
+            Ok(p) => plans.push((name, p)),
+            Err(plan::PlanError::Syntax {
+                line,
+                column,
+                message,
+            }) => {
+                eprintln!("{name}:{line}:{column}: not valid JSON: {message}");
+                bad = true;
+            }
+            Err(e) => {
+                for p in e.problems() {
+                    eprintln!("{name}: {p}");
+                }
+                bad = true;
+            }
+        }
+    }
+    if bad {
+        return exit::INVALID_INPUT;
+    }
+    match run_plans(plans, None, &args.options).await {
+        Ok(results) => exit_code(&results),
+        Err(r) => {
+            eprintln!("planlock: {}", r.message);
+            r.code
+        }
+    }
+}
+
+/// 0 when every run succeeded, else 1.
+pub fn exit_code(results: &[RunResult]) -> u8 {
+    if results.iter().all(RunResult::succeeded) {
+        exit::SUCCESS
+    } else {
+        exit::RUN_FAILED
+    }
+}
+
+/// Checks the request, starts browser and inboxes, runs every plan, writes the reports.
+/// `goal` (for `act`) contributes its hosts to each plan's lock.
+pub async fn run_plans(
+    plans: Vec<(String, Plan)>,
+    goal: Option<&str>,
+    options: &RunOptions,
+) -> Result<Vec<RunResult>, Refused> {
+    let prepared = prepare(&plans, goal, options)?;
+    let inboxes = bind_inboxes(&options.inboxes).await?;
+    for (_, inbox) in &inboxes {
+        inbox
+            .check()
+            .await
+            .map_err(|e| Refused::environment(format!("the inbox is unreachable: {e}")))?;
+    }
+    check_inbox_ids(&plans, &inboxes)?;
+    let mut events = match &options.events {
+        Some(target) => Some(
+            EventLog::open(target)
+                .map_err(|e| Refused::input(format!("cannot write the event log {target}: {e}")))?,
+        ),
+        None => None,
+    };
+    if let Some(dir) = &options.report {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Refused::input(format!(
+                "cannot create the report directory {}: {e}",
+                dir.display()
+            ))
+        })?;
+    }
+    let launch = LaunchOptions {
+        executable: options.browser.clone(),
+        connect_to: options.browser_ws.clone(),
+        headful: options.headful,
+    };
+    let browser = Chromium::start(&launch)
+        .await
+        .map_err(|e| Refused::environment(e.to_string()))?;
+    let cancel = CancellationToken::new();
+    {
+        let cancel = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("planlock: cancelling (Ctrl-C)");
+                cancel.cancel();
+            }
+        });
+    }
+    let settings = Settings {
+        run_timeout: Duration::from_secs(options.timeout.max(1)),
+        artifacts_dir: options.report.clone(),
+        wrap_untrusted: options.wrap_untrusted,
+        ..Settings::default()
+    };
+    let jobs = options.jobs.max(1);
+    let many = plans.len() > 1;
+    let semaphore = Arc::new(tokio::sync::Semaphore::new(jobs));
+    let mut runs = Vec::new();
+    for ((name, plan), (lock, vars)) in plans.iter().zip(prepared) {
+        let permit = semaphore.clone();
+        let browser = &browser;
+        let inboxes = inboxes.clone();
+        let cancel = cancel.clone();
+        let settings = settings.clone();
+        let log = events.as_ref().map(EventLog::share);
+        runs.push(async move {
+            let _permit = permit.acquire().await;
+            let run_id = runner::new_run_id();
+            let mut progress = Progress::new(many.then(|| name.clone()));
+            let mut log = log;
+            let mut listeners: Vec<&mut dyn Listener> = vec![&mut progress];
+            if let Some(l) = log.as_mut() {
+                listeners.push(l);
+            }
+            let mut fanout = Fanout(listeners);
+            let req = RunRequest {
+                plan,
+                plan_name: Some(name.clone()),
+                run_id,
+                lock,
+                vars,
+                inboxes,
+                settings,
+            };
+            runner::run(browser, req, &mut fanout, cancel).await
+        });
+    }
+    let results = futures::future::join_all(runs).await;
+    browser.close().await;
+    events.take();
+    write_reports(&results, options)?;
+    Ok(results)
+}
+
+/// The lock and variables of each plan, all built before anything is read.
+fn prepare(
+    plans: &[(String, Plan)],
+    goal: Option<&str>,
+    options: &RunOptions,
+) -> Result<Vec<(Lock, Vars)>, Refused> {
+    let caller = Vars::from_pairs(&options.vars).map_err(|e| Refused::input(e.to_string()))?;
+    let mut out = Vec::new();
+    for (name, plan) in plans {
+        let mut vars = caller.clone();
+        let names: Vec<String> = plan
+            .steps
+            .iter()
+            .flat_map(|s| {
+                s.strings()
+                    .into_iter()
+                    .map(|(_, v)| v.clone())
+                    .collect::<Vec<_>>()
+            })
+            .filter_map(|s| Template::parse(&s).ok())
+            .flat_map(|t| t.variables().map(str::to_string).collect::<Vec<_>>())
+            .collect();
+        vars.load_secrets(names.iter().map(String::as_str), |k| std::env::var(k).ok())
+            .map_err(|e| Refused::input(format!("{name}: {e}")))?;
+        // Hosts come from navigate URLs with caller variables filled in (never run-time text).
+        let resolved = Plan {
+            steps: plan
+                .steps
+                .iter()
+                .map(|s| match s {
+                    Step::Navigate { url } => Step::Navigate {
+                        url: Template::parse(url)
+                            .ok()
+                            .and_then(|t| t.render(&vars).ok())
+                            .unwrap_or_else(|| url.clone()),
+                    },
+                    other => other.clone(),
+                })
+                .collect(),
+            ..plan.clone()
+        };
+        for step in &resolved.steps {
+            if let Step::Navigate { url } = step
+                && let Err(e) = plan::check_navigate_url(url)
+            {
+                return Err(Refused::input(format!("{name}: {e}")));
+            }
+        }
+        let lock = Lock::from_request(goal, &resolved, &options.allow_hosts)
+            .map_err(|e| Refused::input(e.to_string()))?;
+        out.push((lock, vars));
+    }
+    Ok(out)
+}
+
+async fn bind_inboxes(urls: &[String]) -> Result<Vec<(Option<String>, Arc<dyn Inbox>)>, Refused> {
+    let mut out: Vec<(Option<String>, Arc<dyn Inbox>)> = Vec::new();
+    for s in urls {
+        let (name, url) = parse_binding(s).map_err(|e| Refused::input(e.to_string()))?;
+        if out.iter().any(|(n, _)| *n == name) {
+            return Err(Refused::input(match &name {
+                Some(n) => format!("--inbox {n}=… is given twice"),
+                None => "two unnamed --inbox URLs: name all but one, e.g. --inbox work=imap://…"
+                    .to_string(),
+            }));
+        }
+        let inbox = connect(&url)
+            .await
+            .map_err(|e| Refused::environment(e.to_string()))?;
+        out.push((name, inbox));
+    }
+    Ok(out)
+}
+
+fn check_inbox_ids(
+    plans: &[(String, Plan)],
+    inboxes: &[(Option<String>, Arc<dyn Inbox>)],
+) -> Result<(), Refused> {
+    for (name, plan) in plans {
+        for (i, step) in plan.steps.iter().enumerate() {
+            if let Some(id) = step.inbox() {
+                let id = id.map(str::to_string);
+                if !inboxes.iter().any(|(n, _)| *n == id) {
+                    let message = match &id {
+                        Some(n) => format!(
+                            "{name}: steps[{i}].inbox_id: no inbox named \"{n}\" is bound: pass --inbox {n}=URL"
+                        ),
+                        None => format!(
+                            "{name}: steps[{i}] ({}) reads email, but no inbox is bound: pass --inbox URL \
+                             (imap://USER:PASS@HOST:PORT/INBOX?address=ADDR, or smtp://127.0.0.1:2525?domain=DOMAIN)",
+                            step.kind()
+                        ),
+                    };
+                    return Err(Refused::input(message));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write_reports(results: &[RunResult], options: &RunOptions) -> Result<(), Refused> {
+    if let Some(dir) = &options.report {
+        for r in results {
+            let path = dir.join(format!("{}.json", r.run_id));
+            let text = serde_json::to_string_pretty(r).unwrap_or_default();
+            std::fs::write(&path, text).map_err(|e| {
+                Refused::environment(format!("cannot write {}: {e}", path.display()))
+            })?;
+        }
+    }
+    if let Some(path) = &options.junit {
+        write_junit(path, results)
+            .map_err(|e| Refused::environment(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if options.json {
+        let value = if results.len() == 1 {
+            serde_json::to_value(&results[0])
+        } else {
+            serde_json::to_value(results)
+        }
+        .unwrap_or_default();
+        let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+        let mut out = std::io::stdout().lock();
+        use std::io::Write;
+        let _ = writeln!(out, "{text}").and_then(|()| out.flush());
+    }
+    Ok(())
+}

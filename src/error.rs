@@ -1,0 +1,52 @@
+//! Why a step failed: a kind for programs and a sentence for people.
+
+use serde::{Deserialize, Serialize};
+
+/// The kind of a step or run failure, as reported in results (`error.kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// Nothing on the page matched what the step looks for.
+    NotFound,
+    /// Something matched but never became actionable (hidden, disabled, covered, moving).
+    NotActionable,
+    /// A wait ran out (`wait_for_text`, the step deadline).
+    Timeout,
+    /// A page failed to load, or answered with an HTTP error.
+    Navigation,
+    /// The plan lock refused a destination.
+    LockRefused,
+    /// No matching email arrived in time.
+    EmailTimeout,
+    /// The matched email has no one-time code.
+    NoCode,
+    /// The matched email has no usable link.
+    NoLink,
+    /// The mailbox could not be reached.
+    Inbox,
+    /// The browser could not be started, or crashed.
+    Browser,
+    /// The run was cancelled (Ctrl-C, DELETE).
+    Cancelled,
+    /// The request itself was invalid (variables, inbox names).
+    InvalidInput,
+    /// The run's overall deadline passed.
+    RunTimeout,
+}
+
+/// A failure with its kind and a sentence that says what was looked for and what was found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{message}")]
+pub struct StepError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl StepError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> StepError {
+        StepError {
+            kind,
+            message: message.into(),
+        }
+    }
+}
