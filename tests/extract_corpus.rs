@@ -73,13 +73,13 @@ fn corpus_matches_expectations() {
         if got_code != want_otp {
             problems.push(format!("otp: expected {want_otp:?}, got {got_code:?}"));
         }
-        if let (Some(o), Some(want_source)) = (&got, case["otp_source"].as_str()) {
-            if source_name(o.source) != want_source {
-                problems.push(format!(
-                    "otp source: expected {want_source}, got {}",
-                    source_name(o.source)
-                ));
-            }
+        if let (Some(o), Some(want_source)) = (&got, case["otp_source"].as_str())
+            && source_name(o.source) != want_source
+        {
+            problems.push(format!(
+                "otp source: expected {want_source}, got {}",
+                source_name(o.source)
+            ));
         }
         if let Some(o) = &got {
             let stripped: String = o

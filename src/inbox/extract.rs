@@ -144,7 +144,7 @@ struct Decoded {
 fn decode(raw: &[u8]) -> Option<Decoded> {
     let msg = MessageParser::default().parse(raw)?;
     let mut out = Decoded {
-        subject: msg.subject().unwrap_or_default().to_string(),
+        subject: iso2022jp_fallback(msg.subject().unwrap_or_default()),
         ..Decoded::default()
     };
     let mut seen: Vec<u32> = Vec::new();
@@ -154,12 +154,110 @@ fn decode(raw: &[u8]) -> Option<Decoded> {
         }
         seen.push(*id);
         match msg.parts.get(*id as usize).map(|p| &p.body) {
-            Some(PartType::Text(t)) => out.texts.push(cap(t)),
-            Some(PartType::Html(h)) => out.htmls.push(cap(h)),
+            Some(PartType::Text(t)) => out.texts.push(iso2022jp_fallback(&cap(t))),
+            Some(PartType::Html(h)) => out.htmls.push(iso2022jp_fallback(&cap(h))),
             _ => {}
         }
     }
     Some(out)
+}
+
+/// JIS X 0208 row 1 (punctuation), indexed by the second byte minus 0x21.
+const JIS_ROW1: &str = "\u{3000}、。，．・：；？！゛゜´｀¨＾￣＿ヽヾゝゞ〃仝々〆〇ー―‐／＼〜‖｜…‥‘’“”（）〔〕［］｛｝〈〉《》「」『』【】＋−±×÷＝≠＜＞≦≧∞∴♂♀°′″℃￥＄¢£％＃＆＊＠§☆★○●◎◇";
+/// The few kanji the keyword tables use (認証コード, 暗証番号, 注文, 請求, 金額, 電話…).
+const JIS_KANJI: &[(u16, char)] = &[
+    (0x3045, '暗'),
+    (0x334E, '確'),
+    (0x335B, '額'),
+    (0x347C, '期'),
+    (0x3561, '求'),
+    (0x3662, '金'),
+    (0x3757, '計'),
+    (0x3842, '限'),
+    (0x387A, '効'),
+    (0x3966, '号'),
+    (0x3967, '合'),
+    (0x3E5A, '証'),
+    (0x4041, '請'),
+    (0x436D, '注'),
+    (0x4545, '電'),
+    (0x4727, '認'),
+    (0x4856, '番'),
+    (0x4A38, '文'),
+    (0x4D2D, '有'),
+    (0x4F43, '話'),
+];
+
+/// mail-parser is built without `full_encoding`, so ISO-2022-JP parts arrive undecoded (escape
+/// sequences and 7-bit JIS pairs). This decodes what extraction needs — ASCII, kana, full-width
+/// letters and digits, punctuation and a few keyword kanji — and turns other kanji into `〓`.
+fn iso2022jp_fallback(s: &str) -> String {
+    if !s.contains("\u{1b}$B") && !s.contains("\u{1b}$@") {
+        return s.to_string();
+    }
+    #[derive(PartialEq)]
+    enum Mode {
+        Ascii,
+        Jis,
+        HalfKana,
+    }
+    let mut mode = Mode::Ascii;
+    let mut out = String::with_capacity(s.len());
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == 0x1b {
+            let seq = &bytes[i + 1..bytes.len().min(i + 3)];
+            match seq {
+                b"$B" | b"$@" => mode = Mode::Jis,
+                b"(B" | b"(J" => mode = Mode::Ascii,
+                b"(I" => mode = Mode::HalfKana,
+                _ => {}
+            }
+            i += 1 + seq.len();
+            continue;
+        }
+        if b == b'\r' || b == b'\n' || b >= 0x80 {
+            // line breaks reset nothing in ISO-2022-JP, but never sit inside a pair
+            let ch = s[i..].chars().next().unwrap_or('\u{fffd}');
+            out.push(ch);
+            i += ch.len_utf8();
+            continue;
+        }
+        match mode {
+            Mode::Ascii => {
+                out.push(b as char);
+                i += 1;
+            }
+            Mode::HalfKana => {
+                out.push(
+                    char::from_u32(0xff61 + u32::from(b.saturating_sub(0x21))).unwrap_or('〓'),
+                );
+                i += 1;
+            }
+            Mode::Jis => {
+                let Some(&b2) = bytes.get(i + 1) else {
+                    break;
+                };
+                let (row, cell) = (b, u32::from(b2.wrapping_sub(0x21)));
+                let ch = match row {
+                    0x21 => JIS_ROW1.chars().nth(cell as usize),
+                    0x23 => char::from_u32(0xff10 + u32::from(b2.wrapping_sub(0x30)))
+                        .filter(|_| b2.is_ascii_alphanumeric()),
+                    0x24 => char::from_u32(0x3041 + cell).filter(|_| b2 <= 0x73),
+                    0x25 => char::from_u32(0x30a1 + cell).filter(|_| b2 <= 0x76),
+                    _ => JIS_KANJI
+                        .iter()
+                        .find(|(code, _)| *code == u16::from(row) << 8 | u16::from(b2))
+                        .map(|(_, c)| *c),
+                };
+                out.push(ch.unwrap_or('〓'));
+                i += 2;
+            }
+        }
+    }
+    out
 }
 
 fn cap(s: &str) -> String {
@@ -1510,7 +1608,17 @@ fn footerish(lc: &[char]) -> bool {
     .any(|w| s.contains(w))
 }
 
-/// Scores a candidate in `blocks[bi]`, or `None` when it is not a code.
+/// How a candidate ranks: strongly marked first (a keyword next to it, or alone in a
+/// prominent element), then the subject over the text part over HTML (SPEC: prefer the subject
+/// and the text part), then the detailed score. Derived `Ord` compares fields in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Rank {
+    strong: bool,
+    source: u8,
+    score: i32,
+}
+
+/// Ranks a candidate in `blocks[bi]`, or `None` when it is not a code.
 fn score_candidate(
     blocks: &[Block],
     lowers: &[Vec<char>],
@@ -1519,7 +1627,7 @@ fn score_candidate(
     source: OtpSource,
     message_has_kw: bool,
     recipient_runs: &[String],
-) -> Option<i32> {
+) -> Option<Rank> {
     let block = &blocks[bi];
     let cs = &block.chars;
     let lc = &lowers[bi];
@@ -1655,7 +1763,15 @@ fn score_candidate(
     if c.sep.is_some() && !c.spaced {
         score += 2;
     }
-    Some(score)
+    Some(Rank {
+        strong: mark > 0 || (m.set_apart && m.prominent),
+        source: match source {
+            OtpSource::Subject => 2,
+            OtpSource::Text => 1,
+            OtpSource::Html => 0,
+        },
+        score,
+    })
 }
 
 fn find_otp_inner(raw: &[u8], recipient: &str) -> Option<Otp> {
@@ -1681,11 +1797,11 @@ fn find_otp_inner(raw: &[u8], recipient: &str) -> Option<Otp> {
         .iter()
         .flatten()
         .any(|lc| labels_in(lc, 0, lc.len()).iter().any(|l| l.pol == Pol::Pos));
-    let mut best: Option<(i32, Otp)> = None;
+    let mut best: Option<(Rank, Otp)> = None;
     for ((source, blocks), lows) in sources.iter().zip(&lowers) {
         for bi in 0..blocks.len() {
             for cand in scan_candidates(&blocks[bi].chars) {
-                let Some(score) = score_candidate(
+                let Some(rank) = score_candidate(
                     blocks,
                     lows,
                     bi,
@@ -1696,14 +1812,14 @@ fn find_otp_inner(raw: &[u8], recipient: &str) -> Option<Otp> {
                 ) else {
                     continue;
                 };
-                if best.as_ref().is_none_or(|(s, _)| score > *s) {
+                if best.as_ref().is_none_or(|(r, _)| rank > *r) {
                     let code = if cand.spaced {
                         cand.compact.clone()
                     } else {
                         cand.shown.clone()
                     };
                     best = Some((
-                        score,
+                        rank,
                         Otp {
                             code,
                             compact: cand.compact.clone(),
