@@ -114,10 +114,6 @@ impl Fake {
         format!("http://{}", self.addr)
     }
 
-    fn push(&self, canned: Canned) {
-        self.state.queue.lock().unwrap().push_back(canned);
-    }
-
     fn requests(&self) -> Vec<Recorded> {
         self.state.requests.lock().unwrap().clone()
     }

@@ -165,18 +165,15 @@ pub(crate) fn error_message(body: &str) -> String {
     super::truncate(body.trim(), 300)
 }
 
+/// The root cause of a transport error ("Connection refused (os error 111)"), which says more
+/// than reqwest's outer layers.
 fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let s_text = s.to_string();
-        if !out.contains(&s_text) {
-            out.push_str(": ");
-            out.push_str(&s_text);
-        }
-        source = s.source();
+    let mut root: &dyn std::error::Error = e;
+    while let Some(s) = root.source() {
+        root = s;
     }
-    out
+    let text = root.to_string();
+    if text.is_empty() { e.to_string() } else { text }
 }
 
 #[cfg(test)]
