@@ -13,8 +13,7 @@ use chromiumoxide::cdp::browser_protocol::target::{
 };
 use chromiumoxide::handler::HandlerConfig;
 use futures::StreamExt;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use std::io::BufRead;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
@@ -59,6 +58,33 @@ fn stderr_tail(stderr: &str) -> String {
     }
 }
 
+/// Quiet, container-friendly flags (no sandbox: tests and CI run as root).
+const CHROMIUM_FLAGS: [&str; 23] = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--disable-breakpad",
+    "--disable-client-side-phishing-detection",
+    "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication",
+    "--disable-popup-blocking",
+    "--block-new-web-contents",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    "--mute-audio",
+    "--hide-scrollbars",
+    "--window-size=1280,900",
+    "--remote-debugging-port=0",
+    "--remote-debugging-address=127.0.0.1",
+];
+
 /// Where the browser comes from.
 #[derive(Debug, Clone, Default)]
 pub struct LaunchOptions {
@@ -101,7 +127,7 @@ pub struct Chromium {
     handler: JoinHandle<()>,
     /// Flips to `Some(reason)` when the CDP connection ends.
     gone: watch::Receiver<Option<String>>,
-    process: Option<Child>,
+    process: Option<Process>,
     stderr: Arc<Mutex<Vec<String>>>,
     profile: Option<tempfile::TempDir>,
 }
@@ -131,76 +157,26 @@ impl Chromium {
                     String::new(),
                 )
             })?;
-        let mut cmd = Command::new(&path);
+        let mut cmd = std::process::Command::new(&path);
         if !opts.headful {
             cmd.arg("--headless=new");
         }
-        cmd.args([
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-quic",
-            "--disable-extensions",
-            "--disable-default-apps",
-            "--disable-breakpad",
-            "--disable-client-side-phishing-detection",
-            "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,PasswordManagerOnboarding",
-            "--disable-popup-blocking",
-            "--block-new-web-contents",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--password-store=basic",
-            "--use-mock-keychain",
-            "--mute-audio",
-            "--hide-scrollbars",
-            "--window-size=1280,900",
-            "--remote-debugging-port=0",
-            "--remote-debugging-address=127.0.0.1",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("about:blank")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-        #[cfg(target_os = "linux")]
-        // SAFETY: prctl is async-signal-safe; it only asks the kernel to SIGKILL Chromium when
-        // this process dies, so not even a SIGKILL of planlock leaves an orphan browser.
-        unsafe {
-            cmd.pre_exec(|| {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                Ok(())
-            });
-        }
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| launch_err(e.to_string(), String::new()))?;
+        cmd.args(CHROMIUM_FLAGS)
+            .arg(format!("--user-data-dir={}", profile.path().display()))
+            .arg("about:blank")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
         let stderr = Arc::new(Mutex::new(Vec::new()));
-        let mut lines = BufReader::new(child.stderr.take().expect("stderr is piped")).lines();
-        let ws = {
-            let stderr = stderr.clone();
-            let find = async {
-                while let Ok(Some(line)) = lines.next_line().await {
-                    if let Some(ws) = line.strip_prefix("DevTools listening on ") {
-                        return Some(ws.trim().to_string());
-                    }
-                    push_line(&stderr, line);
-                }
-                None
-            };
-            tokio::time::timeout(LAUNCH_TIMEOUT, find).await
-        };
+        let (process, devtools) = Process::spawn(cmd, stderr.clone())
+            .map_err(|e| launch_err(e.to_string(), String::new()))?;
         let output = || stderr.lock().map(|l| l.join("\n")).unwrap_or_default();
-        let ws = match ws {
-            Ok(Some(ws)) => ws,
-            Ok(None) => {
-                let status = child
-                    .wait()
+        let ws = match tokio::time::timeout(LAUNCH_TIMEOUT, devtools).await {
+            Ok(Ok(ws)) => ws,
+            Ok(Err(_)) => {
+                let status = process
+                    .wait(Duration::from_secs(2))
                     .await
-                    .map(|s| s.to_string())
                     .unwrap_or_default();
                 return Err(launch_err(
                     format!("it exited ({status}) before accepting connections"),
@@ -208,7 +184,7 @@ impl Chromium {
                 ));
             }
             Err(_) => {
-                let _ = child.kill().await;
+                process.kill();
                 return Err(launch_err(
                     format!(
                         "it printed no DevTools address within {} s",
@@ -218,19 +194,8 @@ impl Chromium {
                 ));
             }
         };
-        // Keep draining stderr, or Chromium blocks once the pipe fills; keep the tail for errors.
-        {
-            let stderr = stderr.clone();
-            tokio::spawn(async move {
-                while let Ok(Some(line)) = lines.next_line().await {
-                    push_line(&stderr, line);
-                }
-            });
-        }
-        let mut chromium = Self::attach(&ws).await.inspect_err(|_| {
-            let _ = child.start_kill();
-        })?;
-        chromium.process = Some(child);
+        let mut chromium = Self::attach(&ws).await.inspect_err(|_| process.kill())?;
+        chromium.process = Some(process);
         chromium.stderr = stderr;
         chromium.profile = Some(profile);
         Ok(chromium)
@@ -323,19 +288,17 @@ impl Chromium {
 
     /// The operating-system process id, when this value launched the browser.
     pub fn pid(&self) -> Option<u32> {
-        self.process.as_ref().and_then(Child::id)
+        self.process.as_ref().map(|p| p.pid)
     }
 
     /// Closes the browser and reaps its process; the profile directory is removed.
     pub async fn close(mut self) {
         let _ = tokio::time::timeout(Duration::from_secs(3), self.browser.close()).await;
-        if let Some(mut child) = self.process.take() {
-            match tokio::time::timeout(Duration::from_secs(5), child.wait()).await {
-                Ok(_) => {}
-                Err(_) => {
-                    let _ = child.kill().await;
-                }
-            }
+        if let Some(process) = self.process.take()
+            && process.wait(Duration::from_secs(5)).await.is_none()
+        {
+            process.kill();
+            let _ = process.wait(Duration::from_secs(5)).await;
         }
         self.handler.abort();
         // `profile` is removed when dropped, after the process that used it is gone.
@@ -345,9 +308,8 @@ impl Chromium {
 impl Drop for Chromium {
     fn drop(&mut self) {
         // Every path ends here (errors, panics, cancellation): never leave a browser behind.
-        if let Some(child) = self.process.as_mut() {
-            let _ = child.start_kill();
-            let _ = child.try_wait();
+        if let Some(process) = self.process.as_ref() {
+            process.kill();
         }
         self.handler.abort();
     }
@@ -382,5 +344,95 @@ pub(crate) async fn timed<T, E: std::fmt::Display>(
             "no answer within {} s",
             CDP_TIMEOUT.as_secs()
         ))),
+    }
+}
+
+/// The Chromium process. It is spawned by a dedicated thread that then waits for it, so the
+/// thread lives exactly as long as the browser: Linux's parent-death signal (which follows the
+/// spawning *thread*) then kills Chromium if planlock dies, even by SIGKILL.
+struct Process {
+    pid: u32,
+    exited: watch::Receiver<Option<String>>,
+}
+
+impl Process {
+    /// Spawns `cmd`; the future resolves to the DevTools WebSocket URL Chromium prints.
+    fn spawn(
+        mut cmd: std::process::Command,
+        stderr_lines: Arc<Mutex<Vec<String>>>,
+    ) -> std::io::Result<(Process, tokio::sync::oneshot::Receiver<String>)> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+            unsafe {
+                cmd.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                    Ok(())
+                });
+            }
+        }
+        let (spawned_tx, spawned_rx) = std::sync::mpsc::channel();
+        let (exited_tx, exited) = watch::channel(None);
+        std::thread::Builder::new()
+            .name("planlock-chromium".into())
+            .spawn(move || match cmd.spawn() {
+                Ok(mut child) => {
+                    let stderr = child.stderr.take();
+                    let _ = spawned_tx.send(Ok((child.id(), stderr)));
+                    let status = match child.wait() {
+                        Ok(s) => s.to_string(),
+                        Err(e) => e.to_string(),
+                    };
+                    let _ = exited_tx.send(Some(status));
+                }
+                Err(e) => {
+                    let _ = spawned_tx.send(Err(e));
+                }
+            })?;
+        let (pid, stderr) = spawned_rx
+            .recv()
+            .map_err(|_| std::io::Error::other("the launcher thread died"))??;
+        let (ws_tx, ws_rx) = tokio::sync::oneshot::channel();
+        if let Some(stderr) = stderr {
+            // Drain stderr for the browser's life (a full pipe would block it); keep the tail.
+            std::thread::spawn(move || {
+                let mut ws_tx = Some(ws_tx);
+                for line in std::io::BufReader::new(stderr)
+                    .lines()
+                    .map_while(Result::ok)
+                {
+                    if let Some(ws) = line.strip_prefix("DevTools listening on ")
+                        && let Some(tx) = ws_tx.take()
+                    {
+                        let _ = tx.send(ws.trim().to_string());
+                        continue;
+                    }
+                    push_line(&stderr_lines, line);
+                }
+            });
+        }
+        Ok((Process { pid, exited }, ws_rx))
+    }
+
+    /// Kills the process unless it already exited (so a reused pid is never hit).
+    fn kill(&self) {
+        if self.exited.borrow().is_none() {
+            // SAFETY: plain syscall on a pid this process spawned and has not yet reaped.
+            unsafe {
+                libc::kill(self.pid as libc::pid_t, libc::SIGKILL);
+            }
+        }
+    }
+
+    /// Waits up to `limit` for the process to exit; its exit status, or `None`.
+    async fn wait(&self, limit: Duration) -> Option<String> {
+        let mut exited = self.exited.clone();
+        let status = tokio::time::timeout(limit, exited.wait_for(Option::is_some))
+            .await
+            .ok()?
+            .ok()?
+            .clone();
+        status
     }
 }

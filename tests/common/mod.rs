@@ -1,0 +1,251 @@
+//! Shared harness of the browser tests: one runtime, one real headless Chromium (each test
+//! gets its own browser context, as runs do in production), the fixture site on port 0, and
+//! an "attacker" server that records every request it receives.
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Path, Query, Request};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use planlock::browser::{Chromium, LaunchOptions};
+use planlock::lock::Lock;
+use planlock::plan::{self, Limits, Plan, Vars};
+use planlock::runner::{self, Event, Recorder, RunRequest, RunResult, Settings};
+use tokio::runtime::Runtime;
+use tokio_util::sync::CancellationToken;
+
+/// The one runtime every browser test runs on (the browser's CDP handler lives here).
+pub fn rt() -> &'static Runtime {
+    static RT: LazyLock<Runtime> = LazyLock::new(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime")
+    });
+    &RT
+}
+
+/// True when a missing component must fail the test (CI), not skip it.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// The shared Chromium, or `None` (and a note) when it is missing outside CI.
+pub fn browser() -> Option<&'static Chromium> {
+    static BROWSER: OnceLock<Option<Chromium>> = OnceLock::new();
+    BROWSER
+        .get_or_init(|| {
+            if planlock::browser::find_executable(None).is_err() {
+                if in_ci() {
+                    panic!("CI=true but no Chromium is installed: scripts/test installs it (apt-get install chromium)");
+                }
+                eprintln!("skipping: no Chromium installed (scripts/test installs it)");
+                return None;
+            }
+            let b = rt()
+                .block_on(Chromium::start(&LaunchOptions::default()))
+                .unwrap_or_else(|e| panic!("cannot start Chromium: {e}"));
+            Some(b)
+        })
+        .as_ref()
+}
+
+/// The fixture site: `fixtures/site` plus a few dynamic routes.
+pub struct Site {
+    pub addr: SocketAddr,
+}
+
+impl Site {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+}
+
+pub fn site() -> &'static Site {
+    static SITE: LazyLock<Site> = LazyLock::new(|| {
+        let listener = rt()
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .expect("bind the fixture site");
+        let addr = listener.local_addr().expect("addr");
+        rt().spawn(async move {
+            axum::serve(listener, site_routes())
+                .await
+                .expect("serve the fixture site");
+        });
+        Site { addr }
+    });
+    &SITE
+}
+
+fn site_routes() -> Router {
+    Router::new()
+        .route(
+            "/redirect",
+            get(|Query(q): Query<Target>| async move { redirect(&q.to) }),
+        )
+        .route(
+            "/chain/{n}",
+            get(|Path(n): Path<u32>, Query(q): Query<Target>| async move {
+                if n == 0 {
+                    redirect(&q.to)
+                } else {
+                    redirect(&format!("/chain/{}?to={}", n - 1, urlencode(&q.to)))
+                }
+            }),
+        )
+        .route(
+            "/slow",
+            get(|Query(q): Query<Slow>| async move {
+                tokio::time::sleep(Duration::from_millis(q.ms)).await;
+                file(&q.page)
+            }),
+        )
+        .route(
+            "/status/{code}",
+            get(|Path(code): Path<u16>| async move {
+                let status =
+                    StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+                (
+                    status,
+                    [(header::CONTENT_TYPE, "text/html")],
+                    format!("<h1>Error {code}</h1>"),
+                )
+            }),
+        )
+        .route(
+            "/hang",
+            get(|| async {
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+                "never"
+            }),
+        )
+        .route("/spa/{*rest}", get(|| async { file("spa.html") }))
+        .route(
+            "/{*path}",
+            get(|Path(path): Path<String>| async move { file(&path) }),
+        )
+}
+
+#[derive(serde::Deserialize)]
+struct Target {
+    to: String,
+}
+
+#[derive(serde::Deserialize)]
+struct Slow {
+    ms: u64,
+    page: String,
+}
+
+fn redirect(to: &str) -> Response {
+    (StatusCode::FOUND, [(header::LOCATION, to.to_string())]).into_response()
+}
+
+fn urlencode(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+fn file(path: &str) -> Response {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/site");
+    let path = path.trim_start_matches('/');
+    if path.contains("..") {
+        return StatusCode::BAD_REQUEST.into_response();
+    }
+    match std::fs::read(root.join(path)) {
+        Ok(bytes) => {
+            let ty = match path.rsplit('.').next() {
+                Some("html") => "text/html; charset=utf-8",
+                Some("js") => "text/javascript",
+                Some("css") => "text/css",
+                Some("png") => "image/png",
+                _ => "application/octet-stream",
+            };
+            ([(header::CONTENT_TYPE, ty)], bytes).into_response()
+        }
+        Err(_) => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+/// A server standing in for an attacker: records every request it receives.
+pub struct Attacker {
+    pub addr: SocketAddr,
+    pub hits: Arc<Mutex<Vec<String>>>,
+}
+
+impl Attacker {
+    pub fn start() -> Attacker {
+        let hits = Arc::new(Mutex::new(Vec::new()));
+        let listener = rt()
+            .block_on(tokio::net::TcpListener::bind("127.0.0.2:0"))
+            .or_else(|_| rt().block_on(tokio::net::TcpListener::bind("127.0.0.1:0")))
+            .expect("bind the attacker server");
+        let addr = listener.local_addr().expect("addr");
+        let recorded = hits.clone();
+        let app = Router::new().fallback(move |req: Request| {
+            let recorded = recorded.clone();
+            async move {
+                recorded.lock().unwrap().push(req.uri().to_string());
+                "<h1>you have been phished</h1>"
+            }
+        });
+        rt().spawn(async move {
+            axum::serve(listener, app)
+                .await
+                .expect("serve the attacker");
+        });
+        Attacker { addr, hits }
+    }
+
+    pub fn hits(&self) -> Vec<String> {
+        self.hits.lock().unwrap().clone()
+    }
+}
+
+/// Parses and validates a plan written in a test (`{SITE}` is replaced by the site's origin).
+pub fn plan(json: &str) -> Plan {
+    let json = json.replace("{SITE}", &site().url(""));
+    plan::parse_and_validate(&json, &Limits::default(), &Vars::default())
+        .unwrap_or_else(|e| panic!("test plan is invalid: {e}\n{json}"))
+}
+
+/// Runs a plan in a fresh context of the shared browser; the lock allows the fixture site.
+pub fn run(plan: &Plan) -> (RunResult, Vec<Event>) {
+    run_with(
+        plan,
+        Lock::of_hosts(["127.0.0.1"]).unwrap(),
+        Settings::default(),
+    )
+}
+
+pub fn run_with(plan: &Plan, lock: Lock, settings: Settings) -> (RunResult, Vec<Event>) {
+    let browser = browser().expect("browser");
+    rt().block_on(async {
+        let mut rec = Recorder::default();
+        let req = RunRequest {
+            plan,
+            plan_name: None,
+            run_id: runner::new_run_id(),
+            lock,
+            vars: Vars::default(),
+            inboxes: Vec::new(),
+            settings,
+        };
+        let result = runner::run(browser, req, &mut rec, CancellationToken::new()).await;
+        (result, rec.events)
+    })
+}
+
+/// Fails with the whole result when a run did not succeed.
+pub fn assert_succeeded(result: &RunResult) {
+    assert!(
+        result.succeeded(),
+        "run failed: {}",
+        serde_json::to_string_pretty(result).unwrap()
+    );
+}
