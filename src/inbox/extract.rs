@@ -213,9 +213,12 @@ fn iso2022jp_fallback(s: &str) -> String {
                 b"$B" | b"$@" => mode = Mode::Jis,
                 b"(B" | b"(J" => mode = Mode::Ascii,
                 b"(I" => mode = Mode::HalfKana,
-                _ => {}
+                _ => {
+                    i += 1;
+                    continue;
+                }
             }
-            i += 1 + seq.len();
+            i += 3;
             continue;
         }
         if b == b'\r' || b == b'\n' || b >= 0x80 {
@@ -237,8 +240,10 @@ fn iso2022jp_fallback(s: &str) -> String {
                 i += 1;
             }
             Mode::Jis => {
-                let Some(&b2) = bytes.get(i + 1) else {
-                    break;
+                let Some(&b2) = bytes.get(i + 1).filter(|b2| (0x21..0x7f).contains(*b2)) else {
+                    out.push(if b == b' ' { ' ' } else { '〓' });
+                    i += 1;
+                    continue;
                 };
                 let (row, cell) = (b, u32::from(b2.wrapping_sub(0x21)));
                 let ch = match row {
@@ -523,7 +528,7 @@ fn render_html(html: &str) -> Rendered {
                     r.close(el);
                     continue;
                 }
-                if SKIPPED.contains(&el.name()) || is_hidden_junk(el) {
+                if SKIPPED.contains(&el.name()) {
                     continue;
                 }
                 if let Some(code) = ElementRef::wrap(node).and_then(split_code) {
@@ -544,15 +549,6 @@ fn render_html(html: &str) -> Rendered {
     }
     r.flush();
     r.out
-}
-
-/// `mso-hide:all` blocks are Outlook-only duplicates; skipping them avoids double counting.
-fn is_hidden_junk(el: &scraper::node::Element) -> bool {
-    el.attr("style").is_some_and(|s| {
-        s.to_ascii_lowercase()
-            .replace(' ', "")
-            .contains("mso-hide:all")
-    })
 }
 
 /// A code laid out one character per element (`<td>4</td><td>8</td>…`, `<span>` boxes):
@@ -771,6 +767,31 @@ const OTP_LABELS: &[(&str, Pol)] = &[
     ("^swift", Pol::Neg),
     ("^sort code", Pol::Neg),
     ("^promo", Pol::Neg),
+    ("^promo code", Pol::Neg),
+    ("^promotional code", Pol::Neg),
+    ("^coupon code", Pol::Neg),
+    ("^discount code", Pol::Neg),
+    ("^voucher code", Pol::Neg),
+    ("^referral code", Pol::Neg),
+    ("^invite code", Pol::Neg),
+    ("^invitation code", Pol::Neg),
+    ("^gift code", Pol::Neg),
+    ("^gift card code", Pol::Neg),
+    ("^bonus code", Pol::Neg),
+    ("^offer code", Pol::Neg),
+    ("^zip code", Pol::Neg),
+    ("^postal code", Pol::Neg),
+    ("^tracking code", Pol::Neg),
+    ("^product code", Pol::Neg),
+    ("^item code", Pol::Neg),
+    ("^order code", Pol::Neg),
+    ("^error code", Pol::Neg),
+    ("^status code", Pol::Neg),
+    ("^rabattcode", Pol::Neg),
+    ("^gutscheincode", Pol::Neg),
+    ("^aktionscode", Pol::Neg),
+    ("^promocode", Pol::Neg),
+    ("^couponcode", Pol::Neg),
     ("^coupon", Pol::Neg),
     ("^discount", Pol::Neg),
     ("^voucher", Pol::Neg),
@@ -1002,18 +1023,11 @@ fn labels_in(text: &[char], lo: usize, hi: usize) -> Vec<Label> {
         .filter(|l| l.pol != Pol::Pos)
         .map(|l| (l.start, l.end))
         .collect();
-    let negatives: Vec<usize> = found
-        .iter()
-        .filter(|l| l.pol == Pol::Neg)
-        .map(|l| l.end)
-        .collect();
     found.retain(|l| {
         l.pol != Pol::Pos
-            || !(blockers
+            || !blockers
                 .iter()
                 .any(|&(s, e)| s <= l.start && l.end <= e && (e - s) > (l.end - l.start))
-                // `discount code`, `zip code`: the negative word owns the phrase
-                || negatives.iter().any(|&e| e <= l.start && l.start - e <= 1))
     });
     found.retain(|l| l.pol != Pol::Neutral);
     found.sort_by_key(|l| (l.start, l.end));
@@ -1407,8 +1421,46 @@ fn rejected_by_surroundings(cs: &[char], c: &Cand, recipient_runs: &[String]) ->
     }
     if matches!(
         next(1),
-        Some('%' | '€' | '£' | '¥' | '₽' | '円' | '元' | '$' | '@' | '°')
+        Some(
+            '%' | '€'
+                | '£'
+                | '¥'
+                | '₽'
+                | '$'
+                | '@'
+                | '°'
+                | '円'
+                | '元'
+                | '年'
+                | '月'
+                | '日'
+                | '時'
+                | '分'
+                | '件'
+                | '個'
+                | '歳'
+                | '号'
+                | '번'
+                | '원'
+                | '년'
+                | '월'
+                | '일'
+        )
     ) {
+        return true;
+    }
+    // masked numbers: `***-***-4821`, `•••• 4821`, `xxxx-4821`
+    let mut k = c.start;
+    while k > 0 && c.start - k < 2 && matches!(cs[k - 1], '-' | ' ' | '.') {
+        k -= 1;
+    }
+    let mask = |ch: char| matches!(ch, '*' | '•' | '●' | '∗');
+    if k > 0
+        && (mask(cs[k - 1])
+            || (matches!(cs[k - 1], 'X' | 'x')
+                && k >= 2
+                && (mask(cs[k - 2]) || matches!(cs[k - 2], 'X' | 'x'))))
+    {
         return true;
     }
     if matches!(next(1), Some(' '))
@@ -2751,6 +2803,91 @@ mod tests {
         assert_eq!(
             link(&html_mail("Thanks", html), "shop.example"),
             Err(LinkError::NoCandidates)
+        );
+    }
+    #[test]
+    fn qualified_codes_that_are_not_one_time_codes() {
+        assert_eq!(
+            otp(&text_mail("x", "Your Apple ID Code is: 482913")),
+            Some("482913".into())
+        );
+        assert_eq!(
+            otp(&text_mail("x", "Zip code: 94107\nPostal code 10115")),
+            None
+        );
+        assert_eq!(otp(&text_mail("x", "Your referral code: 7K2P9Q")), None);
+        assert_eq!(otp(&text_mail("x", "Ihr Gutscheincode: AB12CD")), None);
+    }
+
+    #[test]
+    fn masked_and_card_ending_numbers_are_not_codes() {
+        let m = text_mail("x", "We sent a verification code to +1 ***-***-4821.");
+        assert_eq!(otp(&m), None);
+        let m = text_mail(
+            "x",
+            "We sent a verification code to the phone ending in 4821.",
+        );
+        assert_eq!(otp(&m), None);
+        let m = text_mail("x", "Your code for the card ending in 4821 is 583029.");
+        assert_eq!(otp(&m), Some("583029".into()));
+        let m = text_mail("x", "Netflix 482913 is your sign-in code");
+        assert_eq!(otp(&m), Some("482913".into()));
+    }
+
+    #[test]
+    fn cjk_dates_and_amounts_are_not_codes() {
+        let m = text_mail("x", "認証コード発行日：2024年5月12日、手数料1200円");
+        assert_eq!(otp(&m), None);
+    }
+
+    #[test]
+    fn text_part_is_preferred_over_html_when_both_are_marked() {
+        let raw = b"From: a@x.example\r\nTo: b@inbox.test\r\nSubject: Hi\r\nMIME-Version: 1.0\r\n\
+            Content-Type: multipart/alternative; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\n\
+            Your verification code is 246810.\r\n--b\r\nContent-Type: text/html\r\n\r\n\
+            <p>Your verification code:</p><h1>135790</h1>\r\n--b--\r\n";
+        let found = find_otp(raw, "b@inbox.test").unwrap();
+        assert_eq!(
+            (found.code.as_str(), found.source),
+            ("246810", OtpSource::Text)
+        );
+    }
+
+    #[test]
+    fn iso_2022_jp_parts_are_decoded_enough() {
+        assert_eq!(
+            iso2022jp_fallback("\u{1b}$B%o%s%?%$%`%Q%9%o!<%I!'\u{1b}(B350718"),
+            "ワンタイムパスワード：350718"
+        );
+        assert_eq!(iso2022jp_fallback("\u{1b}$BG'>Z\u{1b}(B"), "認証");
+        // broken input: no panic, unknown kanji become 〓
+        let _ = iso2022jp_fallback("\u{1b}$B%\u{e9}\u{1b}(");
+        assert_eq!(iso2022jp_fallback("plain"), "plain");
+    }
+
+    #[test]
+    fn defensive_links_are_not_verification_links() {
+        let m = text_mail(
+            "New sign-in",
+            "Your code: 118274\n\nNot you? Reset your password at https://accounts.shop.example/reset\n",
+        );
+        assert_eq!(link(&m, "shop.example"), Err(LinkError::NoCandidates));
+        let html = r#"<p>If you don't recognize this account, <a href="https://shop.example/remove?token=abc">click here</a>.</p>"#;
+        assert_eq!(
+            link(&html_mail("Code", html), "shop.example"),
+            Err(LinkError::NoCandidates)
+        );
+    }
+
+    #[test]
+    fn bare_url_label_is_the_clause_just_before_it() {
+        assert_eq!(
+            last_clause("Thanks for joining. Confirm your email: "),
+            "Confirm your email:"
+        );
+        assert_eq!(
+            bare_urls("see (https://a.example/x?y=1&amp;z=2).")[0].1,
+            "https://a.example/x?y=1&z=2"
         );
     }
 }
