@@ -1,6 +1,7 @@
 //! One run's page: the step actions, each a single in-page locator call plus the input events
 //! it needs, and the lock guard that intercepts every top-level document request.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -50,6 +51,8 @@ pub struct Tab {
     refusals: Arc<Mutex<Vec<Refusal>>>,
     gone: watch::Receiver<Option<String>>,
     guard: JoinHandle<()>,
+    /// CDP commands sent on behalf of steps (interception included), for the benchmark.
+    calls: Arc<AtomicU64>,
 }
 
 impl Tab {
@@ -64,7 +67,9 @@ impl Tab {
         // Subscribe before enabling interception, so no paused request is missed.
         let mut paused = timed(page.event_listener::<EventRequestPaused>()).await?;
         let main_frame = page.target_id().inner().clone();
+        let calls = Arc::new(AtomicU64::new(0));
         let guard = {
+            let calls = calls.clone();
             let page = page.clone();
             let lock = lock.clone();
             let refusals = refusals.clone();
@@ -84,6 +89,7 @@ impl Tab {
                         Ok(())
                     };
                     let id = ev.request_id.clone();
+                    calls.fetch_add(1, Ordering::Relaxed);
                     let sent = match verdict {
                         Ok(()) => page
                             .execute(ContinueRequestParams::new(id))
@@ -121,6 +127,7 @@ impl Tab {
             refusals,
             gone,
             guard,
+            calls,
         })
     }
 
@@ -205,6 +212,7 @@ impl Tab {
             .await
             .map_err(cdp)?;
         let nav = NavigateParams::new(url);
+        self.count();
         let sent = match tokio::time::timeout(remaining(deadline), self.page.execute(nav)).await {
             Ok(Ok(r)) => r.result,
             Ok(Err(e)) => {
@@ -331,6 +339,7 @@ impl Tab {
                 .click_count(1)
                 .build()
                 .map_err(|e| StepError::new(ErrorKind::Browser, e))?;
+            self.count();
             timed(self.page.execute(ev)).await.map_err(cdp)?;
         }
         let mut detail = found;
@@ -474,6 +483,7 @@ impl Tab {
                 .return_by_value(true)
                 .build()
                 .map_err(|e| StepError::new(ErrorKind::Browser, e))?;
+            self.count();
             let answer = tokio::time::timeout(slice + CDP_TIMEOUT, self.page.execute(params)).await;
             match answer {
                 Ok(Ok(resp)) => {
@@ -523,6 +533,15 @@ impl Tab {
             }
             tokio::time::sleep(Duration::from_millis(20).min(remaining(deadline))).await;
         }
+    }
+
+    fn count(&self) {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// CDP commands sent so far for steps (navigation interception included).
+    pub fn cdp_calls(&self) -> u64 {
+        self.calls.load(Ordering::Relaxed)
     }
 
     fn cdp_failure(&self, e: BrowserError) -> StepError {
