@@ -3,6 +3,7 @@
 
 pub mod browser;
 pub mod cli;
+pub mod demo;
 pub mod error;
 pub mod inbox;
 pub mod lock;

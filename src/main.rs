@@ -37,6 +37,24 @@ enum Command {
     Schema,
     /// Run plans in headless Chromium (no model involved).
     Run(planlock::cli::RunArgs),
+    /// Turn a goal into a plan with one model call.
+    Plan(planlock::planner::PlanArgs),
+    /// Plan, show the plan for review, then run it.
+    Act(planlock::cli::ActArgs),
+    /// Serve the HTTP API (SPEC §7).
+    Serve {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        listen: String,
+        /// Most runs at once.
+        #[arg(long = "max-runs", default_value_t = 4)]
+        max_runs: usize,
+    },
+    /// Run the built-in demo: a local site, an embedded inbox, a signup verified by email.
+    Demo {
+        #[command(flatten)]
+        options: planlock::demo::DemoArgs,
+    },
 }
 
 fn main() -> ExitCode {
@@ -75,6 +93,17 @@ fn main() -> ExitCode {
         } => validate(&plans, &vars, max_steps),
         Command::Schema => print_stdout(&plan::json_schema_text()),
         Command::Run(args) => runtime.block_on(planlock::cli::run_command(args)),
+        Command::Plan(args) => runtime.block_on(planlock::planner::plan_command(args)),
+        Command::Act(args) => runtime.block_on(planlock::cli::act_command(args)),
+        Command::Serve { listen, max_runs } => {
+            let _ = (listen, max_runs);
+            eprintln!(
+                "planlock: `serve` (the HTTP API of SPEC §7) is not built yet; use `planlock run` \
+                 or `planlock act`"
+            );
+            exit::INVALID_INPUT
+        }
+        Command::Demo { options } => runtime.block_on(planlock::demo::demo_command(options)),
     };
     ExitCode::from(code)
 }

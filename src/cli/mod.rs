@@ -1,6 +1,8 @@
 //! The `run` command (and what `act` and `demo` share with it): read and check everything
 //! the request names, start the browser and inboxes, run the plans, write the reports.
 
+mod act;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,6 +17,8 @@ use crate::lock::Lock;
 use crate::plan::{self, Limits, Plan, Step, Template, Vars};
 use crate::report::{EventLog, Progress, write_junit};
 use crate::runner::{self, Listener, RunRequest, RunResult, Settings, event::Fanout};
+
+pub use act::{ActArgs, act_command, act_with};
 
 /// Options shared by `run` and `act`.
 #[derive(Debug, Clone, clap::Args)]

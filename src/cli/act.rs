@@ -1,0 +1,118 @@
+//! `planlock act`: plan with one model call, show the plan for review, then run it.
+
+use std::io::IsTerminal;
+
+use crate::exit;
+use crate::lock::hosts_in_text;
+use crate::plan::{Limits, Vars};
+use crate::planner::{self, PlanRequest, PlannerConfig};
+
+use super::{RunOptions, exit_code, run_plans};
+
+/// `planlock act "GOAL" [--yes] [run options]`
+#[derive(Debug, Clone, clap::Args)]
+pub struct ActArgs {
+    /// What to do, and where (the goal must name the site).
+    #[arg(value_name = "GOAL")]
+    pub goal: String,
+    /// Run without asking (required when stdin is not a terminal).
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+    /// Ask the model even if a cached plan exists.
+    #[arg(long = "no-cache")]
+    pub no_cache: bool,
+    #[command(flatten)]
+    pub options: RunOptions,
+}
+
+/// Runs `planlock act`.
+pub async fn act_command(args: ActArgs) -> u8 {
+    let config = match PlannerConfig::from_env() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("planlock: {e}");
+            return e.exit_code();
+        }
+    };
+    act_with(args, config).await
+}
+
+/// `act` with an explicit planner configuration (tests point it at a local model server).
+pub async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
+    if !args.yes && !std::io::stdin().is_terminal() {
+        eprintln!(
+            "planlock: act shows the plan and asks before running it, but stdin is not a \
+             terminal: pass --yes to run the plan without asking"
+        );
+        return exit::INVALID_INPUT;
+    }
+    let vars = match Vars::from_pairs(&args.options.vars) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("planlock: {e}");
+            return exit::INVALID_INPUT;
+        }
+    };
+    let mut inbox_names = Vec::new();
+    let mut has_inbox = false;
+    for binding in &args.options.inboxes {
+        match crate::inbox::binding::parse_binding(binding) {
+            Ok((Some(name), _)) => inbox_names.push(name),
+            Ok((None, _)) => has_inbox = true,
+            Err(e) => {
+                eprintln!("planlock: {e}");
+                return exit::INVALID_INPUT;
+            }
+        }
+    }
+    let mut req = PlanRequest::new(config);
+    // The run's own address is only known when it starts; the model writes the variable.
+    req.inbox_address = has_inbox.then(|| "{{inbox_address}}".to_string());
+    req.allowed_hosts = args.options.allow_hosts.clone();
+    req.inbox_names = inbox_names;
+    req.vars = vars;
+    req.limits = Limits {
+        max_steps: args.options.max_steps,
+    };
+    req.no_cache = args.no_cache;
+    let outcome = match planner::plan_goal(&args.goal, &req).await {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("planlock: {e}");
+            return e.exit_code();
+        }
+    };
+    for w in &outcome.warnings {
+        eprintln!("planlock: warning: {w}");
+    }
+    eprintln!("{}", planner::outcome_summary(&outcome));
+    let mut named: Vec<String> = hosts_in_text(&args.goal);
+    named.extend(args.options.allow_hosts.iter().cloned());
+    eprintln!("{}", planner::render_review(&outcome.plan, &named));
+    if !args.yes {
+        match planner::confirm("Run this plan?") {
+            Ok(true) => {}
+            Ok(false) => {
+                eprintln!("planlock: not run (declined)");
+                return exit::RUN_FAILED;
+            }
+            Err(e) => {
+                eprintln!("planlock: cannot read the answer: {e}");
+                return exit::INVALID_INPUT;
+            }
+        }
+    }
+    match run_plans(
+        vec![("goal".to_string(), outcome.plan)],
+        Some(&args.goal),
+        &args.options,
+    )
+    .await
+    {
+        Ok(results) => exit_code(&results),
+        Err(r) => {
+            eprintln!("planlock: {}", r.message);
+            r.code
+        }
+    }
+}
