@@ -32,16 +32,18 @@ impl Template {
             }
             let after = &rest[open + 2..];
             let Some(close) = after.find("}}") else {
+                // Counted in characters from 1, as an editor shows them.
+                let at = s[..s.len() - rest.len() + open].chars().count() + 1;
                 return Err(format!(
-                    "`{{{{` at character {} is never closed with `}}}}`",
-                    s.len() - rest.len() + open
+                    "the `{{{{` at character {at} is never closed with `}}}}`"
                 ));
             };
             let name = after[..close].trim();
             if !valid_name(name) {
                 return Err(format!(
-                    "`{{{{{name}}}}}` is not a variable name: use letters, digits and `_`, \
-                     or `secret.NAME`"
+                    "`{{{{{}}}}}` is not a variable name: use letters, digits and `_`, \
+                     or `secret.NAME`",
+                    super::validate::show(name)
                 ));
             }
             parts.push(Part::Var(name.to_string()));
@@ -64,6 +66,18 @@ impl Template {
     /// True when the string starts with a variable (so its shape is only known at run time).
     pub fn starts_with_variable(&self) -> bool {
         matches!(self.parts.first(), Some(Part::Var(_)))
+    }
+
+    /// Substitutes every variable with what `value` says for its name.
+    pub fn render_with<'a>(&'a self, mut value: impl FnMut(&'a str) -> &'a str) -> String {
+        let mut out = String::new();
+        for p in &self.parts {
+            match p {
+                Part::Text(t) => out.push_str(t),
+                Part::Var(v) => out.push_str(value(v)),
+            }
+        }
+        out
     }
 
     /// Substitutes every variable; unknown ones are an error naming them.

@@ -7,6 +7,7 @@ use std::sync::LazyLock;
 
 use serde_json::Value;
 
+use super::selector::check_selector;
 use super::template::{Template, Vars};
 use super::{Plan, STEP_TYPES, Step};
 
@@ -85,9 +86,13 @@ fn render_problems(problems: &[Problem]) -> String {
 
 /// Parses JSON text, reporting line and column on malformed input.
 pub fn parse(text: &str) -> Result<Value, PlanError> {
+    // Editors on Windows save UTF-8 with a byte-order mark; it is not part of the JSON.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     serde_json::from_str(text).map_err(|e| PlanError::Syntax {
         line: e.line(),
-        column: e.column(),
+        // serde_json says column 0 for an error at the very start of a line (e.g. the end of
+        // input after a newline); editors count columns from 1.
+        column: e.column().max(1),
         message: strip_position(&e.to_string()),
     })
 }
@@ -190,13 +195,17 @@ impl Validator {
             if !["$schema", "reasoning", "steps"].contains(&key.as_str()) {
                 let hint = suggest(key, ["reasoning", "steps", "$schema"]);
                 self.problem(
-                    key.clone(),
-                    format!("unknown field `{key}`{hint}; a plan has `reasoning` and `steps`"),
+                    field_path(None, key),
+                    format!(
+                        "unknown field `{}`{hint}; a plan has `reasoning` and `steps`",
+                        show(key)
+                    ),
                 );
             }
         }
         match obj.get("$schema") {
-            None | Some(Value::String(_)) => {}
+            // null is what the schema (and serde) accept for an absent `$schema` too.
+            None | Some(Value::String(_) | Value::Null) => {}
             Some(other) => self.problem(
                 "$schema",
                 format!("expected a string, found {}", kind_of(other)),
@@ -327,7 +336,8 @@ impl Validator {
             self.problem(
                 format!("{path}.type"),
                 format!(
-                    "unknown step type `{ty}`{hint}; the types are: {}",
+                    "unknown step type `{}`{hint}; the types are: {}",
+                    show(ty),
                     STEP_TYPES.join(", ")
                 ),
             );
@@ -338,7 +348,7 @@ impl Validator {
             if key == "type" {
                 continue;
             }
-            let field_path = format!("{path}.{key}");
+            let field_path = field_path(Some(path), key);
             match shape.fields.get(key) {
                 None => {
                     let hint = suggest(key, shape.fields.keys().map(String::as_str));
@@ -346,7 +356,8 @@ impl Validator {
                     self.problem(
                         field_path,
                         format!(
-                            "unknown field `{key}` for `{ty}`{hint}; its fields are: {}",
+                            "unknown field `{}` for `{ty}`{hint}; its fields are: {}",
+                            show(key),
                             names.join(", ")
                         ),
                     );
@@ -400,12 +411,20 @@ impl Validator {
                                 .into_iter()
                                 .chain(vars.caller_names())
                                 .collect();
-                            let hint = suggest(name, known.iter().copied());
+                            let hint = match name.split_once('_') {
+                                // `{{secret_PASSWORD}}` for `{{secret.PASSWORD}}`.
+                                Some((head, rest))
+                                    if head.eq_ignore_ascii_case("secret") && !rest.is_empty() =>
+                                {
+                                    format!(" (did you mean `{{{{secret.{rest}}}}}`?)")
+                                }
+                                _ => suggest(name, known.iter().copied()),
+                            };
                             self.problem(
                                 format!("{path}.{field}"),
                                 format!(
                                     "unknown variable `{{{{{name}}}}}`{hint}; pass it with \
-                                     `--var {name}=VALUE` (known: {})",
+                                     `--var {name}=VALUE` (known: {}, secret.NAME)",
                                     known.join(", ")
                                 ),
                             );
@@ -422,17 +441,23 @@ impl Validator {
                     self.problem(format!("{path}.url"), e);
                 }
             }
-            Step::Click { text, selector, .. } => {
-                if !nonempty(text) && !nonempty(selector) {
-                    self.problem(path, "`click` needs `text` (preferred) or `selector`");
-                }
+            Step::Click { text, selector, .. } if !nonempty(text) && !nonempty(selector) => {
+                self.problem(path, "`click` needs `text` (preferred) or `selector`");
             }
             Step::Fill {
                 label, selector, ..
-            } => {
-                if !nonempty(label) && !nonempty(selector) {
-                    self.problem(path, "`fill` needs `label` (preferred) or `selector`");
-                }
+            } if !nonempty(label) && !nonempty(selector) => {
+                self.problem(path, "`fill` needs `label` (preferred) or `selector`");
+            }
+            Step::ExtractText {
+                selector: Some(sel),
+                ..
+            } if sel.trim().is_empty() => {
+                self.problem(
+                    format!("{path}.selector"),
+                    "is empty: name the element, or leave `selector` out to extract the page's \
+                     main text",
+                );
             }
             Step::WaitSeconds { seconds } => {
                 self.bounded(&format!("{path}.seconds"), *seconds, MAX_WAIT_SECONDS);
@@ -469,12 +494,18 @@ impl Validator {
         if !value.is_finite() || value <= 0.0 {
             self.problem(
                 path,
-                format!("must be a positive number of seconds, not {value}"),
+                format!(
+                    "must be a positive number of seconds, not {}",
+                    show_number(value)
+                ),
             );
         } else if value > max {
             self.problem(
                 path,
-                format!("{value} s is longer than the limit of {max} s"),
+                format!(
+                    "{} s is longer than the limit of {max} s",
+                    show_number(value)
+                ),
             );
         }
     }
@@ -488,53 +519,63 @@ pub(crate) fn check_url(url: &str) -> Result<(), String> {
     if t.starts_with_variable() {
         return Ok(());
     }
-    let probe: String = {
-        let mut s = url.to_string();
-        for name in t.variables() {
-            s = s.replace(&format!("{{{{{name}}}}}"), "x");
-        }
-        // Tolerate spaces inside the braces too.
-        while let (Some(a), Some(b)) = (s.find("{{"), s.find("}}")) {
-            if b < a {
-                break;
-            }
-            s.replace_range(a..b + 2, "x");
-        }
-        s
-    };
+    let shown = show(url);
+    if url.trim().is_empty() {
+        return Err("is empty: write the absolute http(s) URL to visit".to_string());
+    }
+    // Variables elsewhere (`https://shop.example/{{path}}`) stand for some text.
+    let probe = t.render_with(|_| "x");
     match url::Url::parse(&probe) {
         Ok(u) if (u.scheme() == "http" || u.scheme() == "https") && u.host_str().is_some() => {
             Ok(())
         }
+        // `shop.example:8080/signup` parses with the "scheme" `shop.example`.
+        Ok(u) if u.cannot_be_a_base() && looks_like_host(u.scheme()) => Err(format!(
+            "`{shown}` has no scheme; write the absolute URL, e.g. `https://{}`",
+            show(url.trim())
+        )),
         Ok(u) => Err(format!(
-            "`{url}` is not an absolute http(s) URL (scheme `{}`); only http and https pages can be visited",
-            u.scheme()
+            "`{shown}` is not an absolute http(s) URL (scheme `{}`); only http and https pages \
+             can be visited",
+            show(u.scheme())
         )),
-        Err(url::ParseError::RelativeUrlWithoutBase) => Err(format!(
-            "`{url}` is relative; write the absolute URL, e.g. https://shop.example{}",
-            if url.starts_with('/') {
-                url.to_string()
+        Err(url::ParseError::RelativeUrlWithoutBase) => {
+            let trimmed = url.trim();
+            let example = if let Some(rest) = trimmed.strip_prefix("//") {
+                format!("https://{rest}")
+            } else if looks_like_host(trimmed.split(['/', '?', '#']).next().unwrap_or_default()) {
+                format!("https://{trimmed}")
             } else {
-                format!("/{url}")
-            }
-        )),
-        Err(e) => Err(format!("`{url}` is not a valid URL: {e}")),
+                format!(
+                    "https://shop.example/{}",
+                    trimmed.trim_start_matches(['.', '/'])
+                )
+            };
+            Err(format!(
+                "`{shown}` is relative; write the absolute URL, e.g. `{}`",
+                show(&example)
+            ))
+        }
+        Err(e) => Err(format!("`{shown}` is not a valid URL: {e}")),
     }
 }
 
-/// A CSS selector the browser can use.
-pub(crate) fn check_selector(selector: &str) -> Result<(), String> {
-    scraper::Selector::parse(selector).map(|_| ()).map_err(|e| {
-        format!(
-            "`{selector}` is not a valid CSS selector: {}",
-            describe_selector_error(&e)
-        )
-    })
-}
-
-fn describe_selector_error(e: &scraper::error::SelectorErrorKind<'_>) -> String {
-    let s = e.to_string();
-    if s.is_empty() { format!("{e:?}") } else { s }
+/// `shop.example` or `localhost`, maybe with a port: the start of a URL written without scheme.
+fn looks_like_host(s: &str) -> bool {
+    let host = s.rsplit_once(':').map_or(s, |(h, port)| {
+        if port.chars().all(|c| c.is_ascii_digit()) {
+            h
+        } else {
+            s
+        }
+    });
+    host.eq_ignore_ascii_case("localhost")
+        || (host.contains('.')
+            && !host.starts_with('.')
+            && !host.ends_with('.')
+            && host
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '.' || c == '-'))
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -548,16 +589,83 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-/// `, did you mean `x`?` for the closest candidate, or nothing.
-fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+/// `, did you mean `x`?` for the closest candidate, or nothing. Close in spelling first
+/// (`selctor` → `selector`); else sharing a word (`timeout` → `timeout_seconds`).
+pub(crate) fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
     let lower = word.to_ascii_lowercase();
-    candidates
-        .into_iter()
-        .map(|c| (strsim::damerau_levenshtein(&lower, c), c))
+    let candidates: Vec<&str> = candidates.into_iter().collect();
+    let words = |s: &str| -> Vec<String> {
+        s.split(['_', '-', '.'])
+            .filter(|w| w.len() >= 4)
+            .map(str::to_string)
+            .collect()
+    };
+    let mine = words(&lower.replace(char::is_whitespace, "_"));
+    let spelled = candidates
+        .iter()
+        .map(|c| (strsim::damerau_levenshtein(&lower, c), *c))
         .filter(|(d, c)| *d <= (c.len() / 3).max(2))
-        .min_by_key(|(d, _)| *d)
+        .min_by_key(|(d, _)| *d);
+    let shared = || {
+        candidates
+            .iter()
+            .filter(|c| words(c).iter().any(|w| mine.contains(w)))
+            .map(|c| (strsim::damerau_levenshtein(&lower, c), *c))
+            .min_by_key(|(d, _)| *d)
+    };
+    spelled
+        .or_else(shared)
         .map(|(_, c)| format!(" (did you mean `{c}`?)"))
         .unwrap_or_default()
+}
+
+/// User text as it appears inside a message: control characters escaped (so one problem stays
+/// one line) and long text shortened.
+pub(crate) fn show(s: &str) -> String {
+    const MAX: usize = 80;
+    let mut out = String::new();
+    for (n, c) in s.chars().enumerate() {
+        if n == MAX {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A number as a person would write it: `1e300`, not three hundred zeros.
+fn show_number(v: f64) -> String {
+    if v == 0.0 {
+        "0".to_string()
+    } else if v.is_finite() && (v.abs() >= 1e9 || v.abs() < 1e-3) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The JSON path of an object key: `steps[2].text`, or `steps[2]["odd key"]` when the key is
+/// not a plain name (`$["odd key"]` at the top).
+fn field_path(parent: Option<&str>, key: &str) -> String {
+    let plain = key
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    let quoted = || serde_json::to_string(&show(key)).unwrap_or_default();
+    match (parent, plain) {
+        (None, true) => key.to_string(),
+        (None, false) => format!("$[{}]", quoted()),
+        (Some(p), true) => format!("{p}.{key}"),
+        (Some(p), false) => format!("{p}[{}]", quoted()),
+    }
 }
 
 fn suggest_step_type(ty: &str) -> String {
