@@ -516,7 +516,182 @@ impl Renderer {
     }
 }
 
+/// Beyond this nesting depth html5ever's tree builder turns quadratic (seconds per message),
+/// so hostile or broken markup is read by [`render_html_flat`] instead.
+const MAX_NESTING: usize = 1500;
+
+/// A cheap upper bound of the element nesting depth (tags that close themselves implicitly in
+/// HTML, like `<p>` or `<td>`, are not counted).
+fn nesting_depth(html: &str) -> usize {
+    const VOID: &[&str] = &[
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param",
+        "source", "track", "wbr", "p", "li", "td", "th", "tr", "option", "dt", "dd",
+    ];
+    let b = html.as_bytes();
+    let (mut depth, mut max) = (0usize, 0usize);
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] == b'<' {
+            let closing = b[i + 1] == b'/';
+            let start = i + 1 + usize::from(closing);
+            let mut end = start;
+            while end < b.len() && b[end].is_ascii_alphanumeric() {
+                end += 1;
+            }
+            if end > start && b[start].is_ascii_alphabetic() {
+                let name = html[start..end].to_ascii_lowercase();
+                let self_closing = b[end..]
+                    .iter()
+                    .take(200)
+                    .position(|&c| c == b'>')
+                    .is_some_and(|gt| gt > 0 && b[end + gt - 1] == b'/');
+                if !VOID.contains(&name.as_str()) && !self_closing {
+                    if closing {
+                        depth = depth.saturating_sub(1);
+                    } else {
+                        depth += 1;
+                        max = max.max(depth);
+                    }
+                }
+            }
+            i = end.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    max
+}
+
+/// Decodes the character references a flat reading needs.
+fn decode_entities(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(pos) = rest.find('&') {
+        out.push_str(&rest[..pos]);
+        rest = &rest[pos..];
+        let end = rest
+            .char_indices()
+            .take(12)
+            .find(|&(_, c)| c == ';')
+            .map(|(i, _)| i);
+        let decoded = end.and_then(|e| {
+            let name = &rest[1..e];
+            let ch = match name {
+                "amp" => Some('&'),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                "nbsp" => Some('\u{a0}'),
+                "zwnj" => Some('\u{200c}'),
+                "copy" => Some('©'),
+                _ => name
+                    .strip_prefix("#x")
+                    .or_else(|| name.strip_prefix("#X"))
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .or_else(|| name.strip_prefix('#').and_then(|d| d.parse().ok()))
+                    .and_then(char::from_u32),
+            };
+            ch.map(|c| (c, e + 1))
+        });
+        match decoded {
+            Some((c, len)) => {
+                out.push(c);
+                rest = &rest[len..];
+            }
+            None => {
+                out.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A flat reading of markup too deeply nested for a tree: tags split lines, `<style>`,
+/// `<script>` and `<head>` are dropped, anchors keep their href and text. No prominence.
+fn render_html_flat(html: &str) -> Rendered {
+    let mut r = Renderer::default();
+    let lower = html.to_ascii_lowercase();
+    let mut i = 0;
+    while i < html.len() {
+        let Some(lt) = html[i..].find('<').map(|p| i + p) else {
+            r.text(&decode_entities(&html[i..]));
+            break;
+        };
+        r.text(&decode_entities(&html[i..lt]));
+        let Some(gt) = html[lt..].find('>').map(|p| lt + p) else {
+            break;
+        };
+        let tag = &html[lt + 1..gt];
+        let closing = tag.starts_with('/');
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        i = gt + 1;
+        if !closing && SKIPPED.contains(&name.as_str()) {
+            // skip to the matching close tag
+            let close = format!("</{name}");
+            i = lower[i..].find(&close).map_or(html.len(), |p| i + p);
+            continue;
+        }
+        if BLOCKS.contains(&name.as_str()) {
+            r.flush();
+        }
+        if name == "a" {
+            if closing {
+                if let Some((href, text, _, _)) = r.anchor.take() {
+                    let block = r.out.blocks.len();
+                    r.out.anchors.push(AnchorOcc {
+                        href,
+                        text: text.trim().to_string(),
+                        block,
+                        button: false,
+                    });
+                }
+            } else if let Some(href) = attr_value(tag, "href") {
+                r.anchor = Some((decode_entities(&href), String::new(), String::new(), false));
+            }
+        }
+    }
+    r.flush();
+    r.out
+}
+
+/// The value of attribute `name` inside a raw start tag (`a href="…" class=x`).
+fn attr_value(tag: &str, name: &str) -> Option<String> {
+    let lower = tag.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(p) = lower[from..].find(name) {
+        let at = from + p;
+        from = at + name.len();
+        let before_ok = at == 0 || lower.as_bytes()[at - 1].is_ascii_whitespace();
+        let rest = lower[from..].trim_start();
+        if !before_ok || !rest.starts_with('=') {
+            continue;
+        }
+        let value_start = tag.len() - rest.len() + 1;
+        let v = tag[value_start..].trim_start();
+        let value = match v.chars().next() {
+            Some(q @ ('"' | '\'')) => v[1..].split(q).next().unwrap_or_default(),
+            _ => v
+                .split(|c: char| c.is_whitespace() || c == '>')
+                .next()
+                .unwrap_or_default(),
+        };
+        return Some(value.to_string());
+    }
+    None
+}
+
 fn render_html(html: &str) -> Rendered {
+    if nesting_depth(html) > MAX_NESTING {
+        return render_html_flat(html);
+    }
     let doc = Html::parse_document(html);
     let mut r = Renderer::default();
     let mut stack = vec![(doc.tree.root(), false)];
@@ -2888,6 +3063,42 @@ mod tests {
         assert_eq!(
             bare_urls("see (https://a.example/x?y=1&amp;z=2).")[0].1,
             "https://a.example/x?y=1&z=2"
+        );
+    }
+    #[test]
+    fn deeply_nested_markup_is_read_flat_and_fast() {
+        let mut html = "<div>".repeat(20_000);
+        html.push_str(
+            "<style>.x{color:#202123}</style><p>Your verification code:</p><p><b>482913</b></p>",
+        );
+        html.push_str(
+            r#"<a href="https://shop.example/verify?token=abc&amp;x=1">Verify email</a>"#,
+        );
+        assert!(nesting_depth(&html) > MAX_NESTING);
+        assert!(nesting_depth("<p>a<p>b<table><tr><td>c<br><img src=x></table>") <= 2);
+        let started = std::time::Instant::now();
+        let m = html_mail("Code", &html);
+        assert_eq!(otp(&m), Some("482913".into()));
+        assert_eq!(
+            link(&m, "shop.example").unwrap(),
+            "https://shop.example/verify?token=abc&x=1"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    }
+
+    #[test]
+    fn entities_are_decoded_in_flat_reading() {
+        assert_eq!(
+            decode_entities("a&amp;b &#61; &#x3D; &nbsp;&bogus; &"),
+            "a&b = = \u{a0}&bogus; &"
+        );
+        assert_eq!(
+            attr_value(r#"a class="x" href='https://a.example/?q=1'"#, "href").as_deref(),
+            Some("https://a.example/?q=1")
+        );
+        assert_eq!(
+            attr_value("a data-href=x href=y", "href").as_deref(),
+            Some("y")
         );
     }
 }
