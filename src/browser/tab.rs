@@ -304,10 +304,10 @@ impl Tab {
             Located::Fatal(m) => return Err(StepError::new(ErrorKind::NotActionable, m)),
             Located::Missing { why, seen } => {
                 let what = match (text, selector) {
-                    (Some(t), Some(s)) => format!("an element with text \"{t}\" or matching `{s}`"),
-                    (Some(t), None) => format!("an element with text \"{t}\""),
-                    (None, Some(s)) => format!("an element matching `{s}`"),
-                    (None, None) => "anything".to_string(),
+                    (Some(t), Some(s)) => format!("element with text \"{t}\" or matching `{s}`"),
+                    (Some(t), None) => format!("element with text \"{t}\""),
+                    (None, Some(s)) => format!("element matching `{s}`"),
+                    (None, None) => "element".to_string(),
                 };
                 return Err(missing(
                     &what,
@@ -383,10 +383,10 @@ impl Tab {
             Located::Fatal(m) => Err(StepError::new(ErrorKind::NotActionable, m)),
             Located::Missing { why, seen } => {
                 let what = match (label, selector) {
-                    (Some(l), Some(s)) => format!("a field labelled \"{l}\" or matching `{s}`"),
-                    (Some(l), None) => format!("a field labelled \"{l}\""),
-                    (None, Some(s)) => format!("a field matching `{s}`"),
-                    (None, None) => "a field".to_string(),
+                    (Some(l), Some(s)) => format!("field labelled \"{l}\" or matching `{s}`"),
+                    (Some(l), None) => format!("field labelled \"{l}\""),
+                    (None, Some(s)) => format!("field matching `{s}`"),
+                    (None, None) => "field".to_string(),
                 };
                 Err(missing(
                     &what,
@@ -411,7 +411,7 @@ impl Tab {
             Located::Ready(v) => Ok(v),
             Located::Fatal(m) => Err(StepError::new(ErrorKind::NotActionable, m)),
             Located::Missing { why, seen } => Err(missing(
-                &format!("a code input matching `{selector}`"),
+                &format!("code input matching `{selector}`"),
                 why,
                 &seen,
                 selector,
@@ -457,7 +457,7 @@ impl Tab {
             Located::Ready(v) => Ok(v),
             Located::Fatal(m) => Err(StepError::new(ErrorKind::NotFound, m)),
             Located::Missing { why, seen } => Err(missing(
-                &format!("an element matching `{}`", selector.unwrap_or("main")),
+                &format!("element matching `{}`", selector.unwrap_or("main")),
                 why,
                 &seen,
                 selector.unwrap_or_default(),
@@ -564,7 +564,7 @@ fn missing(what: &str, why: Option<String>, seen: &[String], query: &str, noun: 
         Some(w) if w != "nothing matches" && !w.is_empty() && !w.starts_with("nothing") => {
             StepError::new(
                 ErrorKind::NotActionable,
-                format!("found {what}, but it never became actionable: {w}"),
+                format!("found the {what}, but it never became actionable: {w}"),
             )
         }
         _ => {

@@ -1,0 +1,303 @@
+//! `planlock run` as users run it: the real binary, real Chromium, the fixture site.
+//! Exit codes, reports, the event log, cancellation, a killed browser, no orphans.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn planlock() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_planlock"));
+    cmd.env_remove("PLANLOCK_LOG");
+    cmd
+}
+
+fn write_plan(dir: &Path, name: &str, json: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, json.replace("{SITE}", &common::site().url(""))).unwrap();
+    path
+}
+
+/// Chromium processes whose parent is `pid`.
+fn chromium_children(pid: u32) -> Vec<u32> {
+    let out = Command::new("pgrep").args(["-P", &pid.to_string()]).output().unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .filter(|p: &u32| {
+            std::fs::read_to_string(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.contains("planlock-chromium-"))
+        })
+        .collect()
+}
+
+/// True when the process is gone (or a zombie nobody will run again).
+fn gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.split(") ").nth(1).is_some_and(|rest| rest.starts_with('Z')),
+    }
+}
+
+fn wait_gone(pid: u32) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(5) {
+        if gone(pid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn run_succeeds_and_writes_every_report() {
+    if common::browser().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "signup.json",
+        r#"{"reasoning":"","steps":[
+          {"type":"navigate","url":"{SITE}/form.html"},
+          {"type":"fill","describe":"name","label":"Full name","value":"{{who}}"},
+          {"type":"click","describe":"submit","text":"Create account"},
+          {"type":"wait_for_text","text":"Welcome aboard"},
+          {"type":"done","summary":"made it"}]}"#,
+    );
+    let events = dir.path().join("events.jsonl");
+    let junit = dir.path().join("junit.xml");
+    let report = dir.path().join("report");
+    let out = planlock()
+        .arg("run")
+        .arg(&plan)
+        .args(["--var", "who=Ada", "--json", "--events"])
+        .arg(&events)
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr:\n{stderr}");
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["status"], "succeeded");
+    assert_eq!(result["summary"], "made it");
+    assert_eq!(result["steps"].as_array().unwrap().len(), 5);
+    let lines: Vec<Value> = std::fs::read_to_string(&events)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.first().unwrap()["event"], "run_started");
+    assert_eq!(lines.last().unwrap()["event"], "run_finished");
+    assert_eq!(lines.len(), 2 + 2 * 5);
+    for l in &lines {
+        assert_eq!(l["run_id"], result["run_id"]);
+        assert!(l["ts"].as_str().unwrap().ends_with('Z'));
+    }
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("tests=\"1\" failures=\"0\""), "{xml}");
+    let saved = report.join(format!("{}.json", result["run_id"].as_str().unwrap()));
+    assert!(saved.exists(), "report written to {}", saved.display());
+    assert!(stderr.contains("✓ succeeded"), "progress on stderr:\n{stderr}");
+}
+
+#[test]
+fn a_failing_step_exits_1_with_the_full_log() {
+    if common::browser().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "p.json",
+        r##"{"reasoning":"","steps":[
+          {"type":"navigate","url":"{SITE}/form.html"},
+          {"type":"click","describe":"missing","selector":"#does-not-exist"},
+          {"type":"done","summary":"x"}]}"##,
+    );
+    let junit = dir.path().join("junit.xml");
+    let out = planlock()
+        .arg("run")
+        .arg(&plan)
+        .args(["--json", "--events", "-", "--timeout", "20", "--junit"])
+        .arg(&junit)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // Events (one per line) come first on stdout, then the pretty result.
+    let events: Vec<Value> = stdout
+        .lines()
+        .take_while(|l| l.starts_with('{') && l.ends_with('}'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(events.last().unwrap()["event"], "run_finished");
+    assert!(events.iter().any(|e| e["event"] == "step_failed" && e["index"] == 1));
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("failures=\"1\"") && xml.contains("not_found"), "{xml}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no visible element matching `#does-not-exist` on the page"), "{stderr}");
+}
+
+#[test]
+fn invalid_plans_exit_2_before_any_browser_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(dir.path(), "bad.json", r#"{"reasoning":"","steps":[{"type":"wait_for_mail"}]}"#);
+    let out = planlock().arg("run").arg(&plan).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("did you mean `wait_for_email`?"), "{stderr}");
+
+    let plan = write_plan(
+        dir.path(),
+        "var.json",
+        r#"{"reasoning":"","steps":[{"type":"fill","describe":"x","label":"x","value":"{{secret.NOT_SET_ANYWHERE}}"},{"type":"done","summary":"x"}]}"#,
+    );
+    let out = planlock().arg("run").arg(&plan).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("PLANLOCK_SECRET_NOT_SET_ANYWHERE"), "{stderr}");
+
+    let out = planlock().args(["run", "--bogus-flag", "x.json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "usage errors exit 2");
+}
+
+#[test]
+fn an_email_step_without_an_inbox_is_invalid_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "mail.json",
+        r#"{"reasoning":"","steps":[{"type":"wait_for_email","timeout_seconds":1},{"type":"done","summary":"x"}]}"#,
+    );
+    let out = planlock().arg("run").arg(&plan).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no inbox is bound: pass --inbox URL"));
+}
+
+#[test]
+fn a_missing_browser_exits_3_with_a_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "p.json",
+        r#"{"reasoning":"","steps":[{"type":"navigate","url":"http://127.0.0.1:9/"},{"type":"done","summary":"x"}]}"#,
+    );
+    let out = planlock()
+        .arg("run")
+        .arg(&plan)
+        .args(["--browser", "/nonexistent/chromium"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot start /nonexistent/chromium"), "{stderr}");
+}
+
+#[test]
+fn ctrl_c_cancels_with_a_complete_log_and_no_orphan_browser() {
+    if common::browser().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "slow.json",
+        r#"{"reasoning":"","steps":[
+          {"type":"navigate","url":"{SITE}/form.html"},
+          {"type":"wait_seconds","seconds":30},
+          {"type":"done","summary":"x"}]}"#,
+    );
+    let events = dir.path().join("events.jsonl");
+    let mut child = planlock()
+        .arg("run")
+        .arg(&plan)
+        .arg("--json")
+        .arg("--events")
+        .arg(&events)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the long step has started.
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let started = Instant::now();
+    while !std::fs::read_to_string(&events).unwrap_or_default().contains("\"wait_seconds\"") {
+        assert!(started.elapsed() < Duration::from_secs(20), "the run never reached step 2");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let browsers = chromium_children(child.id());
+    assert_eq!(browsers.len(), 1, "one Chromium child while running");
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    while stderr.read_line(&mut line).unwrap_or(0) > 0 {}
+    assert_eq!(status.code(), Some(1), "cancelled runs exit 1; stderr: {line}");
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+    let result: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(result["status"], "cancelled");
+    assert_eq!(result["failed_step"], 1);
+    let log = std::fs::read_to_string(&events).unwrap();
+    assert!(log.lines().last().unwrap().contains("\"run_finished\""), "{log}");
+    assert!(wait_gone(browsers[0]), "Chromium {} outlived planlock", browsers[0]);
+}
+
+#[test]
+fn a_browser_killed_mid_run_fails_fast_with_a_sentence() {
+    if common::browser().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "p.json",
+        r#"{"reasoning":"","steps":[
+          {"type":"navigate","url":"{SITE}/form.html"},
+          {"type":"wait_for_text","text":"this never appears","timeout_seconds":60},
+          {"type":"done","summary":"x"}]}"#,
+    );
+    let events = dir.path().join("events.jsonl");
+    let mut child = planlock()
+        .arg("run")
+        .arg(&plan)
+        .arg("--json")
+        .arg("--events")
+        .arg(&events)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !std::fs::read_to_string(&events).unwrap_or_default().contains("\"wait_for_text\"") {
+        assert!(started.elapsed() < Duration::from_secs(20), "the run never reached step 2");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let browsers = chromium_children(child.id());
+    assert_eq!(browsers.len(), 1);
+    unsafe {
+        libc::kill(browsers[0] as i32, libc::SIGKILL);
+    }
+    let killed_at = Instant::now();
+    let status = child.wait().unwrap();
+    assert!(killed_at.elapsed() < Duration::from_secs(5), "took {:?}", killed_at.elapsed());
+    assert_eq!(status.code(), Some(1));
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+    let result: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(result["status"], "failed");
+    assert_eq!(result["error"]["kind"], "browser");
+    assert!(result["error"]["message"].as_str().unwrap().contains("browser went away"), "{result}");
+    let log = std::fs::read_to_string(&events).unwrap();
+    assert!(log.lines().last().unwrap().contains("\"run_finished\""));
+}
