@@ -961,6 +961,11 @@ const OTP_LABELS: &[(&str, Pol)] = &[
     ("^item code", Pol::Neg),
     ("^order code", Pol::Neg),
     ("^error code", Pol::Neg),
+    ("^old code", Pol::Neg),
+    ("^previous code", Pol::Neg),
+    ("^expired code", Pol::Neg),
+    ("^backup code", Pol::Neg),
+    ("^recovery code", Pol::Neg),
     ("^status code", Pol::Neg),
     ("^rabattcode", Pol::Neg),
     ("^gutscheincode", Pol::Neg),
@@ -1304,19 +1309,25 @@ fn scan_candidates(cs: &[char]) -> Vec<Cand> {
             cand.compact = format!("{g1}{g2}");
             cand.groups.push(g2);
             cand.sep = Some('-');
-        } else if g1_digits
-            && g1_end + 1 < n
-            && cs[g1_end] == ' '
-            && cs[g1_end + 1].is_ascii_digit()
-        {
+        } else if g1_end + 1 < n && cs[g1_end] == ' ' && is_code_char(cs[g1_end + 1]) {
             let g2_end = run_end(cs, g1_end + 1);
             let g2: String = cs[g1_end + 1..g2_end].iter().collect();
             let (l1, l2) = (g1.len(), g2.len());
-            if g2.chars().all(|c| c.is_ascii_digit())
+            let digits = |g: &str| g.chars().all(|c| c.is_ascii_digit());
+            let has_digit = |g: &str| g.chars().any(|c| c.is_ascii_digit());
+            // `482 913`, `5521 9034`; or mixed halves of equal length: `ZK4 P2Q`
+            let digit_groups = g1_digits
+                && digits(&g2)
                 && (2..=5).contains(&l1)
                 && (2..=5).contains(&l2)
-                && l1.abs_diff(l2) <= 1
-            {
+                && l1.abs_diff(l2) <= 1;
+            let mixed_groups = l1 == l2
+                && (3..=5).contains(&l1)
+                && g2.chars().all(is_code_char)
+                && has_digit(&g1)
+                && has_digit(&g2)
+                && !(digits(&g1) && digits(&g2));
+            if digit_groups || mixed_groups {
                 cand.end = g2_end;
                 cand.shown = format!("{g1} {g2}");
                 cand.compact = format!("{g1}{g2}");
@@ -2264,7 +2275,6 @@ const BAD_URL_PARTS: &[&str] = &[
     "email-preferences",
     "email_preferences",
     "notification-settings",
-    "list-manage",
 ];
 const SOCIAL_HOSTS: &[&str] = &[
     "facebook.com",
@@ -2749,6 +2759,15 @@ mod tests {
             otp(&text_mail("Hi", "Login code:\n\nLTRP-KZLV\n")),
             Some("LTRP-KZLV".into())
         );
+        assert_eq!(
+            otp(&text_mail("Hi", "Your code:\n\nZK4 P2Q\n")),
+            Some("ZK4 P2Q".into())
+        );
+        assert_eq!(
+            otp(&text_mail("Hi", "Your PIN 1234 is ready")),
+            None,
+            "PIN 1234 is not grouped"
+        );
     }
 
     #[test]
@@ -3100,5 +3119,18 @@ mod tests {
             attr_value("a data-href=x href=y", "href").as_deref(),
             Some("y")
         );
+    }
+    #[test]
+    fn expired_and_backup_codes_are_not_the_code() {
+        let m = text_mail(
+            "x",
+            "Your old code 111111 has expired.\nYour new verification code is 222222.",
+        );
+        assert_eq!(otp(&m), Some("222222".into()));
+        let m = text_mail(
+            "x",
+            "Two-factor authentication is on. Your backup codes:\n\n1234-5678\n8765-4321\n",
+        );
+        assert_eq!(otp(&m), None);
     }
 }
