@@ -1,0 +1,162 @@
+//! `planlock act`: one model call (a local server speaking the OpenAI wire format), the plan
+//! shown for review, then run on real Chromium. And `plan` + `run` replaying it with no model.
+
+mod common;
+
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::Json;
+use axum::Router;
+use axum::routing::post;
+use serde_json::{Value, json};
+
+/// A model server that answers every chat completion with `plan` and counts requests.
+struct FakeModel {
+    url: String,
+    requests: Arc<AtomicUsize>,
+    bodies: Arc<Mutex<Vec<Value>>>,
+}
+
+fn fake_model(plan: Value) -> FakeModel {
+    let requests = Arc::new(AtomicUsize::new(0));
+    let bodies = Arc::new(Mutex::new(Vec::new()));
+    let (count, seen) = (requests.clone(), bodies.clone());
+    let app = Router::new().route(
+        "/v1/chat/completions",
+        post(move |Json(body): Json<Value>| {
+            let (count, seen, plan) = (count.clone(), seen.clone(), plan.clone());
+            async move {
+                count.fetch_add(1, Ordering::SeqCst);
+                seen.lock().unwrap().push(body);
+                Json(json!({
+                    "id": "chatcmpl-test",
+                    "object": "chat.completion",
+                    "model": "test-model",
+                    "choices": [{
+                        "index": 0,
+                        "message": {"role": "assistant", "content": plan.to_string()},
+                        "finish_reason": "stop"
+                    }],
+                    "usage": {"prompt_tokens": 900, "completion_tokens": 200, "total_tokens": 1100,
+                              "prompt_tokens_details": {"cached_tokens": 800}}
+                }))
+            }
+        }),
+    );
+    let listener = common::rt()
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    common::rt().spawn(async move {
+        axum::serve(listener, app).await.unwrap();
+    });
+    FakeModel {
+        url: format!("http://{addr}/v1"),
+        requests,
+        bodies,
+    }
+}
+
+fn signup_plan() -> Value {
+    let site = common::site().url("");
+    json!({
+        "reasoning": "Fill the signup form and submit it.",
+        "steps": [
+            {"type": "navigate", "url": format!("{site}/form.html")},
+            {"type": "fill", "describe": "name", "label": "Full name", "value": "Ada"},
+            {"type": "fill", "describe": "email", "label": "Email address", "value": "ada@example.com"},
+            {"type": "click", "describe": "submit", "text": "Create account"},
+            {"type": "wait_for_text", "text": "Welcome aboard"},
+            {"type": "extract_text", "describe": "confirmation", "selector": "#who"},
+            {"type": "done", "summary": "signed up"}
+        ]
+    })
+}
+
+fn planlock(model: &FakeModel, cache: &std::path::Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_planlock"));
+    cmd.env("PLANLOCK_MODEL", "openai:test-model")
+        .env("OPENAI_BASE_URL", &model.url)
+        .env_remove("OPENAI_API_KEY")
+        .env("PLANLOCK_CACHE_DIR", cache)
+        .stdin(Stdio::null());
+    cmd
+}
+
+#[test]
+fn act_yes_plans_once_reviews_and_runs_on_chromium() {
+    if common::browser().is_none() {
+        return;
+    }
+    let model = fake_model(signup_plan());
+    let cache = tempfile::tempdir().unwrap();
+    let goal = format!("sign up at {}/form.html as Ada", common::site().url(""));
+    let out = planlock(&model, cache.path())
+        .args(["act", &goal, "--yes", "--json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr:\n{stderr}");
+    assert_eq!(model.requests.load(Ordering::SeqCst), 1, "exactly one model call");
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["status"], "succeeded");
+    assert_eq!(result["extracted"][0], "Signed up as ada@example.com for");
+    // The review names each step and the host it touches before anything runs.
+    assert!(stderr.contains("127.0.0.1"), "{stderr}");
+    assert!(stderr.contains("Create account"), "{stderr}");
+    // The goal reached the model last; page text never did.
+    let body = &model.bodies.lock().unwrap()[0];
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages[0]["role"], "system");
+    assert!(messages.last().unwrap()["content"].as_str().unwrap().contains(&goal));
+    assert!(!body.to_string().contains("Welcome aboard"));
+
+    // Same goal again: the plan cache answers, no model call.
+    let out = planlock(&model, cache.path())
+        .args(["act", &goal, "--yes"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(model.requests.load(Ordering::SeqCst), 1, "a cache hit makes zero calls");
+}
+
+#[test]
+fn act_without_yes_refuses_when_stdin_is_not_a_terminal() {
+    let model = fake_model(signup_plan());
+    let cache = tempfile::tempdir().unwrap();
+    let out = planlock(&model, cache.path())
+        .args(["act", "sign up at shop.example"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pass --yes"));
+    assert_eq!(model.requests.load(Ordering::SeqCst), 0, "no model call before the check");
+}
+
+#[test]
+fn a_planned_file_replays_with_no_model() {
+    if common::browser().is_none() {
+        return;
+    }
+    let model = fake_model(signup_plan());
+    let cache = tempfile::tempdir().unwrap();
+    let file = cache.path().join("plan.json");
+    let goal = format!("sign up at {}/form.html", common::site().url(""));
+    let out = planlock(&model, cache.path())
+        .args(["plan", &goal, "-o"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // Replay: no model configured at all.
+    let out = Command::new(env!("CARGO_BIN_EXE_planlock"))
+        .env_remove("PLANLOCK_MODEL")
+        .arg("run")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(model.requests.load(Ordering::SeqCst), 1);
+}
