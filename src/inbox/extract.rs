@@ -66,9 +66,10 @@ pub enum LinkError {
 /// Finds the one-time code in a raw message, or `None` when nothing is marked as a code.
 ///
 /// `recipient` is this run's own address: digits inside it (`test+1234@…`) are never a code.
-/// Looks at the subject, then the text parts, then the HTML parts, and returns the
-/// best-marked candidate (keyword-adjacent, set apart on its own line, in a prominent element
-/// or in the subject), preferring the subject and the text part on ties. Years, prices,
+/// Looks at the subject, the text parts and the HTML parts. A candidate counts only when the
+/// message marks it (a code keyword next to it in one of several languages, set apart on its
+/// own line, in a prominent element, or in the subject); strongly marked candidates win, then
+/// the subject over the text part over HTML, then the finer score. Years, prices,
 /// phone numbers, dates, order/invoice numbers, addresses, CSS colours, `<style>` contents and
 /// digits inside URLs or e-mail addresses are never returned. Malformed MIME returns `None`.
 pub fn find_otp(raw: &[u8], recipient: &str) -> Option<Otp> {
@@ -1757,14 +1758,16 @@ fn alone_in(cs: &[char], lo: usize, hi: usize, c: &Cand) -> bool {
     cs[lo..c.start].iter().all(|&x| is_trim(x)) && cs[c.end..hi].iter().all(|&x| is_trim(x))
 }
 
-/// The nearest label before `at` that is not separated from it by another number (for
-/// negatives) — positives may sit a little further, past a number they do not describe.
+/// What the labels around a candidate say: nothing, "a code" (at this distance), or "not a code".
 enum Verdict {
     None,
     Pos(usize),
     Neg,
 }
 
+/// The nearest label before `at`. A negative one (`Order`, `Tel.`) only counts when no other
+/// number sits between it and `at` (it describes that number); a positive one (`code`) may sit
+/// further, past a number it does not describe (`code for order 12345 is 482913`).
 fn label_before(cs: &[char], lc: &[char], lo: usize, at: usize) -> Verdict {
     let labels = labels_in(lc, lo, at);
     for l in labels.iter().rev() {
@@ -2476,11 +2479,16 @@ fn score_link(occ: &LinkOcc) -> Option<ScoredLink> {
     let text = occ.text.to_lowercase();
     let context = occ.context.to_lowercase();
     let bad_text = |t: &str| BAD_ANCHORS.iter().any(|b| contains_word(t, b));
-    if bad_text(&text) && (occ.anchored || !text.is_empty()) {
-        return None;
-    }
-    let generic = is_generic_anchor(&text);
     let mut base = 0;
+    let bad = bad_text(&text);
+    if bad {
+        if occ.anchored {
+            return None;
+        }
+        // the words before a bare URL (`Unsubscribe: https://…`) weigh less than anchor text
+        base -= 25;
+    }
+    let generic = !bad && is_generic_anchor(&text);
     // the anchor's own words
     let (strong, login) = if occ.anchored { (40, 30) } else { (30, 22) };
     base += stem_score(&text, strong, login);
@@ -3132,5 +3140,19 @@ mod tests {
             "Two-factor authentication is on. Your backup codes:\n\n1234-5678\n8765-4321\n",
         );
         assert_eq!(otp(&m), None);
+    }
+    #[test]
+    fn words_before_a_bare_url_weigh_less_than_anchor_text() {
+        let m = text_mail(
+            "Verify",
+            "Unsubscribe: https://t.shop.example/abc\n\nTrouble with the button? Contact support or open:\n\
+             https://accounts.shop.example/verify?token=abc\n",
+        );
+        assert_eq!(
+            link(&m, "shop.example").unwrap(),
+            "https://accounts.shop.example/verify?token=abc"
+        );
+        let m = text_mail("News", "Unsubscribe: https://t.shop.example/abc\n");
+        assert_eq!(link(&m, "shop.example"), Err(LinkError::NoCandidates));
     }
 }
