@@ -243,7 +243,7 @@ fn rewrite(s: &str) -> Result<String, Rewrite> {
                 let function = chars.get(j) == Some(&'(');
                 if double || LEGACY_PSEUDO_ELEMENTS.contains(&name.as_str()) {
                     return Err(Rewrite::Invalid(format!(
-                        "`{colons}{}` is a pseudo-element, which no step can find or click; \
+                        "`{colons}{}` is a pseudo-element, not an element a step can act on; \
                          select the element itself",
                         show(&name)
                     )));

@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use serde_json::Value;
 
 use super::selector::check_selector;
-use super::template::{Template, Vars};
+use super::template::{SECRET_ENV_PREFIX, Template, Vars};
 use super::{Plan, STEP_TYPES, Step};
 
 /// Configurable limits of validation.
@@ -117,8 +117,18 @@ pub fn validate(value: &Value, limits: &Limits, vars: &Vars) -> Result<Plan, Pla
     let plan = v.plan(value, limits, vars);
     match plan {
         Some(plan) if v.problems.is_empty() => Ok(plan),
-        _ => Err(PlanError::Invalid(v.problems)),
+        _ => {
+            // Plan-level problems first, then step by step (stable: a step's own order stays).
+            v.problems.sort_by_key(|p| step_index(&p.path));
+            Err(PlanError::Invalid(v.problems))
+        }
     }
+}
+
+/// The step a path is inside (`steps[3].url` → 3); `None` (first) for the plan itself.
+fn step_index(path: &str) -> Option<usize> {
+    let rest = path.strip_prefix("steps[")?;
+    rest[..rest.find(']')?].parse().ok()
 }
 
 /// What the schema says about one step type: each field and whether it is required.
@@ -324,7 +334,7 @@ impl Validator {
                 self.problem(
                     format!("{path}.type"),
                     format!(
-                        "missing; a step's type is one of: {}",
+                        "missing: a step's type is one of: {}",
                         STEP_TYPES.join(", ")
                     ),
                 );
@@ -411,23 +421,27 @@ impl Validator {
                                 .into_iter()
                                 .chain(vars.caller_names())
                                 .collect();
-                            let hint = match name.split_once('_') {
+                            let secret = name.split_once('_').filter(|(head, rest)| {
+                                head.eq_ignore_ascii_case("secret") && !rest.is_empty()
+                            });
+                            let message = if let Some((_, rest)) = secret {
                                 // `{{secret_PASSWORD}}` for `{{secret.PASSWORD}}`.
-                                Some((head, rest))
-                                    if head.eq_ignore_ascii_case("secret") && !rest.is_empty() =>
-                                {
-                                    format!(" (did you mean `{{{{secret.{rest}}}}}`?)")
-                                }
-                                _ => suggest(name, known.iter().copied()),
-                            };
-                            self.problem(
-                                format!("{path}.{field}"),
+                                format!(
+                                    "unknown variable `{{{{{name}}}}}`; a secret is written \
+                                     `{{{{secret.{rest}}}}}` and read from the environment \
+                                     variable {SECRET_ENV_PREFIX}{rest}"
+                                )
+                            } else {
+                                let hint = suggest(name, known.iter().copied())
+                                    .replace("`?)", "}}`?)")
+                                    .replace("(did you mean `", "(did you mean `{{");
                                 format!(
                                     "unknown variable `{{{{{name}}}}}`{hint}; pass it with \
                                      `--var {name}=VALUE` (known: {}, secret.NAME)",
                                     known.join(", ")
-                                ),
-                            );
+                                )
+                            };
+                            self.problem(format!("{path}.{field}"), message);
                         }
                     }
                 }
@@ -541,20 +555,24 @@ pub(crate) fn check_url(url: &str) -> Result<(), String> {
         )),
         Err(url::ParseError::RelativeUrlWithoutBase) => {
             let trimmed = url.trim();
-            let example = if let Some(rest) = trimmed.strip_prefix("//") {
-                format!("https://{rest}")
-            } else if looks_like_host(trimmed.split(['/', '?', '#']).next().unwrap_or_default()) {
-                format!("https://{trimmed}")
+            let first = trimmed.split(['/', '?', '#']).next().unwrap_or_default();
+            if let Some(rest) = trimmed.strip_prefix("//") {
+                Err(format!(
+                    "`{shown}` has no scheme; write the absolute URL, e.g. `https://{}`",
+                    show(rest)
+                ))
+            } else if looks_like_host(first) {
+                Err(format!(
+                    "`{shown}` has no scheme; write the absolute URL, e.g. `https://{}`",
+                    show(trimmed)
+                ))
             } else {
-                format!(
-                    "https://shop.example/{}",
-                    trimmed.trim_start_matches(['.', '/'])
-                )
-            };
-            Err(format!(
-                "`{shown}` is relative; write the absolute URL, e.g. `{}`",
-                show(&example)
-            ))
+                Err(format!(
+                    "`{shown}` is relative; write the absolute URL with its host, e.g. \
+                     `https://shop.example/{}`",
+                    show(trimmed.trim_start_matches(['.', '/']))
+                ))
+            }
         }
         Err(e) => Err(format!("`{shown}` is not a valid URL: {e}")),
     }
