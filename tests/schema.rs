@@ -1,0 +1,190 @@
+//! The checked-in JSON Schema: printed by `planlock schema`, generated from the Rust types,
+//! and in agreement with the fixtures when judged by an independent validator (`jsonschema`).
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+const SCHEMA_FILE: &str = "schema/plan.schema.json";
+const REGENERATE: &str = "cargo run -- schema > schema/plan.schema.json";
+
+fn root(rel: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn checked_in() -> String {
+    fs::read_to_string(root(SCHEMA_FILE)).unwrap_or_else(|e| {
+        panic!("cannot read {SCHEMA_FILE} ({e}); generate it with `{REGENERATE}`")
+    })
+}
+
+fn validator() -> jsonschema::Validator {
+    let schema: Value = serde_json::from_str(&checked_in()).expect("the schema file is JSON");
+    jsonschema::validator_for(&schema).expect("the schema is a valid JSON Schema")
+}
+
+/// The `.json` plans of one fixture folder, sorted, with their parsed contents.
+fn fixtures(folder: &str) -> Vec<(String, String)> {
+    let dir = root(&format!("fixtures/plans/{folder}"));
+    let mut out: Vec<(String, String)> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| {
+            let name = p.file_name().expect("name").to_string_lossy().into_owned();
+            (name, fs::read_to_string(&p).expect("read fixture"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn schema_command_prints_the_checked_in_file() {
+    let out = Command::new(env!("CARGO_BIN_EXE_planlock"))
+        .arg("schema")
+        .output()
+        .expect("run planlock schema");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stdout == checked_in().as_bytes(),
+        "`planlock schema` differs from {SCHEMA_FILE}; regenerate it with `{REGENERATE}`"
+    );
+}
+
+#[test]
+fn checked_in_schema_is_not_stale() {
+    let generated = planlock::plan::json_schema_text();
+    let file = checked_in();
+    if generated != file {
+        let first = generated
+            .lines()
+            .zip(file.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| generated.lines().count().min(file.lines().count()));
+        panic!(
+            "{SCHEMA_FILE} is stale: the plan types changed since it was generated (first \
+             difference at line {}).\nRegenerate it with `{REGENERATE}` and commit the result.",
+            first + 1
+        );
+    }
+}
+
+#[test]
+fn schema_text_is_pretty_json_with_a_final_newline() {
+    let text = planlock::plan::json_schema_text();
+    assert!(text.ends_with("}\n") && !text.ends_with("\n\n"));
+    let value: Value = serde_json::from_str(&text).expect("JSON");
+    assert_eq!(value, planlock::plan::json_schema());
+    assert_eq!(
+        value["$schema"], "https://json-schema.org/draft/2020-12/schema",
+        "editors and validators need the draft"
+    );
+}
+
+#[test]
+fn schema_names_exactly_the_ten_step_types() {
+    let schema = planlock::plan::json_schema();
+    let mut types: Vec<&str> = schema["$defs"]["Step"]["oneOf"]
+        .as_array()
+        .expect("Step is a oneOf")
+        .iter()
+        .map(|v| {
+            v["properties"]["type"]["const"]
+                .as_str()
+                .expect("const tag")
+        })
+        .collect();
+    types.sort();
+    let mut expected = planlock::plan::STEP_TYPES.to_vec();
+    expected.sort();
+    assert_eq!(types, expected);
+    for variant in schema["$defs"]["Step"]["oneOf"].as_array().expect("oneOf") {
+        assert_eq!(
+            variant["additionalProperties"],
+            Value::Bool(false),
+            "unknown fields must be refused by the schema too: {variant}"
+        );
+    }
+    assert_eq!(schema["additionalProperties"], Value::Bool(false));
+}
+
+#[test]
+fn every_valid_fixture_matches_the_schema() {
+    let validator = validator();
+    let mut failures = Vec::new();
+    for (name, text) in fixtures("valid") {
+        let plan: Value = serde_json::from_str(&text).expect("valid fixtures are JSON");
+        let errors: Vec<String> = validator
+            .iter_errors(&plan)
+            .map(|e| format!("  {} at {}", e, e.instance_path))
+            .collect();
+        if !errors.is_empty() {
+            failures.push(format!("{name}:\n{}", errors.join("\n")));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Plans wrong in shape, not in meaning: the schema alone must refuse them.
+const STRUCTURALLY_INVALID: &[&str] = &[
+    "missing-reasoning.json",
+    "missing-required-field.json",
+    "missing-steps.json",
+    "not-an-object.json",
+    "step-not-an-object.json",
+    "step-without-type.json",
+    "unknown-field.json",
+    "unknown-root-field.json",
+    "unknown-step-type.json",
+    "wrong-field-type.json",
+];
+
+#[test]
+fn structurally_invalid_fixtures_are_rejected_by_the_schema() {
+    let validator = validator();
+    let all = fixtures("invalid");
+    for name in STRUCTURALLY_INVALID {
+        let (_, text) = all
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("fixture {name} is missing"));
+        let plan: Value = serde_json::from_str(text).expect("JSON");
+        assert!(
+            !validator.is_valid(&plan),
+            "the schema accepts fixtures/plans/invalid/{name}"
+        );
+    }
+}
+
+#[test]
+fn what_the_validator_accepts_the_schema_accepts() {
+    // With the caller variables the fixtures need, so every valid fixture counts.
+    let validator = validator();
+    let limits = planlock::plan::Limits::default();
+    let vars = planlock::plan::Vars::from_pairs([
+        "plan_tier=pro",
+        "teammate_email=a@team.example",
+        "promo_code=X",
+    ])
+    .expect("vars");
+    let mut accepted = 0;
+    for (name, text) in fixtures("invalid").into_iter().chain(fixtures("valid")) {
+        if planlock::plan::parse_and_validate(&text, &limits, &vars).is_ok() {
+            accepted += 1;
+            let value: Value = serde_json::from_str(&text).expect("JSON");
+            assert!(
+                validator.is_valid(&value),
+                "{name}: valid plan refused by the schema"
+            );
+        }
+    }
+    assert!(accepted >= fixtures("valid").len());
+}
