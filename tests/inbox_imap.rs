@@ -1,0 +1,515 @@
+//! The IMAP backend against a real Dovecot over real sockets: freshness, filters,
+//! plus-addressing, refusals, restarts, timeouts and malformed mail.
+
+mod support;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use planlock::inbox::{
+    Inbox, InboxError, InboxUrl, MailFilter, WaitError, connect, parse_binding, wait_for_message,
+};
+use support::dovecot::Dovecot;
+use support::smtp::message;
+use tokio::time::Instant;
+
+const ADDRESS: &str = "bob@demo.test";
+/// No filter.
+static ANY: MailFilter = MailFilter {
+    from: None,
+    subject: None,
+};
+static NONE: std::sync::LazyLock<HashSet<String>> = std::sync::LazyLock::new(HashSet::new);
+
+async fn inbox(url: &str) -> Arc<dyn Inbox> {
+    let (_, url) = parse_binding(url).expect("valid URL");
+    assert!(matches!(url, InboxUrl::Imap(_)));
+    connect(&url).await.expect("connect")
+}
+
+fn filter(from: Option<&str>, subject: Option<&str>) -> MailFilter {
+    MailFilter {
+        from: from.map(Into::into),
+        subject: subject.map(Into::into),
+    }
+}
+
+fn within(secs: f64) -> Instant {
+    Instant::now() + Duration::from_secs_f64(secs)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_delivered_after_open_is_found() {
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let inbox = inbox(&dovecot.url("address=bob@demo.test")).await;
+    inbox.check().await.expect("check");
+    let mut run = inbox.open("r1").await.expect("open");
+    assert_eq!(run.address(), ADDRESS);
+
+    let deliver = async {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        dovecot
+            .append(&message(
+                "Shop <hello@shop.example>",
+                ADDRESS,
+                "Your code is 482913",
+                "Use 482913 to sign in.",
+            ))
+            .await;
+    };
+    let (found, ()) = tokio::join!(
+        wait_for_message(&mut *run, &ANY, &NONE, within(10.0)),
+        deliver
+    );
+    let found = found.expect("the mail arrives");
+    assert_eq!(found.subject, "Your code is 482913");
+    assert_eq!(found.from, "Shop <hello@shop.example>");
+    assert!(found.to.contains(&ADDRESS.to_string()));
+    assert!(String::from_utf8_lossy(&found.raw).contains("Use 482913 to sign in."));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mail_from_before_open_is_never_returned() {
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let inbox = inbox(&dovecot.url("address=bob@demo.test")).await;
+    dovecot
+        .append(&message(
+            "hello@shop.example",
+            ADDRESS,
+            "Stale code 111111",
+            "old",
+        ))
+        .await;
+    let mut run = inbox.open("r1").await.expect("open");
+    assert!(
+        run.arrived().await.unwrap().is_empty(),
+        "stale mail is not returned"
+    );
+
+    dovecot
+        .append(&message(
+            "hello@shop.example",
+            ADDRESS,
+            "Fresh code 222222",
+            "new",
+        ))
+        .await;
+    let found = wait_for_message(
+        &mut *run,
+        &MailFilter::default(),
+        &HashSet::new(),
+        within(10.0),
+    )
+    .await
+    .expect("fresh mail");
+    assert_eq!(found.subject, "Fresh code 222222");
+    let all = run.arrived().await.unwrap();
+    assert_eq!(all.len(), 1, "only the fresh message: {all:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn from_and_subject_filters_skip_a_decoy() {
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let inbox = inbox(&dovecot.url("address=bob@demo.test")).await;
+    let mut run = inbox.open("r1").await.expect("open");
+    dovecot
+        .append(&message(
+            "news@other.example",
+            ADDRESS,
+            "Verify your account",
+            "decoy",
+        ))
+        .await;
+    dovecot
+        .append(&message(
+            "Shop <hello@shop.example>",
+            ADDRESS,
+            "Welcome!",
+            "not it",
+        ))
+        .await;
+    dovecot
+        .append(&message(
+            "Shop <hello@shop.example>",
+            ADDRESS,
+            "Please VERIFY your e-mail",
+            "it",
+        ))
+        .await;
+
+    let found = wait_for_message(
+        &mut *run,
+        &filter(Some("SHOP.example"), Some("verify")),
+        &HashSet::new(),
+        within(10.0),
+    )
+    .await
+    .expect("the real one");
+    assert_eq!(found.subject, "Please VERIFY your e-mail");
+
+    // Consumed messages are skipped: the next wait for the same filter times out and says so.
+    let consumed = HashSet::from([found.id.clone()]);
+    let err = wait_for_message(
+        &mut *run,
+        &filter(Some("shop"), Some("verify")),
+        &consumed,
+        within(0.5),
+    )
+    .await
+    .expect_err("nothing new");
+    let text = err.to_string();
+    assert!(
+        text.contains("\"Please VERIFY your e-mail\" from Shop <hello@shop.example> (already used by an earlier step)"),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plus_addressing_keeps_concurrent_runs_apart() {
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let inbox = inbox(&dovecot.url("address=bob@demo.test&plus=true")).await;
+    let mut r1 = inbox.open("r1").await.expect("open r1");
+    let mut r10 = inbox.open("r10").await.expect("open r10");
+    assert_eq!(r1.address(), "bob+r1@demo.test");
+    assert_eq!(r10.address(), "bob+r10@demo.test");
+
+    let deliver = async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        // r10's mail first: a prefix match would hand it to r1.
+        dovecot
+            .append(&message(
+                "hello@shop.example",
+                "bob+r10@demo.test",
+                "code for r10",
+                "10",
+            ))
+            .await;
+        dovecot
+            .append(&message(
+                "hello@shop.example",
+                "Bob+R1@Demo.test",
+                "code for r1",
+                "1",
+            ))
+            .await;
+    };
+    let (a, b, ()) = tokio::join!(
+        wait_for_message(&mut *r1, &ANY, &NONE, within(10.0)),
+        wait_for_message(&mut *r10, &ANY, &NONE, within(10.0)),
+        deliver
+    );
+    assert_eq!(a.expect("r1").subject, "code for r1");
+    assert_eq!(b.expect("r10").subject, "code for r10");
+    let r1_all: Vec<String> = r1
+        .arrived()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.subject)
+        .collect();
+    let r10_all: Vec<String> = r10
+        .arrived()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| m.subject)
+        .collect();
+    assert_eq!(r1_all, ["code for r1"]);
+    assert_eq!(r10_all, ["code for r10"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_runs_share_one_connection() {
+    // Dovecot allows 10 connections per user and IP; twelve runs must still work.
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let inbox = inbox(&dovecot.url("address=bob@demo.test&plus=true")).await;
+    let mut runs = Vec::new();
+    for i in 0..12 {
+        runs.push(inbox.open(&format!("run{i}")).await.expect("open"));
+    }
+    for i in (0..12).rev() {
+        dovecot
+            .append(&message(
+                "a@shop.example",
+                &format!("bob+run{i}@demo.test"),
+                &format!("for {i}"),
+                "x",
+            ))
+            .await;
+    }
+    let waits = runs
+        .iter_mut()
+        .map(|run| wait_for_message(&mut **run, &ANY, &NONE, within(10.0)));
+    let found = futures::future::join_all(waits).await;
+    for (i, m) in found.into_iter().enumerate() {
+        assert_eq!(
+            m.expect("each run gets its mail").subject,
+            format!("for {i}")
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wrong_password_is_unreachable_before_any_wait() {
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let inbox = inbox(&dovecot.url_with("bob", "wrong", "address=bob@demo.test")).await;
+    let started = Instant::now();
+    let Err(InboxError::Unreachable(text)) = inbox.check().await else {
+        panic!("a wrong password must fail the check");
+    };
+    let expected = format!(
+        "cannot log in to imap://bob@127.0.0.1:{} as bob: [AUTHENTICATIONFAILED] Authentication failed.",
+        dovecot.port()
+    );
+    assert_eq!(text, expected);
+    assert!(!text.contains("wrong"), "the password is never shown");
+    let Err(InboxError::Unreachable(text)) = inbox.open("r1").await else {
+        panic!("open must fail too");
+    };
+    assert_eq!(text, expected);
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_mailbox_is_unreachable() {
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let url = dovecot
+        .url("address=bob@demo.test")
+        .replace("/INBOX", "/Nope");
+    let inbox = inbox(&url).await;
+    let Err(InboxError::Unreachable(text)) = inbox.check().await else {
+        panic!("a missing mailbox must fail the check");
+    };
+    assert!(
+        text.starts_with(&format!(
+            "logged in to imap://bob@127.0.0.1:{} as bob, but cannot open mailbox \"Nope\": ",
+            dovecot.port()
+        )),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn closed_port_is_unreachable_with_a_sentence() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let inbox = inbox(&format!(
+        "imap://bob:pw@127.0.0.1:{port}/INBOX?address=bob@demo.test"
+    ))
+    .await;
+    let Err(InboxError::Unreachable(text)) = inbox.check().await else {
+        panic!("nothing listens there");
+    };
+    assert!(
+        text.starts_with(&format!("cannot connect to imap://bob@127.0.0.1:{port}: ")),
+        "{text}"
+    );
+    assert!(text.contains("is the IMAP server running"), "{text}");
+    assert!(inbox.open("r1").await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wait_survives_a_server_restart() {
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let dovecot = Arc::new(dovecot);
+    let inbox = inbox(&dovecot.url("address=bob@demo.test")).await;
+    let mut run = inbox.open("r1").await.expect("open");
+    dovecot
+        .append(&message(
+            "x@shop.example",
+            "someone-else@demo.test",
+            "not for us",
+            "x",
+        ))
+        .await;
+
+    let server = dovecot.clone();
+    let restart_then_deliver = async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let s = server.clone();
+        tokio::task::spawn_blocking(move || s.stop()).await.unwrap();
+        // Long enough for the watcher to notice and fail a few reconnects.
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        let s = server.clone();
+        tokio::task::spawn_blocking(move || s.start_again())
+            .await
+            .unwrap();
+        server
+            .append(&message(
+                "hello@shop.example",
+                ADDRESS,
+                "after the restart",
+                "x",
+            ))
+            .await;
+    };
+    let (found, ()) = tokio::join!(
+        wait_for_message(&mut *run, &ANY, &NONE, within(20.0)),
+        restart_then_deliver
+    );
+    assert_eq!(
+        found.expect("caught after restart").subject,
+        "after the restart"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_stays_down_fails_the_wait_naming_the_error() {
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let inbox = inbox(&dovecot.url("address=bob@demo.test")).await;
+    let mut run = inbox.open("r1").await.expect("open");
+    dovecot.stop();
+    let err = wait_for_message(
+        &mut *run,
+        &MailFilter::default(),
+        &HashSet::new(),
+        within(1.5),
+    )
+    .await
+    .expect_err("server is down");
+    assert!(matches!(err, WaitError::Unreachable { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.starts_with("could not read the inbox for bob@demo.test within 1.5 s: "),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("127.0.0.1:{}", dovecot.port())),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mail_that_never_comes_times_out_listing_what_arrived() {
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let inbox = inbox(&dovecot.url("address=bob@demo.test")).await;
+    let mut run = inbox.open("ab12").await.expect("open");
+
+    let err = wait_for_message(
+        &mut *run,
+        &filter(Some("shop"), None),
+        &HashSet::new(),
+        within(1.0),
+    )
+    .await
+    .expect_err("nothing arrives");
+    assert_eq!(
+        err.to_string(),
+        "no email at all arrived for bob@demo.test within 1 s"
+    );
+
+    dovecot
+        .append(&message("news@shop.example", ADDRESS, "Welcome!", "x"))
+        .await;
+    dovecot
+        .append(&message(
+            "Bank <alerts@bank.example>",
+            ADDRESS,
+            "Statement",
+            "x",
+        ))
+        .await;
+    let err = wait_for_message(
+        &mut *run,
+        &filter(Some("shop"), Some("verify")),
+        &HashSet::new(),
+        within(1.0),
+    )
+    .await
+    .expect_err("no match");
+    assert!(err.is_timeout());
+    assert_eq!(
+        err.to_string(),
+        "no email to bob@demo.test from \"shop\" with subject containing \"verify\" arrived \
+         within 1 s; 2 other messages arrived: \"Welcome!\" from news@shop.example (subject does \
+         not match), \"Statement\" from Bank <alerts@bank.example> (neither sender nor subject match)"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_push_works_when_polling_is_slow() {
+    // poll_ms=60000: only IDLE can deliver this within the deadline.
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let inbox = inbox(&dovecot.url("address=bob@demo.test&poll_ms=60000")).await;
+    let mut run = inbox.open("r1").await.expect("open");
+    let deliver = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        dovecot
+            .append(&message("hello@shop.example", ADDRESS, "pushed", "x"))
+            .await;
+    };
+    let started = Instant::now();
+    let (found, ()) = tokio::join!(
+        wait_for_message(&mut *run, &ANY, &NONE, within(10.0)),
+        deliver
+    );
+    assert_eq!(found.expect("IDLE push").subject, "pushed");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_mime_never_panics() {
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let inbox = inbox(&dovecot.url("address=bob@demo.test")).await;
+    let mut run = inbox.open("r1").await.expect("open");
+    let junk: [&[u8]; 4] = [
+        b"To: bob@demo.test\r\nSubject: =?utf-8?B?!!!notbase64?=\r\nContent-Type: multipart/mixed; boundary=\"\"\r\n\r\n--\r\n--\r\n--\r\n",
+        b"To: bob@demo.test\r\nFrom: <<<@@@>>>, \"unterminated\r\nContent-Type: multipart/alternative; boundary=x\r\n\r\n--x\r\nContent-Type: message/rfc822\r\n\r\n--x\r\nContent-Transfer-Encoding: base64\r\n\r\n@@@@\r\n",
+        b"To: bob@demo.test\r\nSubject: \xff\xfe\xc3\x28 latin1 \xe9\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n=ZZ=\r\n=",
+        b"\x00\x01\x02 not a header at all\r\n\r\nTo: bob@demo.test\r\n",
+    ];
+    for raw in junk {
+        dovecot.append(raw).await;
+    }
+    dovecot
+        .append(&message("hello@shop.example", ADDRESS, "the good one", "x"))
+        .await;
+    let found = wait_for_message(
+        &mut *run,
+        &filter(None, Some("good one")),
+        &HashSet::new(),
+        within(10.0),
+    )
+    .await
+    .expect("the good one");
+    assert_eq!(found.subject, "the good one");
+    // The three junk messages addressed to us are returned (not dropped, not panicking).
+    let all = run.arrived().await.unwrap();
+    assert_eq!(
+        all.len(),
+        4,
+        "{:?}",
+        all.iter().map(|m| &m.subject).collect::<Vec<_>>()
+    );
+}
