@@ -677,7 +677,14 @@ fn field_path(parent: Option<&str>, key: &str) -> String {
         && key
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
-    let quoted = || serde_json::to_string(&show(key)).unwrap_or_default();
+    let quoted = || {
+        let short: String = if key.chars().count() > 80 {
+            key.chars().take(80).chain(['…']).collect()
+        } else {
+            key.to_string()
+        };
+        serde_json::to_string(&short).unwrap_or_default()
+    };
     match (parent, plain) {
         (None, true) => key.to_string(),
         (None, false) => format!("$[{}]", quoted()),
@@ -788,6 +795,115 @@ mod tests {
             problems(&many)
                 .iter()
                 .any(|p| p.contains("more than the limit of 15"))
+        );
+    }
+
+    #[test]
+    fn messages_stay_on_one_line_and_short() {
+        let long = "x".repeat(5000);
+        let json = format!(
+            r#"{{"reasoning":"","a\nb":1,"steps":[{{"type":"navigate","url":"ftp://{long}"}},
+            {{"type":"wait\u0000","odd key":1}},{{"type":"done","summary":""}}]}}"#
+        );
+        let p = problems(&json);
+        assert_eq!(
+            p,
+            [
+                r#"$["a\nb"]: unknown field `a\nb`; a plan has `reasoning` and `steps`"#
+                    .to_string(),
+                format!(
+                    "steps[0].url: `ftp://{}…` is not an absolute http(s) URL (scheme `ftp`); \
+                     only http and https pages can be visited",
+                    "x".repeat(74)
+                ),
+                "steps[1].type: unknown step type `wait\\u{0}`; \
+                 the types are: navigate, click, fill, wait_seconds, wait_for_text, \
+                 wait_for_email, use_otp_from_inbox, open_link_from_inbox, extract_text, done"
+                    .to_string(),
+            ]
+        );
+    }
+
+    #[test]
+    fn numbers_read_as_written() {
+        assert_eq!(show_number(1e300), "1e300");
+        assert_eq!(show_number(-0.0), "0");
+        assert_eq!(show_number(-2.0), "-2");
+        assert_eq!(show_number(1.5), "1.5");
+        assert_eq!(show_number(5e-324), "5e-324");
+    }
+
+    #[test]
+    fn suggestions_by_spelling_then_by_shared_word() {
+        let fields = ["text", "timeout_seconds"];
+        assert_eq!(suggest("txet", fields), " (did you mean `text`?)");
+        assert_eq!(
+            suggest("timeout", fields),
+            " (did you mean `timeout_seconds`?)"
+        );
+        assert_eq!(
+            suggest("timeout_ms", fields),
+            " (did you mean `timeout_seconds`?)"
+        );
+        assert_eq!(
+            suggest("seconds", fields),
+            " (did you mean `timeout_seconds`?)"
+        );
+        assert_eq!(suggest("banana", fields), "");
+    }
+
+    #[test]
+    fn urls_get_a_hint_that_fits() {
+        let e = |u: &str| check_url(u).unwrap_err();
+        assert!(
+            e("shop.example/a").contains("has no scheme"),
+            "{}",
+            e("shop.example/a")
+        );
+        assert!(e("localhost:3000/a").contains("e.g. `https://localhost:3000/a`"));
+        assert!(e("//cdn.example/x").contains("e.g. `https://cdn.example/x`"));
+        assert!(e("/signup").contains("e.g. `https://shop.example/signup`"));
+        assert!(e("").contains("is empty"));
+        assert!(e("data:text/html,hi").contains("scheme `data`"));
+        assert!(check_url("https://shop.example/{{ run_id }}/x").is_ok());
+        assert!(check_url("{{base_url}}/x").is_ok());
+        assert!(check_url("HTTPS://Shop.Example").is_ok());
+    }
+
+    #[test]
+    fn bom_and_positions() {
+        assert!(parse("\u{feff}{}").is_ok());
+        let PlanError::Syntax { line, column, .. } = parse("{\n").unwrap_err() else {
+            panic!("not a syntax error")
+        };
+        assert_eq!((line, column), (2, 1));
+    }
+
+    #[test]
+    fn null_schema_is_absent_and_problems_are_in_step_order() {
+        assert_eq!(
+            problems(r#"{"$schema":null,"reasoning":"","steps":[{"type":"done","summary":""}]}"#),
+            Vec::<String>::new()
+        );
+        let p = problems(
+            r#"{"reasoning":"","steps":[{"type":"done","summary":""},{"type":"click","describe":""}],"x":1}"#,
+        );
+        let paths: Vec<&str> = p.iter().map(|p| p.split(':').next().unwrap()).collect();
+        assert_eq!(paths, ["x", "steps[0].type", "steps[1]", "steps[1]"]);
+    }
+
+    #[test]
+    fn secret_typos_point_at_secrets() {
+        let p = problems(
+            r#"{"reasoning":"","steps":[{"type":"done","summary":"{{SECRET_pw}} {{inbox_adress}}"}]}"#,
+        );
+        assert!(
+            p[0].contains("a secret is written `{{secret.pw}}`"),
+            "{p:?}"
+        );
+        assert!(
+            p[1].contains("(did you mean `{{inbox_address}}`?)"),
+            "{p:?}"
         );
     }
 }
