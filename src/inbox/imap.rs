@@ -342,11 +342,13 @@ impl Watcher {
                 }
                 match connect(&self.shared.url).await {
                     Ok(connection) => {
+                        tracing::debug!(url = %self.shared.url, idle = connection.idle, "IMAP connected");
                         backoff = BACKOFF_FIRST;
                         self.connected(connection);
                     }
                     Err(e) => {
                         let error = e.to_string();
+                        tracing::debug!(url = %self.shared.url, "IMAP reconnect failed: {error}");
                         self.disconnected(&error);
                         self.backoff(Instant::now() + backoff, &error).await;
                         backoff = (backoff * 2).min(BACKOFF_MAX);
@@ -370,7 +372,11 @@ impl Watcher {
     /// Gives up the watcher slot if nobody needs it. Done under the slot lock so a run that
     /// opens at the same moment either finds this watcher or starts a new one.
     fn retire(&mut self) -> bool {
-        let mut slot = self.shared.watcher.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slot = self
+            .shared
+            .watcher
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         if self.runs_open() == 0 && self.rx.is_empty() {
             *slot = None;
             true
@@ -610,6 +616,7 @@ impl Watcher {
             selected,
             ..
         } = connection;
+        tracing::trace!(url = %self.shared.url, "IDLE");
         let mut handle = session.idle();
         match timeout(COMMAND_TIMEOUT, handle.init()).await {
             Ok(Ok(())) => {}
@@ -617,8 +624,8 @@ impl Watcher {
             Err(_) => return Err("IDLE got no answer".into()),
         }
         let news = {
-            let (wait, _interrupt) =
-                handle.wait_with_timeout(until.saturating_duration_since(Instant::now()) + REIDLE_AFTER);
+            let (wait, _interrupt) = handle
+                .wait_with_timeout(until.saturating_duration_since(Instant::now()) + REIDLE_AFTER);
             tokio::select! {
                 response = wait => match response {
                     Ok(IdleResponse::NewData(_)) => true,
@@ -645,6 +652,7 @@ impl Watcher {
             selected,
             last_command: Instant::now(),
         });
+        tracing::trace!(url = %self.shared.url, news, "IDLE ended");
         self.dirty |= news;
         Ok(())
     }
@@ -670,10 +678,7 @@ async fn command<T>(
     match timeout(limit, fut).await {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(e)) => Err(format!("{what} failed: {}", imap_error_text(&e))),
-        Err(_) => Err(format!(
-            "{what} got no answer within {} s",
-            limit.as_secs()
-        )),
+        Err(_) => Err(format!("{what} got no answer within {} s", limit.as_secs())),
     }
 }
 
@@ -687,7 +692,11 @@ fn drain_unsolicited(connection: &mut Connection) {
 async fn connect(url: &ImapUrl) -> Result<Connection, InboxError> {
     let server = url.server();
     let unreachable = |detail: String| InboxError::Unreachable(detail);
-    let tcp = match timeout(CONNECT_TIMEOUT, TcpStream::connect((url.host.as_str(), url.port))).await
+    let tcp = match timeout(
+        CONNECT_TIMEOUT,
+        TcpStream::connect((url.host.as_str(), url.port)),
+    )
+    .await
     {
         Ok(Ok(tcp)) => tcp,
         Ok(Err(e)) => {
@@ -697,7 +706,9 @@ async fn connect(url: &ImapUrl) -> Result<Connection, InboxError> {
                 }
                 _ => "",
             };
-            return Err(unreachable(format!("cannot connect to {server}: {e}{hint}")));
+            return Err(unreachable(format!(
+                "cannot connect to {server}: {e}{hint}"
+            )));
         }
         Err(_) => {
             return Err(unreachable(format!(
@@ -708,9 +719,8 @@ async fn connect(url: &ImapUrl) -> Result<Connection, InboxError> {
     };
     let _ = tcp.set_nodelay(true);
     let stream = if url.tls {
-        let name = rustls::pki_types::ServerName::try_from(url.host.clone()).map_err(|e| {
-            unreachable(format!("cannot use TLS with {server}: {e}"))
-        })?;
+        let name = rustls::pki_types::ServerName::try_from(url.host.clone())
+            .map_err(|e| unreachable(format!("cannot use TLS with {server}: {e}")))?;
         let connector = TlsConnector::from(tls_config()?);
         match timeout(CONNECT_TIMEOUT, connector.connect(name, tcp)).await {
             Ok(Ok(tls)) => ImapStream::Tls(Box::new(tls)),
@@ -824,13 +834,7 @@ fn tls_config() -> Result<Arc<rustls::ClientConfig>, InboxError> {
                 rustls::crypto::ring::default_provider(),
             ))
             .with_safe_default_protocol_versions()
-            .map(|builder| {
-                Arc::new(
-                    builder
-                        .with_root_certificates(roots)
-                        .with_no_client_auth(),
-                )
-            })
+            .map(|builder| Arc::new(builder.with_root_certificates(roots).with_no_client_auth()))
             .map_err(|e| format!("cannot set up TLS: {e}"))
         })
         .clone()

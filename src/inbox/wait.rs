@@ -170,13 +170,13 @@ fn timeout_sentence(
     s
 }
 
-/// `120 s`, `2.5 s`, `0.2 s`.
+/// `120 s`, `2.5 s`, `0.2 s` (to the nearest tenth; whole numbers without a decimal).
 fn seconds(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms % 1000 == 0 || ms >= 10_000 {
-        format!("{} s", (ms + 500) / 1000)
+    let tenths = (d.as_millis() + 50) / 100;
+    if tenths % 10 == 0 || tenths >= 100 {
+        format!("{} s", (tenths + 5) / 10)
     } else {
-        format!("{:.1} s", d.as_secs_f64())
+        format!("{}.{} s", tenths / 10, tenths % 10)
     }
 }
 
@@ -208,7 +208,10 @@ pub async fn wait_for_message(
                 errors += 1;
                 last_error = Some(e.to_string());
                 failing = true;
-                tracing::debug!(address = mailbox.address(), "inbox read failed, retrying: {e}");
+                tracing::debug!(
+                    address = mailbox.address(),
+                    "inbox read failed, retrying: {e}"
+                );
                 sleep_until(deadline.min(Instant::now() + retry_after)).await;
                 retry_after = (retry_after * 2).min(MAX_RETRY_AFTER_ERROR);
                 if Instant::now() >= deadline {
@@ -343,5 +346,8 @@ mod tests {
              failed 2 times during the wait; last: connection lost)"
         );
         assert_eq!(seconds(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(seconds(Duration::from_micros(999_998)), "1 s");
+        assert_eq!(seconds(Duration::from_millis(1_499)), "1.5 s");
+        assert_eq!(seconds(Duration::from_millis(119_999)), "120 s");
     }
 }
