@@ -1,0 +1,252 @@
+//! The embedded SMTP receiver over real TCP, driven by a raw SMTP client: delivery wakes
+//! waiters, dot-stuffing, several recipients, protocol errors, freshness and malformed mail.
+
+mod support;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use planlock::inbox::smtp::SmtpInbox;
+use planlock::inbox::{
+    Inbox, InboxError, InboxUrl, MailFilter, connect, parse_binding, wait_for_message,
+};
+use support::smtp::{SmtpClient, message, send_mail};
+use tokio::time::Instant;
+
+static ANY: MailFilter = MailFilter {
+    from: None,
+    subject: None,
+};
+
+async fn receiver() -> Arc<SmtpInbox> {
+    SmtpInbox::start("127.0.0.1:0".parse().unwrap(), "Demo.Test")
+        .await
+        .expect("start the receiver")
+}
+
+fn within(secs: f64) -> Instant {
+    Instant::now() + Duration::from_secs_f64(secs)
+}
+
+#[tokio::test]
+async fn a_delivered_message_wakes_the_waiting_step() {
+    let inbox = receiver().await;
+    let addr = inbox.local_addr();
+    assert_ne!(addr.port(), 0);
+    inbox.check().await.expect("check");
+    let mut run = inbox.open("AB12").await.expect("open");
+    assert_eq!(run.address(), "run-ab12@demo.test");
+
+    let none = HashSet::new();
+    let deliver = async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        send_mail(
+            addr,
+            "hello@shop.example",
+            &["run-ab12@demo.test"],
+            &message("Shop <hello@shop.example>", "run-ab12@demo.test", "Your code", "482913"),
+        )
+        .await;
+    };
+    let started = Instant::now();
+    let (found, ()) = tokio::join!(wait_for_message(&mut *run, &ANY, &none, within(10.0)), deliver);
+    let found = found.expect("delivered");
+    assert_eq!(found.subject, "Your code");
+    assert_eq!(found.from, "Shop <hello@shop.example>");
+    assert_eq!(found.to, ["run-ab12@demo.test"]);
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[tokio::test]
+async fn the_envelope_counts_even_when_headers_do_not_name_the_run() {
+    // BCC-style delivery: the run is only in RCPT TO.
+    let inbox = receiver().await;
+    let mut run = inbox.open("r1").await.unwrap();
+    send_mail(
+        inbox.local_addr(),
+        "a@shop.example",
+        &["run-r1@demo.test"],
+        &message("a@shop.example", "undisclosed-recipients:;", "bcc", "x"),
+    )
+    .await;
+    let found = wait_for_message(&mut *run, &ANY, &HashSet::new(), within(5.0))
+        .await
+        .expect("envelope recipient matches");
+    assert_eq!(found.subject, "bcc");
+}
+
+#[tokio::test]
+async fn dot_stuffing_is_undone() {
+    let inbox = receiver().await;
+    let mut run = inbox.open("r1").await.unwrap();
+    let raw = b"From: a@shop.example\r\nTo: run-r1@demo.test\r\nSubject: dots\r\n\r\n\
+                .leading dot\r\n..two dots\r\n.\r\nnot the end\r\nlast line\r\n";
+    send_mail(inbox.local_addr(), "a@shop.example", &["run-r1@demo.test"], raw).await;
+    let found = wait_for_message(&mut *run, &ANY, &HashSet::new(), within(5.0))
+        .await
+        .unwrap();
+    assert_eq!(found.raw, raw, "the message is stored exactly as sent");
+}
+
+#[tokio::test]
+async fn one_message_to_two_runs_reaches_both() {
+    let inbox = receiver().await;
+    let mut r1 = inbox.open("r1").await.unwrap();
+    let mut r2 = inbox.open("r2").await.unwrap();
+    let mut r3 = inbox.open("r3").await.unwrap();
+    send_mail(
+        inbox.local_addr(),
+        "a@shop.example",
+        &["run-r1@demo.test", "RUN-R2@DEMO.TEST"],
+        &message("a@shop.example", "run-r1@demo.test, run-r2@demo.test", "for two", "x"),
+    )
+    .await;
+    let none = HashSet::new();
+    for run in [&mut r1, &mut r2] {
+        let found = wait_for_message(&mut **run, &ANY, &none, within(5.0)).await.unwrap();
+        assert_eq!(found.subject, "for two");
+    }
+    assert!(r3.arrived().await.unwrap().is_empty(), "r3 was not a recipient");
+}
+
+#[tokio::test]
+async fn mail_from_before_open_is_never_returned() {
+    let inbox = receiver().await;
+    send_mail(
+        inbox.local_addr(),
+        "a@shop.example",
+        &["run-r1@demo.test"],
+        &message("a@shop.example", "run-r1@demo.test", "stale", "x"),
+    )
+    .await;
+    let mut run = inbox.open("r1").await.unwrap();
+    assert!(run.arrived().await.unwrap().is_empty());
+    let err = wait_for_message(&mut *run, &ANY, &HashSet::new(), within(0.3))
+        .await
+        .expect_err("nothing fresh");
+    assert_eq!(
+        err.to_string(),
+        "no email at all arrived for run-r1@demo.test within 0.3 s"
+    );
+}
+
+#[tokio::test]
+async fn filters_and_the_timeout_sentence() {
+    let inbox = receiver().await;
+    let mut run = inbox.open("ab12").await.unwrap();
+    let to = "run-ab12@demo.test";
+    send_mail(inbox.local_addr(), "news@shop.example", &[to], &message("news@shop.example", to, "Welcome!", "x")).await;
+    let filter = MailFilter {
+        from: Some("shop".into()),
+        subject: Some("verify".into()),
+    };
+    let err = wait_for_message(&mut *run, &filter, &HashSet::new(), within(0.5))
+        .await
+        .expect_err("no match");
+    assert_eq!(
+        err.to_string(),
+        "no email to run-ab12@demo.test from \"shop\" with subject containing \"verify\" arrived \
+         within 0.5 s; 1 other message arrived: \"Welcome!\" from news@shop.example (subject does \
+         not match)"
+    );
+    send_mail(inbox.local_addr(), "hello@shop.example", &[to], &message("Shop <hello@shop.example>", to, "Verify your e-mail", "x")).await;
+    let found = wait_for_message(&mut *run, &filter, &HashSet::new(), within(5.0)).await.unwrap();
+    assert_eq!(found.subject, "Verify your e-mail");
+}
+
+#[tokio::test]
+async fn protocol_order_and_errors_follow_rfc_5321() {
+    let inbox = receiver().await;
+    let mut c = SmtpClient::connect(inbox.local_addr()).await;
+    assert_eq!(c.command("MAIL FROM:<a@b.test>").await.0, 503, "EHLO first");
+    let (code, text) = c.command("EHLO client.test").await;
+    assert_eq!(code, 250);
+    for ext in ["8BITMIME", "PIPELINING", "SIZE"] {
+        assert!(text.contains(ext), "{ext} in {text}");
+    }
+    assert_eq!(c.command("RCPT TO:<run-x@demo.test>").await.0, 503, "MAIL first");
+    assert_eq!(c.command("DATA").await.0, 503, "MAIL first");
+    assert_eq!(c.command("MAIL FROM:<a@b.test> BODY=8BITMIME").await.0, 250);
+    assert_eq!(c.command("MAIL FROM:<a@b.test>").await.0, 503, "nested MAIL");
+    assert_eq!(c.command("DATA").await.0, 503, "RCPT first");
+    assert_eq!(c.command("RCPT TO:<not-an-address>").await.0, 501);
+    assert_eq!(c.command("RCPT TO:<run-x@demo.test>").await.0, 250);
+    assert_eq!(c.command("RSET").await.0, 250);
+    assert_eq!(c.command("DATA").await.0, 503, "RSET forgot the transaction");
+    assert_eq!(c.command("NOOP").await.0, 250);
+    assert_eq!(c.command("MAIL FROM:<a@b.test> SIZE=999999999999").await.0, 552);
+    assert_eq!(c.command("MAIL FROM:<a@b.test> AUTH=<>").await.0, 555);
+    assert_eq!(c.command("STARTTLS").await.0, 502);
+    assert_eq!(c.command("FROB").await.0, 500);
+    assert_eq!(c.command("HELO old.client").await.0, 250);
+    // A null reverse-path (bounces) is allowed.
+    assert_eq!(c.command("MAIL FROM:<>").await.0, 250);
+    assert_eq!(c.command("RCPT TO:<run-x@demo.test>").await.0, 250);
+    let (code, text) = c.data(b"Subject: bounce\r\n\r\nx\r\n").await;
+    assert_eq!(code, 250, "{text}");
+    assert_eq!(c.command("QUIT").await.0, 221);
+    assert_eq!(inbox.messages().len(), 1);
+}
+
+#[tokio::test]
+async fn pipelined_commands_are_answered_in_order() {
+    let inbox = receiver().await;
+    let mut run = inbox.open("p").await.unwrap();
+    let mut c = SmtpClient::connect(inbox.local_addr()).await;
+    assert_eq!(c.command("EHLO client.test").await.0, 250);
+    c.send(b"MAIL FROM:<a@b.test>\r\nRCPT TO:<run-p@demo.test>\r\nRCPT TO:<other@demo.test>\r\nDATA\r\n")
+        .await;
+    for expected in [250, 250, 250, 354] {
+        assert_eq!(c.reply().await.0, expected);
+    }
+    c.send(b"Subject: piped\r\n\r\nbody\r\n.\r\nQUIT\r\n").await;
+    assert_eq!(c.reply().await.0, 250);
+    assert_eq!(c.reply().await.0, 221);
+    let found = wait_for_message(&mut *run, &ANY, &HashSet::new(), within(5.0)).await.unwrap();
+    assert_eq!(found.subject, "piped");
+    assert_eq!(found.to, ["run-p@demo.test", "other@demo.test"]);
+}
+
+#[tokio::test]
+async fn malformed_mime_never_panics() {
+    let inbox = receiver().await;
+    let mut run = inbox.open("m").await.unwrap();
+    let junk: [&[u8]; 4] = [
+        b"Subject: =?utf-8?B?!!!?=\r\nContent-Type: multipart/mixed; boundary=\"\"\r\n\r\n--\r\n--\r\n",
+        b"From: <<<@@@>>>, \"unterminated\r\nContent-Type: message/rfc822\r\n\r\nContent-Type: message/rfc822\r\n\r\n",
+        b"Subject: \xff\xfe\xc3\x28\r\nContent-Transfer-Encoding: base64\r\n\r\n@@@@=\r\n",
+        b"\x00\x01\x02",
+    ];
+    for raw in junk {
+        send_mail(inbox.local_addr(), "x@y.test", &["run-m@demo.test"], raw).await;
+    }
+    let deadline = within(5.0);
+    loop {
+        let seen = run.arrived().await.unwrap();
+        if seen.len() == 4 || Instant::now() >= deadline {
+            assert_eq!(seen.len(), 4, "every malformed message is kept, none panics");
+            break;
+        }
+        run.changed(deadline).await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn smtp_urls_start_the_receiver_and_busy_ports_are_refused() {
+    let (name, url) = parse_binding("demo=smtp://127.0.0.1:0?domain=demo.test").unwrap();
+    assert_eq!(name.as_deref(), Some("demo"));
+    assert!(matches!(url, InboxUrl::Smtp(_)));
+    let inbox = connect(&url).await.expect("start");
+    let described = inbox.describe();
+    assert!(described.starts_with("smtp://127.0.0.1:"), "{described}");
+    assert!(!described.starts_with("smtp://127.0.0.1:0?"), "shows the bound port: {described}");
+
+    let taken = receiver().await;
+    let Err(InboxError::Unreachable(text)) =
+        SmtpInbox::start(taken.local_addr(), "demo.test").await
+    else {
+        panic!("the port is in use");
+    };
+    assert!(text.contains("another program uses that port"), "{text}");
+}
