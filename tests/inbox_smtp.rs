@@ -45,12 +45,20 @@ async fn a_delivered_message_wakes_the_waiting_step() {
             addr,
             "hello@shop.example",
             &["run-ab12@demo.test"],
-            &message("Shop <hello@shop.example>", "run-ab12@demo.test", "Your code", "482913"),
+            &message(
+                "Shop <hello@shop.example>",
+                "run-ab12@demo.test",
+                "Your code",
+                "482913",
+            ),
         )
         .await;
     };
     let started = Instant::now();
-    let (found, ()) = tokio::join!(wait_for_message(&mut *run, &ANY, &none, within(10.0)), deliver);
+    let (found, ()) = tokio::join!(
+        wait_for_message(&mut *run, &ANY, &none, within(10.0)),
+        deliver
+    );
     let found = found.expect("delivered");
     assert_eq!(found.subject, "Your code");
     assert_eq!(found.from, "Shop <hello@shop.example>");
@@ -82,7 +90,13 @@ async fn dot_stuffing_is_undone() {
     let mut run = inbox.open("r1").await.unwrap();
     let raw = b"From: a@shop.example\r\nTo: run-r1@demo.test\r\nSubject: dots\r\n\r\n\
                 .leading dot\r\n..two dots\r\n.\r\nnot the end\r\nlast line\r\n";
-    send_mail(inbox.local_addr(), "a@shop.example", &["run-r1@demo.test"], raw).await;
+    send_mail(
+        inbox.local_addr(),
+        "a@shop.example",
+        &["run-r1@demo.test"],
+        raw,
+    )
+    .await;
     let found = wait_for_message(&mut *run, &ANY, &HashSet::new(), within(5.0))
         .await
         .unwrap();
@@ -99,15 +113,25 @@ async fn one_message_to_two_runs_reaches_both() {
         inbox.local_addr(),
         "a@shop.example",
         &["run-r1@demo.test", "RUN-R2@DEMO.TEST"],
-        &message("a@shop.example", "run-r1@demo.test, run-r2@demo.test", "for two", "x"),
+        &message(
+            "a@shop.example",
+            "run-r1@demo.test, run-r2@demo.test",
+            "for two",
+            "x",
+        ),
     )
     .await;
     let none = HashSet::new();
     for run in [&mut r1, &mut r2] {
-        let found = wait_for_message(&mut **run, &ANY, &none, within(5.0)).await.unwrap();
+        let found = wait_for_message(&mut **run, &ANY, &none, within(5.0))
+            .await
+            .unwrap();
         assert_eq!(found.subject, "for two");
     }
-    assert!(r3.arrived().await.unwrap().is_empty(), "r3 was not a recipient");
+    assert!(
+        r3.arrived().await.unwrap().is_empty(),
+        "r3 was not a recipient"
+    );
 }
 
 #[tokio::test]
@@ -136,7 +160,13 @@ async fn filters_and_the_timeout_sentence() {
     let inbox = receiver().await;
     let mut run = inbox.open("ab12").await.unwrap();
     let to = "run-ab12@demo.test";
-    send_mail(inbox.local_addr(), "news@shop.example", &[to], &message("news@shop.example", to, "Welcome!", "x")).await;
+    send_mail(
+        inbox.local_addr(),
+        "news@shop.example",
+        &[to],
+        &message("news@shop.example", to, "Welcome!", "x"),
+    )
+    .await;
     let filter = MailFilter {
         from: Some("shop".into()),
         subject: Some("verify".into()),
@@ -150,8 +180,16 @@ async fn filters_and_the_timeout_sentence() {
          within 0.5 s; 1 other message arrived: \"Welcome!\" from news@shop.example (subject does \
          not match)"
     );
-    send_mail(inbox.local_addr(), "hello@shop.example", &[to], &message("Shop <hello@shop.example>", to, "Verify your e-mail", "x")).await;
-    let found = wait_for_message(&mut *run, &filter, &HashSet::new(), within(5.0)).await.unwrap();
+    send_mail(
+        inbox.local_addr(),
+        "hello@shop.example",
+        &[to],
+        &message("Shop <hello@shop.example>", to, "Verify your e-mail", "x"),
+    )
+    .await;
+    let found = wait_for_message(&mut *run, &filter, &HashSet::new(), within(5.0))
+        .await
+        .unwrap();
     assert_eq!(found.subject, "Verify your e-mail");
 }
 
@@ -165,17 +203,32 @@ async fn protocol_order_and_errors_follow_rfc_5321() {
     for ext in ["8BITMIME", "PIPELINING", "SIZE"] {
         assert!(text.contains(ext), "{ext} in {text}");
     }
-    assert_eq!(c.command("RCPT TO:<run-x@demo.test>").await.0, 503, "MAIL first");
+    assert_eq!(
+        c.command("RCPT TO:<run-x@demo.test>").await.0,
+        503,
+        "MAIL first"
+    );
     assert_eq!(c.command("DATA").await.0, 503, "MAIL first");
     assert_eq!(c.command("MAIL FROM:<a@b.test> BODY=8BITMIME").await.0, 250);
-    assert_eq!(c.command("MAIL FROM:<a@b.test>").await.0, 503, "nested MAIL");
+    assert_eq!(
+        c.command("MAIL FROM:<a@b.test>").await.0,
+        503,
+        "nested MAIL"
+    );
     assert_eq!(c.command("DATA").await.0, 503, "RCPT first");
     assert_eq!(c.command("RCPT TO:<not-an-address>").await.0, 501);
     assert_eq!(c.command("RCPT TO:<run-x@demo.test>").await.0, 250);
     assert_eq!(c.command("RSET").await.0, 250);
-    assert_eq!(c.command("DATA").await.0, 503, "RSET forgot the transaction");
+    assert_eq!(
+        c.command("DATA").await.0,
+        503,
+        "RSET forgot the transaction"
+    );
     assert_eq!(c.command("NOOP").await.0, 250);
-    assert_eq!(c.command("MAIL FROM:<a@b.test> SIZE=999999999999").await.0, 552);
+    assert_eq!(
+        c.command("MAIL FROM:<a@b.test> SIZE=999999999999").await.0,
+        552
+    );
     assert_eq!(c.command("MAIL FROM:<a@b.test> AUTH=<>").await.0, 555);
     assert_eq!(c.command("STARTTLS").await.0, 502);
     assert_eq!(c.command("FROB").await.0, 500);
@@ -203,7 +256,9 @@ async fn pipelined_commands_are_answered_in_order() {
     c.send(b"Subject: piped\r\n\r\nbody\r\n.\r\nQUIT\r\n").await;
     assert_eq!(c.reply().await.0, 250);
     assert_eq!(c.reply().await.0, 221);
-    let found = wait_for_message(&mut *run, &ANY, &HashSet::new(), within(5.0)).await.unwrap();
+    let found = wait_for_message(&mut *run, &ANY, &HashSet::new(), within(5.0))
+        .await
+        .unwrap();
     assert_eq!(found.subject, "piped");
     assert_eq!(found.to, ["run-p@demo.test", "other@demo.test"]);
 }
@@ -225,7 +280,11 @@ async fn malformed_mime_never_panics() {
     loop {
         let seen = run.arrived().await.unwrap();
         if seen.len() == 4 || Instant::now() >= deadline {
-            assert_eq!(seen.len(), 4, "every malformed message is kept, none panics");
+            assert_eq!(
+                seen.len(),
+                4,
+                "every malformed message is kept, none panics"
+            );
             break;
         }
         run.changed(deadline).await.unwrap();
@@ -240,7 +299,10 @@ async fn smtp_urls_start_the_receiver_and_busy_ports_are_refused() {
     let inbox = connect(&url).await.expect("start");
     let described = inbox.describe();
     assert!(described.starts_with("smtp://127.0.0.1:"), "{described}");
-    assert!(!described.starts_with("smtp://127.0.0.1:0?"), "shows the bound port: {described}");
+    assert!(
+        !described.starts_with("smtp://127.0.0.1:0?"),
+        "shows the bound port: {described}"
+    );
 
     let taken = receiver().await;
     let Err(InboxError::Unreachable(text)) =

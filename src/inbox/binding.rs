@@ -360,7 +360,9 @@ fn check_address(address: &str, shown: &str) -> Result<(), InboxError> {
         Some((local, domain)) => {
             !local.is_empty()
                 && !domain.is_empty()
-                && !address.chars().any(|c| c.is_whitespace() || "<>,;\"".contains(c))
+                && !address
+                    .chars()
+                    .any(|c| c.is_whitespace() || "<>,;\"".contains(c))
         }
         None => false,
     };
@@ -524,7 +526,9 @@ mod tests {
         assert!(error("imap://bob@host/INBOX?address=a@b").contains("no password"));
         assert!(error("imap://:pw@host/INBOX?address=a@b").contains("no user name"));
         assert!(error("imap://b:pw@host/?address=nope").contains("not an e-mail address"));
-        assert!(error("imap://b:pw@host/?address=a@b&adress=x").contains("unknown parameter `adress`"));
+        assert!(
+            error("imap://b:pw@host/?address=a@b&adress=x").contains("unknown parameter `adress`")
+        );
         assert!(error("imap://b:pw@host/?address=a@b&plus=maybe").contains("plus=`maybe`"));
         assert!(error("imap://b:pw@host/?address=a@b&poll_ms=0").contains("poll_ms=`0`"));
         assert!(error("imap://b:p%zz@host/?address=a@b").contains("password has a `%`"));
@@ -536,6 +540,9 @@ mod tests {
         assert!(error("smtp://127.0.0.1:25?domain=x_y").contains("not a domain name"));
         assert!(error("smtp://127.0.0.1:25/box?domain=x.test").contains("no mailbox path"));
         let m = error("imap://bob:s3cret@[::1:1143/INBOX");
-        assert!(m.contains("not a valid URL") && !m.contains("s3cret"), "{m}");
+        assert!(
+            m.contains("not a valid URL") && !m.contains("s3cret"),
+            "{m}"
+        );
     }
 }

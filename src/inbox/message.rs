@@ -52,7 +52,7 @@ pub(crate) fn parse_message(
 /// recipients. Exactness matters for plus-addressing: `me+run1@x` must not see `me+run10@x`.
 pub(crate) fn is_addressed_to(message: &Message, address: &str) -> bool {
     let address = address.trim().to_lowercase();
-    message.to.iter().any(|r| *r == address)
+    message.to.contains(&address)
 }
 
 #[derive(Default)]

@@ -129,7 +129,11 @@ impl SmtpInbox {
 
     /// Every message received so far (at most [`MAX_STORED_MESSAGES`]), oldest first.
     pub fn messages(&self) -> Vec<Message> {
-        let state = self.store.messages.lock().unwrap_or_else(|e| e.into_inner());
+        let state = self
+            .store
+            .messages
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         state.messages.iter().map(|(_, m)| m.clone()).collect()
     }
 }
@@ -189,7 +193,11 @@ impl RunMailbox for SmtpRunMailbox {
     async fn arrived(&mut self) -> Result<Vec<Message>, InboxError> {
         // Mark as seen first: a delivery after this line makes `changed` return at once.
         self.delivered.borrow_and_update();
-        let state = self.store.messages.lock().unwrap_or_else(|e| e.into_inner());
+        let state = self
+            .store
+            .messages
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         Ok(state
             .messages
             .iter()
@@ -402,7 +410,10 @@ fn path_argument<'a>(arg: &'a str, keyword: &str) -> Option<(String, &'a str)> {
     };
     // A source route `@a,@b:user@host` names relays, which mean nothing here.
     let path = path.rsplit_once(':').map_or(path, |(_, p)| p);
-    if path.chars().any(|c| c.is_whitespace() || c == '<' || c == '>') {
+    if path
+        .chars()
+        .any(|c| c.is_whitespace() || c == '<' || c == '>')
+    {
         return None;
     }
     Some((path.to_string(), params.trim()))
@@ -455,7 +466,10 @@ mod tests {
             path_argument("FROM:<a@b.test> BODY=8BITMIME", "FROM:"),
             Some(("a@b.test".into(), "BODY=8BITMIME"))
         );
-        assert_eq!(path_argument("from: <>", "FROM:"), Some((String::new(), "")));
+        assert_eq!(
+            path_argument("from: <>", "FROM:"),
+            Some((String::new(), ""))
+        );
         assert_eq!(
             path_argument("TO:<@relay.test:Run-1@D.test>", "TO:"),
             Some(("Run-1@D.test".into(), ""))

@@ -173,7 +173,7 @@ fn timeout_sentence(
 /// `120 s`, `2.5 s`, `0.2 s` (to the nearest tenth; whole numbers without a decimal).
 fn seconds(d: Duration) -> String {
     let tenths = (d.as_millis() + 50) / 100;
-    if tenths % 10 == 0 || tenths >= 100 {
+    if tenths.is_multiple_of(10) || tenths >= 100 {
         format!("{} s", (tenths + 5) / 10)
     } else {
         format!("{}.{} s", tenths / 10, tenths % 10)

@@ -211,7 +211,10 @@ impl Dovecot {
         let conf = self.conf.to_string_lossy().to_string();
         if let Ok(entries) = fs::read_dir("/proc") {
             for entry in entries.flatten() {
-                let Some(pid) = entry.file_name().to_str().and_then(|p| p.parse::<u32>().ok())
+                let Some(pid) = entry
+                    .file_name()
+                    .to_str()
+                    .and_then(|p| p.parse::<u32>().ok())
                 else {
                     continue;
                 };
