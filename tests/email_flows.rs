@@ -1,0 +1,273 @@
+//! Email verification end to end: real Chromium, the demo shop, and mail through a real
+//! Dovecot (IMAP, plus-addressing) or planlock's embedded SMTP receiver.
+
+mod common;
+mod support;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use planlock::demo::{self, DemoSite, Mailer, SmtpMailer};
+use planlock::inbox::Inbox;
+use planlock::inbox::binding::{connect, parse_url};
+use planlock::inbox::smtp::SmtpInbox;
+use planlock::lock::Lock;
+use planlock::plan::{Plan, Vars};
+use planlock::runner::{self, Recorder, RunRequest, RunResult, Settings};
+use support::dovecot::Dovecot;
+use tokio_util::sync::CancellationToken;
+
+/// The shop's mail goes into Dovecot by IMAP APPEND, as a delivery agent would put it there.
+struct DovecotMailer(Arc<Dovecot>);
+
+#[async_trait]
+impl Mailer for DovecotMailer {
+    async fn send(&self, _from: &str, _to: &str, raw: Vec<u8>) -> Result<(), String> {
+        self.0.append(&raw).await;
+        Ok(())
+    }
+}
+
+/// Sends a decoy from another sender to the same address first, then the real mail.
+struct DecoyFirst(Arc<dyn Mailer>);
+
+#[async_trait]
+impl Mailer for DecoyFirst {
+    async fn send(&self, from: &str, to: &str, raw: Vec<u8>) -> Result<(), String> {
+        let decoy = format!(
+            "From: Other Shop <codes@other.test>\r\nTo: {to}\r\nSubject: Your verification code\r\n\
+             Content-Type: text/plain\r\n\r\nYour verification code is 111111\r\n"
+        );
+        self.0
+            .send("codes@other.test", to, decoy.into_bytes())
+            .await?;
+        self.0.send(from, to, raw).await
+    }
+}
+
+fn bundled(name: &str) -> Plan {
+    demo::bundled_plans()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, p)| p)
+        .unwrap()
+}
+
+async fn run_plan(
+    plan: &Plan,
+    site: &DemoSite,
+    inbox: Arc<dyn Inbox>,
+    run_id: String,
+) -> RunResult {
+    let browser = common::browser().expect("browser");
+    let vars = Vars::from_pairs([
+        format!("base_url={}", site.url("")),
+        "password=pw-123456".into(),
+    ])
+    .unwrap();
+    let req = RunRequest {
+        plan,
+        plan_name: None,
+        run_id,
+        lock: Lock::of_hosts(["127.0.0.1"]).unwrap(),
+        vars,
+        inboxes: vec![(None, inbox)],
+        settings: Settings::default(),
+    };
+    runner::run(
+        browser,
+        req,
+        &mut Recorder::default(),
+        CancellationToken::new(),
+    )
+    .await
+}
+
+fn imap_inbox(dovecot: &Dovecot) -> Arc<dyn Inbox> {
+    let url = parse_url(&dovecot.url("address=bob@demo.test&plus=true")).unwrap();
+    common::rt().block_on(connect(&url)).unwrap()
+}
+
+fn assert_ok(r: &RunResult) {
+    common::assert_succeeded(r);
+}
+
+fn setup() -> Option<Arc<Dovecot>> {
+    common::browser()?;
+    Dovecot::start().map(Arc::new)
+}
+
+#[test]
+fn email_code_signup_with_split_boxes_over_imap() {
+    let Some(dovecot) = setup() else { return };
+    let inbox = imap_inbox(&dovecot);
+    common::rt().block_on(async {
+        let site = DemoSite::start(Arc::new(DovecotMailer(dovecot.clone())))
+            .await
+            .unwrap();
+        let result = run_plan(&bundled("signup"), &site, inbox, runner::new_run_id()).await;
+        assert_ok(&result);
+        let otp = &result.steps[5];
+        assert_eq!(otp.detail["strategy"], "split");
+        assert_eq!(
+            otp.detail["email_subject"],
+            "Your Demo Shop verification code"
+        );
+        let masked = otp.detail["code"].as_str().unwrap();
+        assert!(
+            masked.contains('•') && masked.chars().count() == 6,
+            "{masked}"
+        );
+        assert!(result.inbox_address.as_deref().unwrap().starts_with("bob+"));
+    });
+}
+
+#[test]
+fn magic_link_through_a_tracking_redirect_over_imap() {
+    let Some(dovecot) = setup() else { return };
+    let inbox = imap_inbox(&dovecot);
+    common::rt().block_on(async {
+        let site = DemoSite::start(Arc::new(DovecotMailer(dovecot.clone())))
+            .await
+            .unwrap();
+        let result = run_plan(&bundled("magic-link"), &site, inbox, runner::new_run_id()).await;
+        assert_ok(&result);
+        let open = &result.steps[4];
+        assert!(
+            open.detail["link"].as_str().unwrap().contains("/t/c/"),
+            "the tracked link was chosen: {}",
+            open.detail
+        );
+        assert!(
+            open.detail["url"]
+                .as_str()
+                .unwrap()
+                .contains("/magic?token="),
+            "and followed: {}",
+            open.detail
+        );
+        assert!(
+            result.extracted[0].starts_with("Signed in as bob+"),
+            "{:?}",
+            result.extracted
+        );
+    });
+}
+
+#[test]
+fn a_decoy_from_another_sender_is_ignored() {
+    let Some(dovecot) = setup() else { return };
+    let inbox = imap_inbox(&dovecot);
+    common::rt().block_on(async {
+        let mailer: Arc<dyn Mailer> = Arc::new(DovecotMailer(dovecot.clone()));
+        let site = DemoSite::start(Arc::new(DecoyFirst(mailer))).await.unwrap();
+        let result = run_plan(&bundled("signup"), &site, inbox, runner::new_run_id()).await;
+        // The shop only verifies its own code: success proves the decoy's 111111 was not used.
+        assert_ok(&result);
+        assert_eq!(
+            result.steps[4].detail["email_from"],
+            "Demo Shop <no-reply@shop.demo.test>"
+        );
+    });
+}
+
+#[test]
+fn stale_mail_sent_before_the_run_is_never_used() {
+    let Some(dovecot) = setup() else { return };
+    let inbox = imap_inbox(&dovecot);
+    common::rt().block_on(async {
+        let run_id = runner::new_run_id();
+        // A code mail for this very address, delivered before the run started.
+        let stale = format!(
+            "From: Demo Shop <no-reply@shop.demo.test>\r\nTo: bob+{run_id}@demo.test\r\n\
+             Subject: Your Demo Shop verification code\r\nContent-Type: text/plain\r\n\r\n\
+             Your verification code is: 999999\r\n"
+        );
+        dovecot.append(stale.as_bytes()).await;
+        let site = DemoSite::start(Arc::new(DovecotMailer(dovecot.clone())))
+            .await
+            .unwrap();
+        let result = run_plan(&bundled("signup"), &site, inbox, run_id).await;
+        assert_ok(&result);
+    });
+}
+
+#[test]
+fn two_concurrent_runs_share_one_mailbox_with_plus_addressing() {
+    let Some(dovecot) = setup() else { return };
+    let inbox = imap_inbox(&dovecot);
+    common::rt().block_on(async {
+        let site = DemoSite::start(Arc::new(DovecotMailer(dovecot.clone())))
+            .await
+            .unwrap();
+        let plan = bundled("signup");
+        let (a, b) = tokio::join!(
+            run_plan(&plan, &site, inbox.clone(), runner::new_run_id()),
+            run_plan(&plan, &site, inbox.clone(), runner::new_run_id()),
+        );
+        assert_ok(&a);
+        assert_ok(&b);
+        assert_ne!(a.inbox_address, b.inbox_address);
+    });
+}
+
+#[test]
+fn the_demo_runs_on_the_embedded_smtp_inbox() {
+    if common::browser().is_none() {
+        return;
+    }
+    common::rt().block_on(async {
+        let smtp = SmtpInbox::start(
+            SocketAddr::from(([127, 0, 0, 1], 0)),
+            demo::DEMO_MAIL_DOMAIN,
+        )
+        .await
+        .unwrap();
+        let site = DemoSite::start(Arc::new(SmtpMailer::new(smtp.local_addr())))
+            .await
+            .unwrap();
+        let results = demo::run_demo(common::browser().unwrap(), &site, smtp.clone(), false).await;
+        assert_eq!(results.len(), 2);
+        for r in &results {
+            assert_ok(r);
+            assert!(
+                r.inbox_address
+                    .as_deref()
+                    .unwrap()
+                    .ends_with("@demo.planlock.test")
+            );
+        }
+    });
+}
+
+#[test]
+fn a_mail_that_never_comes_fails_at_the_deadline_naming_what_arrived() {
+    if common::browser().is_none() {
+        return;
+    }
+    let plan = common::plan(
+        r#"{"reasoning":"","steps":[
+        {"type":"wait_for_email","from":"nobody-sends-this","timeout_seconds":1},
+        {"type":"done","summary":"x"}]}"#,
+    );
+    common::rt().block_on(async {
+        let smtp = SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), "demo.test").await.unwrap();
+        let site = DemoSite::start(Arc::new(SmtpMailer::new(smtp.local_addr()))).await.unwrap();
+        let run_id = runner::new_run_id();
+        // Something else arrives during the wait: the failure must say so.
+        let mailer = SmtpMailer::new(smtp.local_addr());
+        let to = smtp.run_address(&run_id);
+        let other = format!("From: Weekly News <news@other.test>\r\nTo: {to}\r\nSubject: This week in news\r\n\r\nhello\r\n");
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            mailer.send("news@other.test", &to, other.into_bytes()).await.unwrap();
+        });
+        let result = run_plan(&plan, &site, smtp.clone(), run_id).await;
+        let err = result.error.expect("failed");
+        assert_eq!(err.kind, planlock::error::ErrorKind::EmailTimeout);
+        assert!(err.message.contains("nobody-sends-this"), "{}", err.message);
+        assert!(err.message.contains(result.inbox_address.as_deref().unwrap()), "{}", err.message);
+        assert!(err.message.contains("This week in news"), "names what did arrive: {}", err.message);
+    });
+}
