@@ -142,7 +142,10 @@ fn validate(paths: &[PathBuf], vars: &[String], max_steps: usize) -> u8 {
             }
         };
         match plan::parse_and_validate(&text, &limits, &vars) {
-            Ok(p) => eprintln!("{name}: ok ({} steps)", p.steps.len()),
+            Ok(p) => {
+                let n = p.steps.len();
+                eprintln!("{name}: ok ({n} step{})", if n == 1 { "" } else { "s" });
+            }
             Err(plan::PlanError::Syntax {
                 line,
                 column,

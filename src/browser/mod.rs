@@ -428,11 +428,10 @@ impl Process {
     /// Waits up to `limit` for the process to exit; its exit status, or `None`.
     async fn wait(&self, limit: Duration) -> Option<String> {
         let mut exited = self.exited.clone();
-        let status = tokio::time::timeout(limit, exited.wait_for(Option::is_some))
+        let exited = tokio::time::timeout(limit, exited.wait_for(Option::is_some))
             .await
             .ok()?
-            .ok()?
-            .clone();
-        status
+            .ok()?;
+        exited.clone()
     }
 }
