@@ -24,7 +24,10 @@ fn write_plan(dir: &Path, name: &str, json: &str) -> std::path::PathBuf {
 
 /// Chromium processes whose parent is `pid`.
 fn chromium_children(pid: u32) -> Vec<u32> {
-    let out = Command::new("pgrep").args(["-P", &pid.to_string()]).output().unwrap();
+    let out = Command::new("pgrep")
+        .args(["-P", &pid.to_string()])
+        .output()
+        .unwrap();
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| l.trim().parse().ok())
@@ -39,7 +42,10 @@ fn chromium_children(pid: u32) -> Vec<u32> {
 fn gone(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
-        Ok(stat) => stat.split(") ").nth(1).is_some_and(|rest| rest.starts_with('Z')),
+        Ok(stat) => stat
+            .split(") ")
+            .nth(1)
+            .is_some_and(|rest| rest.starts_with('Z')),
     }
 }
 
@@ -106,7 +112,10 @@ fn run_succeeds_and_writes_every_report() {
     assert!(xml.contains("tests=\"1\" failures=\"0\""), "{xml}");
     let saved = report.join(format!("{}.json", result["run_id"].as_str().unwrap()));
     assert!(saved.exists(), "report written to {}", saved.display());
-    assert!(stderr.contains("✓ succeeded"), "progress on stderr:\n{stderr}");
+    assert!(
+        stderr.contains("✓ succeeded"),
+        "progress on stderr:\n{stderr}"
+    );
 }
 
 #[test]
@@ -140,21 +149,38 @@ fn a_failing_step_exits_1_with_the_full_log() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(events.last().unwrap()["event"], "run_finished");
-    assert!(events.iter().any(|e| e["event"] == "step_failed" && e["index"] == 1));
+    assert!(
+        events
+            .iter()
+            .any(|e| e["event"] == "step_failed" && e["index"] == 1)
+    );
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert!(xml.contains("failures=\"1\"") && xml.contains("not_found"), "{xml}");
+    assert!(
+        xml.contains("failures=\"1\"") && xml.contains("not_found"),
+        "{xml}"
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("no visible element matching `#does-not-exist` on the page"), "{stderr}");
+    assert!(
+        stderr.contains("no visible element matching `#does-not-exist` on the page"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn invalid_plans_exit_2_before_any_browser_starts() {
     let dir = tempfile::tempdir().unwrap();
-    let plan = write_plan(dir.path(), "bad.json", r#"{"reasoning":"","steps":[{"type":"wait_for_mail"}]}"#);
+    let plan = write_plan(
+        dir.path(),
+        "bad.json",
+        r#"{"reasoning":"","steps":[{"type":"wait_for_mail"}]}"#,
+    );
     let out = planlock().arg("run").arg(&plan).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("did you mean `wait_for_email`?"), "{stderr}");
+    assert!(
+        stderr.contains("did you mean `wait_for_email`?"),
+        "{stderr}"
+    );
 
     let plan = write_plan(
         dir.path(),
@@ -164,9 +190,15 @@ fn invalid_plans_exit_2_before_any_browser_starts() {
     let out = planlock().arg("run").arg(&plan).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("PLANLOCK_SECRET_NOT_SET_ANYWHERE"), "{stderr}");
+    assert!(
+        stderr.contains("PLANLOCK_SECRET_NOT_SET_ANYWHERE"),
+        "{stderr}"
+    );
 
-    let out = planlock().args(["run", "--bogus-flag", "x.json"]).output().unwrap();
+    let out = planlock()
+        .args(["run", "--bogus-flag", "x.json"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2), "usage errors exit 2");
 }
 
@@ -199,7 +231,10 @@ fn a_missing_browser_exits_3_with_a_sentence() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("cannot start /nonexistent/chromium"), "{stderr}");
+    assert!(
+        stderr.contains("cannot start /nonexistent/chromium"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -231,8 +266,14 @@ fn ctrl_c_cancels_with_a_complete_log_and_no_orphan_browser() {
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     let started = Instant::now();
-    while !std::fs::read_to_string(&events).unwrap_or_default().contains("\"wait_seconds\"") {
-        assert!(started.elapsed() < Duration::from_secs(20), "the run never reached step 2");
+    while !std::fs::read_to_string(&events)
+        .unwrap_or_default()
+        .contains("\"wait_seconds\"")
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the run never reached step 2"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let browsers = chromium_children(child.id());
@@ -242,15 +283,26 @@ fn ctrl_c_cancels_with_a_complete_log_and_no_orphan_browser() {
     }
     let status = child.wait().unwrap();
     while stderr.read_line(&mut line).unwrap_or(0) > 0 {}
-    assert_eq!(status.code(), Some(1), "cancelled runs exit 1; stderr: {line}");
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "cancelled runs exit 1; stderr: {line}"
+    );
     let mut stdout = String::new();
     std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
     let result: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(result["status"], "cancelled");
     assert_eq!(result["failed_step"], 1);
     let log = std::fs::read_to_string(&events).unwrap();
-    assert!(log.lines().last().unwrap().contains("\"run_finished\""), "{log}");
-    assert!(wait_gone(browsers[0]), "Chromium {} outlived planlock", browsers[0]);
+    assert!(
+        log.lines().last().unwrap().contains("\"run_finished\""),
+        "{log}"
+    );
+    assert!(
+        wait_gone(browsers[0]),
+        "Chromium {} outlived planlock",
+        browsers[0]
+    );
 }
 
 #[test]
@@ -279,8 +331,14 @@ fn a_browser_killed_mid_run_fails_fast_with_a_sentence() {
         .spawn()
         .unwrap();
     let started = Instant::now();
-    while !std::fs::read_to_string(&events).unwrap_or_default().contains("\"wait_for_text\"") {
-        assert!(started.elapsed() < Duration::from_secs(20), "the run never reached step 2");
+    while !std::fs::read_to_string(&events)
+        .unwrap_or_default()
+        .contains("\"wait_for_text\"")
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the run never reached step 2"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let browsers = chromium_children(child.id());
@@ -290,14 +348,126 @@ fn a_browser_killed_mid_run_fails_fast_with_a_sentence() {
     }
     let killed_at = Instant::now();
     let status = child.wait().unwrap();
-    assert!(killed_at.elapsed() < Duration::from_secs(5), "took {:?}", killed_at.elapsed());
+    assert!(
+        killed_at.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        killed_at.elapsed()
+    );
     assert_eq!(status.code(), Some(1));
     let mut stdout = String::new();
     std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
     let result: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(result["status"], "failed");
     assert_eq!(result["error"]["kind"], "browser");
-    assert!(result["error"]["message"].as_str().unwrap().contains("browser went away"), "{result}");
+    assert!(
+        result["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("browser went away"),
+        "{result}"
+    );
     let log = std::fs::read_to_string(&events).unwrap();
     assert!(log.lines().last().unwrap().contains("\"run_finished\""));
+}
+
+#[test]
+fn browser_ws_connects_to_a_running_browser() {
+    if common::browser().is_none() {
+        return;
+    }
+    let profile = tempfile::tempdir().unwrap();
+    let chromium = planlock::browser::find_executable(None).unwrap();
+    let mut remote = Command::new(chromium)
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            "--remote-debugging-port=0",
+            "--remote-debugging-address=127.0.0.1",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ws = None;
+    for line in BufReader::new(remote.stderr.take().unwrap()).lines() {
+        let line = line.unwrap();
+        if let Some(url) = line.strip_prefix("DevTools listening on ") {
+            ws = Some(url.trim().to_string());
+            break;
+        }
+    }
+    let ws = ws.expect("Chromium printed its DevTools address");
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "p.json",
+        r#"{"reasoning":"","steps":[
+          {"type":"navigate","url":"{SITE}/welcome.html"},
+          {"type":"wait_for_text","text":"Welcome aboard"},
+          {"type":"done","summary":"remote ok"}]}"#,
+    );
+    let out = planlock()
+        .arg("run")
+        .arg(&plan)
+        .args(["--browser-ws", &ws])
+        .output()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let still_running = remote.try_wait().unwrap().is_none();
+    let _ = remote.kill();
+    let _ = remote.wait();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        still_running,
+        "a remote browser belongs to its pool: planlock must not close it"
+    );
+}
+
+#[test]
+fn an_unreachable_or_refusing_imap_server_exits_3_before_any_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "mail.json",
+        r#"{"reasoning":"","steps":[{"type":"wait_for_email","timeout_seconds":5},{"type":"done","summary":"x"}]}"#,
+    );
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let events = dir.path().join("events.jsonl");
+    let started = Instant::now();
+    let out = planlock()
+        .arg("run")
+        .arg(&plan)
+        .args([
+            "--inbox",
+            &format!("imap://bob:pw@127.0.0.1:{closed}/INBOX?address=bob@demo.test"),
+        ])
+        .arg("--events")
+        .arg(&events)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(started.elapsed() < Duration::from_secs(15));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("127.0.0.1:{closed}")), "{stderr}");
+    assert!(
+        !stderr.contains(":pw@"),
+        "the password is not printed: {stderr}"
+    );
+    assert!(
+        !events.exists() || std::fs::read_to_string(&events).unwrap().is_empty(),
+        "no step ran"
+    );
 }

@@ -292,11 +292,14 @@ impl Chromium {
     }
 
     /// Closes the browser and reaps its process; the profile directory is removed.
+    /// A remote browser (`--browser-ws`) is left running: only our contexts were closed.
     pub async fn close(mut self) {
+        let Some(process) = self.process.take() else {
+            self.handler.abort();
+            return;
+        };
         let _ = tokio::time::timeout(Duration::from_secs(3), self.browser.close()).await;
-        if let Some(process) = self.process.take()
-            && process.wait(Duration::from_secs(5)).await.is_none()
-        {
+        if process.wait(Duration::from_secs(5)).await.is_none() {
             process.kill();
             let _ = process.wait(Duration::from_secs(5)).await;
         }
