@@ -513,3 +513,29 @@ async fn malformed_mime_never_panics() {
         all.iter().map(|m| &m.subject).collect::<Vec<_>>()
     );
 }
+
+#[tokio::test]
+async fn imaps_to_a_server_without_tls_fails_with_a_sentence() {
+    // A plain-text IMAP greeting where a TLS handshake is expected.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            use tokio::io::AsyncWriteExt;
+            let _ = socket
+                .write_all(b"* OK [CAPABILITY IMAP4rev1] plain\r\n")
+                .await;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    });
+    let url = format!("imaps://bob:pw@localhost:{port}/INBOX?address=bob@demo.test");
+    let Err(InboxError::Unreachable(text)) = inbox(&url).await.check().await else {
+        panic!("no TLS there");
+    };
+    assert!(
+        text.starts_with(&format!(
+            "cannot connect to imaps://bob@localhost:{port}: TLS handshake failed: "
+        )),
+        "{text}"
+    );
+}

@@ -357,7 +357,8 @@ impl Watcher {
                 }
             }
 
-            if let Err(e) = self.turn().await {
+            let retire_at = (self.runs_open() == 0).then(|| last_needed + LINGER);
+            if let Err(e) = self.turn(retire_at).await {
                 tracing::debug!(url = %self.shared.url, "IMAP connection lost: {e}");
                 self.connection = None;
                 self.disconnected(&format!("lost the connection to {}: {e}", self.shared.url));
@@ -442,8 +443,9 @@ impl Watcher {
     }
 
     /// One round on a live connection: serve requests, sync if due, then wait for the next
-    /// reason to act. An error means the session is unusable.
-    async fn turn(&mut self) -> Result<(), String> {
+    /// reason to act. `retire_at` is set while no run is open. An error means the session
+    /// is unusable.
+    async fn turn(&mut self, retire_at: Option<Instant>) -> Result<(), String> {
         for request in std::mem::take(&mut self.pending) {
             match request {
                 Request::Watermark { key, reply } => {
@@ -475,7 +477,11 @@ impl Watcher {
         let quiet_since = connection.last_command;
         let waiting = self.shared.waiting.load(Ordering::SeqCst) > 0;
         let next_poll = self.shared.lock().synced_at.unwrap_or_else(Instant::now) + poll;
-        if waiting {
+        if let Some(retire_at) = retire_at {
+            // Nobody to notify: just keep the session for a run that may open soon.
+            self.pause_until(retire_at).await;
+            Ok(())
+        } else if waiting {
             if can_idle && poll >= IDLE_BETWEEN_POLLS_FROM {
                 self.idle_until(next_poll).await
             } else {
@@ -496,18 +502,44 @@ impl Watcher {
     async fn watermark(&mut self, key: u64) -> Result<(), String> {
         let connection = self.connection.as_mut().expect("connected");
         let mailbox = self.shared.url.mailbox.clone();
-        let status = command(
-            "STATUS",
+        let status = timeout(
             COMMAND_TIMEOUT,
             connection.session.status(&mailbox, "(UIDNEXT UIDVALIDITY)"),
         )
-        .await?;
+        .await;
+        let (uid_next, uid_validity) = match status {
+            Ok(Ok(status)) => (status.uid_next, status.uid_validity),
+            // RFC 3501 lets a server refuse STATUS on the selected mailbox. Then the highest
+            // UID after a NOOP, plus one, is as good: no message can sit between it and UIDNEXT.
+            Ok(Err(async_imap::error::Error::No(_) | async_imap::error::Error::Bad(_))) => {
+                command("NOOP", COMMAND_TIMEOUT, connection.session.noop()).await?;
+                let highest = command(
+                    "UID SEARCH",
+                    COMMAND_TIMEOUT,
+                    connection.session.uid_search("UID *"),
+                )
+                .await?;
+                let next = highest
+                    .into_iter()
+                    .max()
+                    .map(|uid| uid + 1)
+                    .or(connection.selected.uid_next);
+                (next, None)
+            }
+            Ok(Err(e)) => return Err(format!("STATUS failed: {}", imap_error_text(&e))),
+            Err(_) => {
+                return Err(format!(
+                    "STATUS got no answer within {} s",
+                    COMMAND_TIMEOUT.as_secs()
+                ));
+            }
+        };
         drain_unsolicited(connection);
-        let Some(uid_next) = status.uid_next else {
+        let Some(uid_next) = uid_next else {
             return Err(format!("the server did not report UIDNEXT for {mailbox:?}"));
         };
         let mut state = self.shared.lock();
-        if let (Some(old), Some(new)) = (state.uid_validity, status.uid_validity)
+        if let (Some(old), Some(new)) = (state.uid_validity, uid_validity)
             && old != new
         {
             return Err(format!(

@@ -121,6 +121,22 @@ impl Dovecot {
         }
     }
 
+    /// A logged-in session for appending many messages without a login each time.
+    pub async fn appender(&self) -> Appender {
+        let tcp = tokio::net::TcpStream::connect(self.addr())
+            .await
+            .expect("connect to Dovecot");
+        tcp.set_nodelay(true).unwrap();
+        let mut client = async_imap::Client::new(tcp);
+        client.read_response().await.expect("greeting");
+        let session = client
+            .login(USER, PASSWORD)
+            .await
+            .map_err(|(e, _)| e)
+            .expect("log in to Dovecot");
+        Appender { session }
+    }
+
     /// Stops the server (mail stays in the Maildir); connections are dropped.
     pub fn stop(&self) {
         let _ = Command::new(&self.binary)
@@ -375,6 +391,21 @@ service anvil {{
             )
         };
         fs::write(&self.conf, config).unwrap();
+    }
+}
+
+/// See [`Dovecot::appender`].
+pub struct Appender {
+    session: async_imap::Session<tokio::net::TcpStream>,
+}
+
+impl Appender {
+    /// APPENDs to INBOX; returns when the server has stored the message.
+    pub async fn append(&mut self, raw: &[u8]) {
+        self.session
+            .append("INBOX", None, None, raw)
+            .await
+            .expect("APPEND to Dovecot");
     }
 }
 
