@@ -50,6 +50,10 @@ struct Args {
     /// Skip the Playwright side.
     #[arg(long)]
     no_playwright: bool,
+    /// Run Playwright once after planlock (`flow.js BASE N LAUNCHES`) instead of alternating
+    /// run by run with it (`flow.js BASE --serve`).
+    #[arg(long)]
+    batch: bool,
     /// Also write every sample as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -228,10 +232,14 @@ fn lock() -> Lock {
     Lock::of_hosts(["127.0.0.1"]).expect("a valid lock")
 }
 
-/// Browser launch (and close) through `Chromium::start`.
-async fn bench_launch(n: usize) -> Result<(Series, Series)> {
-    let mut start = Series::new("launch (`Chromium::start`)");
-    let mut close = Series::new("close (`Chromium::close`, process reaped)");
+/// Browser launch (and close) through `Chromium::start`, alternating with Playwright's launch.
+async fn bench_launch(
+    n: usize,
+    mut playwright: Option<&mut Playwright>,
+) -> Result<(Series, Series, Series)> {
+    let mut start = Series::new("planlock launch (`Chromium::start`)");
+    let mut close = Series::new("planlock close (`Chromium::close`, process reaped)");
+    let mut pw = Series::new("Playwright `chromium.launch`");
     for _ in 0..n {
         let began = Instant::now();
         let browser = Chromium::start(&LaunchOptions::default()).await?;
@@ -239,8 +247,13 @@ async fn bench_launch(n: usize) -> Result<(Series, Series)> {
         let began = Instant::now();
         browser.close().await;
         close.push(began.elapsed(), None);
+        if let Some(p) = playwright.as_deref_mut() {
+            let answer = p.ask("launch").await?;
+            pw.ms
+                .push(answer["launch_ms"].as_f64().context("no launch_ms")?);
+        }
     }
-    Ok((start, close))
+    Ok((start, close, pw))
 }
 
 /// Every step type on its own, in one tab.
@@ -416,19 +429,6 @@ fn flow_plan(base: &str) -> Result<plan::Plan> {
         .map_err(|e| anyhow!("the benchmark plan is invalid: {e}"))
 }
 
-struct FlowResults {
-    /// `runner::run` wall time: fresh context + page, the steps, events, context disposal.
-    total: Series,
-    /// From the first step's start to the last browser step's success.
-    steps: Series,
-    /// Per phase of the runner's flow: navigate, the 4 fills, click, wait_for_text.
-    phases: Vec<Series>,
-    /// The same steps through the Tab API in one fresh tab each, with CDP round trips.
-    tab_api: Series,
-    /// Per phase of the Tab API flow, with CDP round trips.
-    tab_phases: Vec<Series>,
-}
-
 const PHASES: [&str; 4] = ["navigate", "fill ×4", "click (submit)", "wait_for_text"];
 
 /// Which phase plan step `index` belongs to (0 navigate, 1–4 fills, 5 click, 6 wait).
@@ -441,140 +441,259 @@ fn phase_of(index: usize) -> usize {
     }
 }
 
-/// The form flow: navigate, fill ×4 by label, click the submit button, wait for the next page.
-async fn bench_flow(
-    browser: &Chromium,
-    base: &str,
-    n: usize,
-    notes: &mut Vec<String>,
-) -> Result<FlowResults> {
-    let plan = flow_plan(base)?;
-    let browser_steps = plan.steps.len() - 1;
-    let mut total = Series::new("planlock `runner::run`, whole run (fresh context per run)");
-    let mut steps = Series::new("planlock `runner::run`, steps only");
-    let mut phases: Vec<Series> = PHASES
-        .iter()
-        .map(|p| Series::new(&format!("planlock runner: {p}")))
-        .collect();
-    let mut noticed = 0;
-    for i in 0..WARMUP + n {
-        let mut started: Vec<Option<Instant>> = vec![None; browser_steps];
-        let mut ended: Vec<Option<Instant>> = vec![None; browser_steps];
-        let mut click_noticed = false;
-        let mut listener = |e: &Event| {
-            let Some(ix) = e.index.filter(|&ix| ix < browser_steps) else {
-                return;
-            };
-            match e.event {
-                EventKind::StepStarted => started[ix] = Some(Instant::now()),
-                EventKind::StepSucceeded => {
-                    ended[ix] = Some(Instant::now());
-                    if ix == 5 && e.detail.get("navigation").is_some() {
-                        click_noticed = true;
-                    }
-                }
-                _ => {}
-            }
-        };
-        let req = RunRequest {
-            plan: &plan,
-            plan_name: Some("browser_bench".into()),
-            run_id: runner::new_run_id(),
-            lock: lock(),
-            vars: Vars::default(),
-            inboxes: Vec::new(),
-            settings: Settings::default(),
-        };
-        let began = Instant::now();
-        let result = runner::run(browser, req, &mut listener, CancellationToken::new()).await;
-        let took = began.elapsed();
-        if !result.succeeded() {
-            bail!(
-                "the form flow failed: {}",
-                serde_json::to_string_pretty(&result)?
-            );
-        }
-        let started: Vec<Instant> = started.into_iter().flatten().collect();
-        let ended: Vec<Instant> = ended.into_iter().flatten().collect();
-        if started.len() != browser_steps || ended.len() != browser_steps {
-            bail!("the run did not report every step");
-        }
-        if i >= WARMUP {
-            total.push(took, None);
-            steps.push(ended[browser_steps - 1] - started[0], None);
-            let mut per = [Duration::ZERO; 4];
-            for ix in 0..browser_steps {
-                per[phase_of(ix)] += ended[ix] - started[ix];
-            }
-            for (series, d) in phases.iter_mut().zip(per) {
-                series.push(d, None);
-            }
-            noticed += usize::from(click_noticed);
-        }
-    }
-    notes.push(format!(
-        "form flow through `runner::run`: the submit click noticed its navigation in {noticed} of {n} \
-         runs; otherwise `wait_for_text` absorbed the page change"
-    ));
-
-    // The same steps through the Tab API, to count their round trips (and check the result).
-    let mut tab_api = Series::new("planlock Tab API, steps only (fresh tab per run)");
-    let mut tab_phases: Vec<Series> = PHASES
-        .iter()
-        .map(|p| Series::new(&format!("planlock Tab API: {p}")))
-        .collect();
-    let form = format!("{base}/form.html");
-    for i in 0..WARMUP + n {
-        let tab = browser.new_tab(lock()).await?;
-        let flow = async {
-            let mut marks = vec![(Instant::now(), tab.cdp_calls())];
-            tab.navigate(&form, deadline()).await?;
-            marks.push((Instant::now(), tab.cdp_calls()));
-            for (label, value) in FLOW_LABELS {
-                tab.fill(Some(label), None, value, deadline()).await?;
-            }
-            marks.push((Instant::now(), tab.cdp_calls()));
-            tab.click(Some("Create account"), None, deadline()).await?;
-            marks.push((Instant::now(), tab.cdp_calls()));
-            tab.wait_for_text("Welcome aboard", deadline(), STEP_DEADLINE)
-                .await?;
-            marks.push((Instant::now(), tab.cdp_calls()));
-            let who = tab.extract_text(Some("#who"), deadline()).await?;
-            Ok::<_, StepError>((marks, who))
-        }
-        .await;
-        browser.close_tab(tab).await;
-        let (marks, who) = flow.map_err(step_failed("the Tab API flow"))?;
-        let who = who["text"].as_str().unwrap_or_default();
-        if !who.contains("ada@example.com") || !who.contains("ACME") {
-            bail!("the Tab API flow did not submit the form: {who:?}");
-        }
-        if i >= WARMUP {
-            let (first, last) = (marks[0], marks[marks.len() - 1]);
-            tab_api.push(last.0 - first.0, Some(last.1 - first.1));
-            for (series, w) in tab_phases.iter_mut().zip(marks.windows(2)) {
-                series.push(w[1].0 - w[0].0, Some(w[1].1 - w[0].1));
-            }
-        }
-    }
-    Ok(FlowResults {
-        total,
-        steps,
-        phases,
-        tab_api,
-        tab_phases,
-    })
+/// Timings of one side of the flow comparison.
+struct FlowSeries {
+    /// Fresh context + page, the steps, context disposal.
+    total: Series,
+    /// From the first step's start to the last step's success.
+    steps: Series,
+    /// navigate, the 4 fills, click, wait_for_text.
+    phases: Vec<Series>,
 }
 
-/// Runs `node bench/playwright/flow.js BASE N LAUNCHES` and returns its JSON.
-async fn run_playwright(base: &str, flows: usize, launches: usize) -> Result<Value> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/playwright");
-    if !dir.join("node_modules/playwright-core").exists() {
+impl FlowSeries {
+    fn new(who: &str, total: &str, steps: &str) -> FlowSeries {
+        FlowSeries {
+            total: Series::new(&format!("{who}, whole run ({total})")),
+            steps: Series::new(&format!("{who}, steps only ({steps})")),
+            phases: PHASES
+                .iter()
+                .map(|p| Series::new(&format!("{who}: {p}")))
+                .collect(),
+        }
+    }
+
+    fn all(&self) -> impl Iterator<Item = &Series> {
+        [&self.total, &self.steps].into_iter().chain(&self.phases)
+    }
+}
+
+/// One run of the form flow through `runner::run`, the product's path (fresh context per run).
+/// Returns whether the submit click noticed the navigation it started.
+async fn runner_flow(
+    browser: &Chromium,
+    plan: &plan::Plan,
+    into: Option<&mut FlowSeries>,
+) -> Result<bool> {
+    let browser_steps = plan.steps.len() - 1;
+    let mut started: Vec<Option<Instant>> = vec![None; browser_steps];
+    let mut ended: Vec<Option<Instant>> = vec![None; browser_steps];
+    let mut noticed = false;
+    let mut listener = |e: &Event| {
+        let Some(ix) = e.index.filter(|&ix| ix < browser_steps) else {
+            return;
+        };
+        match e.event {
+            EventKind::StepStarted => started[ix] = Some(Instant::now()),
+            EventKind::StepSucceeded => {
+                ended[ix] = Some(Instant::now());
+                if ix == 5 && e.detail.get("navigation").is_some() {
+                    noticed = true;
+                }
+            }
+            _ => {}
+        }
+    };
+    let req = RunRequest {
+        plan,
+        plan_name: Some("browser_bench".into()),
+        run_id: runner::new_run_id(),
+        lock: lock(),
+        vars: Vars::default(),
+        inboxes: Vec::new(),
+        settings: Settings::default(),
+    };
+    let began = Instant::now();
+    let result = runner::run(browser, req, &mut listener, CancellationToken::new()).await;
+    let took = began.elapsed();
+    if !result.succeeded() {
         bail!(
-            "playwright-core is not installed: run `npm ci` in {} (scripts/bench does)",
-            dir.display()
+            "the form flow failed: {}",
+            serde_json::to_string_pretty(&result)?
         );
     }
+    let started: Vec<Instant> = started.into_iter().flatten().collect();
+    let ended: Vec<Instant> = ended.into_iter().flatten().collect();
+    if started.len() != browser_steps || ended.len() != browser_steps {
+        bail!("the run did not report every step");
+    }
+    if let Some(into) = into {
+        into.total.push(took, None);
+        into.steps.push(ended[browser_steps - 1] - started[0], None);
+        let mut per = [Duration::ZERO; 4];
+        for ix in 0..browser_steps {
+            per[phase_of(ix)] += ended[ix] - started[ix];
+        }
+        for (series, d) in into.phases.iter_mut().zip(per) {
+            series.push(d, None);
+        }
+    }
+    Ok(noticed)
+}
+
+/// One run of the same flow through the Tab API, counting CDP round trips per phase (and
+/// checking that the form really was submitted with the values filled).
+async fn tab_api_flow(browser: &Chromium, base: &str, into: Option<&mut FlowSeries>) -> Result<()> {
+    let form = format!("{base}/form.html");
+    let opened = Instant::now();
+    let tab = browser.new_tab(lock()).await?;
+    let flow = async {
+        let mut marks = vec![(Instant::now(), tab.cdp_calls())];
+        tab.navigate(&form, deadline()).await?;
+        marks.push((Instant::now(), tab.cdp_calls()));
+        for (label, value) in FLOW_LABELS {
+            tab.fill(Some(label), None, value, deadline()).await?;
+        }
+        marks.push((Instant::now(), tab.cdp_calls()));
+        tab.click(Some("Create account"), None, deadline()).await?;
+        marks.push((Instant::now(), tab.cdp_calls()));
+        tab.wait_for_text("Welcome aboard", deadline(), STEP_DEADLINE)
+            .await?;
+        marks.push((Instant::now(), tab.cdp_calls()));
+        let who = tab.extract_text(Some("#who"), deadline()).await?;
+        Ok::<_, StepError>((marks, who))
+    }
+    .await;
+    browser.close_tab(tab).await;
+    let took = opened.elapsed();
+    let (marks, who) = flow.map_err(step_failed("the Tab API flow"))?;
+    let who = who["text"].as_str().unwrap_or_default();
+    if !who.contains("ada@example.com") || !who.contains("ACME") {
+        bail!("the Tab API flow did not submit the form: {who:?}");
+    }
+    if let Some(into) = into {
+        let (first, last) = (marks[0], marks[marks.len() - 1]);
+        into.total.push(took, None);
+        into.steps.push(last.0 - first.0, Some(last.1 - first.1));
+        for (series, w) in into.phases.iter_mut().zip(marks.windows(2)) {
+            series.push(w[1].0 - w[0].0, Some(w[1].1 - w[0].1));
+        }
+    }
+    Ok(())
+}
+
+/// `bench/playwright/flow.js --serve`: Playwright driving its own instance of the same Chromium,
+/// one command at a time, so its runs can alternate with planlock's.
+struct Playwright {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+    about: Value,
+}
+
+impl Playwright {
+    fn dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/playwright")
+    }
+
+    fn check_installed() -> Result<()> {
+        let dir = Self::dir();
+        if !dir.join("node_modules/playwright-core").exists() {
+            bail!(
+                "playwright-core is not installed: run `npm ci` in {} (scripts/bench does)",
+                dir.display()
+            );
+        }
+        Ok(())
+    }
+
+    async fn start(base: &str) -> Result<Playwright> {
+        use tokio::io::AsyncBufReadExt;
+        Self::check_installed()?;
+        let dir = Self::dir();
+        let mut child = tokio::process::Command::new("node")
+            .arg(dir.join("flow.js"))
+            .arg(base)
+            .arg("--serve")
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .context("cannot run node")?;
+        let stdin = child.stdin.take().context("no stdin")?;
+        let stdout = child.stdout.take().context("no stdout")?;
+        let mut p = Playwright {
+            child,
+            stdin,
+            lines: tokio::io::BufReader::new(stdout).lines(),
+            about: Value::Null,
+        };
+        p.about = p.read().await?;
+        if p.about["ready"] != json!(true) {
+            bail!("flow.js did not start: {}", p.about);
+        }
+        Ok(p)
+    }
+
+    async fn read(&mut self) -> Result<Value> {
+        let line = self
+            .lines
+            .next_line()
+            .await?
+            .context("flow.js exited (see its error above)")?;
+        let v: Value = serde_json::from_str(&line).with_context(|| format!("flow.js: {line}"))?;
+        if let Some(e) = v["error"].as_str() {
+            bail!("flow.js: {e}");
+        }
+        Ok(v)
+    }
+
+    async fn ask(&mut self, command: &str) -> Result<Value> {
+        use tokio::io::AsyncWriteExt;
+        self.stdin
+            .write_all(format!("{command}\n").as_bytes())
+            .await?;
+        self.stdin.flush().await?;
+        self.read().await
+    }
+
+    /// One flow, recorded into `into` when given.
+    async fn flow(&mut self, into: Option<&mut FlowSeries>) -> Result<()> {
+        let v = self.ask("flow").await?;
+        if let Some(into) = into {
+            let num = |x: &Value| x.as_f64().context("flow.js answered without a time");
+            into.total.ms.push(num(&v["total"])?);
+            into.steps.ms.push(num(&v["steps_only"])?);
+            for (series, key) in
+                into.phases
+                    .iter_mut()
+                    .zip(["goto", "fill4", "click", "wait_for_text"])
+            {
+                series.ms.push(num(&v["steps"][key])?);
+            }
+        }
+        Ok(())
+    }
+
+    /// Closes its input, so it closes its browser and exits.
+    async fn finish(self) -> Result<()> {
+        let Playwright {
+            mut child, stdin, ..
+        } = self;
+        drop(stdin);
+        let status = tokio::time::timeout(Duration::from_secs(20), child.wait()).await;
+        match status {
+            Ok(Ok(s)) if s.success() => Ok(()),
+            Ok(Ok(s)) => bail!("flow.js exited with {s}"),
+            Ok(Err(e)) => Err(e.into()),
+            Err(_) => {
+                child.kill().await?;
+                bail!("flow.js did not exit");
+            }
+        }
+    }
+}
+
+/// `--batch`: runs `node bench/playwright/flow.js BASE N LAUNCHES` once, after planlock's runs,
+/// and returns its launch times and flow timings.
+async fn run_playwright_batch(
+    base: &str,
+    flows: usize,
+    launches: usize,
+) -> Result<(Value, Series, FlowSeries)> {
+    Playwright::check_installed()?;
+    let dir = Playwright::dir();
     let out = tokio::process::Command::new("node")
         .arg(dir.join("flow.js"))
         .arg(base)
@@ -592,13 +711,37 @@ async fn run_playwright(base: &str, flows: usize, launches: usize) -> Result<Val
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    serde_json::from_slice(&out.stdout).context("flow.js printed no JSON")
+    let v: Value = serde_json::from_slice(&out.stdout).context("flow.js printed no JSON")?;
+    let launch = Series::from_ms("Playwright `chromium.launch`", ms_list(&v["launch_ms"]));
+    let mut flow = playwright_flow_series();
+    flow.total.ms = ms_list(&v["flow_total_ms"]);
+    flow.steps.ms = ms_list(&v["flow_steps_ms"]);
+    for (series, key) in flow
+        .phases
+        .iter_mut()
+        .zip(["goto", "fill4", "click", "wait_for_text"])
+    {
+        series.ms = ms_list(&v["step_ms"][key]);
+    }
+    Ok((v, launch, flow))
+}
+
+fn playwright_flow_series() -> FlowSeries {
+    FlowSeries::new("Playwright", "newContext … close", "goto … text visible")
 }
 
 fn ms_list(v: &Value) -> Vec<f64> {
     v.as_array()
         .map(|a| a.iter().filter_map(Value::as_f64).collect())
         .unwrap_or_default()
+}
+
+/// The 1-minute load average (Linux), to tell a busy machine from a quiet one.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
 }
 
 fn chromium_version() -> String {
@@ -624,48 +767,93 @@ async fn main() -> Result<()> {
     };
     let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
     let version = chromium_version();
+    let load_before = load_average();
     eprintln!("planlock browser benchmark ({profile} build, {cpus} CPUs, {version})");
 
     let addr = serve_site().await?;
     let base = format!("http://{addr}");
+    let plan = flow_plan(&base)?;
+    let interleaved = !args.no_playwright && !args.batch;
+    let mut playwright = if interleaved {
+        eprintln!("starting Playwright (flow.js --serve)...");
+        Some(Playwright::start(&base).await?)
+    } else {
+        None
+    };
 
     eprintln!("launching the browser {} times...", args.launches);
-    let (launch, close) = bench_launch(args.launches).await?;
+    let (launch, close, mut pw_launch) = bench_launch(args.launches, playwright.as_mut()).await?;
 
     let browser = Chromium::start(&LaunchOptions::default()).await?;
     let mut notes = Vec::new();
+    let mut runner_flows = FlowSeries::new(
+        "planlock `runner::run`",
+        "fresh context per run",
+        "first step start … last step success",
+    );
+    let mut tab_flows = FlowSeries::new(
+        "planlock Tab API",
+        "new_tab … close_tab",
+        "navigate … text seen",
+    );
+    let mut pw_flows = playwright_flow_series();
     let measured = async {
         eprintln!("step types, {} runs each...", args.steps);
         let steps = bench_steps(&browser, &base, args.steps, &mut notes).await?;
-        eprintln!("form flow, {} runs...", args.flows);
-        let flow = bench_flow(&browser, &base, args.flows, &mut notes).await?;
-        anyhow::Ok((steps, flow))
+        eprintln!(
+            "form flow, {} runs{}...",
+            args.flows,
+            if interleaved {
+                ", alternating with Playwright"
+            } else {
+                ""
+            }
+        );
+        let mut noticed = 0;
+        for i in 0..WARMUP + args.flows {
+            let keep = i >= WARMUP;
+            let seen = runner_flow(&browser, &plan, keep.then_some(&mut runner_flows)).await?;
+            noticed += usize::from(keep && seen);
+            if let Some(p) = playwright.as_mut() {
+                p.flow(keep.then_some(&mut pw_flows)).await?;
+            }
+            tab_api_flow(&browser, &base, keep.then_some(&mut tab_flows)).await?;
+        }
+        notes.push(format!(
+            "form flow through `runner::run`: the submit click noticed its navigation in \
+             {noticed} of {} runs; in the others `wait_for_text` absorbed the page change",
+            args.flows
+        ));
+        anyhow::Ok(steps)
     }
     .await;
     browser.close().await;
-    let (steps, flow) = measured?;
-
-    let playwright = if args.no_playwright {
-        None
-    } else {
+    let mut pw_info = playwright.as_ref().map_or(Value::Null, |p| p.about.clone());
+    if let Some(p) = playwright.take() {
+        p.finish().await?;
+    }
+    let steps = measured?;
+    let mut pw_raw = Value::Null;
+    if args.batch && !args.no_playwright {
         eprintln!(
-            "Playwright: {} launches, {} flows...",
+            "Playwright (batch): {} launches, {} flows...",
             args.launches, args.flows
         );
-        Some(run_playwright(&base, args.flows, args.launches).await?)
-    };
+        let (raw, l, f) = run_playwright_batch(&base, args.flows, args.launches).await?;
+        pw_info = raw.clone();
+        (pw_raw, pw_launch, pw_flows) = (raw, l, f);
+    }
 
     println!("## planlock browser benchmark\n");
     println!(
-        "{profile} build · {cpus} CPUs · {version} · pages on {base} · warm-up runs per series: {WARMUP}\n"
+        "{profile} build · {cpus} CPUs · {version} · pages on {base} · warm-up runs per series: \
+         {WARMUP} · load average {load_before} before, {} after\n",
+        load_average()
     );
     println!("### Browser launch\n\n{TABLE_HEAD}");
     println!("{}\n{}", launch.row(), close.row());
-    let pw_launch = playwright
-        .as_ref()
-        .map(|p| Series::from_ms("Playwright `chromium.launch`", ms_list(&p["launch_ms"])));
-    if let Some(s) = &pw_launch {
-        println!("{}", s.row());
+    if !pw_launch.ms.is_empty() {
+        println!("{}", pw_launch.row());
     }
     println!("\n### Step types (one tab, page already loaded unless the step loads it)\n");
     println!("{TABLE_HEAD}");
@@ -676,61 +864,43 @@ async fn main() -> Result<()> {
     println!(
         "\n### Form flow: navigate, fill ×4 by label, click \"Create account\", wait for \"Welcome aboard\"\n"
     );
-    let pw: Vec<Series> = match &playwright {
-        Some(p) => {
-            let mut v = vec![
-                Series::from_ms(
-                    "Playwright, whole run (fresh context per run: newContext … close)",
-                    ms_list(&p["flow_total_ms"]),
-                ),
-                Series::from_ms(
-                    "Playwright, steps only (goto … text visible)",
-                    ms_list(&p["flow_steps_ms"]),
-                ),
-            ];
-            for (key, phase) in ["goto", "fill4", "click", "wait_for_text"]
-                .into_iter()
-                .zip(PHASES)
-            {
-                v.push(Series::from_ms(
-                    &format!("Playwright: {phase}"),
-                    ms_list(&p["step_ms"][key]),
-                ));
-            }
-            v
-        }
-        None => Vec::new(),
-    };
+    let have_pw = !pw_flows.total.ms.is_empty();
     println!("{TABLE_HEAD}");
-    println!("{}", flow.total.row());
-    if let Some(s) = pw.first() {
-        println!("{}", s.row());
+    println!("{}", runner_flows.total.row());
+    println!("{}", tab_flows.total.row());
+    if have_pw {
+        println!("{}", pw_flows.total.row());
     }
-    println!("{}", flow.steps.row());
-    println!("{}", flow.tab_api.row());
-    if let Some(s) = pw.get(1) {
-        println!("{}", s.row());
+    println!("{}", runner_flows.steps.row());
+    println!("{}", tab_flows.steps.row());
+    if have_pw {
+        println!("{}", pw_flows.steps.row());
     }
     println!("\nPer phase of the flow:\n\n{TABLE_HEAD}");
-    for (i, phase) in flow.phases.iter().enumerate() {
-        println!("{}", phase.row());
-        println!("{}", flow.tab_phases[i].row());
-        if let Some(s) = pw.get(2 + i) {
-            println!("{}", s.row());
+    for i in 0..PHASES.len() {
+        println!("{}", runner_flows.phases[i].row());
+        println!("{}", tab_flows.phases[i].row());
+        if have_pw {
+            println!("{}", pw_flows.phases[i].row());
         }
     }
-    if let Some(p) = &playwright {
-        let total_ratio = flow.total.median() / pw[0].median();
-        let steps_ratio = flow.steps.median() / pw[1].median();
+    if have_pw {
+        let total_ratio = runner_flows.total.median() / pw_flows.total.median();
+        let steps_ratio = runner_flows.steps.median() / pw_flows.steps.median();
         println!(
             "\n**planlock / Playwright (medians): whole run {total_ratio:.2}×, steps only \
-             {steps_ratio:.2}×** (target ≤ 0.60×)"
+             {steps_ratio:.2}×** (target ≤ 0.60×; {})",
+            if interleaved {
+                "runs alternated one by one"
+            } else {
+                "Playwright ran after planlock"
+            }
         );
         println!(
-            "\nPlaywright {} on node {}, browser {}",
-            p["playwright"].as_str().unwrap_or("?"),
-            p["node"].as_str().unwrap_or("?"),
-            p["browser"].as_str().unwrap_or("?")
+            "\nPlaywright {} on node {}, driving Chromium {}",
+            pw_info["playwright"].as_str().unwrap_or("?"),
+            pw_info["node"].as_str().unwrap_or("?"),
+            pw_info["browser"].as_str().unwrap_or("?")
         );
     }
     if !notes.is_empty() {
@@ -741,22 +911,22 @@ async fn main() -> Result<()> {
     }
 
     if let Some(path) = &args.json {
-        let mut all: Vec<Value> = vec![launch.to_json(), close.to_json()];
+        let mut all: Vec<Value> = vec![launch.to_json(), close.to_json(), pw_launch.to_json()];
         all.extend(steps.iter().map(Series::to_json));
         all.extend(
-            [&flow.total, &flow.steps, &flow.tab_api]
-                .into_iter()
-                .chain(&flow.phases)
-                .chain(&flow.tab_phases)
+            runner_flows
+                .all()
+                .chain(tab_flows.all())
+                .chain(pw_flows.all())
                 .map(Series::to_json),
         );
-        all.extend(pw_launch.iter().chain(pw.iter()).map(Series::to_json));
         let doc = json!({
             "profile": profile,
             "cpus": cpus,
             "chromium": version,
+            "load_before": load_before,
             "series": all,
-            "playwright_raw": playwright,
+            "playwright_batch_raw": pw_raw,
         });
         std::fs::write(path, serde_json::to_string_pretty(&doc)?)
             .with_context(|| format!("cannot write {}", path.display()))?;

@@ -2,11 +2,17 @@
 // The form flow of planlock's browser benchmark, driven by Playwright (playwright-core) against
 // the same Chromium binary with the same launch flags, on the pages the Rust benchmark serves.
 //
-//   node flow.js BASE_URL ITERATIONS [LAUNCHES]
+//   node flow.js BASE_URL ITERATIONS [LAUNCHES]   batch: prints one JSON object at the end
+//   node flow.js BASE_URL --serve                 one command per stdin line, one JSON line back
 //
-// BASE_URL serves fixtures/site (form.html -> welcome.html). Prints one JSON object on stdout:
-// launch times, and per iteration the whole flow in a fresh context (newContext .. close) and
-// its steps alone (goto .. text visible), all in milliseconds.
+// BASE_URL serves fixtures/site (form.html -> welcome.html). Times are in milliseconds: launch
+// (chromium.launch), and per flow the whole run in a fresh context (newContext .. close) and its
+// steps alone (goto .. text visible).
+//
+// --serve lets the Rust benchmark alternate planlock and Playwright run by run, so both sides
+// see the same machine load: after launching its browser and two warm-up flows it prints
+// {"ready":true,...}; then `launch` answers {"launch_ms":N} (a separate browser, launched and
+// closed) and `flow` answers {"total":N,"steps_only":N,"steps":{...}}; end of input closes.
 'use strict';
 
 const { chromium } = require('playwright-core');
@@ -63,25 +69,57 @@ async function flow(browser, base) {
   return { total: ms(t0), steps_only: stepsOnly, steps };
 }
 
+async function timedLaunch() {
+  const t = now();
+  const b = await launch();
+  const took = ms(t);
+  await b.close();
+  return took;
+}
+
+function info(browser) {
+  const pkg = require('playwright-core/package.json');
+  return { playwright: pkg.version, node: process.version, browser: browser.version() };
+}
+
+async function serve(base) {
+  const browser = await launch();
+  try {
+    for (let i = 0; i < 2; i++) await flow(browser, base);
+    process.stdout.write(JSON.stringify({ ready: true, ...info(browser) }) + '\n');
+    const rl = require('readline').createInterface({ input: process.stdin });
+    for await (const line of rl) {
+      const cmd = line.trim();
+      let answer;
+      try {
+        if (cmd === 'launch') answer = { launch_ms: await timedLaunch() };
+        else if (cmd === 'flow') answer = await flow(browser, base);
+        else answer = { error: `unknown command ${JSON.stringify(cmd)}` };
+      } catch (e) {
+        answer = { error: String((e && e.stack) || e) };
+      }
+      process.stdout.write(JSON.stringify(answer) + '\n');
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
 async function main() {
   const [base, iterArg, launchArg] = process.argv.slice(2);
   if (!base) {
-    console.error('usage: node flow.js BASE_URL ITERATIONS [LAUNCHES]');
+    console.error('usage: node flow.js BASE_URL ITERATIONS [LAUNCHES] | node flow.js BASE_URL --serve');
     process.exit(2);
   }
+  if (iterArg === '--serve') return serve(base);
   const iterations = Number(iterArg || 20);
   const launches = Number(launchArg || 0);
 
   const launchMs = [];
-  for (let i = 0; i < launches; i++) {
-    const t = now();
-    const b = await launch();
-    launchMs.push(ms(t));
-    await b.close();
-  }
+  for (let i = 0; i < launches; i++) launchMs.push(await timedLaunch());
 
   const browser = await launch();
-  const version = browser.version();
+  const about = info(browser);
   const runs = [];
   try {
     // Two unmeasured warm-up runs, as on the planlock side.
@@ -90,12 +128,9 @@ async function main() {
   } finally {
     await browser.close();
   }
-  const pkg = require('playwright-core/package.json');
   process.stdout.write(
     JSON.stringify({
-      playwright: pkg.version,
-      node: process.version,
-      browser: version,
+      ...about,
       launch_ms: launchMs,
       flow_total_ms: runs.map((r) => r.total),
       flow_steps_ms: runs.map((r) => r.steps_only),
