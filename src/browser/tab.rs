@@ -19,8 +19,8 @@ use chromiumoxide::cdp::browser_protocol::network::{
     ErrorReason, EventResponseReceived, ResourceType,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
-    CaptureScreenshotFormat, CaptureScreenshotParams, EventFrameRequestedNavigation,
-    EventFrameStoppedLoading, EventLifecycleEvent, NavigateParams,
+    CaptureScreenshotFormat, CaptureScreenshotParams, EventFrameNavigated,
+    EventFrameRequestedNavigation, EventFrameStoppedLoading, EventLifecycleEvent, NavigateParams,
 };
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use futures::StreamExt;
@@ -37,6 +37,9 @@ use crate::lock::{Lock, Refusal};
 const LOCATOR_JS: &str = include_str!("locator.js");
 /// The longest one in-page wait runs before Rust checks on the run (cancel, crash, refusals).
 const LOCATOR_SLICE: Duration = Duration::from_secs(2);
+
+/// The longest a click waits for the navigation it started to commit.
+const NAVIGATION_SETTLE: Duration = Duration::from_secs(10);
 
 /// Details of a successful click (which strategy matched, which element).
 pub type Clicked = Value;
@@ -327,6 +330,9 @@ impl Tab {
         let mut stopped = timed(self.page.event_listener::<EventFrameStoppedLoading>())
             .await
             .map_err(cdp)?;
+        let mut committed = timed(self.page.event_listener::<EventFrameNavigated>())
+            .await
+            .map_err(cdp)?;
         for kind in [
             DispatchMouseEventType::MousePressed,
             DispatchMouseEventType::MouseReleased,
@@ -354,14 +360,25 @@ impl Tab {
             }
         }
         if navigating {
+            // Wait until the new document is committed (or the load ended without one, e.g.
+            // refused or a download): from then on the next step's locator sees the new page.
             let settle = async {
-                while let Some(ev) = stopped.next().await {
-                    if ev.frame_id.inner() == &main {
-                        break;
+                loop {
+                    tokio::select! {
+                        ev = committed.next() => match ev {
+                            Some(ev) if ev.frame.parent_id.is_none() => break,
+                            Some(_) => {}
+                            None => break,
+                        },
+                        ev = stopped.next() => match ev {
+                            Some(ev) if ev.frame_id.inner() == &main => break,
+                            Some(_) => {}
+                            None => break,
+                        },
                     }
                 }
             };
-            let _ = tokio::time::timeout(remaining(deadline), settle).await;
+            let _ = tokio::time::timeout(remaining(deadline).min(NAVIGATION_SETTLE), settle).await;
         }
         if let Some(e) = self.refused() {
             return Err(e);
