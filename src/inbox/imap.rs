@@ -343,7 +343,6 @@ impl Watcher {
                 match connect(&self.shared.url).await {
                     Ok(connection) => {
                         tracing::debug!(url = %self.shared.url, idle = connection.idle, "IMAP connected");
-                        backoff = BACKOFF_FIRST;
                         self.connected(connection);
                     }
                     Err(e) => {
@@ -358,10 +357,18 @@ impl Watcher {
             }
 
             let retire_at = (self.runs_open() == 0).then(|| last_needed + LINGER);
-            if let Err(e) = self.turn(retire_at).await {
-                tracing::debug!(url = %self.shared.url, "IMAP connection lost: {e}");
-                self.connection = None;
-                self.disconnected(&format!("lost the connection to {}: {e}", self.shared.url));
+            match self.turn(retire_at).await {
+                // Backoff restarts only once a session has worked, so a server that accepts
+                // logins but fails every command is not hammered.
+                Ok(()) => backoff = BACKOFF_FIRST,
+                Err(e) => {
+                    tracing::debug!(url = %self.shared.url, "IMAP connection lost: {e}");
+                    self.connection = None;
+                    let error = format!("lost the connection to {}: {e}", self.shared.url);
+                    self.disconnected(&error);
+                    self.backoff(Instant::now() + backoff, &error).await;
+                    backoff = (backoff * 2).min(BACKOFF_MAX);
+                }
             }
         }
     }
@@ -446,13 +453,16 @@ impl Watcher {
     /// reason to act. `retire_at` is set while no run is open. An error means the session
     /// is unusable.
     async fn turn(&mut self, retire_at: Option<Instant>) -> Result<(), String> {
-        for request in std::mem::take(&mut self.pending) {
+        let mut requests = std::mem::take(&mut self.pending).into_iter();
+        while let Some(request) = requests.next() {
             match request {
                 Request::Watermark { key, reply } => {
                     let result = self.watermark(key).await;
                     let failed = result.as_ref().err().cloned();
                     let _ = reply.send(result.map_err(InboxError::Unreachable));
                     if let Some(e) = failed {
+                        // The rest are answered with this error when the caller disconnects.
+                        self.pending.extend(requests);
                         return Err(e);
                     }
                 }

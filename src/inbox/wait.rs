@@ -212,7 +212,11 @@ pub async fn wait_for_message(
                     address = mailbox.address(),
                     "inbox read failed, retrying: {e}"
                 );
-                sleep_until(deadline.min(Instant::now() + retry_after)).await;
+                // Returns early when the backend reports a change (e.g. it reconnected).
+                let retry_at = deadline.min(Instant::now() + retry_after);
+                if mailbox.changed(retry_at).await.is_err() {
+                    sleep_until(retry_at).await;
+                }
                 retry_after = (retry_after * 2).min(MAX_RETRY_AFTER_ERROR);
                 if Instant::now() >= deadline {
                     break;
