@@ -87,8 +87,12 @@ impl Listener for Progress {
                     .as_array()
                     .map(|a| a.iter().filter_map(|h| h.as_str()).collect())
                     .unwrap_or_default();
+                let inbox = e.detail["inbox_address"]
+                    .as_str()
+                    .map(|a| format!(" · inbox {a}"))
+                    .unwrap_or_default();
                 eprintln!(
-                    "{p}run {} · {} steps · may visit: {}",
+                    "{p}run {} · {} steps{inbox} · may visit: {}",
                     e.run_id,
                     self.total,
                     if hosts.is_empty() {
@@ -133,17 +137,19 @@ impl Listener for Progress {
                 self.stop_spinner();
                 let ok = e.event == EventKind::StepSucceeded;
                 let mut extra = String::new();
-                for key in ["strategy", "email_subject", "code", "link", "url", "status"] {
-                    if let Some(v) = e.detail.get(key).filter(|v| !v.is_null()) {
-                        let v = v
-                            .as_str()
-                            .map(str::to_string)
-                            .unwrap_or_else(|| v.to_string());
-                        let _ = write!(extra, " {key}={v}");
-                        if ["strategy", "email_subject", "link"].contains(&key) {
-                            break;
-                        }
-                    }
+                // The two most telling details of the step, e.g. `code=48•••• strategy=split`.
+                let keys = ["code", "link", "email_subject", "strategy", "status"];
+                for key in keys
+                    .iter()
+                    .filter(|k| e.detail.get(**k).is_some_and(|v| !v.is_null()))
+                    .take(2)
+                {
+                    let v = &e.detail[*key];
+                    let v = v
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| v.to_string());
+                    let _ = write!(extra, " {key}={v}");
                 }
                 eprintln!(
                     "{p}  {} {}/{} {:<20} {}  {} ms{}",

@@ -92,7 +92,6 @@ pub async fn run(
     cancel: CancellationToken,
 ) -> RunResult {
     let mut run = Run::new(&req, listener);
-    run.emit_run_started(&req);
     let result = run.execute(browser, &req, cancel).await;
     run.emit_run_finished(&result);
     result
@@ -155,6 +154,7 @@ impl<'l> Run<'l> {
         let detail = json!({
             "plan": req.plan_name,
             "steps": req.plan.steps.len(),
+            "inbox_address": self.inbox_address,
             "allowed_hosts": req.lock.sites().collect::<Vec<_>>(),
             "inboxes": req.inboxes.iter().map(|(n, i)| json!({"name": n, "inbox": i.describe()})).collect::<Vec<_>>(),
         });
@@ -199,6 +199,7 @@ impl<'l> Run<'l> {
                         ErrorKind::Inbox,
                         format!("cannot open {}: {e}", inbox.describe()),
                     );
+                    self.emit_run_started(req);
                     return self.finish(req, None, Some(err));
                 }
             }
@@ -212,6 +213,7 @@ impl<'l> Run<'l> {
             .vars
             .clone()
             .with_run(&self.run_id, self.inbox_address.as_deref());
+        self.emit_run_started(req);
         let tab = match browser.new_tab(req.lock.clone()).await {
             Ok(tab) => tab,
             Err(e) => {
