@@ -1,9 +1,10 @@
 //! `--inbox [NAME=]URL`: parses a binding into a typed [`InboxUrl`] and connects it to a
 //! backend. Every error is a sentence naming the part of the URL that is wrong.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use url::Url;
@@ -31,7 +32,7 @@ pub enum InboxUrl {
 }
 
 /// `imap://USER:PASS@HOST:PORT/MAILBOX?address=ADDR&plus=true&poll_ms=N` (or `imaps://`).
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct ImapUrl {
     /// `imaps://`: TLS from the first byte, verified against the webpki roots.
     pub tls: bool,
@@ -188,11 +189,29 @@ pub fn parse_url(s: &str) -> Result<InboxUrl, InboxError> {
 
 /// Starts the backend a URL names. IMAP connects lazily (call [`Inbox::check`] to fail early);
 /// SMTP binds its listening socket now.
+///
+/// Connecting the same IMAP URL again while the first is alive returns the same inbox, so
+/// every run in the process (e.g. every request `serve` handles) shares one IMAP connection.
 pub async fn connect(url: &InboxUrl) -> Result<Arc<dyn Inbox>, InboxError> {
     Ok(match url {
-        InboxUrl::Imap(u) => Arc::new(ImapInbox::new(u.clone())),
+        InboxUrl::Imap(u) => shared_imap(u),
         InboxUrl::Smtp(u) => SmtpInbox::start(u.listen, &u.domain).await?,
     })
+}
+
+fn shared_imap(url: &ImapUrl) -> Arc<ImapInbox> {
+    static LIVE: OnceLock<Mutex<HashMap<ImapUrl, Weak<ImapInbox>>>> = OnceLock::new();
+    let mut live = LIVE
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(inbox) = live.get(url).and_then(Weak::upgrade) {
+        return inbox;
+    }
+    live.retain(|_, inbox| inbox.strong_count() > 0);
+    let inbox = Arc::new(ImapInbox::new(url.clone()));
+    live.insert(url.clone(), Arc::downgrade(&inbox));
+    inbox
 }
 
 fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
@@ -303,15 +322,12 @@ fn parse_smtp(url: &Url, shown: &str) -> Result<SmtpUrl, InboxError> {
         Some(url::Host::Ipv6(ip)) => ip.into(),
         Some(url::Host::Domain("localhost")) => Ipv4Addr::LOCALHOST.into(),
         // `smtp:` is not a special scheme to the `url` crate, so IPv4 hosts arrive as text.
-        Some(url::Host::Domain(d)) if d.parse::<IpAddr>().is_ok() => {
-            d.parse().expect("checked by the guard")
-        }
-        Some(url::Host::Domain(d)) if !d.is_empty() => {
-            return Err(invalid(format!(
+        Some(url::Host::Domain(d)) if !d.is_empty() => d.parse().map_err(|_| {
+            invalid(format!(
                 "--inbox `{shown}`: the embedded SMTP receiver listens on an IP address of this \
                  machine, not on `{d}`; write smtp://127.0.0.1:2525?domain=..."
-            )));
-        }
+            ))
+        })?,
         _ => {
             return Err(invalid(format!(
                 "--inbox `{shown}` names no address to listen on; write \
@@ -516,6 +532,17 @@ mod tests {
             panic!()
         };
         assert_eq!(u.listen.port(), DEFAULT_SMTP_PORT);
+    }
+
+    #[tokio::test]
+    async fn the_same_imap_url_shares_one_inbox() {
+        let url = parse_url("imap://b:pw@127.0.0.1:1/?address=a@b.test").unwrap();
+        let a = connect(&url).await.unwrap();
+        let b = connect(&url).await.unwrap();
+        assert!(std::ptr::addr_eq(Arc::as_ptr(&a), Arc::as_ptr(&b)));
+        let other = parse_url("imap://b:pw@127.0.0.1:1/?address=c@b.test").unwrap();
+        let c = connect(&other).await.unwrap();
+        assert!(!std::ptr::addr_eq(Arc::as_ptr(&a), Arc::as_ptr(&c)));
     }
 
     #[test]
