@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use planlock::exit;
-use planlock::plan::{self, Limits, Vars};
+use planlock::plan;
 
 #[derive(Parser)]
 #[command(
@@ -90,7 +90,7 @@ fn main() -> ExitCode {
             plans,
             vars,
             max_steps,
-        } => validate(&plans, &vars, max_steps),
+        } => planlock::cli::validate_command(&plans, &vars, max_steps),
         Command::Schema => print_stdout(&plan::json_schema_text()),
         Command::Run(args) => runtime.block_on(planlock::cli::run_command(args)),
         Command::Plan(args) => runtime.block_on(planlock::planner::plan_command(args)),
@@ -119,48 +119,4 @@ fn print_stdout(text: &str) -> u8 {
             exit::ENVIRONMENT
         }
     }
-}
-
-fn validate(paths: &[PathBuf], vars: &[String], max_steps: usize) -> u8 {
-    let vars = match Vars::from_pairs(vars) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("planlock: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    let limits = Limits { max_steps };
-    let mut code = exit::SUCCESS;
-    for path in paths {
-        let name = path.display();
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("{name}: cannot read the plan: {e}");
-                code = exit::INVALID_INPUT;
-                continue;
-            }
-        };
-        match plan::parse_and_validate(&text, &limits, &vars) {
-            Ok(p) => {
-                let n = p.steps.len();
-                eprintln!("{name}: ok ({n} step{})", if n == 1 { "" } else { "s" });
-            }
-            Err(plan::PlanError::Syntax {
-                line,
-                column,
-                message,
-            }) => {
-                eprintln!("{name}:{line}:{column}: not valid JSON: {message}");
-                code = exit::INVALID_INPUT;
-            }
-            Err(e) => {
-                for p in e.problems() {
-                    eprintln!("{name}: {p}");
-                }
-                code = exit::INVALID_INPUT;
-            }
-        }
-    }
-    code
 }

@@ -237,72 +237,87 @@ fn a_missing_browser_exits_3_with_a_sentence() {
     );
 }
 
+/// A `planlock run --json --events FILE` in the background, stopped at its long step.
+struct Running {
+    child: std::process::Child,
+    events: std::path::PathBuf,
+    chromium: u32,
+    _dir: tempfile::TempDir,
+}
+
+impl Running {
+    /// Starts `plan` and returns once the step of type `long_step` has started.
+    fn start(plan: &str, long_step: &str) -> Running {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = write_plan(dir.path(), "plan.json", plan);
+        let events = dir.path().join("events.jsonl");
+        let child = planlock()
+            .arg("run")
+            .arg(&plan)
+            .arg("--json")
+            .arg("--events")
+            .arg(&events)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        let marker = format!("\"type\":\"{long_step}\"");
+        while !std::fs::read_to_string(&events)
+            .unwrap_or_default()
+            .contains(&marker)
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the run never reached {long_step}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let browsers = chromium_children(child.id());
+        assert_eq!(browsers.len(), 1, "one Chromium child while running");
+        Running {
+            chromium: browsers[0],
+            child,
+            events,
+            _dir: dir,
+        }
+    }
+
+    /// Waits for the exit; returns the exit code and the result printed by `--json`.
+    fn finish(mut self) -> (Option<i32>, Value, String) {
+        let status = self.child.wait().unwrap();
+        let mut stdout = String::new();
+        std::io::Read::read_to_string(self.child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+        let log = std::fs::read_to_string(&self.events).unwrap();
+        assert!(
+            log.lines().last().unwrap().contains("\"run_finished\""),
+            "incomplete log:\n{log}"
+        );
+        (status.code(), serde_json::from_str(&stdout).unwrap(), log)
+    }
+}
+
 #[test]
 fn ctrl_c_cancels_with_a_complete_log_and_no_orphan_browser() {
     if common::browser().is_none() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let plan = write_plan(
-        dir.path(),
-        "slow.json",
+    let run = Running::start(
         r#"{"reasoning":"","steps":[
           {"type":"navigate","url":"{SITE}/form.html"},
           {"type":"wait_seconds","seconds":30},
           {"type":"done","summary":"x"}]}"#,
+        "wait_seconds",
     );
-    let events = dir.path().join("events.jsonl");
-    let mut child = planlock()
-        .arg("run")
-        .arg(&plan)
-        .arg("--json")
-        .arg("--events")
-        .arg(&events)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Wait until the long step has started.
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    let started = Instant::now();
-    while !std::fs::read_to_string(&events)
-        .unwrap_or_default()
-        .contains("\"wait_seconds\"")
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the run never reached step 2"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let browsers = chromium_children(child.id());
-    assert_eq!(browsers.len(), 1, "one Chromium child while running");
+    let chromium = run.chromium;
     unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
+        libc::kill(run.child.id() as i32, libc::SIGINT);
     }
-    let status = child.wait().unwrap();
-    while stderr.read_line(&mut line).unwrap_or(0) > 0 {}
-    assert_eq!(
-        status.code(),
-        Some(1),
-        "cancelled runs exit 1; stderr: {line}"
-    );
-    let mut stdout = String::new();
-    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
-    let result: Value = serde_json::from_str(&stdout).unwrap();
+    let (code, result, _) = run.finish();
+    assert_eq!(code, Some(1), "cancelled runs exit 1");
     assert_eq!(result["status"], "cancelled");
     assert_eq!(result["failed_step"], 1);
-    let log = std::fs::read_to_string(&events).unwrap();
-    assert!(
-        log.lines().last().unwrap().contains("\"run_finished\""),
-        "{log}"
-    );
-    assert!(
-        wait_gone(browsers[0]),
-        "Chromium {} outlived planlock",
-        browsers[0]
-    );
+    assert!(wait_gone(chromium), "Chromium {chromium} outlived planlock");
 }
 
 #[test]
@@ -310,64 +325,28 @@ fn a_browser_killed_mid_run_fails_fast_with_a_sentence() {
     if common::browser().is_none() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let plan = write_plan(
-        dir.path(),
-        "p.json",
+    let run = Running::start(
         r#"{"reasoning":"","steps":[
           {"type":"navigate","url":"{SITE}/form.html"},
           {"type":"wait_for_text","text":"this never appears","timeout_seconds":60},
           {"type":"done","summary":"x"}]}"#,
+        "wait_for_text",
     );
-    let events = dir.path().join("events.jsonl");
-    let mut child = planlock()
-        .arg("run")
-        .arg(&plan)
-        .arg("--json")
-        .arg("--events")
-        .arg(&events)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while !std::fs::read_to_string(&events)
-        .unwrap_or_default()
-        .contains("\"wait_for_text\"")
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the run never reached step 2"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let browsers = chromium_children(child.id());
-    assert_eq!(browsers.len(), 1);
     unsafe {
-        libc::kill(browsers[0] as i32, libc::SIGKILL);
+        libc::kill(run.chromium as i32, libc::SIGKILL);
     }
     let killed_at = Instant::now();
-    let status = child.wait().unwrap();
+    let (code, result, _) = run.finish();
     assert!(
         killed_at.elapsed() < Duration::from_secs(5),
         "took {:?}",
         killed_at.elapsed()
     );
-    assert_eq!(status.code(), Some(1));
-    let mut stdout = String::new();
-    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
-    let result: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(code, Some(1));
     assert_eq!(result["status"], "failed");
     assert_eq!(result["error"]["kind"], "browser");
-    assert!(
-        result["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("browser went away"),
-        "{result}"
-    );
-    let log = std::fs::read_to_string(&events).unwrap();
-    assert!(log.lines().last().unwrap().contains("\"run_finished\""));
+    let message = result["error"]["message"].as_str().unwrap();
+    assert!(message.contains("browser went away"), "{result}");
 }
 
 #[test]

@@ -103,7 +103,6 @@ impl Refused {
 
 /// Runs `planlock run`.
 pub async fn run_command(args: RunArgs) -> u8 {
-    let mut plans = Vec::new();
     let caller = match Vars::from_pairs(&args.options.vars) {
         Ok(v) => v,
         Err(e) => {
@@ -114,19 +113,61 @@ pub async fn run_command(args: RunArgs) -> u8 {
     let limits = Limits {
         max_steps: args.options.max_steps,
     };
+    let Some(plans) = load_plans(&args.plans, &limits, &caller, false) else {
+        return exit::INVALID_INPUT;
+    };
+    match run_plans(plans, None, &args.options).await {
+        Ok(results) => exit_code(&results),
+        Err(r) => {
+            eprintln!("planlock: {}", r.message);
+            r.code
+        }
+    }
+}
+
+/// Runs `planlock validate`: every problem of every file, then exit 0 or 2.
+pub fn validate_command(paths: &[PathBuf], vars: &[String], max_steps: usize) -> u8 {
+    let vars = match Vars::from_pairs(vars) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("planlock: {e}");
+            return exit::INVALID_INPUT;
+        }
+    };
+    match load_plans(paths, &Limits { max_steps }, &vars, true) {
+        Some(_) => exit::SUCCESS,
+        None => exit::INVALID_INPUT,
+    }
+}
+
+/// Reads and validates plan files, printing each problem as `FILE: PATH: sentence` (and
+/// `FILE: ok (N steps)` when `report_ok`). `None` when any file is unreadable or invalid.
+pub fn load_plans(
+    paths: &[PathBuf],
+    limits: &Limits,
+    vars: &Vars,
+    report_ok: bool,
+) -> Option<Vec<(String, Plan)>> {
+    let mut plans = Vec::new();
     let mut bad = false;
-    for path in &args.plans {
+    for path in paths {
         let name = path.display().to_string();
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("{name}: cannot read the plan: {e}");
+                eprintln!("{name}: cannot read the plan: {}", io_sentence(&e));
                 bad = true;
                 continue;
             }
         };
-        match plan::parse_and_validate(&text, &limits, &caller) {
-            Ok(p) => plans.push((name, p)),
+        match plan::parse_and_validate(&text, limits, vars) {
+            Ok(p) => {
+                if report_ok {
+                    let n = p.steps.len();
+                    eprintln!("{name}: ok ({n} step{})", if n == 1 { "" } else { "s" });
+                }
+                plans.push((name, p));
+            }
             Err(plan::PlanError::Syntax {
                 line,
                 column,
@@ -143,15 +184,15 @@ pub async fn run_command(args: RunArgs) -> u8 {
             }
         }
     }
-    if bad {
-        return exit::INVALID_INPUT;
-    }
-    match run_plans(plans, None, &args.options).await {
-        Ok(results) => exit_code(&results),
-        Err(r) => {
-            eprintln!("planlock: {}", r.message);
-            r.code
-        }
+    (!bad).then_some(plans)
+}
+
+/// An I/O error as a plain phrase: `No such file or directory`, without `(os error 2)`.
+pub fn io_sentence(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
     }
 }
 
