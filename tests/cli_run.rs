@@ -242,6 +242,8 @@ struct Running {
     child: std::process::Child,
     events: std::path::PathBuf,
     chromium: u32,
+    /// Chromium's temporary profile, which must be gone after planlock exits.
+    profile: std::path::PathBuf,
     _dir: tempfile::TempDir,
 }
 
@@ -275,8 +277,15 @@ impl Running {
         }
         let browsers = chromium_children(child.id());
         assert_eq!(browsers.len(), 1, "one Chromium child while running");
+        let cmdline = std::fs::read_to_string(format!("/proc/{}/cmdline", browsers[0])).unwrap();
+        let profile = cmdline
+            .split('\0')
+            .find_map(|a| a.strip_prefix("--user-data-dir="))
+            .expect("Chromium runs with its own profile")
+            .into();
         Running {
             chromium: browsers[0],
+            profile,
             child,
             events,
             _dir: dir,
@@ -313,8 +322,14 @@ fn ctrl_c_cancels_with_a_complete_log_and_no_orphan_browser() {
     unsafe {
         libc::kill(run.child.id() as i32, libc::SIGINT);
     }
+    let profile = run.profile.clone();
     let (code, result, _) = run.finish();
     assert_eq!(code, Some(1), "cancelled runs exit 1");
+    assert!(
+        !profile.exists(),
+        "the profile {} was left behind",
+        profile.display()
+    );
     assert_eq!(result["status"], "cancelled");
     assert_eq!(result["failed_step"], 1);
     assert!(wait_gone(chromium), "Chromium {chromium} outlived planlock");
