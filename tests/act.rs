@@ -99,7 +99,11 @@ fn act_yes_plans_once_reviews_and_runs_on_chromium() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "stderr:\n{stderr}");
-    assert_eq!(model.requests.load(Ordering::SeqCst), 1, "exactly one model call");
+    assert_eq!(
+        model.requests.load(Ordering::SeqCst),
+        1,
+        "exactly one model call"
+    );
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(result["status"], "succeeded");
     assert_eq!(result["extracted"][0], "Signed up as ada@example.com for");
@@ -110,7 +114,12 @@ fn act_yes_plans_once_reviews_and_runs_on_chromium() {
     let body = &model.bodies.lock().unwrap()[0];
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages[0]["role"], "system");
-    assert!(messages.last().unwrap()["content"].as_str().unwrap().contains(&goal));
+    assert!(
+        messages.last().unwrap()["content"]
+            .as_str()
+            .unwrap()
+            .contains(&goal)
+    );
     assert!(!body.to_string().contains("Welcome aboard"));
 
     // Same goal again: the plan cache answers, no model call.
@@ -118,8 +127,17 @@ fn act_yes_plans_once_reviews_and_runs_on_chromium() {
         .args(["act", &goal, "--yes"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(model.requests.load(Ordering::SeqCst), 1, "a cache hit makes zero calls");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        model.requests.load(Ordering::SeqCst),
+        1,
+        "a cache hit makes zero calls"
+    );
 }
 
 #[test]
@@ -132,7 +150,11 @@ fn act_without_yes_refuses_when_stdin_is_not_a_terminal() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("pass --yes"));
-    assert_eq!(model.requests.load(Ordering::SeqCst), 0, "no model call before the check");
+    assert_eq!(
+        model.requests.load(Ordering::SeqCst),
+        0,
+        "no model call before the check"
+    );
 }
 
 #[test]
@@ -149,7 +171,12 @@ fn a_planned_file_replays_with_no_model() {
         .arg(&file)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // Replay: no model configured at all.
     let out = Command::new(env!("CARGO_BIN_EXE_planlock"))
         .env_remove("PLANLOCK_MODEL")
@@ -157,6 +184,11 @@ fn a_planned_file_replays_with_no_model() {
         .arg(&file)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(model.requests.load(Ordering::SeqCst), 1);
 }
