@@ -426,3 +426,26 @@ fn a_plan_without_done_succeeds_with_a_generic_summary() {
     assert_succeeded(&result);
     assert_eq!(result.summary, "all 1 steps ran");
 }
+
+#[test]
+fn an_unknown_variable_at_run_time_fails_its_step_with_a_complete_log() {
+    need_browser!();
+    // Built without validation, as a caller of the library could.
+    let p: planlock::plan::Plan = serde_json::from_str(
+        r#"{"reasoning":"","steps":[
+        {"type":"fill","describe":"x","label":"x","value":"{{who}}"},
+        {"type":"done","summary":"x"}]}"#,
+    )
+    .unwrap();
+    let (result, events) = run(&p);
+    let err = result.error.unwrap();
+    assert_eq!(err.kind, ErrorKind::InvalidInput);
+    assert!(err.message.contains("--var who=VALUE"), "{}", err.message);
+    assert_eq!(result.failed_step, Some(0));
+    assert!(
+        events
+            .iter()
+            .any(|e| e.event == EventKind::StepFailed && e.index == Some(0))
+    );
+    assert_eq!(events.last().unwrap().event, EventKind::RunFinished);
+}

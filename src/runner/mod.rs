@@ -227,9 +227,19 @@ impl<'l> Run<'l> {
             let step = match render(raw_step, &vars) {
                 Ok(s) => s,
                 Err(e) => {
+                    let step = Some((index, raw_step));
+                    self.emit(EventKind::StepStarted, step, None, None, json!({}));
+                    self.emit(
+                        EventKind::StepFailed,
+                        step,
+                        Some(Duration::ZERO),
+                        Some(&e),
+                        json!({}),
+                    );
+                    let mut outcome = skipped(index, raw_step, StepStatus::Failed);
+                    outcome.error = Some(e.clone());
+                    self.outcomes.push(outcome);
                     failure = Some((index, e));
-                    self.outcomes
-                        .push(skipped(index, raw_step, StepStatus::Failed));
                     break;
                 }
             };
