@@ -138,7 +138,7 @@ fn report(name: &str, samples: &[Duration]) {
     };
     let p95 = ms[((n as f64 * 0.95).ceil() as usize).clamp(1, n) - 1];
     println!(
-        "| {name} | {n} | {median:.1} ms | {p95:.1} ms | {:.1} ms | {:.1} ms |",
+        "| {name} | {n} | {median:.2} ms | {p95:.2} ms | {:.2} ms | {:.2} ms |",
         ms[0],
         ms[n - 1]
     );
