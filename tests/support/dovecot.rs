@@ -60,7 +60,10 @@ impl Dovecot {
             };
             dovecot.write_config(&version);
             match dovecot.launch() {
-                Ok(()) => return Some(dovecot),
+                Ok(()) => {
+                    dovecot.watch_for_exit();
+                    return Some(dovecot);
+                }
                 Err(e) => last_error = e,
             }
         }
@@ -205,6 +208,29 @@ impl Dovecot {
             "Dovecot did not accept connections on 127.0.0.1:{}\n{log}",
             self.port
         ))
+    }
+
+    /// Drop does not run for a harness kept in a `static`, or when the test process is
+    /// killed (a timeout). A detached watchdog stops this instance and removes its dir once
+    /// the test process is gone.
+    fn watch_for_exit(&self) {
+        let script = format!(
+            "while kill -0 {pid} 2>/dev/null; do sleep 1; done; \
+             '{binary}' -c '{conf}' stop >/dev/null 2>&1; sleep 2; \
+             kill -9 \"$(cat '{dir}/run/master.pid' 2>/dev/null)\" >/dev/null 2>&1; \
+             rm -rf '{dir}'",
+            pid = std::process::id(),
+            binary = self.binary.display(),
+            conf = self.conf.display(),
+            dir = self.dir.path().display(),
+        );
+        let _ = Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
     }
 
     fn accepts(&self) -> bool {
