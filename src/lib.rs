@@ -11,6 +11,7 @@ pub mod plan;
 pub mod planner;
 pub mod report;
 pub mod runner;
+pub mod server;
 
 /// Process exit codes (SPEC §6).
 pub mod exit {

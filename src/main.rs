@@ -96,12 +96,7 @@ fn main() -> ExitCode {
         Command::Plan(args) => runtime.block_on(planlock::planner::plan_command(args)),
         Command::Act(args) => runtime.block_on(planlock::cli::act_command(args)),
         Command::Serve { listen, max_runs } => {
-            let _ = (listen, max_runs);
-            eprintln!(
-                "planlock: `serve` (the HTTP API of SPEC §7) is not built yet; use `planlock run` \
-                 or `planlock act`"
-            );
-            exit::INVALID_INPUT
+            runtime.block_on(planlock::server::serve_command(listen, max_runs))
         }
         Command::Demo { options } => runtime.block_on(planlock::demo::demo_command(options)),
     };

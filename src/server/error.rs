@@ -1,0 +1,161 @@
+//! The one error shape of the HTTP API: `{"error":{"kind","message"}}` with the status that
+//! says whose problem it is (4xx the caller's, 503 the environment's, 500 ours).
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use crate::plan::{PlanError, Problem};
+use crate::planner::PlannerError;
+
+/// An error answer. `kind` is for programs, `message` is a sentence for people.
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub kind: &'static str,
+    pub message: String,
+    /// Every problem of an invalid plan, each with its JSON path.
+    pub problems: Vec<Problem>,
+    /// Seconds, for 429 and 503.
+    pub retry_after: Option<u64>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            kind,
+            message: message.into(),
+            problems: Vec::new(),
+            retry_after: None,
+        }
+    }
+
+    /// 400: the body is not JSON, or not the shape of the request.
+    pub fn bad_request(kind: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, kind, message)
+    }
+
+    /// 422: the request has the right shape but a value cannot be used.
+    pub fn unprocessable(kind: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, kind, message)
+    }
+
+    /// 503: something this server depends on (browser, inbox, model) is not available.
+    pub fn unavailable(kind: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, kind, message)
+    }
+
+    pub fn not_found(kind: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, kind, message)
+    }
+
+    /// 500: a bug. The caller gets a generic sentence; the details go to the log.
+    pub fn internal(detail: impl std::fmt::Display) -> ApiError {
+        tracing::error!("internal error: {detail}");
+        eprintln!("planlock: internal error: {detail}");
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the server failed to handle this request; the details are in its log",
+        )
+    }
+
+    /// 422 with every problem of the plan, each naming its JSON path.
+    pub fn invalid_plan(e: &PlanError) -> ApiError {
+        let problems = e.problems();
+        let message = match e {
+            PlanError::Syntax { .. } => format!("`plan` is not valid JSON: {e}"),
+            PlanError::Invalid(p) => {
+                let list: Vec<String> = p.iter().map(Problem::to_string).collect();
+                format!(
+                    "the plan is not valid ({} {}): {}",
+                    p.len(),
+                    if p.len() == 1 { "problem" } else { "problems" },
+                    list.join("; ")
+                )
+            }
+        };
+        ApiError {
+            problems,
+            ..ApiError::unprocessable("invalid_plan", message)
+        }
+    }
+
+    /// A planner failure. The planner suggests 400 for a bad goal or variables; here every
+    /// well-formed request whose values cannot be used is a 422, so those become 422 too.
+    pub fn from_planner(e: &PlannerError) -> ApiError {
+        let status = match e.http_status() {
+            400 | 422 => StatusCode::UNPROCESSABLE_ENTITY,
+            _ => StatusCode::SERVICE_UNAVAILABLE,
+        };
+        let mut err = ApiError::new(status, e.kind(), e.to_string());
+        if let PlannerError::InvalidPlan { problems, .. } = e {
+            err.problems = problems.clone();
+        }
+        err
+    }
+
+    fn body(&self) -> Value {
+        let mut error = json!({ "kind": self.kind, "message": self.message });
+        if !self.problems.is_empty() {
+            error["problems"] = json!(self.problems);
+        }
+        json!({ "error": error })
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {}: {}",
+            self.status.as_u16(),
+            self.kind,
+            self.message
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, Json(self.body())).into_response();
+        let headers = response.headers_mut();
+        if self.status == StatusCode::UNAUTHORIZED {
+            headers.insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"planlock\""),
+            );
+        }
+        if let Some(secs) = self.retry_after {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
+        response
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_body_has_kind_message_and_problems() {
+        let e = ApiError::invalid_plan(&PlanError::Invalid(vec![Problem {
+            path: "steps[0].url".into(),
+            message: "not absolute".into(),
+        }]));
+        assert_eq!(e.status, StatusCode::UNPROCESSABLE_ENTITY);
+        let body = e.body();
+        assert_eq!(body["error"]["kind"], "invalid_plan");
+        assert_eq!(body["error"]["problems"][0]["path"], "steps[0].url");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("steps[0].url: not absolute")
+        );
+        let plain = ApiError::bad_request("malformed_json", "x").body();
+        assert!(plain["error"].get("problems").is_none());
+    }
+}
