@@ -449,3 +449,29 @@ fn an_unknown_variable_at_run_time_fails_its_step_with_a_complete_log() {
     );
     assert_eq!(events.last().unwrap().event, EventKind::RunFinished);
 }
+
+#[test]
+fn a_click_that_submits_a_form_waits_for_the_new_page() {
+    need_browser!();
+    // Each click starts a form submission; the next step navigates at once. Without waiting
+    // for the submission's navigation, the two race (ERR_ABORTED, or the wrong page).
+    let pair = r#"{"type":"navigate","url":"{SITE}/form.html"},
+        {"type":"click","describe":"submit","text":"Create account"},"#;
+    let p = plan(&format!(
+        r#"{{"reasoning":"","steps":[{}
+        {{"type":"wait_for_text","text":"Welcome aboard"}},
+        {{"type":"done","summary":"ok"}}]}}"#,
+        pair.repeat(6)
+    ));
+    let (result, _) = run(&p);
+    assert_succeeded(&result);
+    for click in result.steps.iter().filter(|s| s.step_type == "click") {
+        assert!(
+            click.detail["navigation"]
+                .as_str()
+                .is_some_and(|u| u.contains("/welcome.html")),
+            "every submit click saw its navigation: {}",
+            click.detail
+        );
+    }
+}

@@ -207,6 +207,8 @@ impl Chromium {
 
     async fn attach(ws: &str) -> Result<Chromium, BrowserError> {
         let config = HandlerConfig {
+            // Certificate errors are errors: plans log into real sites.
+            ignore_https_errors: false,
             viewport: None,
             request_timeout: CDP_TIMEOUT * 3,
             ..HandlerConfig::default()
@@ -269,7 +271,8 @@ impl Chromium {
     /// Disposes of a tab's browser context (cookies, storage, pages).
     pub async fn close_tab(&self, tab: Tab) {
         let context = tab.context_id();
-        tab.close().await;
+        tab.close();
+        // Disposing of the context closes its pages too: one command instead of two.
         let _ = timed(self.browser.dispose_browser_context(context)).await;
     }
 

@@ -138,9 +138,9 @@ impl Tab {
         self.context.clone()
     }
 
-    pub(super) async fn close(self) {
+    /// Stops the guard; the page itself goes with its browser context.
+    pub(super) fn close(self) {
         self.guard.abort();
-        let _ = tokio::time::timeout(Duration::from_secs(2), self.page.close()).await;
     }
 
     /// The lock this tab enforces.
@@ -352,6 +352,15 @@ impl Tab {
         // A click that starts a top-level navigation waits for it to finish loading, so the next
         // step never acts on the page being left.
         let main = self.page.target_id().inner().clone();
+        // Barrier: a form submission or script navigation is scheduled as a task and reported
+        // after the mouse event's reply. One task turn in the page flushes it.
+        self.count();
+        let barrier = EvaluateParams::builder()
+            .expression("new Promise(r => setTimeout(r, 0))")
+            .await_promise(true)
+            .build()
+            .map_err(|e| StepError::new(ErrorKind::Browser, e))?;
+        let _ = tokio::time::timeout(CDP_TIMEOUT, self.page.execute(barrier)).await;
         let mut navigating = false;
         while let Some(Some(ev)) = requested.now_or_never_ready() {
             if ev.frame_id.inner() == &main {
