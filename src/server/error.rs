@@ -53,7 +53,6 @@ impl ApiError {
 
     /// 500: a bug. The caller gets a generic sentence; the details go to the log.
     pub fn internal(detail: impl std::fmt::Display) -> ApiError {
-        tracing::error!("internal error: {detail}");
         eprintln!("planlock: internal error: {detail}");
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,

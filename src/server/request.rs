@@ -401,30 +401,34 @@ pub async fn server_lock(
     if let Some(goal) = goal {
         hosts.extend(hosts_in_text(goal));
     }
+    let mut names = BTreeSet::new();
     for host in &hosts {
         let bare = bare_host(host).to_ascii_lowercase();
         if allowed_by_name.contains(&bare) {
             continue;
         }
-        if let Ok(ip) = bare.parse::<IpAddr>() {
-            if is_private(ip) && !explicit.contains(&ip.to_string()) {
-                return Err(private_refusal(
-                    &format!(
-                        "[plan] {ip} is a private, loopback or link-local address, which the \
+        match bare.parse::<IpAddr>() {
+            Ok(ip) if is_private(ip) && !explicit.contains(&ip.to_string()) => {
+                let reason = format!(
+                    "[plan] {ip} is a private, loopback or link-local address, which the \
                      service never visits unless it is allowed explicitly."
-                    ),
-                    &ip.to_string(),
-                ));
+                );
+                return Err(private_refusal(&reason, &ip.to_string()));
             }
-            continue;
+            Ok(_) => {}
+            Err(_) => {
+                names.insert(bare);
+            }
         }
-        for ip in resolve(&bare).await {
-            if let Err(r) = Lock::of_hosts(Vec::<String>::new())
-                .map_err(bad_host)?
-                .refusing_private_addresses()
-                .check_resolved(&bare, ip)
-            {
-                return Err(private_refusal(&r.reason, &bare));
+    }
+    let judge = Lock::of_hosts(Vec::<String>::new())
+        .map_err(bad_host)?
+        .refusing_private_addresses();
+    let resolved = futures::future::join_all(names.iter().map(|n| resolve(n))).await;
+    for (name, ips) in names.iter().zip(resolved) {
+        for ip in ips {
+            if let Err(r) = judge.check_resolved(name, ip) {
+                return Err(private_refusal(&r.reason, name));
             }
         }
     }

@@ -282,6 +282,12 @@ pub fn start(state: &AppState, launch: Launch, stream: bool) -> Started {
         permit,
         prelude,
     } = launch;
+    eprintln!(
+        "planlock: run {run_id} started: {} step{}, may visit {}",
+        plan.steps.len(),
+        if plan.steps.len() == 1 { "" } else { "s" },
+        lock.describe()
+    );
     if let (Some(tx), Some(prelude)) = (&lines_tx, &prelude) {
         let _ = tx.send(line(prelude));
     }
@@ -327,9 +333,20 @@ pub fn start(state: &AppState, launch: Launch, stream: bool) -> Started {
         for step in &mut result.steps {
             link_screenshot(&id, &mut step.detail);
         }
-        if result.status == RunStatus::Cancelled {
-            eprintln!("planlock: run {id} cancelled: {}", result.summary);
-        }
+        eprintln!(
+            "planlock: run {id} {} in {} ms{}",
+            match result.status {
+                RunStatus::Succeeded => "succeeded",
+                RunStatus::Failed => "failed",
+                RunStatus::Cancelled => "was cancelled",
+            },
+            result.duration_ms,
+            if result.succeeded() {
+                String::new()
+            } else {
+                format!(": {}", result.summary)
+            }
+        );
         if let Some(tx) = lines_tx {
             let _ = tx.send(line(&result));
         }
