@@ -19,10 +19,11 @@ use chromiumoxide::cdp::browser_protocol::network::{
     ErrorReason, EventResponseReceived, ResourceType,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
-    CaptureScreenshotFormat, CaptureScreenshotParams, EventFrameNavigated,
-    EventFrameRequestedNavigation, EventFrameStoppedLoading, EventLifecycleEvent, NavigateParams,
+    AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, CaptureScreenshotParams,
+    EventFrameNavigated, EventFrameRequestedNavigation, EventFrameStoppedLoading,
+    EventLifecycleEvent, NavigateParams,
 };
-use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
+use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, EventExecutionContextCreated};
 use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::watch;
@@ -35,6 +36,10 @@ use crate::error::{ErrorKind, StepError};
 use crate::lock::{Lock, Refusal};
 
 const LOCATOR_JS: &str = include_str!("locator.js");
+/// The isolated world (per document) where the locator is installed.
+const WORLD: &str = "planlock";
+/// The locator's name inside that world.
+const LOCATOR_GLOBAL: &str = "__planlockLocate";
 /// The longest one in-page wait runs before Rust checks on the run (cancel, crash, refusals).
 const LOCATOR_SLICE: Duration = Duration::from_secs(2);
 
@@ -56,6 +61,9 @@ pub struct Tab {
     guard: JoinHandle<()>,
     /// CDP commands sent on behalf of steps (interception included), for the benchmark.
     calls: Arc<AtomicU64>,
+    /// The unique id of the main frame's planlock world, once its document created it.
+    world: Arc<Mutex<Option<String>>>,
+    worlds: JoinHandle<()>,
 }
 
 impl Tab {
@@ -113,6 +121,7 @@ impl Tab {
                 }
             })
         };
+        let (world, worlds) = install_locator(&page).await?;
         let pattern = RequestPattern {
             url_pattern: Some("*".into()),
             resource_type: Some(ResourceType::Document),
@@ -131,6 +140,8 @@ impl Tab {
             gone,
             guard,
             calls,
+            world,
+            worlds,
         })
     }
 
@@ -141,6 +152,7 @@ impl Tab {
     /// Stops the guard; the page itself goes with its browser context.
     pub(super) fn close(self) {
         self.guard.abort();
+        self.worlds.abort();
     }
 
     /// The lock this tab enforces.
@@ -502,13 +514,19 @@ impl Tab {
             let left = remaining(deadline);
             let slice = left.min(LOCATOR_SLICE);
             req["budget_ms"] = json!(slice.as_millis() as u64);
-            let expression = format!("({LOCATOR_JS})({req})");
-            let params = EvaluateParams::builder()
-                .expression(expression)
-                .await_promise(true)
-                .return_by_value(true)
-                .build()
-                .map_err(|e| StepError::new(ErrorKind::Browser, e))?;
+            // In the page's planlock world when it exists: page scripts cannot tamper with the
+            // locator there, and it was compiled once per document. Else the main world.
+            let world = self.world.lock().ok().and_then(|w| w.clone());
+            let params = match world {
+                Some(unique_id) => EvaluateParams::builder()
+                    .expression(format!("globalThis.{LOCATOR_GLOBAL}({req})"))
+                    .unique_context_id(unique_id),
+                None => EvaluateParams::builder().expression(format!("({LOCATOR_JS})({req})")),
+            }
+            .await_promise(true)
+            .return_by_value(true)
+            .build()
+            .map_err(|e| StepError::new(ErrorKind::Browser, e))?;
             self.count();
             let answer = tokio::time::timeout(slice + CDP_TIMEOUT, self.page.execute(params)).await;
             match answer {
@@ -574,6 +592,39 @@ impl Tab {
         self.browser_gone()
             .unwrap_or_else(|| StepError::new(ErrorKind::Browser, e.to_string()))
     }
+}
+
+/// Installs the locator in an isolated world of every new document, and tracks the main
+/// frame's world so [`Tab::locate`] can evaluate there.
+async fn install_locator(
+    page: &Page,
+) -> Result<(Arc<Mutex<Option<String>>>, JoinHandle<()>), BrowserError> {
+    let world = Arc::new(Mutex::new(None));
+    let mut created = timed(page.event_listener::<EventExecutionContextCreated>()).await?;
+    let main_frame = page.target_id().inner().clone();
+    let task = {
+        let world = world.clone();
+        tokio::spawn(async move {
+            while let Some(ev) = created.next().await {
+                let ctx = &ev.context;
+                let frame = ctx.aux_data.as_ref().and_then(|a| a["frameId"].as_str());
+                if ctx.name == WORLD
+                    && frame == Some(main_frame.as_str())
+                    && let Ok(mut w) = world.lock()
+                {
+                    *w = Some(ctx.unique_id.clone());
+                }
+            }
+        })
+    };
+    let script = AddScriptToEvaluateOnNewDocumentParams {
+        source: format!("globalThis.{LOCATOR_GLOBAL} = ({LOCATOR_JS});"),
+        world_name: Some(WORLD.to_string()),
+        include_command_line_api: None,
+        run_immediately: None,
+    };
+    timed(page.execute(script)).await?;
+    Ok((world, task))
 }
 
 enum Located {
