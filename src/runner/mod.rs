@@ -302,7 +302,7 @@ impl<'l> Run<'l> {
                 }
                 Err(err) => {
                     let err = StepError::new(err.kind, self.masker.mask(&err.message));
-                    let detail = self.failure_detail(&tab, index, &req.settings).await;
+                    let detail = failure_detail(&tab, &self.run_id, index, &req.settings).await;
                     self.emit(
                         EventKind::StepFailed,
                         Some((index, &step)),
@@ -404,22 +404,6 @@ impl<'l> Run<'l> {
             Step::Navigate { .. } => settings.step_timeout.max(Duration::from_secs(30)),
             _ => settings.step_timeout,
         }
-    }
-
-    async fn failure_detail(&self, tab: &Tab, index: usize, settings: &Settings) -> Value {
-        let url = tab.url().await;
-        let mut detail = json!({ "url": url });
-        if let Some(png) = tab.screenshot().await {
-            let dir = settings
-                .artifacts_dir
-                .clone()
-                .unwrap_or_else(|| std::env::temp_dir().join("planlock").join(&self.run_id));
-            let path = dir.join(format!("{}-step-{}.png", self.run_id, index + 1));
-            if std::fs::create_dir_all(&dir).is_ok() && std::fs::write(&path, png).is_ok() {
-                detail["screenshot"] = json!(path.display().to_string());
-            }
-        }
-        detail
     }
 
     async fn step(
@@ -588,6 +572,23 @@ impl<'l> Run<'l> {
     }
 }
 
+/// The page URL and a screenshot of a failed step (a free function, so runs stay `Send`).
+async fn failure_detail(tab: &Tab, run_id: &str, index: usize, settings: &Settings) -> Value {
+    let url = tab.url().await;
+    let mut detail = json!({ "url": url });
+    if let Some(png) = tab.screenshot().await {
+        let dir = settings
+            .artifacts_dir
+            .clone()
+            .unwrap_or_else(|| std::env::temp_dir().join("planlock").join(run_id));
+        let path = dir.join(format!("{}-step-{}.png", run_id, index + 1));
+        if std::fs::create_dir_all(&dir).is_ok() && std::fs::write(&path, png).is_ok() {
+            detail["screenshot"] = json!(path.display().to_string());
+        }
+    }
+    detail
+}
+
 fn skipped(index: usize, step: &Step, status: StepStatus) -> StepOutcome {
     StepOutcome {
         index,
@@ -660,6 +661,13 @@ pub type InboxMap = BTreeMap<Option<String>, Arc<dyn Inbox>>;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Services drive runs with `tokio::spawn`, which needs a `Send` future.
+    #[allow(dead_code)]
+    fn runs_are_send(browser: &Chromium, req: RunRequest<'_>, listener: &mut dyn Listener) {
+        fn send<T: Send>(_: T) {}
+        send(run(browser, req, listener, CancellationToken::new()));
+    }
 
     #[test]
     fn run_ids_are_address_safe() {
