@@ -297,14 +297,11 @@ pub fn start(state: &AppState, launch: Launch, stream: bool) -> Started {
     };
     let id = run_id.clone();
     let registry_for_task = registry.clone();
-    // The runner's future is not `Send` (it keeps `&Run` across awaits), so each run is
-    // built and driven by `block_on` on a blocking thread of this (multi-thread) runtime.
-    let handle = tokio::runtime::Handle::current();
     let run = {
         let lines_tx = lines_tx.clone();
         let id = id.clone();
         let registry = registry.clone();
-        move || {
+        async move {
             let mut listener = |event: &Event| {
                 let mut event = event.clone();
                 link_screenshot(&id, &mut event.detail);
@@ -322,11 +319,12 @@ pub fn start(state: &AppState, launch: Launch, stream: bool) -> Started {
                 inboxes,
                 settings,
             };
-            handle.block_on(runner::run(&browser, req, &mut listener, cancel))
+            runner::run(&browser, req, &mut listener, cancel).await
         }
     };
     tokio::spawn(async move {
-        let mut result = match tokio::task::spawn_blocking(run).await {
+        // A run of its own task: a panic inside it becomes a failed result, not a lost run.
+        let mut result = match tokio::spawn(run).await {
             Ok(result) => result,
             Err(e) => crashed(&id, &e),
         };
