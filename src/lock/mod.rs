@@ -1,6 +1,8 @@
 //! The plan lock (SPEC §4): the hosts a run may visit, fixed from the request before any page
 //! or email is read. Immutable once built; every top-level navigation is checked against it.
 
+pub mod injection;
+
 use std::collections::BTreeSet;
 use std::fmt;
 use std::net::IpAddr;

@@ -126,6 +126,16 @@ fn site_routes() -> Router {
             }),
         )
         .route("/spa/{*rest}", get(|| async { file("spa.html") }))
+        // Lock probes: a fixture page with `{{TO}}` (HTML-escaped), `{{TO_JSON}}` (a JS string),
+        // `{{TO_Q}}` (URL-encoded) and `{{FORM}}` (the submitted form: POST body or query) filled in; any method.
+        .route(
+            "/tpl/{*path}",
+            axum::routing::any(
+                |Path(path): Path<String>,
+                 Query(q): Query<std::collections::HashMap<String, String>>,
+                 req: Request| async move { template(&path, &q, req).await },
+            ),
+        )
         .route(
             "/{*path}",
             get(|Path(path): Path<String>| async move { file(&path) }),
@@ -248,4 +258,47 @@ pub fn assert_succeeded(result: &RunResult) {
         "run failed: {}",
         serde_json::to_string_pretty(result).unwrap()
     );
+}
+
+/// Serves `fixtures/site/PATH` with `{{TO}}`, `{{TO_JSON}}`, `{{TO_Q}}` (URL-encoded) and
+/// `{{FORM}}` filled in (lock probes).
+async fn template(
+    path: &str,
+    query: &std::collections::HashMap<String, String>,
+    req: Request,
+) -> Response {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/site");
+    let path = path.trim_start_matches('/');
+    if path.contains("..") {
+        return StatusCode::BAD_REQUEST.into_response();
+    }
+    let Ok(page) = std::fs::read_to_string(root.join(path)) else {
+        return (StatusCode::NOT_FOUND, "not found").into_response();
+    };
+    let form = match req.method().as_str() {
+        "POST" => {
+            let body = axum::body::to_bytes(req.into_body(), 1 << 20)
+                .await
+                .unwrap_or_default();
+            String::from_utf8_lossy(&body).into_owned()
+        }
+        _ => req.uri().query().unwrap_or_default().to_string(),
+    };
+    let to = query.get("to").map(String::as_str).unwrap_or_default();
+    let html = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('"', "&quot;")
+            .replace('\'', "&#39;")
+    };
+    let json = serde_json::to_string(to)
+        .unwrap_or_default()
+        .replace('<', "\\u003c");
+    let page = page
+        .replace("{{TO_JSON}}", &json)
+        .replace("{{TO_Q}}", &urlencode(to))
+        .replace("{{TO}}", &html(to))
+        .replace("{{FORM}}", &html(&form));
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response()
 }
