@@ -3,13 +3,21 @@
 
 mod tab;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
+use chromiumoxide::cdp::browser_protocol::fetch::{
+    ContinueRequestParams, EnableParams as FetchEnable, EventRequestPaused, FailRequestParams,
+    RequestPattern, RequestStage,
+};
+use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, ResourceType};
 use chromiumoxide::cdp::browser_protocol::target::{
-    CreateBrowserContextParams, CreateTargetParams,
+    CloseTargetParams, CreateBrowserContextParams, CreateTargetParams, GetTargetInfoParams,
+    TargetId,
 };
 use chromiumoxide::handler::HandlerConfig;
 use futures::StreamExt;
@@ -19,7 +27,8 @@ use tokio::task::JoinHandle;
 
 pub use tab::{Clicked, Filled, Tab};
 
-use crate::lock::Lock;
+use crate::lock::{Lock, Refusal};
+use tab::Refusals;
 
 /// How long Chromium may take to print its DevTools address.
 const LAUNCH_TIMEOUT: Duration = Duration::from_secs(20);
@@ -59,7 +68,9 @@ fn stderr_tail(stderr: &str) -> String {
 }
 
 /// Quiet, container-friendly flags (no sandbox: tests and CI run as root).
-const CHROMIUM_FLAGS: [&str; 23] = [
+/// `--block-new-web-contents` is not among them: headless Chromium (`--headless=new`, 156)
+/// ignores it and popups load. The browser-wide popup guard ([`popup_guard`]) governs them.
+const CHROMIUM_FLAGS: [&str; 22] = [
     "--no-sandbox",
     "--disable-gpu",
     "--disable-dev-shm-usage",
@@ -73,7 +84,6 @@ const CHROMIUM_FLAGS: [&str; 23] = [
     "--disable-client-side-phishing-detection",
     "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication",
     "--disable-popup-blocking",
-    "--block-new-web-contents",
     "--no-first-run",
     "--no-default-browser-check",
     "--password-store=basic",
@@ -123,8 +133,11 @@ pub fn find_executable(explicit: Option<&Path>) -> Result<PathBuf, BrowserError>
 /// A running browser: either a Chromium process this value owns (killed and reaped on every
 /// path, its temporary profile removed), or a connection to a remote one.
 pub struct Chromium {
-    browser: chromiumoxide::Browser,
+    browser: Arc<chromiumoxide::Browser>,
     handler: JoinHandle<()>,
+    /// The tabs' browser contexts, for the popup guard.
+    guarded: Guarded,
+    popup_guard: JoinHandle<()>,
     /// Flips to `Some(reason)` when the CDP connection ends.
     gone: watch::Receiver<Option<String>>,
     process: Option<Process>,
@@ -224,6 +237,7 @@ impl Chromium {
                 url: ws.to_string(),
                 message: e.to_string(),
             })?;
+        let browser = Arc::new(browser);
         let (gone_tx, gone) = watch::channel(None);
         // The handler drives the whole CDP connection: poll it for the browser's life.
         let handler = tokio::spawn(async move {
@@ -241,9 +255,22 @@ impl Chromium {
             }
             let _ = gone_tx.send(Some(reason));
         });
+        let guarded = Guarded::default();
+        let popup_guard = match start_popup_guard(&browser, &guarded).await {
+            Ok(task) => task,
+            Err(e) => {
+                handler.abort();
+                return Err(BrowserError::Connect {
+                    url: ws.to_string(),
+                    message: format!("cannot guard popups: {e}"),
+                });
+            }
+        };
         Ok(Chromium {
             browser,
             handler,
+            guarded,
+            popup_guard,
             gone,
             process: None,
             stderr: Arc::new(Mutex::new(Vec::new())),
@@ -265,12 +292,27 @@ impl Chromium {
             .build()
             .map_err(BrowserError::Cdp)?;
         let page = timed(self.browser.new_page(params)).await?;
-        Tab::new(page, context, lock, self.gone.clone()).await
+        let tab = Tab::new(page, context.clone(), lock, self.gone.clone()).await?;
+        let (lock, refusals) = tab.refusals();
+        if let Ok(mut g) = self.guarded.lock() {
+            g.insert(
+                context,
+                GuardedTab {
+                    main_frame: tab.main_frame(),
+                    lock,
+                    refusals,
+                },
+            );
+        }
+        Ok(tab)
     }
 
     /// Disposes of a tab's browser context (cookies, storage, pages).
     pub async fn close_tab(&self, tab: Tab) {
         let context = tab.context_id();
+        if let Ok(mut g) = self.guarded.lock() {
+            g.remove(&context);
+        }
         tab.close();
         // Disposing of the context closes its pages too: one command instead of two.
         let _ = timed(self.browser.dispose_browser_context(context)).await;
@@ -297,11 +339,24 @@ impl Chromium {
     /// Closes the browser and reaps its process; the profile directory is removed.
     /// A remote browser (`--browser-ws`) is left running: only our contexts were closed.
     pub async fn close(mut self) {
+        self.popup_guard.abort();
         let Some(process) = self.process.take() else {
             self.handler.abort();
             return;
         };
-        let _ = tokio::time::timeout(Duration::from_secs(3), self.browser.close()).await;
+        // The guard's tasks hold the browser too; once they are gone it is ours alone.
+        let _ = (&mut self.popup_guard).await;
+        let close = async {
+            match Arc::get_mut(&mut self.browser) {
+                Some(browser) => browser.close().await.map(|_| ()),
+                None => self
+                    .browser
+                    .execute(chromiumoxide::cdp::browser_protocol::browser::CloseParams::default())
+                    .await
+                    .map(|_| ()),
+            }
+        };
+        let _ = tokio::time::timeout(Duration::from_secs(3), close).await;
         if process.wait(Duration::from_secs(5)).await.is_none() {
             process.kill();
             let _ = process.wait(Duration::from_secs(5)).await;
@@ -317,7 +372,144 @@ impl Drop for Chromium {
         if let Some(process) = self.process.as_ref() {
             process.kill();
         }
+        self.popup_guard.abort();
         self.handler.abort();
+    }
+}
+
+/// One tab, as the popup guard sees it.
+struct GuardedTab {
+    /// The tab's own main frame: its guard in [`Tab`] decides on it.
+    main_frame: String,
+    lock: Arc<Lock>,
+    refusals: Weak<Refusals>,
+}
+
+/// The browser contexts of open tabs (one tab per context).
+type Guarded = Arc<Mutex<HashMap<BrowserContextId, GuardedTab>>>;
+
+/// Starts the browser-wide guard of popups (`window.open`, `target=_blank`, forms targeting a
+/// new window). A popup is a new page target whose first request the tab's own interception
+/// never sees, and headless Chromium ignores `--block-new-web-contents`; so document requests
+/// are also paused at the browser level, where every page's are seen. A top-level document of
+/// a page in a tab's context other than the tab itself is checked against the tab's lock: a
+/// refusal fails the request before it is sent, is recorded in the tab (failing its step) and
+/// closes the popup. Everything else continues unchanged.
+async fn start_popup_guard(
+    browser: &Arc<chromiumoxide::Browser>,
+    guarded: &Guarded,
+) -> Result<JoinHandle<()>, BrowserError> {
+    // Subscribe before enabling interception, so no paused request is missed.
+    let mut paused = timed(browser.event_listener::<EventRequestPaused>()).await?;
+    let task = {
+        let browser = browser.clone();
+        let guarded = guarded.clone();
+        tokio::spawn(async move {
+            let mut decisions = tokio::task::JoinSet::new();
+            while let Some(ev) = paused.next().await {
+                // One at a time would stall every page behind one slow answer.
+                decisions.spawn(popup_decision(browser.clone(), guarded.clone(), ev));
+                while decisions.try_join_next().is_some() {}
+            }
+        })
+    };
+    let pattern = RequestPattern {
+        url_pattern: Some("*".into()),
+        resource_type: Some(ResourceType::Document),
+        request_stage: Some(RequestStage::Request),
+    };
+    let enabled = timed(browser.execute(FetchEnable {
+        patterns: Some(vec![pattern]),
+        handle_auth_requests: None,
+    }))
+    .await;
+    if let Err(e) = enabled {
+        task.abort();
+        return Err(e);
+    }
+    Ok(task)
+}
+
+/// Continues or refuses one document request paused at the browser level.
+async fn popup_decision(
+    browser: Arc<chromiumoxide::Browser>,
+    guarded: Guarded,
+    ev: Arc<EventRequestPaused>,
+) {
+    let frame = ev.frame_id.inner().clone();
+    let id = ev.request_id.clone();
+    let own_tab = guarded
+        .lock()
+        .map(|g| g.values().any(|t| t.main_frame == frame))
+        .unwrap_or(false);
+    let verdict = if own_tab {
+        None
+    } else {
+        // A page's main frame has its target's id; a subframe's id is no target at all.
+        match timed(browser.execute(GetTargetInfoParams {
+            target_id: Some(TargetId::from(frame.clone())),
+        }))
+        .await
+        {
+            Ok(info) => {
+                let info = &info.result.target_info;
+                let tab = info.browser_context_id.as_ref().and_then(|ctx| {
+                    guarded
+                        .lock()
+                        .ok()?
+                        .get(ctx)
+                        .map(|t| (t.lock.clone(), t.refusals.clone()))
+                });
+                match tab {
+                    Some((lock, refusals)) if info.r#type == "page" => {
+                        let verdict = match url::Url::parse(&ev.request.url) {
+                            Ok(u) => lock.check(&u),
+                            Err(_) => Err(Refusal {
+                                url: ev.request.url.clone(),
+                                reason: format!("[plan] `{}` is not a URL.", ev.request.url),
+                            }),
+                        };
+                        verdict.err().map(|r| (r, Some(refusals)))
+                    }
+                    _ => None,
+                }
+            }
+            Err(e) if e.to_string().contains("No target") => None,
+            // Unknown: fail closed.
+            Err(e) => Some((
+                Refusal {
+                    url: ev.request.url.clone(),
+                    reason: format!(
+                        "[plan] {} was not loaded: the browser could not say which page asked                          for it ({e}).",
+                        ev.request.url
+                    ),
+                },
+                None,
+            )),
+        }
+    };
+    let sent = match verdict {
+        None => timed(browser.execute(ContinueRequestParams::new(id)))
+            .await
+            .map(|_| ()),
+        Some((refusal, refusals)) => {
+            let popup = refusals.is_some();
+            if let Some(tab) = refusals.and_then(|w| w.upgrade()) {
+                tab.push(refusal);
+            }
+            let failed =
+                timed(browser.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient)))
+                    .await
+                    .map(|_| ());
+            if popup {
+                // Nothing is left for the popup to show; the run has one tab.
+                let _ = timed(browser.execute(CloseTargetParams::new(TargetId::from(frame)))).await;
+            }
+            failed
+        }
+    };
+    if let Err(e) = sent {
+        tracing::debug!("popup guard: {e}");
     }
 }
 

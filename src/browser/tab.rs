@@ -56,7 +56,7 @@ pub struct Tab {
     page: Page,
     context: BrowserContextId,
     lock: Arc<Lock>,
-    refusals: Arc<Mutex<Vec<Refusal>>>,
+    refusals: Arc<Refusals>,
     gone: watch::Receiver<Option<String>>,
     guard: JoinHandle<()>,
     /// CDP commands sent on behalf of steps (interception included), for the benchmark.
@@ -74,9 +74,11 @@ impl Tab {
         gone: watch::Receiver<Option<String>>,
     ) -> Result<Tab, BrowserError> {
         let lock = Arc::new(lock);
-        let refusals = Arc::new(Mutex::new(Vec::new()));
+        let refusals = Arc::new(Refusals::new());
         // Subscribe before enabling interception, so no paused request is missed.
         let mut paused = timed(page.event_listener::<EventRequestPaused>()).await?;
+        let mut committed = timed(page.event_listener::<EventFrameNavigated>()).await?;
+        let mut requested = timed(page.event_listener::<EventFrameRequestedNavigation>()).await?;
         let main_frame = page.target_id().inner().clone();
         let calls = Arc::new(AtomicU64::new(0));
         let guard = {
@@ -85,7 +87,29 @@ impl Tab {
             let lock = lock.clone();
             let refusals = refusals.clone();
             tokio::spawn(async move {
-                while let Some(ev) = paused.next().await {
+                loop {
+                    let ev = tokio::select! {
+                        // Commits first: they were reported before any request their page makes.
+                        biased;
+                        ev = committed.next() => {
+                            match ev {
+                                Some(ev) => check_commit(&page, &lock, &refusals, &main_frame, &ev),
+                                None => break,
+                            }
+                            continue;
+                        }
+                        ev = requested.next() => {
+                            match ev {
+                                Some(ev) => check_scheme(&lock, &refusals, &main_frame, &ev),
+                                None => break,
+                            }
+                            continue;
+                        }
+                        ev = paused.next() => match ev {
+                            Some(ev) => ev,
+                            None => break,
+                        },
+                    };
                     let top_level = ev.resource_type == ResourceType::Document
                         && ev.frame_id.inner() == &main_frame;
                     let verdict = if top_level {
@@ -107,9 +131,7 @@ impl Tab {
                             .await
                             .map(|_| ()),
                         Err(refusal) => {
-                            if let Ok(mut r) = refusals.lock() {
-                                r.push(refusal);
-                            }
+                            refusals.push(refusal);
                             page.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient))
                                 .await
                                 .map(|_| ())
@@ -162,14 +184,36 @@ impl Tab {
 
     /// The first destination the lock refused since the last call, if any.
     pub fn take_refusal(&self) -> Option<Refusal> {
-        let mut r = self.refusals.lock().ok()?;
-        if r.is_empty() {
-            None
-        } else {
-            let first = r.remove(0);
-            r.clear();
-            Some(first)
+        self.refusals.take()
+    }
+
+    /// Where the browser-wide popup guard records refusals of this tab's popups.
+    pub(super) fn refusals(&self) -> (Arc<Lock>, std::sync::Weak<Refusals>) {
+        (self.lock.clone(), Arc::downgrade(&self.refusals))
+    }
+
+    /// The main frame's id (the page's target id).
+    pub(super) fn main_frame(&self) -> String {
+        self.page.target_id().inner().clone()
+    }
+
+    /// The first refusal of a navigation the page started after the last step returned (a late
+    /// script redirect, a popup), after giving the page one task turn to start it. The runner
+    /// calls this before it reports a run as succeeded.
+    pub async fn settle_refusal(&self, grace: Duration) -> Option<Refusal> {
+        if let Some(r) = self.take_refusal() {
+            return Some(r);
         }
+        let mut signal = self.refusals.subscribe();
+        if let Ok(barrier) = EvaluateParams::builder()
+            .expression("new Promise(r => setTimeout(r, 0))")
+            .await_promise(true)
+            .build()
+        {
+            let _ = tokio::time::timeout(grace, self.page.execute(barrier)).await;
+        }
+        let _ = tokio::time::timeout(grace, signal.changed()).await;
+        self.take_refusal()
     }
 
     /// The page's current URL (no round trip: tracked from CDP events).
@@ -226,6 +270,8 @@ impl Tab {
         let mut responses = timed(self.page.event_listener::<EventResponseReceived>())
             .await
             .map_err(cdp)?;
+        // A refusal (of a redirect, a script or meta-refresh redirect) ends the wait at once.
+        let mut refused = self.refusals.subscribe();
         let nav = NavigateParams::new(url);
         self.count();
         let sent = match tokio::time::timeout(remaining(deadline), self.page.execute(nav)).await {
@@ -256,23 +302,33 @@ impl Tab {
         let Some(loader) = sent.loader_id else {
             return Ok(json!({ "url": url, "same_document": true }));
         };
-        let mut status: Option<i64> = None;
+        let main = self.page.target_id().inner().clone();
+        // Status codes of main-frame documents, by loader.
+        let mut statuses = std::collections::HashMap::new();
+        // The document being waited for: ours, or the one a client-side redirect (script, meta
+        // refresh) replaced it with while it loaded. The guard checked that one too.
+        let mut current = loader.clone();
         let loaded = async {
             loop {
                 tokio::select! {
+                    // Earlier events first: a response is always handled before its load.
+                    biased;
+                    _ = refused.changed() => return true,
+                    ev = responses.next() => {
+                        if let Some(ev) = ev
+                            && ev.r#type == ResourceType::Document
+                        {
+                            statuses.insert(ev.loader_id.clone(), ev.response.status);
+                        }
+                    }
                     ev = lifecycle.next() => match ev {
-                        Some(ev) if ev.loader_id == loader && ev.name == "load" => return true,
+                        Some(ev) if ev.loader_id == current && ev.name == "load" => return true,
+                        Some(ev) if ev.name == "init" && ev.frame_id.inner() == &main => {
+                            current = ev.loader_id.clone();
+                        }
                         Some(_) => {}
                         None => return false,
                     },
-                    ev = responses.next() => {
-                        if let Some(ev) = ev
-                            && ev.loader_id == loader
-                            && ev.r#type == ResourceType::Document
-                        {
-                            status = Some(ev.response.status);
-                        }
-                    }
                 }
             }
         };
@@ -294,6 +350,7 @@ impl Tab {
                 ));
             }
         }
+        let status = statuses.get(&current).copied();
         let final_url = self.url().await;
         if let Some(code) = status
             && code >= 400
@@ -625,6 +682,102 @@ async fn install_locator(
     };
     timed(page.execute(script)).await?;
     Ok((world, task))
+}
+
+/// Destinations the lock refused in one tab — by the tab's own guard or the browser-wide popup
+/// guard — with a signal, so a step waiting for a page stops at once.
+pub(crate) struct Refusals {
+    list: Mutex<Vec<Refusal>>,
+    signal: watch::Sender<u64>,
+}
+
+impl Refusals {
+    fn new() -> Refusals {
+        Refusals {
+            list: Mutex::new(Vec::new()),
+            signal: watch::Sender::new(0),
+        }
+    }
+
+    pub(crate) fn push(&self, refusal: Refusal) {
+        tracing::debug!(url = %refusal.url, "lock refused a navigation");
+        if let Ok(mut list) = self.list.lock() {
+            list.push(refusal);
+        }
+        self.signal.send_modify(|n| *n += 1);
+    }
+
+    /// The first refusal since the last call; the rest are dropped (the step fails on the first).
+    fn take(&self) -> Option<Refusal> {
+        let mut list = self.list.lock().ok()?;
+        if list.is_empty() {
+            return None;
+        }
+        let first = list.remove(0);
+        list.clear();
+        Some(first)
+    }
+
+    fn subscribe(&self) -> watch::Receiver<u64> {
+        self.signal.subscribe()
+    }
+}
+
+/// A page asking for a top-level URL that is not http(s), e.g. `blob:`: no request the guard could
+/// pause comes of it, so the request is refused here, when the navigation is asked for (the
+/// commit check below then replaces the page). Chromium blocks `data:` and `file:` ones from
+/// pages itself, before reporting them. `javascript:` runs in the page and is no navigation;
+/// whatever it navigates to is checked as usual.
+fn check_scheme(
+    lock: &Lock,
+    refusals: &Refusals,
+    main_frame: &str,
+    ev: &EventFrameRequestedNavigation,
+) {
+    if ev.frame_id.inner() != main_frame {
+        return;
+    }
+    if let Ok(u) = Url::parse(&ev.url)
+        && !matches!(u.scheme(), "http" | "https" | "javascript")
+        && let Err(refusal) = lock.check(&u)
+    {
+        refusals.push(refusal);
+    }
+}
+
+/// Backstop behind the request guard: a document the main frame committed without a request the
+/// guard could pause (a `blob:` URL, or anything else that bypassed it) must pass the lock too.
+/// If it does not, the refusal is recorded and the page is replaced by `about:blank`.
+fn check_commit(
+    page: &Page,
+    lock: &Lock,
+    refusals: &Refusals,
+    main_frame: &str,
+    ev: &EventFrameNavigated,
+) {
+    let frame = &ev.frame;
+    if frame.parent_id.is_some() || frame.id.inner() != main_frame {
+        return;
+    }
+    // Chromium's own error page (a refused or failed load) is not a destination.
+    if frame.url.starts_with("chrome-error://") {
+        return;
+    }
+    let verdict = match Url::parse(&frame.url) {
+        Ok(u) => lock.check(&u),
+        Err(_) => Err(Refusal {
+            url: frame.url.clone(),
+            reason: format!("[plan] `{}` is not a URL.", frame.url),
+        }),
+    };
+    if let Err(refusal) = verdict {
+        refusals.push(refusal);
+        // Not awaited here: the guard keeps answering paused requests meanwhile.
+        let page = page.clone();
+        tokio::spawn(async move {
+            let _ = timed(page.execute(NavigateParams::new("about:blank"))).await;
+        });
+    }
 }
 
 enum Located {
