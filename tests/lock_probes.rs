@@ -525,6 +525,26 @@ fn pages_switching_to_data_blob_javascript_or_file_urls_go_nowhere() {
     }
 }
 
+#[test]
+fn speculation_rules_prefetch_and_prerender_do_not_reach_the_attacker() {
+    need_browser!();
+    // A prefetch is a document request Chromium makes outside the page, where no interception
+    // sees it: preloading is switched off in the profile, so none is made. Following the link
+    // is an ordinary refused navigation.
+    let a = attacker();
+    let p = probe_plan(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/tpl/probe-preload.html?to={EVIL_Q}%2Fprefetch"},
+        {"type":"wait_seconds","seconds":1},
+        {"type":"click","describe":"next","text":"Next page"},
+        {"type":"wait_for_text","text":"Fast pages","timeout_seconds":1},
+        {"type":"done","summary":"ok"}]}"#,
+        &evil(&a),
+    );
+    let (result, events) = run_probe(&p);
+    assert_refused(&result, &events, &a, &[2]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The same pages, staying inside the lock
 // ---------------------------------------------------------------------------------------------

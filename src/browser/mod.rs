@@ -170,6 +170,21 @@ impl Chromium {
                     String::new(),
                 )
             })?;
+        // No preloading: a speculation-rules prefetch is a document request made outside the
+        // page, which neither the tab's nor the browser's interception is shown.
+        let prefs = profile.path().join("Default");
+        let written = std::fs::create_dir_all(&prefs).and_then(|()| {
+            std::fs::write(
+                prefs.join("Preferences"),
+                r#"{"net":{"network_prediction_options":2}}"#,
+            )
+        });
+        if let Err(e) = written {
+            return Err(launch_err(
+                format!("cannot write the profile's preferences: {e}"),
+                String::new(),
+            ));
+        }
         let mut cmd = std::process::Command::new(&path);
         if !opts.headful {
             cmd.arg("--headless=new");
