@@ -191,25 +191,37 @@ fn literal_ip(host: &Host<&str>) -> Option<IpAddr> {
     }
 }
 
-/// Private, loopback, link-local, unspecified, CGNAT and their IPv4-mapped IPv6 forms.
+/// Private, loopback, link-local (cloud metadata such as 169.254.169.254), unspecified, CGNAT,
+/// "this network" (0.0.0.0/8, which Linux treats as local), unique-local and site-local IPv6,
+/// and IPv4 addresses carried inside IPv6 (IPv4-mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`).
 pub fn is_private(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
             v4.is_private()
                 || v4.is_loopback()
                 || v4.is_link_local()
                 || v4.is_unspecified()
                 || v4.is_broadcast()
-                || (v4.octets()[0] == 100 && (v4.octets()[1] & 0xc0) == 64)
+                || a == 0
+                || (a == 100 && (b & 0xc0) == 64)
         }
         IpAddr::V6(v6) => {
             if let Some(v4) = v6.to_ipv4_mapped() {
                 return is_private(IpAddr::V4(v4));
             }
+            let seg = v6.segments();
+            // NAT64 well-known prefix: the last 32 bits are the IPv4 address reached.
+            if seg[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+                let [.., hi, lo] = seg;
+                let v4 = std::net::Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo));
+                return is_private(IpAddr::V4(v4));
+            }
             v6.is_loopback()
                 || v6.is_unspecified()
-                || (v6.segments()[0] & 0xfe00) == 0xfc00
-                || (v6.segments()[0] & 0xffc0) == 0xfe80
+                || (seg[0] & 0xfe00) == 0xfc00
+                || (seg[0] & 0xffc0) == 0xfe80
+                || (seg[0] & 0xffc0) == 0xfec0
         }
     }
 }
@@ -241,7 +253,10 @@ fn site_of_host(host: &Host<&str>) -> String {
 
 fn parse_allowed_host(host: &str) -> Result<String, LockError> {
     let trimmed = host.trim();
-    let candidate = if trimmed.contains("://") {
+    let candidate = if let Ok(IpAddr::V6(v6)) = trimmed.parse::<IpAddr>() {
+        // A bare IPv6 address (`::1`) is a host too.
+        Some(format!("[{v6}]"))
+    } else if trimmed.contains("://") {
         Url::parse(trimmed)
             .ok()
             .and_then(|u| u.host_str().map(str::to_string))
@@ -374,6 +389,135 @@ mod tests {
             lock.check_resolved("shop.example", "93.184.216.34".parse().unwrap())
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn cloud_metadata_and_mapped_addresses_are_private_in_server_mode() {
+        let lock = Lock::of_hosts(["shop.example", "169.254.169.254"])
+            .unwrap()
+            .refusing_private_addresses();
+        let other = Lock::of_hosts(["shop.example"])
+            .unwrap()
+            .refusing_private_addresses();
+        for ip in [
+            "169.254.169.254",
+            "::ffff:169.254.169.254",
+            "::ffff:a9fe:a9fe",
+            "64:ff9b::a9fe:a9fe",
+            "127.0.0.1",
+            "::ffff:127.0.0.1",
+            "::1",
+            "0.0.0.0",
+            "0.1.2.3",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "100.100.100.200",
+            "fd00:ec2::254",
+            "fe80::1",
+            "fec0::1",
+            "::",
+        ] {
+            let addr: IpAddr = ip.parse().unwrap();
+            assert!(is_private(addr), "{ip}");
+            let r = other.check_resolved("shop.example", addr).unwrap_err();
+            assert!(
+                r.reason.starts_with("[plan] shop.example resolves to ")
+                    && r.reason.contains("private, loopback or link-local"),
+                "{r}"
+            );
+        }
+        // Allowed explicitly: that address, not its neighbours or other spellings.
+        let meta: IpAddr = "169.254.169.254".parse().unwrap();
+        assert!(lock.check_resolved("shop.example", meta).is_ok());
+        assert!(
+            lock.check_resolved("shop.example", "169.254.169.253".parse().unwrap())
+                .is_err()
+        );
+        for public in ["93.184.216.34", "2606:2800:220:1::", "64:ff9b::5db8:d822"] {
+            let addr: IpAddr = public.parse().unwrap();
+            assert!(!is_private(addr), "{public}");
+            assert!(other.check_resolved("shop.example", addr).is_ok());
+        }
+    }
+
+    #[test]
+    fn private_literals_in_urls_in_server_mode() {
+        let none = Lock::of_hosts(["shop.example"])
+            .unwrap()
+            .refusing_private_addresses();
+        for u in [
+            "http://169.254.169.254/latest/meta-data/",
+            "http://[::ffff:169.254.169.254]/",
+            "http://[64:ff9b::a9fe:a9fe]/",
+            "http://2852039166/",
+            "http://0xa9.0xfe.0xa9.0xfe/",
+            "http://127.1/",
+            "http://[::1]:8080/",
+        ] {
+            assert!(none.check(&url(u)).is_err(), "{u}");
+        }
+        // An IPv4 address allowed explicitly does not allow its IPv4-mapped IPv6 spelling.
+        let v4 = Lock::of_hosts(["169.254.169.254"])
+            .unwrap()
+            .refusing_private_addresses();
+        assert!(v4.check(&url("http://169.254.169.254/")).is_ok());
+        assert!(v4.check(&url("http://[::ffff:169.254.169.254]/")).is_err());
+        // A bare IPv6 address can be allowed, and then it is allowed in server mode too.
+        let v6 = Lock::of_hosts(["::ffff:a9fe:a9fe", "::1"])
+            .unwrap()
+            .refusing_private_addresses();
+        assert!(v6.check(&url("http://[::ffff:169.254.169.254]/")).is_ok());
+        assert!(v6.check(&url("http://[::1]:8080/")).is_ok());
+        assert!(v6.check(&url("http://169.254.169.254/")).is_err());
+    }
+
+    #[test]
+    fn ip_literals_and_look_alikes_are_compared_exactly() {
+        let lock = Lock::of_hosts(["127.0.0.1"]).unwrap();
+        assert!(lock.check(&url("http://127.0.0.1:8080/x")).is_ok());
+        // Other spellings of the same address parse to it.
+        assert!(lock.check(&url("http://2130706433/")).is_ok());
+        assert!(lock.check(&url("http://127.1/")).is_ok());
+        for u in [
+            "http://127.0.0.2/",
+            "http://2130706434/",
+            "http://127.0.0.1.evil.test/",
+            "http://127.0.0.1@127.0.0.2/",
+            "http://[::1]/",
+        ] {
+            let r = lock.check(&url(u)).unwrap_err();
+            assert!(
+                r.reason
+                    .contains("is not part of this run. This run may visit: 127.0.0.1."),
+                "{u}: {r}"
+            );
+        }
+        let r = lock
+            .check(&url("http://127.0.0.1@127.0.0.2:9/"))
+            .unwrap_err();
+        assert!(r.reason.starts_with("[plan] 127.0.0.2 is not part"), "{r}");
+        // Homographs are other sites (punycode).
+        let lock = Lock::of_hosts(["shop.example"]).unwrap();
+        let r = lock
+            .check(&url("https://sh\u{043e}p.example/"))
+            .unwrap_err();
+        assert!(r.reason.starts_with("[plan] xn--"), "{r}");
+        // Shared-hosting suffixes (the private section of the list) separate their tenants.
+        let lock = Lock::of_hosts(["alice.github.io"]).unwrap();
+        assert!(lock.check(&url("https://alice.github.io/x")).is_ok());
+        assert!(lock.check(&url("https://bob.github.io/")).is_err());
+        // Case, trailing dots and ports do not matter.
+        let lock = Lock::of_hosts(["Shop.Example."]).unwrap();
+        assert!(lock.check(&url("https://WWW.SHOP.EXAMPLE.:8443/")).is_ok());
+    }
+
+    #[test]
+    fn allowed_hosts_are_validated() {
+        assert!(Lock::of_hosts(["*.shop.example"]).is_err());
+        assert!(Lock::of_hosts(["https://shop.example/path"]).is_ok());
+        let lock = Lock::of_hosts(["https://www.shop.example/path"]).unwrap();
+        assert_eq!(lock.sites().collect::<Vec<_>>(), ["shop.example"]);
     }
 
     #[test]
