@@ -206,7 +206,10 @@ impl Tab {
         }
         let mut signal = self.refusals.subscribe();
         if let Ok(barrier) = EvaluateParams::builder()
-            .expression("new Promise(r => setTimeout(r, 0))")
+            .expression(
+                "new Promise(r => { const c = new MessageChannel(); c.port1.onmessage = () => r(); \
+                 c.port2.postMessage(0); })",
+            )
             .await_promise(true)
             .build()
         {
@@ -422,10 +425,14 @@ impl Tab {
         // step never acts on the page being left.
         let main = self.page.target_id().inner().clone();
         // Barrier: a form submission or script navigation is scheduled as a task and reported
-        // after the mouse event's reply. One task turn in the page flushes it.
+        // after the mouse event's reply. One task turn in the page flushes it (a message-channel
+        // task: `setTimeout(0)` would wait for the next frame).
         self.count();
         let barrier = EvaluateParams::builder()
-            .expression("new Promise(r => setTimeout(r, 0))")
+            .expression(
+                "new Promise(r => { const c = new MessageChannel(); c.port1.onmessage = () => r(); \
+                 c.port2.postMessage(0); })",
+            )
             .await_promise(true)
             .build()
             .map_err(|e| StepError::new(ErrorKind::Browser, e))?;
@@ -574,7 +581,7 @@ impl Tab {
             // In the page's planlock world when it exists: page scripts cannot tamper with the
             // locator there, and it was compiled once per document. Else the main world.
             let world = self.world.lock().ok().and_then(|w| w.clone());
-            let params = match world {
+            let params = match world.clone() {
                 Some(unique_id) => EvaluateParams::builder()
                     .expression(format!("globalThis.{LOCATOR_GLOBAL}({req})"))
                     .unique_context_id(unique_id),
@@ -619,8 +626,18 @@ impl Tab {
                         continue;
                     }
                 }
-                // The document was replaced mid-call (navigation): try again in the new one.
-                Ok(Err(e)) => last_error = Some(e.to_string()),
+                // The document was replaced mid-call (navigation): try again in the new one,
+                // at once in the main world if our world's context went with the old document.
+                Ok(Err(e)) => {
+                    last_error = Some(e.to_string());
+                    if let Some(stale) = &world
+                        && let Ok(mut w) = self.world.lock()
+                        && w.as_ref() == Some(stale)
+                    {
+                        *w = None;
+                        continue;
+                    }
+                }
                 Err(_) => last_error = Some("the page did not answer".to_string()),
             }
             if let Some(e) = self.refused().or_else(|| self.browser_gone()) {
