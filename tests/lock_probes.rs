@@ -1211,3 +1211,23 @@ fn rust_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn downloads_from_the_attacker_are_refused() {
+    need_browser!();
+    // A download starts as a navigation of the main frame, so the guard sees every hop of it.
+    for link in ["Download the invoice", "Download through our server"] {
+        let a = attacker();
+        let p = probe_plan(
+            &r#"{"reasoning":"","steps":[
+            {"type":"navigate","url":"{SITE}/tpl/probe-download.html?to={EVIL_Q}%2Finvoice.pdf"},
+            {"type":"click","describe":"download","text":"LINK"},
+            {"type":"wait_seconds","seconds":1},
+            {"type":"done","summary":"ok"}]}"#
+                .replace("LINK", link),
+            &evil(&a),
+        );
+        let (result, events) = run_probe(&p);
+        assert_refused(&result, &events, &a, &[1, 2]);
+    }
+}
