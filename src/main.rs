@@ -74,7 +74,10 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("PLANLOCK_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("off")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("off"))
+                // Raw CDP traffic carries typed values (secrets included): never log it.
+                .add_directive("chromiumoxide::conn=info".parse().expect("directive"))
+                .add_directive("tungstenite=info".parse().expect("directive")),
         )
         .with_writer(std::io::stderr)
         .init();

@@ -27,7 +27,7 @@ impl MailFilter {
 
     /// Why `message` does not match, for the timeout sentence.
     fn mismatch(&self, message: &Message) -> Option<&'static str> {
-        let from = contains(&message.from, self.from.as_deref());
+        let from = sender_matches(&message.from, self.from.as_deref());
         let subject = contains(&message.subject, self.subject.as_deref());
         match (from, subject) {
             (true, true) => None,
@@ -48,6 +48,29 @@ impl fmt::Display for MailFilter {
             write!(f, " with subject containing {subject:?}")?;
         }
         Ok(())
+    }
+}
+
+/// A `from` filter that looks like an address or a domain (`@`, `.`) is matched against the
+/// sender's address only, so a display name such as `"Shop <no-reply@shop.example>"
+/// <codes@evil.test>` cannot pass for `shop.example`. Other filters (`"Demo Shop"`) match the
+/// display name or the address. Senders are unauthenticated either way.
+fn sender_matches(from_header: &str, filter: Option<&str>) -> bool {
+    let Some(needle) = non_empty(filter) else {
+        return true;
+    };
+    if needle.contains('@') || needle.contains('.') {
+        contains(sender_address(from_header), Some(needle))
+    } else {
+        contains(from_header, Some(needle))
+    }
+}
+
+/// The address of a `From` header: the last `<…>`, else the whole header.
+fn sender_address(from_header: &str) -> &str {
+    match (from_header.rfind('<'), from_header.rfind('>')) {
+        (Some(open), Some(close)) if open < close => &from_header[open + 1..close],
+        _ => from_header.trim(),
     }
 }
 
@@ -292,6 +315,27 @@ mod tests {
             received_at: Utc::now(),
             raw: Vec::new(),
         }
+    }
+
+    #[test]
+    fn an_address_filter_is_not_fooled_by_the_display_name() {
+        let spoof = message(
+            "\"Shop <no-reply@shop.example>\" <codes@evil.test>",
+            "Your code",
+        );
+        let from = |f: &str| MailFilter {
+            from: Some(f.into()),
+            subject: None,
+        };
+        assert!(!from("shop.example").matches(&spoof));
+        assert!(!from("no-reply@shop.example").matches(&spoof));
+        assert!(from("evil.test").matches(&spoof));
+        // A name filter still reads the display name.
+        assert!(from("Shop").matches(&spoof));
+        let real = message("Shop <no-reply@shop.example>", "Your code");
+        assert!(from("shop.example").matches(&real));
+        assert!(from("no-reply@shop.example").matches(&real));
+        assert!(from("no-reply@shop.example").matches(&message("no-reply@shop.example", "x")));
     }
 
     #[test]
