@@ -475,3 +475,25 @@ fn a_click_that_submits_a_form_waits_for_the_new_page() {
         );
     }
 }
+
+#[test]
+fn a_moving_button_is_clicked_once_it_stops() {
+    need_browser!();
+    let p = plan(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/moving.html"},
+        {"type":"wait_seconds","seconds":0.15},
+        {"type":"click","describe":"catch","text":"Catch me"},
+        {"type":"wait_for_text","text":"Caught it","timeout_seconds":2},
+        {"type":"done","summary":"ok"}]}"#,
+    );
+    let (result, _) = run(&p);
+    assert_succeeded(&result);
+    // 150 ms into a 800 ms slide the button is surely moving: the click waits for it to stop.
+    let x = result.steps[2].detail["x"].as_f64().unwrap();
+    assert!(
+        x > 600.0,
+        "clicked where it stopped: {}",
+        result.steps[2].detail
+    );
+}

@@ -226,6 +226,16 @@ async (req) => {
     return null;
   }
 
+  // The time of the last DOM change, tracked by the watcher installed with the locator in
+  // planlock's world (absent when the locator runs in the main world as a fallback).
+  function calm(el) {
+    const last = globalThis.__planlockLastMutation;
+    if (typeof last !== "function") return false;
+    const doc = el.ownerDocument;
+    return doc === document && doc.readyState === "complete" && performance.now() - last() > 100
+      && doc.getAnimations().length === 0;
+  }
+
   async function actionable(candidates, need, pointer) {
     let why = null;
     for (const c of candidates) {
@@ -233,13 +243,26 @@ async (req) => {
       const b = blocker(el, need);
       if (b) { why = why || `${describeEl(el)} ${b}`; continue; }
       if (!pointer) return { el, c };
-      if (!inViewport(el)) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-      const before = el.getBoundingClientRect();
-      await frame();
-      const after = el.getBoundingClientRect();
-      if (before.top !== after.top || before.left !== after.left || before.width !== after.width || before.height !== after.height) {
-        why = why || `${describeEl(el)} is still moving`;
-        continue;
+      let scrolled = false;
+      if (!inViewport(el)) {
+        el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+        scrolled = true;
+      }
+      // Stable: the same box over two animation frames (an animation that has not started yet
+      // holds still for its first frame), as Playwright checks. A loaded page that is calm (no
+      // animations, no DOM change for 100 ms, nothing just scrolled) cannot be moving, so it
+      // skips the frames.
+      if (scrolled || !calm(el)) {
+        const boxes = [el.getBoundingClientRect()];
+        await frame();
+        boxes.push(el.getBoundingClientRect());
+        await frame();
+        boxes.push(el.getBoundingClientRect());
+        const same = (a, b) => a.top === b.top && a.left === b.left && a.width === b.width && a.height === b.height;
+        if (!same(boxes[0], boxes[1]) || !same(boxes[1], boxes[2])) {
+          why = why || `${describeEl(el)} is still moving`;
+          continue;
+        }
       }
       const hit = hitTarget(el);
       if (!hit.ok) {

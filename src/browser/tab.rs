@@ -40,6 +40,12 @@ const LOCATOR_JS: &str = include_str!("locator.js");
 const WORLD: &str = "planlock";
 /// The locator's name inside that world.
 const LOCATOR_GLOBAL: &str = "__planlockLocate";
+/// Records when the document last changed, so the locator can skip its stability frame on a
+/// calm page.
+const MUTATION_WATCH: &str = "(() => { let last = performance.now(); \
+    new MutationObserver(() => { last = performance.now(); }).observe(document, \
+    { subtree: true, childList: true, attributes: true, characterData: true }); \
+    globalThis.__planlockLastMutation = () => last; })();";
 /// The longest one in-page wait runs before Rust checks on the run (cancel, crash, refusals).
 const LOCATOR_SLICE: Duration = Duration::from_secs(2);
 
@@ -205,16 +211,7 @@ impl Tab {
             return Some(r);
         }
         let mut signal = self.refusals.subscribe();
-        if let Ok(barrier) = EvaluateParams::builder()
-            .expression(
-                "new Promise(r => { const c = new MessageChannel(); c.port1.onmessage = () => r(); \
-                 c.port2.postMessage(0); })",
-            )
-            .await_promise(true)
-            .build()
-        {
-            let _ = tokio::time::timeout(grace, self.page.execute(barrier)).await;
-        }
+        let _ = tokio::time::timeout(grace, self.page.execute(task_barrier())).await;
         let _ = tokio::time::timeout(grace, signal.changed()).await;
         self.take_refusal()
     }
@@ -424,19 +421,9 @@ impl Tab {
         // A click that starts a top-level navigation waits for it to finish loading, so the next
         // step never acts on the page being left.
         let main = self.page.target_id().inner().clone();
-        // Barrier: a form submission or script navigation is scheduled as a task and reported
-        // after the mouse event's reply. One task turn in the page flushes it (a message-channel
-        // task: `setTimeout(0)` would wait for the next frame).
+        // A form submission or script navigation is reported after the mouse event's reply.
         self.count();
-        let barrier = EvaluateParams::builder()
-            .expression(
-                "new Promise(r => { const c = new MessageChannel(); c.port1.onmessage = () => r(); \
-                 c.port2.postMessage(0); })",
-            )
-            .await_promise(true)
-            .build()
-            .map_err(|e| StepError::new(ErrorKind::Browser, e))?;
-        let _ = tokio::time::timeout(CDP_TIMEOUT, self.page.execute(barrier)).await;
+        let _ = tokio::time::timeout(CDP_TIMEOUT, self.page.execute(task_barrier())).await;
         let mut navigating = false;
         while let Some(Some(ev)) = requested.now_or_never_ready() {
             if ev.frame_id.inner() == &main {
@@ -668,6 +655,20 @@ impl Tab {
     }
 }
 
+/// One task turn in the page: a navigation the page scheduled (a form submission, a script
+/// redirect) has been requested once this answers. A message-channel task, because
+/// `setTimeout(0)` would wait for the next frame.
+fn task_barrier() -> EvaluateParams {
+    EvaluateParams::builder()
+        .expression(
+            "new Promise(r => { const c = new MessageChannel(); c.port1.onmessage = () => r(); \
+             c.port2.postMessage(0); })",
+        )
+        .await_promise(true)
+        .build()
+        .expect("expression is set")
+}
+
 /// Installs the locator in an isolated world of every new document, and tracks the main
 /// frame's world so [`Tab::locate`] can evaluate there.
 async fn install_locator(
@@ -692,7 +693,7 @@ async fn install_locator(
         })
     };
     let script = AddScriptToEvaluateOnNewDocumentParams {
-        source: format!("globalThis.{LOCATOR_GLOBAL} = ({LOCATOR_JS});"),
+        source: format!("{MUTATION_WATCH}\nglobalThis.{LOCATOR_GLOBAL} = ({LOCATOR_JS});"),
         world_name: Some(WORLD.to_string()),
         include_command_line_api: None,
         run_immediately: None,
