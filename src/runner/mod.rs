@@ -185,36 +185,33 @@ impl<'l> Run<'l> {
         cancel: CancellationToken,
     ) -> RunResult {
         let run_deadline = self.started + req.settings.run_timeout;
-        // Mailboxes first: their watermark is "now", before any step can trigger mail.
-        for (name, inbox) in &req.inboxes {
-            match inbox.open(&self.run_id).await {
-                Ok(mb) => {
-                    if name.is_none() {
-                        self.inbox_address = Some(mb.address().to_string());
-                    }
-                    self.mailboxes.insert(name.clone(), mb);
+        // Mailboxes are opened before any step can trigger mail (their watermark is "now"),
+        // while the browser context starts: both take a while, neither needs the other.
+        let (opened, tab) = tokio::join!(
+            open_mailboxes(&req.inboxes, &self.run_id),
+            browser.new_tab(req.lock.clone())
+        );
+        match opened {
+            Ok(mailboxes) => self.mailboxes = mailboxes,
+            Err(err) => {
+                self.emit_run_started(req);
+                if let Ok(tab) = tab {
+                    browser.close_tab(tab).await;
                 }
-                Err(e) => {
-                    let err = StepError::new(
-                        ErrorKind::Inbox,
-                        format!("cannot open {}: {e}", inbox.describe()),
-                    );
-                    self.emit_run_started(req);
-                    return self.finish(req, None, Some(err));
-                }
+                return self.finish(req, None, Some(err));
             }
         }
-        if self.inbox_address.is_none()
-            && let Some(mb) = self.mailboxes.values().next()
-        {
-            self.inbox_address = Some(mb.address().to_string());
-        }
+        self.inbox_address = self
+            .mailboxes
+            .get(&None)
+            .or_else(|| self.mailboxes.values().next())
+            .map(|mb| mb.address().to_string());
         let vars = req
             .vars
             .clone()
             .with_run(&self.run_id, self.inbox_address.as_deref());
         self.emit_run_started(req);
-        let tab = match browser.new_tab(req.lock.clone()).await {
+        let tab = match tab {
             Ok(tab) => tab,
             Err(e) => {
                 let err = StepError::new(ErrorKind::Browser, e.to_string());
@@ -570,6 +567,24 @@ impl<'l> Run<'l> {
             }
         }
     }
+}
+
+/// Opens this run's view of every bound mailbox.
+async fn open_mailboxes(
+    inboxes: &[(Option<String>, Arc<dyn Inbox>)],
+    run_id: &str,
+) -> Result<HashMap<Option<String>, Box<dyn RunMailbox>>, StepError> {
+    let mut opened = HashMap::new();
+    for (name, inbox) in inboxes {
+        let mailbox = inbox.open(run_id).await.map_err(|e| {
+            StepError::new(
+                ErrorKind::Inbox,
+                format!("cannot open {}: {e}", inbox.describe()),
+            )
+        })?;
+        opened.insert(name.clone(), mailbox);
+    }
+    Ok(opened)
 }
 
 /// The page URL and a screenshot of a failed step (a free function, so runs stay `Send`).
