@@ -226,13 +226,13 @@ async (req) => {
     return null;
   }
 
-  // The time of the last DOM change, tracked by the watcher installed with the locator in
-  // planlock's world (absent when the locator runs in the main world as a fallback).
+  // Whether the page has rendered since its last DOM change, tracked by the watcher installed
+  // with the locator in planlock's world (absent when the locator runs in the main world).
   function calm(el) {
-    const last = globalThis.__planlockLastMutation;
-    if (typeof last !== "function") return false;
+    const settled = globalThis.__planlockSettled;
+    if (typeof settled !== "function") return false;
     const doc = el.ownerDocument;
-    return doc === document && doc.readyState === "complete" && performance.now() - last() > 100
+    return doc === document && doc.readyState === "complete" && settled()
       && doc.getAnimations().length === 0;
   }
 
@@ -250,8 +250,8 @@ async (req) => {
       }
       // Stable: the same box over two animation frames (an animation that has not started yet
       // holds still for its first frame), as Playwright checks. A loaded page that is calm (no
-      // animations, no DOM change for 100 ms, nothing just scrolled) cannot be moving, so it
-      // skips the frames.
+      // animations, no DOM change since it last rendered, nothing just scrolled) cannot be
+      // moving, so it skips the frames.
       if (scrolled || !calm(el)) {
         const boxes = [el.getBoundingClientRect()];
         await frame();

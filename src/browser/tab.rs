@@ -40,12 +40,14 @@ const LOCATOR_JS: &str = include_str!("locator.js");
 const WORLD: &str = "planlock";
 /// The locator's name inside that world.
 const LOCATOR_GLOBAL: &str = "__planlockLocate";
-/// Records when the document last changed, so the locator can skip its stability frame on a
-/// calm page.
-const MUTATION_WATCH: &str = "(() => { let last = performance.now(); \
-    new MutationObserver(() => { last = performance.now(); }).observe(document, \
+/// Tracks whether the document changed since the last rendered frame, so the locator can skip
+/// its stability frames on a settled page: a DOM change marks it unsettled until two frames
+/// have been produced without another change.
+const MUTATION_WATCH: &str = "(() => { let change = 0, settled = 0; \
+    const settle = (n) => requestAnimationFrame(() => requestAnimationFrame(() => { settled = n; })); \
+    new MutationObserver(() => { change += 1; settle(change); }).observe(document, \
     { subtree: true, childList: true, attributes: true, characterData: true }); \
-    globalThis.__planlockLastMutation = () => last; })();";
+    globalThis.__planlockSettled = () => settled === change; })();";
 /// The longest one in-page wait runs before Rust checks on the run (cancel, crash, refusals).
 const LOCATOR_SLICE: Duration = Duration::from_secs(2);
 
