@@ -495,7 +495,7 @@ async fn popup_decision(
                 Refusal {
                     url: ev.request.url.clone(),
                     reason: format!(
-                        "[plan] {} was not loaded: the browser could not say which page asked                          for it ({e}).",
+                        "[plan] {} was not loaded: the browser could not say which page asked for it ({e}).",
                         ev.request.url
                     ),
                 },
