@@ -346,6 +346,11 @@ impl Chromium {
         format!("{reason}{}", stderr_tail(&tail))
     }
 
+    /// The temporary profile directory of a launched browser (removed when this value drops).
+    pub fn profile_dir(&self) -> Option<&Path> {
+        self.profile.as_ref().map(tempfile::TempDir::path)
+    }
+
     /// The operating-system process id, when this value launched the browser.
     pub fn pid(&self) -> Option<u32> {
         self.process.as_ref().map(|p| p.pid)

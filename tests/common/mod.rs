@@ -36,14 +36,17 @@ pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
 }
 
+static BROWSER: OnceLock<Option<Chromium>> = OnceLock::new();
+
 /// The shared Chromium, or `None` (and a note) when it is missing outside CI.
 pub fn browser() -> Option<&'static Chromium> {
-    static BROWSER: OnceLock<Option<Chromium>> = OnceLock::new();
     BROWSER
         .get_or_init(|| {
             if planlock::browser::find_executable(None).is_err() {
                 if in_ci() {
-                    panic!("CI=true but no Chromium is installed: scripts/test installs it (apt-get install chromium)");
+                    panic!(
+                        "CI=true but no Chromium is installed: scripts/test installs it (apt-get install chromium)"
+                    );
                 }
                 eprintln!("skipping: no Chromium installed (scripts/test installs it)");
                 return None;
@@ -51,9 +54,39 @@ pub fn browser() -> Option<&'static Chromium> {
             let b = rt()
                 .block_on(Chromium::start(&LaunchOptions::default()))
                 .unwrap_or_else(|e| panic!("cannot start Chromium: {e}"));
+            // A static is never dropped: stop the browser and remove its profile at exit.
+            // SAFETY: registering a plain `extern "C"` function with libc.
+            unsafe {
+                libc::atexit(stop_shared_browser);
+            }
             Some(b)
         })
         .as_ref()
+}
+
+extern "C" fn stop_shared_browser() {
+    let Some(Some(browser)) = BROWSER.get() else {
+        return;
+    };
+    if let Some(pid) = browser.pid() {
+        // SAFETY: a plain syscall on the Chromium process this test binary started.
+        unsafe {
+            libc::kill(pid as libc::pid_t, libc::SIGKILL);
+        }
+        // Give it a moment to exit before its profile goes.
+        for _ in 0..50 {
+            if !std::path::Path::new(&format!("/proc/{pid}")).exists()
+                || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .is_ok_and(|s| s.split(") ").nth(1).is_some_and(|r| r.starts_with('Z')))
+            {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+    if let Some(dir) = browser.profile_dir() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 /// The fixture site: `fixtures/site` plus a few dynamic routes.
