@@ -497,3 +497,26 @@ fn a_moving_button_is_clicked_once_it_stops() {
         result.steps[2].detail
     );
 }
+
+#[test]
+fn server_mode_refuses_a_name_that_resolves_to_a_private_address() {
+    need_browser!();
+    let port = common::site().addr.port();
+    let p = plan(&format!(
+        r#"{{"reasoning":"","steps":[{{"type":"navigate","url":"http://localhost:{port}/form.html"}},{{"type":"done","summary":"x"}}]}}"#
+    ));
+    let lock = Lock::of_hosts(["localhost"])
+        .unwrap()
+        .refusing_private_addresses();
+    let (result, _) = run_with(&p, lock, quick());
+    let err = result.error.expect("refused");
+    assert_eq!(err.kind, ErrorKind::LockRefused);
+    assert!(
+        err.message.contains("localhost resolves to"),
+        "{}",
+        err.message
+    );
+    // The same lock outside server mode visits it.
+    let (result, _) = run_with(&p, Lock::of_hosts(["localhost"]).unwrap(), quick());
+    assert_succeeded(&result);
+}

@@ -483,7 +483,7 @@ async fn popup_decision(
                 match tab {
                     Some((lock, refusals)) if info.r#type == "page" => {
                         let verdict = match url::Url::parse(&ev.request.url) {
-                            Ok(u) => lock.check(&u),
+                            Ok(u) => lock.check_navigation(&u).await,
                             Err(_) => Err(Refusal {
                                 url: ev.request.url.clone(),
                                 reason: format!("[plan] `{}` is not a URL.", ev.request.url),

@@ -122,7 +122,7 @@ impl Tab {
                         && ev.frame_id.inner() == &main_frame;
                     let verdict = if top_level {
                         match Url::parse(&ev.request.url) {
-                            Ok(u) => lock.check(&u),
+                            Ok(u) => lock.check_navigation(&u).await,
                             Err(_) => Err(Refusal {
                                 url: ev.request.url.clone(),
                                 reason: format!("[plan] `{}` is not a URL.", ev.request.url),
@@ -262,7 +262,7 @@ impl Tab {
                 format!("`{url}` is not a URL: {e}"),
             )
         })?;
-        if let Err(r) = self.lock.check(&parsed) {
+        if let Err(r) = self.lock.check_navigation(&parsed).await {
             return Err(StepError::new(ErrorKind::LockRefused, r.reason));
         }
         let cdp = |e: BrowserError| self.cdp_failure(e);

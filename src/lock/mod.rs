@@ -165,6 +165,31 @@ impl Lock {
         Ok(())
     }
 
+    /// [`Lock::check`], and in server mode also the addresses a domain resolves to, so an
+    /// allowed site's name that points at a private address (`metadata.shop.example` →
+    /// 169.254.169.254) is refused before the browser connects. Chromium resolves the name
+    /// again itself, so DNS rebinding between the two answers is not covered.
+    pub async fn check_navigation(&self, url: &Url) -> Result<(), Refusal> {
+        self.check(url)?;
+        if !self.refuse_private {
+            return Ok(());
+        }
+        let Some(Host::Domain(name)) = url.host() else {
+            return Ok(());
+        };
+        let port = url.port_or_known_default().unwrap_or(80);
+        let lookup = tokio::net::lookup_host((name, port));
+        // A name that does not resolve here will not load in the browser either.
+        let Ok(Ok(addrs)) = tokio::time::timeout(std::time::Duration::from_secs(3), lookup).await
+        else {
+            return Ok(());
+        };
+        for addr in addrs {
+            self.check_resolved(name, addr.ip())?;
+        }
+        Ok(())
+    }
+
     /// The lock is immutable: any attempt to widen it during a run is refused with the rule.
     pub fn widen(&self, host: &str) -> Result<Lock, LockError> {
         Err(LockError(format!(
@@ -527,6 +552,26 @@ mod tests {
         );
         assert_eq!(hosts, ["shop.example", "mail.test"]);
         assert!(hosts_in_text("click the button. then wait").is_empty());
+    }
+
+    #[tokio::test]
+    async fn server_mode_judges_the_resolved_address() {
+        let lock = Lock::of_hosts(["localhost", "shop.example"])
+            .unwrap()
+            .refusing_private_addresses();
+        // `localhost` is allowed by name, but resolves to loopback: refused in server mode.
+        let r = lock
+            .check_navigation(&url("http://localhost:9/"))
+            .await
+            .unwrap_err();
+        assert!(r.reason.contains("resolves to"), "{r}");
+        // Outside server mode the name alone decides.
+        let open = Lock::of_hosts(["localhost"]).unwrap();
+        assert!(
+            open.check_navigation(&url("http://localhost:9/"))
+                .await
+                .is_ok()
+        );
     }
 
     #[test]
