@@ -520,3 +520,21 @@ fn server_mode_refuses_a_name_that_resolves_to_a_private_address() {
     let (result, _) = run_with(&p, Lock::of_hosts(["localhost"]).unwrap(), quick());
     assert_succeeded(&result);
 }
+
+#[test]
+fn each_run_gets_a_context_no_run_used_before() {
+    need_browser!();
+    let p = plan(
+        r##"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/storage.html"},
+        {"type":"extract_text","describe":"visit","selector":"#out"},
+        {"type":"done","summary":"ok"}]}"##,
+    );
+    // The shared browser keeps a warm spare context: consecutive runs must still not share
+    // cookies or storage.
+    for _ in 0..3 {
+        let (result, _) = run(&p);
+        assert_succeeded(&result);
+        assert_eq!(result.extracted, ["first visit"]);
+    }
+}

@@ -6,6 +6,7 @@ mod tab;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -143,6 +144,25 @@ pub struct Chromium {
     process: Option<Process>,
     stderr: Arc<Mutex<Vec<String>>>,
     profile: Option<tempfile::TempDir>,
+    /// A fresh context + page made ahead for the next run, when [`Chromium::keep_warm`] is on.
+    spare: Mutex<Option<JoinHandle<Result<FreshPage, BrowserError>>>>,
+    warm: AtomicBool,
+}
+
+/// A new browser context with one blank page in it.
+type FreshPage = (chromiumoxide::Page, BrowserContextId);
+
+/// Creates a browser context and a blank page in it (renderer start-up included: ~150 ms).
+async fn fresh_page(browser: &chromiumoxide::Browser) -> Result<FreshPage, BrowserError> {
+    let context =
+        timed(browser.create_browser_context(CreateBrowserContextParams::default())).await?;
+    let params = CreateTargetParams::builder()
+        .url("about:blank")
+        .browser_context_id(context.clone())
+        .build()
+        .map_err(BrowserError::Cdp)?;
+    let page = timed(browser.new_page(params)).await?;
+    Ok((page, context))
 }
 
 impl Chromium {
@@ -290,23 +310,46 @@ impl Chromium {
             process: None,
             stderr: Arc::new(Mutex::new(Vec::new())),
             profile: None,
+            spare: Mutex::new(None),
+            warm: AtomicBool::new(false),
         })
+    }
+
+    /// Keeps one fresh context + page ready for the next run, so a run does not wait for
+    /// context and renderer start-up. For services and multi-plan runs; each run still gets a
+    /// context nobody used before.
+    pub fn keep_warm(&self, on: bool) {
+        self.warm.store(on, Ordering::Relaxed);
+        if on {
+            self.prepare_spare();
+        }
+    }
+
+    fn prepare_spare(&self) {
+        let Ok(mut spare) = self.spare.lock() else {
+            return;
+        };
+        if spare.is_none() {
+            let browser = self.browser.clone();
+            *spare = Some(tokio::spawn(async move { fresh_page(&browser).await }));
+        }
     }
 
     /// A new page in a new, isolated browser context, guarded by `lock`.
     pub async fn new_tab(&self, lock: Lock) -> Result<Tab, BrowserError> {
         self.check_alive()?;
-        let context = timed(
-            self.browser
-                .create_browser_context(CreateBrowserContextParams::default()),
-        )
-        .await?;
-        let params = CreateTargetParams::builder()
-            .url("about:blank")
-            .browser_context_id(context.clone())
-            .build()
-            .map_err(BrowserError::Cdp)?;
-        let page = timed(self.browser.new_page(params)).await?;
+        let spare = self.spare.lock().ok().and_then(|mut s| s.take());
+        let ready = match spare {
+            Some(handle) => handle.await.ok().and_then(Result::ok),
+            None => None,
+        };
+        let (page, context) = match ready {
+            Some(fresh) => fresh,
+            None => fresh_page(&self.browser).await?,
+        };
+        if self.warm.load(Ordering::Relaxed) {
+            self.prepare_spare();
+        }
         let tab = Tab::new(page, context.clone(), lock, self.gone.clone()).await?;
         let (lock, refusals) = tab.refusals();
         if let Ok(mut g) = self.guarded.lock() {
@@ -360,6 +403,14 @@ impl Chromium {
     /// A remote browser (`--browser-ws`) is left running: only our contexts were closed.
     pub async fn close(mut self) {
         self.popup_guard.abort();
+        let spare = self.spare.get_mut().ok().and_then(Option::take);
+        if let Some(handle) = spare {
+            handle.abort();
+            // A remote browser outlives us: do not leave the spare context in it.
+            if let Ok(Ok((_, context))) = handle.await {
+                let _ = timed(self.browser.dispose_browser_context(context)).await;
+            }
+        }
         let Some(process) = self.process.take() else {
             self.handler.abort();
             return;
@@ -393,6 +444,9 @@ impl Drop for Chromium {
             process.kill();
         }
         self.popup_guard.abort();
+        if let Some(spare) = self.spare.get_mut().ok().and_then(Option::take) {
+            spare.abort();
+        }
         self.handler.abort();
     }
 }

@@ -63,6 +63,8 @@ impl BrowserSlot {
                     eprintln!("planlock: the browser went away; starting a new one");
                 }
                 let b = Arc::new(Chromium::start(opts).await?);
+                // A service runs one plan after another: keep the next context ready.
+                b.keep_warm(true);
                 *current = Some(b.clone());
                 Ok(BrowserHandle::Owned(b))
             }

@@ -54,6 +54,8 @@ pub fn browser() -> Option<&'static Chromium> {
             let b = rt()
                 .block_on(Chromium::start(&LaunchOptions::default()))
                 .unwrap_or_else(|e| panic!("cannot start Chromium: {e}"));
+            // As a service does: the tests below use warm contexts; the CLI tests cold ones.
+            rt().block_on(async { b.keep_warm(true) });
             // A static is never dropped: stop the browser and remove its profile at exit.
             // SAFETY: registering a plain `extern "C"` function with libc.
             unsafe {
