@@ -785,6 +785,15 @@ async fn main() -> Result<()> {
     let (launch, close, mut pw_launch) = bench_launch(args.launches, playwright.as_mut()).await?;
 
     let browser = Chromium::start(&LaunchOptions::default()).await?;
+    // A second browser as a service or multi-plan run uses it: the next context is made
+    // during the current run (`Chromium::keep_warm`).
+    let warm_browser = Chromium::start(&LaunchOptions::default()).await?;
+    warm_browser.keep_warm(true);
+    let mut warm_flows = FlowSeries::new(
+        "planlock `runner::run`, warm context",
+        "`keep_warm`: the context was made during the previous run",
+        "first step start … last step success",
+    );
     let mut notes = Vec::new();
     let mut runner_flows = FlowSeries::new(
         "planlock `runner::run`",
@@ -818,6 +827,7 @@ async fn main() -> Result<()> {
                 p.flow(keep.then_some(&mut pw_flows)).await?;
             }
             tab_api_flow(&browser, &base, keep.then_some(&mut tab_flows)).await?;
+            runner_flow(&warm_browser, &plan, keep.then_some(&mut warm_flows)).await?;
         }
         notes.push(format!(
             "form flow through `runner::run`: the submit click noticed its navigation in \
@@ -828,6 +838,7 @@ async fn main() -> Result<()> {
     }
     .await;
     browser.close().await;
+    warm_browser.close().await;
     let mut pw_info = playwright.as_ref().map_or(Value::Null, |p| p.about.clone());
     if let Some(p) = playwright.take() {
         p.finish().await?;
@@ -867,6 +878,7 @@ async fn main() -> Result<()> {
     let have_pw = !pw_flows.total.ms.is_empty();
     println!("{TABLE_HEAD}");
     println!("{}", runner_flows.total.row());
+    println!("{}", warm_flows.total.row());
     println!("{}", tab_flows.total.row());
     if have_pw {
         println!("{}", pw_flows.total.row());
@@ -886,10 +898,11 @@ async fn main() -> Result<()> {
     }
     if have_pw {
         let total_ratio = runner_flows.total.median() / pw_flows.total.median();
+        let warm_ratio = warm_flows.total.median() / pw_flows.total.median();
         let steps_ratio = runner_flows.steps.median() / pw_flows.steps.median();
         println!(
-            "\n**planlock / Playwright (medians): whole run {total_ratio:.2}×, steps only \
-             {steps_ratio:.2}×** (target ≤ 0.60×; {})",
+            "\n**planlock / Playwright (medians): whole run {total_ratio:.2}× (warm context \
+             {warm_ratio:.2}×), steps only {steps_ratio:.2}×** (target ≤ 0.60×; {})",
             if interleaved {
                 "runs alternated one by one"
             } else {
