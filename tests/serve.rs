@@ -3,19 +3,18 @@
 //! model for `act`, the embedded SMTP receiver for inbox steps, and the real binary.
 
 mod common;
+
+use common::model::{FakeModel, fake_model};
 #[path = "support/smtp.rs"]
 mod smtp;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use axum::Json;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use axum::routing::post;
 use planlock::browser::LaunchOptions;
 use planlock::planner::PlannerConfig;
 use planlock::server::{self, AppState, BrowserSource, ServerConfig};
@@ -695,53 +694,6 @@ fn health_schema_and_openapi() {
         assert_eq!(status, 405);
         assert_eq!(body["error"]["kind"], "method_not_allowed");
     });
-}
-
-/// A model server speaking the OpenAI wire format that answers every request with `plan`.
-struct FakeModel {
-    url: String,
-    requests: Arc<AtomicUsize>,
-    bodies: Arc<Mutex<Vec<Value>>>,
-}
-
-fn fake_model(plan: Value) -> FakeModel {
-    let requests = Arc::new(AtomicUsize::new(0));
-    let bodies = Arc::new(Mutex::new(Vec::new()));
-    let (count, seen) = (requests.clone(), bodies.clone());
-    let app = axum::Router::new().route(
-        "/v1/chat/completions",
-        post(move |Json(body): Json<Value>| {
-            let (count, seen, plan) = (count.clone(), seen.clone(), plan.clone());
-            async move {
-                count.fetch_add(1, Ordering::SeqCst);
-                seen.lock().unwrap().push(body);
-                Json(json!({
-                    "id": "chatcmpl-test",
-                    "object": "chat.completion",
-                    "model": "test-model",
-                    "choices": [{
-                        "index": 0,
-                        "message": {"role": "assistant", "content": plan.to_string()},
-                        "finish_reason": "stop"
-                    }],
-                    "usage": {"prompt_tokens": 900, "completion_tokens": 200, "total_tokens": 1100,
-                              "prompt_tokens_details": {"cached_tokens": 800}}
-                }))
-            }
-        }),
-    );
-    let listener = common::rt()
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .unwrap();
-    let addr = listener.local_addr().unwrap();
-    common::rt().spawn(async move {
-        axum::serve(listener, app).await.unwrap();
-    });
-    FakeModel {
-        url: format!("http://{addr}/v1"),
-        requests,
-        bodies,
-    }
 }
 
 fn planner_for(model: &FakeModel, cache: &std::path::Path) -> PlannerConfig {

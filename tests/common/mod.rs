@@ -3,6 +3,8 @@
 //! an "attacker" server that records every request it receives.
 #![allow(dead_code)]
 
+pub mod model;
+
 use std::net::SocketAddr;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 use std::time::Duration;
