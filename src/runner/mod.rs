@@ -4,7 +4,7 @@
 pub mod event;
 pub mod result;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -250,7 +250,7 @@ impl<'l> Run<'l> {
             let began = Instant::now();
             let deadline = (began + self.step_deadline(&step, &req.settings)).min(run_deadline);
             let outcome = tokio::select! {
-                r = self.step(&tab, &step, deadline, &req.settings) => r,
+                r = self.step(&tab, &step, deadline) => r,
                 _ = cancel.cancelled() => Err(StepError::new(ErrorKind::Cancelled, "the run was cancelled")),
                 _ = tokio::time::sleep_until(run_deadline) => Err(StepError::new(
                     ErrorKind::RunTimeout,
@@ -408,7 +408,6 @@ impl<'l> Run<'l> {
         tab: &Tab,
         step: &Step,
         deadline: Instant,
-        settings: &Settings,
     ) -> Result<Value, StepError> {
         let waited = deadline.saturating_duration_since(Instant::now());
         match step {
@@ -481,10 +480,9 @@ impl<'l> Run<'l> {
                 let link = match extract::find_link(&msg.raw, &|u| lock.check(u).is_ok()) {
                     Ok(link) => link,
                     Err(LinkError::OnlyOutside { candidates }) => {
-                        let first = &candidates[0];
-                        let reason = lock
-                            .check(first)
-                            .err()
+                        let reason = candidates
+                            .first()
+                            .and_then(|url| lock.check(url).err())
                             .map(|r| r.reason)
                             .unwrap_or_default();
                         return Err(StepError::new(
@@ -509,7 +507,6 @@ impl<'l> Run<'l> {
                 merge(&mut detail, message_detail(&msg));
                 detail["link"] = json!(link.url.as_str());
                 detail["anchor_text"] = json!(link.anchor_text);
-                let _ = settings;
                 Ok(detail)
             }
         }
@@ -669,9 +666,6 @@ pub fn wrap_untrusted(text: &str) -> String {
     }
     format!("<untrusted-{nonce}>{safe}</untrusted-{nonce}>")
 }
-
-/// The named inboxes as a map, for lookups by the CLI and the service.
-pub type InboxMap = BTreeMap<Option<String>, Arc<dyn Inbox>>;
 
 #[cfg(test)]
 mod tests {
