@@ -53,23 +53,18 @@ pub async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
             return exit::INVALID_INPUT;
         }
     };
-    let mut inbox_names = Vec::new();
-    let mut has_inbox = false;
+    let mut inboxes = Vec::new();
     for binding in &args.options.inboxes {
         match crate::inbox::binding::parse_binding(binding) {
-            Ok((Some(name), _)) => inbox_names.push(name),
-            Ok((None, _)) => has_inbox = true,
+            Ok((name, _)) => inboxes.push(name),
             Err(e) => {
                 eprintln!("planlock: {e}");
                 return exit::INVALID_INPUT;
             }
         }
     }
-    let mut req = PlanRequest::new(config);
-    // The run's own address is only known when it starts; the model writes the variable.
-    req.inbox_address = has_inbox.then(|| "{{inbox_address}}".to_string());
+    let mut req = PlanRequest::new(config).with_inboxes(inboxes.iter().map(Option::as_deref));
     req.allowed_hosts = args.options.allow_hosts.clone();
-    req.inbox_names = inbox_names;
     req.vars = vars;
     req.limits = Limits {
         max_steps: args.options.max_steps,

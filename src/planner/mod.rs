@@ -100,6 +100,18 @@ impl PlanRequest {
             ..PlanRequest::default()
         }
     }
+
+    /// Tells the model which inboxes the run binds (`None` = the default inbox). The default
+    /// one's address is only known when the run starts, so the model writes the variable.
+    pub fn with_inboxes<'a>(mut self, names: impl IntoIterator<Item = Option<&'a str>>) -> Self {
+        for name in names {
+            match name {
+                None => self.inbox_address = Some("{{inbox_address}}".to_string()),
+                Some(n) => self.inbox_names.push(n.to_string()),
+            }
+        }
+        self
+    }
 }
 
 /// Why no plan was produced. Every message is a sentence that says what to do.
@@ -485,6 +497,15 @@ pub(crate) fn truncate(s: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bound_inboxes_reach_the_model_as_the_variable_and_names() {
+        let req = PlanRequest::default().with_inboxes([Some("work"), None]);
+        assert_eq!(req.inbox_address.as_deref(), Some("{{inbox_address}}"));
+        assert_eq!(req.inbox_names, ["work"]);
+        let named_only = PlanRequest::default().with_inboxes([Some("work")]);
+        assert_eq!(named_only.inbox_address, None);
+    }
 
     #[test]
     fn truncation_is_char_safe() {

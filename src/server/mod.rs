@@ -537,13 +537,7 @@ fn plan_request(
     limits: &Limits,
     no_cache: bool,
 ) -> PlanRequest {
-    let mut req = PlanRequest::new(config);
-    // The run's own address is only known when it starts; the model writes the variable.
-    req.inbox_address = inbox
-        .iter()
-        .any(|(n, _)| n.is_none())
-        .then(|| "{{inbox_address}}".to_string());
-    req.inbox_names = inbox.iter().filter_map(|(n, _)| n.clone()).collect();
+    let mut req = PlanRequest::new(config).with_inboxes(inbox.iter().map(|(n, _)| n.as_deref()));
     req.allowed_hosts = allowed_hosts.to_vec();
     req.vars = vars;
     req.limits = limits.clone();
