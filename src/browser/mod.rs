@@ -6,7 +6,7 @@ mod tab;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
@@ -351,7 +351,8 @@ impl Chromium {
             self.prepare_spare();
         }
         let tab = Tab::new(page, context.clone(), lock, self.gone.clone()).await?;
-        let (lock, refusals) = tab.refusals();
+        // Registered before the tab is handed out: its first navigation is judged by its lock.
+        let (lock, refusals, calls) = tab.guard_handles();
         if let Ok(mut g) = self.guarded.lock() {
             g.insert(
                 context,
@@ -359,6 +360,7 @@ impl Chromium {
                     main_frame: tab.main_frame(),
                     lock,
                     refusals,
+                    calls,
                 },
             );
         }
@@ -453,22 +455,24 @@ impl Drop for Chromium {
 
 /// One tab, as the popup guard sees it.
 struct GuardedTab {
-    /// The tab's own main frame: its guard in [`Tab`] decides on it.
+    /// The tab's own main frame.
     main_frame: String,
     lock: Arc<Lock>,
     refusals: Weak<Refusals>,
+    /// The tab's CDP command count (its navigations' interception is counted there).
+    calls: Arc<AtomicU64>,
 }
 
 /// The browser contexts of open tabs (one tab per context).
 type Guarded = Arc<Mutex<HashMap<BrowserContextId, GuardedTab>>>;
 
-/// Starts the browser-wide guard of popups (`window.open`, `target=_blank`, forms targeting a
-/// new window). A popup is a new page target whose first request the tab's own interception
-/// never sees, and headless Chromium ignores `--block-new-web-contents`; so document requests
-/// are also paused at the browser level, where every page's are seen. A top-level document of
-/// a page in a tab's context other than the tab itself is checked against the tab's lock: a
-/// refusal fails the request before it is sent, is recorded in the tab (failing its step) and
-/// closes the popup. Everything else continues unchanged.
+/// Starts the browser-wide guard of navigations: every document request of every page is
+/// paused here (popups included: they are new targets a page-level interception never sees,
+/// and headless Chromium ignores `--block-new-web-contents`). A tab's own main-frame request
+/// and the top-level document of any other page in its context (a popup) are judged by the
+/// tab's lock: a refusal fails the request before it is sent and is recorded in the tab
+/// (failing its step); a refused popup is closed. Subframes and pages that are not ours
+/// continue unchanged.
 async fn start_popup_guard(
     browser: &Arc<chromiumoxide::Browser>,
     guarded: &Guarded,
@@ -512,12 +516,18 @@ async fn popup_decision(
 ) {
     let frame = ev.frame_id.inner().clone();
     let id = ev.request_id.clone();
-    let own_tab = guarded
-        .lock()
-        .map(|g| g.values().any(|t| t.main_frame == frame))
-        .unwrap_or(false);
-    let verdict = if own_tab {
-        None
+    let own_tab = guarded.lock().ok().and_then(|g| {
+        g.values()
+            .find(|t| t.main_frame == frame)
+            .map(|t| (t.lock.clone(), t.refusals.clone(), t.calls.clone()))
+    });
+    // (refusal, the tab to record it in, whether to close the requesting page)
+    let verdict = if let Some((lock, refusals, calls)) = own_tab {
+        calls.fetch_add(1, Ordering::Relaxed);
+        judge(&lock, &ev.request.url)
+            .await
+            .err()
+            .map(|r| (r, Some(refusals), false))
     } else {
         // A page's main frame has its target's id; a subframe's id is no target at all.
         match timed(browser.execute(GetTargetInfoParams {
@@ -536,14 +546,10 @@ async fn popup_decision(
                 });
                 match tab {
                     Some((lock, refusals)) if info.r#type == "page" => {
-                        let verdict = match url::Url::parse(&ev.request.url) {
-                            Ok(u) => lock.check_navigation(&u).await,
-                            Err(_) => Err(Refusal {
-                                url: ev.request.url.clone(),
-                                reason: format!("[plan] `{}` is not a URL.", ev.request.url),
-                            }),
-                        };
-                        verdict.err().map(|r| (r, Some(refusals)))
+                        judge(&lock, &ev.request.url)
+                            .await
+                            .err()
+                            .map(|r| (r, Some(refusals), true))
                     }
                     _ => None,
                 }
@@ -559,6 +565,7 @@ async fn popup_decision(
                     ),
                 },
                 None,
+                false,
             )),
         }
     };
@@ -566,8 +573,7 @@ async fn popup_decision(
         None => timed(browser.execute(ContinueRequestParams::new(id)))
             .await
             .map(|_| ()),
-        Some((refusal, refusals)) => {
-            let popup = refusals.is_some();
+        Some((refusal, refusals, popup)) => {
             if let Some(tab) = refusals.and_then(|w| w.upgrade()) {
                 tab.push(refusal);
             }
@@ -584,6 +590,17 @@ async fn popup_decision(
     };
     if let Err(e) = sent {
         tracing::debug!("popup guard: {e}");
+    }
+}
+
+/// One top-level destination against a lock (resolved addresses too, in server mode).
+async fn judge(lock: &Lock, url: &str) -> Result<(), Refusal> {
+    match url::Url::parse(url) {
+        Ok(u) => lock.check_navigation(&u).await,
+        Err(_) => Err(Refusal {
+            url: url.to_string(),
+            reason: format!("[plan] `{url}` is not a URL."),
+        }),
     }
 }
 

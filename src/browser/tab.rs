@@ -8,16 +8,10 @@ use std::time::Duration;
 use base64::Engine;
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
-use chromiumoxide::cdp::browser_protocol::fetch::{
-    ContinueRequestParams, EnableParams as FetchEnable, EventRequestPaused, FailRequestParams,
-    RequestPattern, RequestStage,
-};
 use chromiumoxide::cdp::browser_protocol::input::{
     DispatchMouseEventParams, DispatchMouseEventType, MouseButton,
 };
-use chromiumoxide::cdp::browser_protocol::network::{
-    ErrorReason, EventResponseReceived, ResourceType,
-};
+use chromiumoxide::cdp::browser_protocol::network::{EventResponseReceived, ResourceType};
 use chromiumoxide::cdp::browser_protocol::page::{
     AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, CaptureScreenshotParams,
     EventFrameNavigated, EventFrameRequestedNavigation, EventFrameStoppedLoading,
@@ -83,85 +77,34 @@ impl Tab {
     ) -> Result<Tab, BrowserError> {
         let lock = Arc::new(lock);
         let refusals = Arc::new(Refusals::new());
-        // Subscribe before enabling interception, so no paused request is missed.
-        let mut paused = timed(page.event_listener::<EventRequestPaused>()).await?;
+        // Document requests are judged by the browser-wide guard (see `Chromium::new_tab`);
+        // this task watches what the page asks for and commits, as a backstop.
         let mut committed = timed(page.event_listener::<EventFrameNavigated>()).await?;
         let mut requested = timed(page.event_listener::<EventFrameRequestedNavigation>()).await?;
         let main_frame = page.target_id().inner().clone();
         let calls = Arc::new(AtomicU64::new(0));
         let guard = {
-            let calls = calls.clone();
             let page = page.clone();
             let lock = lock.clone();
             let refusals = refusals.clone();
             tokio::spawn(async move {
                 loop {
-                    let ev = tokio::select! {
+                    tokio::select! {
                         // Commits first: they were reported before any request their page makes.
                         biased;
-                        ev = committed.next() => {
-                            match ev {
-                                Some(ev) => check_commit(&page, &lock, &refusals, &main_frame, &ev),
-                                None => break,
-                            }
-                            continue;
-                        }
-                        ev = requested.next() => {
-                            match ev {
-                                Some(ev) => check_scheme(&lock, &refusals, &main_frame, &ev),
-                                None => break,
-                            }
-                            continue;
-                        }
-                        ev = paused.next() => match ev {
-                            Some(ev) => ev,
+                        ev = committed.next() => match ev {
+                            Some(ev) => check_commit(&page, &lock, &refusals, &main_frame, &ev),
                             None => break,
                         },
-                    };
-                    let top_level = ev.resource_type == ResourceType::Document
-                        && ev.frame_id.inner() == &main_frame;
-                    let verdict = if top_level {
-                        match Url::parse(&ev.request.url) {
-                            Ok(u) => lock.check_navigation(&u).await,
-                            Err(_) => Err(Refusal {
-                                url: ev.request.url.clone(),
-                                reason: format!("[plan] `{}` is not a URL.", ev.request.url),
-                            }),
-                        }
-                    } else {
-                        Ok(())
-                    };
-                    let id = ev.request_id.clone();
-                    calls.fetch_add(1, Ordering::Relaxed);
-                    let sent = match verdict {
-                        Ok(()) => page
-                            .execute(ContinueRequestParams::new(id))
-                            .await
-                            .map(|_| ()),
-                        Err(refusal) => {
-                            refusals.push(refusal);
-                            page.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient))
-                                .await
-                                .map(|_| ())
-                        }
-                    };
-                    if let Err(e) = sent {
-                        tracing::debug!("fetch interception: {e}");
+                        ev = requested.next() => match ev {
+                            Some(ev) => check_scheme(&lock, &refusals, &main_frame, &ev),
+                            None => break,
+                        },
                     }
                 }
             })
         };
         let (world, worlds) = install_locator(&page).await?;
-        let pattern = RequestPattern {
-            url_pattern: Some("*".into()),
-            resource_type: Some(ResourceType::Document),
-            request_stage: Some(RequestStage::Request),
-        };
-        timed(page.execute(FetchEnable {
-            patterns: Some(vec![pattern]),
-            handle_auth_requests: None,
-        }))
-        .await?;
         Ok(Tab {
             page,
             context,
@@ -196,8 +139,14 @@ impl Tab {
     }
 
     /// Where the browser-wide popup guard records refusals of this tab's popups.
-    pub(super) fn refusals(&self) -> (Arc<Lock>, std::sync::Weak<Refusals>) {
-        (self.lock.clone(), Arc::downgrade(&self.refusals))
+    /// What the browser-wide guard needs to judge this tab's requests: its lock, where to
+    /// record refusals, and the tab's CDP command count.
+    pub(super) fn guard_handles(&self) -> (Arc<Lock>, std::sync::Weak<Refusals>, Arc<AtomicU64>) {
+        (
+            self.lock.clone(),
+            Arc::downgrade(&self.refusals),
+            self.calls.clone(),
+        )
     }
 
     /// The main frame's id (the page's target id).
