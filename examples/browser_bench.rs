@@ -25,7 +25,7 @@ use planlock::browser::{Chromium, LaunchOptions, Tab};
 use planlock::error::StepError;
 use planlock::lock::Lock;
 use planlock::plan::{self, Limits, Vars};
-use planlock::runner::{self, Event, EventKind, RunRequest, Settings};
+use planlock::runner::{self, Event, EventKind, RunSpec};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -494,17 +494,13 @@ async fn runner_flow(
             _ => {}
         }
     };
-    let req = RunRequest {
-        plan,
-        plan_name: Some("browser_bench".into()),
-        run_id: runner::new_run_id(),
-        lock: lock(),
-        vars: Vars::default(),
-        inboxes: Vec::new(),
-        settings: Settings::default(),
-    };
+    let run = RunSpec::new(plan.clone())
+        .named("browser_bench")
+        .lock()
+        .await
+        .context("the form flow's plan cannot be locked")?;
     let began = Instant::now();
-    let result = runner::run(browser, req, &mut listener, CancellationToken::new()).await;
+    let result = runner::run(browser, run, &mut listener, CancellationToken::new()).await;
     let took = began.elapsed();
     if !result.succeeded() {
         bail!(

@@ -2,7 +2,6 @@
 //! against headless Chromium and a bound mailbox, inside a lock fixed from the request.
 
 pub mod browser;
-pub mod cli;
 pub mod demo;
 pub mod error;
 pub mod inbox;
@@ -13,7 +12,7 @@ pub mod report;
 pub mod runner;
 pub mod server;
 
-/// Process exit codes (SPEC §6).
+/// Process exit codes (docs/exit-codes.md).
 pub mod exit {
     /// Every run succeeded.
     pub const SUCCESS: u8 = 0;

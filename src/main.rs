@@ -1,4 +1,7 @@
-//! The `planlock` command line (SPEC §6). Errors print once, with their chain.
+//! The `planlock` command line. Errors print once, as sentences; exit codes are documented
+//! in docs/exit-codes.md.
+
+mod cli;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -36,12 +39,12 @@ enum Command {
     /// Print the plan JSON Schema.
     Schema,
     /// Run plans in headless Chromium (no model involved).
-    Run(planlock::cli::RunArgs),
+    Run(cli::RunArgs),
     /// Turn a goal into a plan with one model call.
-    Plan(planlock::planner::PlanArgs),
+    Plan(cli::PlanArgs),
     /// Plan, show the plan for review, then run it.
-    Act(planlock::cli::ActArgs),
-    /// Serve the HTTP API (SPEC §7).
+    Act(cli::ActArgs),
+    /// Serve the HTTP API.
     Serve {
         /// Address to listen on.
         #[arg(long, default_value = "127.0.0.1:8080")]
@@ -53,7 +56,7 @@ enum Command {
     /// Run the built-in demo: a local site, an embedded inbox, a signup verified by email.
     Demo {
         #[command(flatten)]
-        options: planlock::demo::DemoArgs,
+        options: cli::DemoArgs,
     },
 }
 
@@ -61,7 +64,7 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            // Usage errors exit 2 (SPEC §6); --help and --version are not errors.
+            // Usage errors exit 2; --help and --version are not errors.
             let code = if e.use_stderr() {
                 exit::INVALID_INPUT
             } else {
@@ -93,15 +96,15 @@ fn main() -> ExitCode {
             plans,
             vars,
             max_steps,
-        } => planlock::cli::validate_command(&plans, &vars, max_steps),
+        } => cli::validate_command(&plans, &vars, max_steps),
         Command::Schema => print_stdout(&plan::json_schema_text()),
-        Command::Run(args) => runtime.block_on(planlock::cli::run_command(args)),
-        Command::Plan(args) => runtime.block_on(planlock::planner::plan_command(args)),
-        Command::Act(args) => runtime.block_on(planlock::cli::act_command(args)),
+        Command::Run(args) => runtime.block_on(cli::run_command(args)),
+        Command::Plan(args) => runtime.block_on(cli::plan_command(args)),
+        Command::Act(args) => runtime.block_on(cli::act_command(args)),
         Command::Serve { listen, max_runs } => {
-            runtime.block_on(planlock::server::serve_command(listen, max_runs))
+            runtime.block_on(cli::serve_command(listen, max_runs))
         }
-        Command::Demo { options } => runtime.block_on(planlock::demo::demo_command(options)),
+        Command::Demo { options } => runtime.block_on(cli::demo_command(options)),
     };
     ExitCode::from(code)
 }

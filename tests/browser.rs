@@ -5,10 +5,10 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{assert_succeeded, plan, run, run_with};
+use common::{assert_succeeded, plan, run, run_spec};
 use planlock::error::ErrorKind;
-use planlock::lock::Lock;
-use planlock::runner::{EventKind, RunStatus, Settings, StepStatus};
+use planlock::lock::AddressPolicy;
+use planlock::runner::{EventKind, RunSpec, RunStatus, Settings, StepStatus};
 
 macro_rules! need_browser {
     () => {
@@ -152,7 +152,7 @@ fn covered_element_fails_naming_the_overlay() {
         {"type":"click","describe":"subscribe","text":"Subscribe"},
         {"type":"done","summary":"ok"}]}"#,
     );
-    let (result, _) = run_with(&p, Lock::of_hosts(["127.0.0.1"]).unwrap(), quick());
+    let (result, _) = run_spec(RunSpec::new(p.clone()).settings(quick()));
     assert_eq!(result.status, RunStatus::Failed);
     assert_eq!(result.failed_step, Some(1));
     let err = result.error.unwrap();
@@ -189,7 +189,7 @@ fn a_button_that_stays_disabled_fails_as_disabled() {
         {"type":"done","summary":"ok"}]}"#,
     );
     let started = Instant::now();
-    let (result, _) = run_with(&p, Lock::of_hosts(["127.0.0.1"]).unwrap(), quick());
+    let (result, _) = run_spec(RunSpec::new(p.clone()).settings(quick()));
     let err = result.error.expect("failed");
     assert_eq!(err.kind, ErrorKind::NotActionable);
     assert!(err.message.contains("disabled"), "{}", err.message);
@@ -275,7 +275,7 @@ fn selector_fallback_when_text_finds_nothing() {
         {"type":"wait_for_text","text":"Order placed","timeout_seconds":2},
         {"type":"done","summary":"ok"}]}"##,
     );
-    let (result, _) = run_with(&p, Lock::of_hosts(["127.0.0.1"]).unwrap(), quick());
+    let (result, _) = run_spec(RunSpec::new(p.clone()).settings(quick()));
     assert_succeeded(&result);
     assert_eq!(result.steps[1].detail["strategy"], "selector");
 }
@@ -294,7 +294,7 @@ fn missing_element_fails_with_closest_texts_screenshot_and_url() {
         artifacts_dir: Some(dir.path().to_path_buf()),
         ..quick()
     };
-    let (result, events) = run_with(&p, Lock::of_hosts(["127.0.0.1"]).unwrap(), settings);
+    let (result, events) = run_spec(RunSpec::new(p.clone()).settings(settings));
     assert_eq!(result.status, RunStatus::Failed);
     assert_eq!(result.failed_step, Some(1));
     let err = result.error.clone().unwrap();
@@ -344,7 +344,7 @@ fn a_page_that_never_loads_fails_at_the_deadline() {
         ..quick()
     };
     let started = Instant::now();
-    let (result, _) = run_with(&p, Lock::of_hosts(["127.0.0.1"]).unwrap(), settings);
+    let (result, _) = run_spec(RunSpec::new(p.clone()).settings(settings));
     assert_eq!(result.status, RunStatus::Failed);
     assert!(started.elapsed() < Duration::from_secs(10));
     let err = result.error.unwrap();
@@ -365,7 +365,7 @@ fn navigation_errors_and_http_errors_fail_clearly() {
     let p = plan(&format!(
         r#"{{"reasoning":"","steps":[{{"type":"navigate","url":"http://{closed}/"}},{{"type":"done","summary":"ok"}}]}}"#
     ));
-    let (result, _) = run_with(&p, Lock::of_hosts(["127.0.0.1"]).unwrap(), quick());
+    let (result, _) = run_spec(RunSpec::new(p.clone()).settings(quick()));
     let err = result.error.unwrap();
     assert_eq!(err.kind, ErrorKind::Navigation);
     assert!(
@@ -505,10 +505,11 @@ fn server_mode_refuses_a_name_that_resolves_to_a_private_address() {
     let p = plan(&format!(
         r#"{{"reasoning":"","steps":[{{"type":"navigate","url":"http://localhost:{port}/form.html"}},{{"type":"done","summary":"x"}}]}}"#
     ));
-    let lock = Lock::of_hosts(["localhost"])
-        .unwrap()
-        .refusing_private_addresses();
-    let (result, _) = run_with(&p, lock, quick());
+    let service = RunSpec::new(p.clone())
+        .allow_host("localhost")
+        .address_policy(AddressPolicy::Service)
+        .settings(quick());
+    let (result, _) = run_spec(service);
     let err = result.error.expect("refused");
     assert_eq!(err.kind, ErrorKind::LockRefused);
     assert!(
@@ -517,7 +518,7 @@ fn server_mode_refuses_a_name_that_resolves_to_a_private_address() {
         err.message
     );
     // The same lock outside server mode visits it.
-    let (result, _) = run_with(&p, Lock::of_hosts(["localhost"]).unwrap(), quick());
+    let (result, _) = run_spec(RunSpec::new(p.clone()).settings(quick()));
     assert_succeeded(&result);
 }
 

@@ -12,9 +12,8 @@ use planlock::demo::{self, DemoSite, Mailer, SmtpMailer};
 use planlock::inbox::Inbox;
 use planlock::inbox::binding::{connect, parse_url};
 use planlock::inbox::smtp::SmtpInbox;
-use planlock::lock::Lock;
 use planlock::plan::{Plan, Vars};
-use planlock::runner::{self, Recorder, RunRequest, RunResult, Settings};
+use planlock::runner::{self, Recorder, RunResult, RunSpec};
 use support::dovecot::Dovecot;
 use tokio_util::sync::CancellationToken;
 
@@ -66,18 +65,16 @@ async fn run_plan(
         "password=pw-123456".into(),
     ])
     .unwrap();
-    let req = RunRequest {
-        plan,
-        plan_name: None,
-        run_id,
-        lock: Lock::of_hosts(["127.0.0.1"]).unwrap(),
-        vars,
-        inboxes: vec![(None, inbox)],
-        settings: Settings::default(),
-    };
+    let run = RunSpec::new(plan.clone())
+        .run_id(run_id)
+        .vars(vars)
+        .inbox(None, inbox)
+        .lock()
+        .await
+        .expect("the flow locks to the demo site");
     runner::run(
         browser,
-        req,
+        run,
         &mut Recorder::default(),
         CancellationToken::new(),
     )

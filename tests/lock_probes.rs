@@ -17,9 +17,8 @@ use planlock::inbox::extract::{LinkError, find_link};
 use planlock::inbox::smtp::SmtpInbox;
 use planlock::lock::Lock;
 use planlock::plan::{self, Limits, Plan, Vars};
-use planlock::runner::{self, Event, EventKind, Recorder, RunRequest, RunResult, Settings};
+use planlock::runner::{self, Event, EventKind, RunResult, RunSpec, Settings};
 use planlock::runner::{RunStatus, StepStatus};
-use tokio_util::sync::CancellationToken;
 use url::Url;
 
 macro_rules! need_browser {
@@ -88,7 +87,6 @@ struct Run {
     inboxes: Vec<(Option<String>, Arc<dyn Inbox>)>,
     run_id: String,
     settings: Settings,
-    lock: Lock,
 }
 
 impl Default for Run {
@@ -98,27 +96,20 @@ impl Default for Run {
             inboxes: Vec::new(),
             run_id: runner::new_run_id(),
             settings: quick(),
-            lock: site_lock(),
         }
     }
 }
 
+/// Runs a probe: the fixture site is allowed even when the plan starts from an email.
 fn execute(plan: &Plan, run: Run) -> (RunResult, Vec<Event>) {
-    let browser = common::browser().expect("browser");
-    rt().block_on(async {
-        let mut rec = Recorder::default();
-        let req = RunRequest {
-            plan,
-            plan_name: None,
-            run_id: run.run_id,
-            lock: run.lock,
-            vars: run.vars,
-            inboxes: run.inboxes,
-            settings: run.settings,
-        };
-        let result = runner::run(browser, req, &mut rec, CancellationToken::new()).await;
-        (result, rec.events)
-    })
+    common::run_spec(
+        RunSpec::new(plan.clone())
+            .allow_host("127.0.0.1")
+            .run_id(run.run_id)
+            .vars(run.vars)
+            .inboxes(run.inboxes)
+            .settings(run.settings),
+    )
 }
 
 fn run_probe(plan: &Plan) -> (RunResult, Vec<Event>) {
@@ -423,17 +414,27 @@ fn a_click_on_a_link_to_the_attacker_is_refused() {
 
 #[test]
 fn navigate_steps_to_the_attacker_never_start() {
+    // A run's lock always holds its own `navigate` hosts, so only the executor below the runner
+    // can be asked to go elsewhere: it refuses before any request is sent.
     need_browser!();
     let a = attacker();
-    let p = probe_plan(
-        r#"{"reasoning":"","steps":[
-        {"type":"navigate","url":"{SITE}/welcome.html"},
-        {"type":"navigate","url":"{EVIL}/direct"},
-        {"type":"done","summary":"ok"}]}"#,
-        &evil(&a),
-    );
-    let (result, events) = run_probe(&p);
-    assert_refused(&result, &events, &a, &[1]);
+    let browser = common::browser().expect("browser");
+    let refused = rt().block_on(async {
+        let tab = browser.new_tab(site_lock()).await.unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        tab.navigate(&site().url("/welcome.html"), deadline)
+            .await
+            .unwrap();
+        let refused = tab
+            .navigate(&format!("{}/direct", evil(&a)), deadline)
+            .await;
+        browser.close_tab(tab).await;
+        refused
+    });
+    let err = refused.expect_err("the attacker's URL was loaded");
+    assert_eq!(err.kind, ErrorKind::LockRefused);
+    assert_eq!(err.message, refusal_for(&a.addr.ip().to_string()));
+    assert_untouched(&a);
 }
 
 #[test]
@@ -453,8 +454,7 @@ fn non_http_urls_in_navigate_steps_are_refused() {
             .to_string();
         assert!(err.contains("http"), "{url}: {err}");
     }
-    need_browser!();
-    // Supplied through a caller variable at run time: the lock refuses them in the step.
+    // Supplied through a caller variable: refused when the run is locked, before any page.
     for (url, scheme) in [
         (
             "data:text/html,<script>location='http://127.0.0.2/'</script>",
@@ -474,18 +474,15 @@ fn non_http_urls_in_navigate_steps_are_refused() {
             {"type":"navigate","url":"{{target}}"},
             {"type":"done","summary":"ok"}]}"#;
         let p = plan::parse_and_validate(json, &Limits::default(), &vars).unwrap();
-        let (result, events) = execute(
-            &p,
-            Run {
-                vars,
-                ..Run::default()
-            },
+        let e = rt()
+            .block_on(RunSpec::new(p).vars(vars).lock())
+            .err()
+            .unwrap_or_else(|| panic!("{url} was accepted"));
+        assert!(
+            matches!(e, planlock::runner::SpecError::NavigateUrl { step: 0, .. }),
+            "{url}: {e}"
         );
-        let sentence = format!(
-            "[plan] `{scheme}:` URLs are never visited: a run only visits http(s) pages inside \
-             its lock (127.0.0.1)."
-        );
-        assert_refused_at(&result, &events, &a, &[0], &sentence);
+        assert!(a.hits().is_empty(), "{scheme}: {:?}", a.hits());
     }
 }
 

@@ -15,9 +15,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use planlock::exit;
 use planlock::plan::{self, Limits, Vars};
-use planlock::planner::{
-    self, PlanArgs, PlanOutcome, PlanRequest, PlannerConfig, PlannerError, RetryPolicy,
-};
+use planlock::planner::{self, PlanOutcome, PlanRequest, PlannerConfig, PlannerError, RetryPolicy};
 use serde_json::Value;
 
 // ---------------------------------------------------------------------------------------------
@@ -813,16 +811,20 @@ async fn allowed_hosts_and_variable_names_reach_the_model_but_values_do_not() {
 // ---------------------------------------------------------------------------------------------
 // The command
 
-fn args(goal: &str, output: Option<PathBuf>) -> PlanArgs {
-    PlanArgs {
-        goal: goal.into(),
-        inbox_address: Some("me@inbox.test".into()),
-        no_cache: false,
-        output,
-        vars: vec![],
-        allow_hosts: vec![],
-        max_steps: 15,
-    }
+/// `planlock plan GOAL` against the fake provider, with the cache in `cache`.
+async fn plan_cmd(fake: &Fake, cache: &Path, args: &[&str]) -> std::process::Output {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_planlock"))
+        .arg("plan")
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PLANLOCK_MODEL", "anthropic:claude-test")
+        .env("ANTHROPIC_API_KEY", "sk-ant-test")
+        .env("ANTHROPIC_BASE_URL", fake.base())
+        .env("PLANLOCK_CACHE_DIR", cache)
+        .output()
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
@@ -835,31 +837,40 @@ async fn plan_command_writes_the_plan_file_and_returns_exit_codes() {
     let cache = tempfile::tempdir().unwrap();
     let out_dir = tempfile::tempdir().unwrap();
     let file = out_dir.path().join("plan.json");
-    let cfg = config("anthropic:claude-test", &fake, cache.path());
+    let file_arg = file.to_str().unwrap();
+    let addr = ["--inbox-address", "me@inbox.test"];
 
-    let code = planner::plan_command_with(args(GOAL, Some(file.clone())), cfg.clone()).await;
-    assert_eq!(code, exit::SUCCESS);
+    let out = plan_cmd(
+        &fake,
+        cache.path(),
+        &[&[GOAL, "-o", file_arg][..], &addr].concat(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(i32::from(exit::SUCCESS)), "{out:?}");
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.ends_with("}\n"));
     let p = plan::parse_and_validate(&text, &Limits::default(), &Vars::default()).unwrap();
     assert_eq!(p.steps.len(), 8);
 
-    let mut bad_var = args(GOAL, None);
-    bad_var.vars = vec!["novalue".into()];
+    let bad_var = plan_cmd(&fake, cache.path(), &[GOAL, "--var", "novalue"]).await;
+    assert_eq!(bad_var.status.code(), Some(i32::from(exit::INVALID_INPUT)));
+    let no_site = plan_cmd(&fake, cache.path(), &["do something nice"]).await;
+    assert_eq!(no_site.status.code(), Some(i32::from(exit::INVALID_INPUT)));
+    let fresh = out_dir.path().join("b.json");
+    let fresh = plan_cmd(
+        &fake,
+        cache.path(),
+        &[
+            &[GOAL, "--no-cache", "-o", fresh.to_str().unwrap()][..],
+            &addr,
+        ]
+        .concat(),
+    )
+    .await;
     assert_eq!(
-        planner::plan_command_with(bad_var, cfg.clone()).await,
-        exit::INVALID_INPUT
-    );
-    assert_eq!(
-        planner::plan_command_with(args("do something nice", None), cfg.clone()).await,
-        exit::INVALID_INPUT
-    );
-    let mut fresh = args(GOAL, Some(out_dir.path().join("b.json")));
-    fresh.no_cache = true;
-    assert_eq!(
-        planner::plan_command_with(fresh, cfg).await,
-        exit::ENVIRONMENT,
-        "the 401 is an environment error"
+        fresh.status.code(),
+        Some(i32::from(exit::ENVIRONMENT)),
+        "the 401 is an environment error: {fresh:?}"
     );
     assert_eq!(fake.count(), 2);
 }

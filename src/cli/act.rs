@@ -2,12 +2,12 @@
 
 use std::io::IsTerminal;
 
-use crate::exit;
-use crate::lock::hosts_in_text;
-use crate::plan::{Limits, Vars};
-use crate::planner::{self, PlanRequest, PlannerConfig};
+use planlock::exit;
+use planlock::lock::sites_named;
+use planlock::plan::{Limits, Vars};
+use planlock::planner::{self, PlanRequest, PlannerConfig};
 
-use super::{RunOptions, exit_code, run_plans};
+use super::{RunOptions, exit_code, lock_sentence, run_plans};
 
 /// `planlock act "GOAL" [--yes] [run options]`
 #[derive(Debug, Clone, clap::Args)]
@@ -37,8 +37,8 @@ pub async fn act_command(args: ActArgs) -> u8 {
     act_with(args, config).await
 }
 
-/// `act` with an explicit planner configuration (tests point it at a local model server).
-pub async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
+/// `act` with the planner configured.
+async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
     if !args.yes && !std::io::stdin().is_terminal() {
         eprintln!(
             "planlock: act shows the plan and asks before running it, but stdin is not a \
@@ -55,7 +55,7 @@ pub async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
     };
     let mut inboxes = Vec::new();
     for binding in &args.options.inboxes {
-        match crate::inbox::binding::parse_binding(binding) {
+        match planlock::inbox::binding::parse_binding(binding) {
             Ok((name, _)) => inboxes.push(name),
             Err(e) => {
                 eprintln!("planlock: {e}");
@@ -81,8 +81,13 @@ pub async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
         eprintln!("planlock: warning: {w}");
     }
     eprintln!("{}", planner::outcome_summary(&outcome));
-    let mut named: Vec<String> = hosts_in_text(&args.goal);
-    named.extend(args.options.allow_hosts.iter().cloned());
+    let named = match sites_named(Some(&args.goal), &args.options.allow_hosts) {
+        Ok(sites) => sites,
+        Err(e) => {
+            eprintln!("planlock: {}", lock_sentence(&e));
+            return exit::INVALID_INPUT;
+        }
+    };
     eprintln!("{}", planner::render_review(&outcome.plan, &named));
     if !args.yes {
         match planner::confirm("Run this plan?") {

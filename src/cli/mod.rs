@@ -1,24 +1,31 @@
-//! The `run` command (and what `act` and `demo` share with it): read and check everything
-//! the request names, start the browser and inboxes, run the plans, write the reports.
+//! The command line: `run` and `validate` here, the other commands in their own files. Each
+//! turns its arguments into the library's requests and words the library's errors for a
+//! terminal (flag names, exit codes).
 
 mod act;
+mod demo;
+mod plan;
+mod serve;
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
+use planlock::browser::{Chromium, LaunchOptions};
+use planlock::exit;
+use planlock::inbox::binding::{connect, parse_binding};
+use planlock::lock::LockError;
+use planlock::plan::{self as plan_format, Limits, Plan, Vars};
+use planlock::report::{EventLog, Progress, write_junit};
+use planlock::runner::{
+    self, Binding, Listener, LockedRun, RunResult, RunSpec, Secrets, Settings, SpecError,
+    event::Fanout,
+};
 use tokio_util::sync::CancellationToken;
 
-use crate::browser::{Chromium, LaunchOptions};
-use crate::exit;
-use crate::inbox::Inbox;
-use crate::inbox::binding::{connect, parse_binding};
-use crate::lock::Lock;
-use crate::plan::{self, Limits, Plan, Step, Template, Vars};
-use crate::report::{EventLog, Progress, write_junit};
-use crate::runner::{self, Listener, RunRequest, RunResult, Settings, event::Fanout};
-
-pub use act::{ActArgs, act_command, act_with};
+pub use act::{ActArgs, act_command};
+pub use demo::{DemoArgs, demo_command};
+pub use plan::{PlanArgs, plan_command};
+pub use serve::serve_command;
 
 /// Options shared by `run` and `act`.
 #[derive(Debug, Clone, clap::Args)]
@@ -160,7 +167,7 @@ pub fn load_plans(
                 continue;
             }
         };
-        match plan::parse_and_validate(&text, limits, vars) {
+        match plan_format::parse_and_validate(&text, limits, vars) {
             Ok(p) => {
                 if report_ok {
                     let n = p.steps.len();
@@ -168,7 +175,7 @@ pub fn load_plans(
                 }
                 plans.push((name, p));
             }
-            Err(plan::PlanError::Syntax {
+            Err(plan_format::PlanError::Syntax {
                 line,
                 column,
                 message,
@@ -212,15 +219,20 @@ pub async fn run_plans(
     goal: Option<&str>,
     options: &RunOptions,
 ) -> Result<Vec<RunResult>, Refused> {
-    let prepared = prepare(&plans, goal, options)?;
     let inboxes = bind_inboxes(&options.inboxes).await?;
+    let settings = Settings {
+        run_timeout: Duration::from_secs(options.timeout.max(1)),
+        artifacts_dir: options.report.clone(),
+        wrap_untrusted: options.wrap_untrusted,
+        ..Settings::default()
+    };
+    let runs = lock_runs(plans, goal, options, &inboxes, &settings).await?;
     for (_, inbox) in &inboxes {
         inbox
             .check()
             .await
             .map_err(|e| Refused::environment(format!("the inbox is unreachable: {e}")))?;
     }
-    check_inbox_ids(&plans, &inboxes)?;
     let mut events = match &options.events {
         Some(target) => Some(
             EventLog::open(target)
@@ -244,7 +256,8 @@ pub async fn run_plans(
     let browser = Chromium::start(&launch)
         .await
         .map_err(|e| Refused::environment(e.to_string()))?;
-    if plans.len() > 1 {
+    let many = runs.len() > 1;
+    if many {
         // Later runs find their context ready instead of waiting ~150 ms for one.
         browser.keep_warm(true);
     }
@@ -258,109 +271,87 @@ pub async fn run_plans(
             }
         });
     }
-    let settings = Settings {
-        run_timeout: Duration::from_secs(options.timeout.max(1)),
-        artifacts_dir: options.report.clone(),
-        wrap_untrusted: options.wrap_untrusted,
-        ..Settings::default()
-    };
-    let jobs = options.jobs.max(1);
-    let many = plans.len() > 1;
-    let semaphore = Arc::new(tokio::sync::Semaphore::new(jobs));
-    let mut runs = Vec::new();
-    for ((name, plan), (lock, vars)) in plans.iter().zip(prepared) {
+    let semaphore = std::sync::Arc::new(tokio::sync::Semaphore::new(options.jobs.max(1)));
+    let mut pending = Vec::new();
+    for run in runs {
         let permit = semaphore.clone();
         let browser = &browser;
-        let inboxes = inboxes.clone();
         let cancel = cancel.clone();
-        let settings = settings.clone();
         let log = events.as_ref().map(EventLog::share);
-        runs.push(async move {
+        pending.push(async move {
             let _permit = permit.acquire().await;
-            let run_id = runner::new_run_id();
-            let mut progress = Progress::new(many.then(|| name.clone()));
+            let mut progress =
+                Progress::new(many.then(|| run.name().unwrap_or_default().to_string()));
             let mut log = log;
             let mut listeners: Vec<&mut dyn Listener> = vec![&mut progress];
             if let Some(l) = log.as_mut() {
                 listeners.push(l);
             }
-            let mut fanout = Fanout(listeners);
-            let req = RunRequest {
-                plan,
-                plan_name: Some(name.clone()),
-                run_id,
-                lock,
-                vars,
-                inboxes,
-                settings,
-            };
-            runner::run(browser, req, &mut fanout, cancel).await
+            runner::run(browser, run, &mut Fanout(listeners), cancel).await
         });
     }
-    let results = futures::future::join_all(runs).await;
+    let results = futures::future::join_all(pending).await;
     browser.close().await;
     events.take();
     write_reports(&results, options)?;
     Ok(results)
 }
 
-/// The lock and variables of each plan, all built before anything is read.
-fn prepare(
-    plans: &[(String, Plan)],
+/// Every plan checked and locked before anything is read: variables, secrets from the
+/// environment, navigate URLs, the lock, the inboxes the steps name.
+async fn lock_runs(
+    plans: Vec<(String, Plan)>,
     goal: Option<&str>,
     options: &RunOptions,
-) -> Result<Vec<(Lock, Vars)>, Refused> {
+    inboxes: &[Binding],
+    settings: &Settings,
+) -> Result<Vec<LockedRun>, Refused> {
     let caller = Vars::from_pairs(&options.vars).map_err(|e| Refused::input(e.to_string()))?;
-    let mut out = Vec::new();
+    let mut runs = Vec::new();
     for (name, plan) in plans {
-        let mut vars = caller.clone();
-        let names: Vec<String> = plan
-            .steps
-            .iter()
-            .flat_map(|s| {
-                s.strings()
-                    .into_iter()
-                    .map(|(_, v)| v.clone())
-                    .collect::<Vec<_>>()
-            })
-            .filter_map(|s| Template::parse(&s).ok())
-            .flat_map(|t| t.variables().map(str::to_string).collect::<Vec<_>>())
-            .collect();
-        vars.load_secrets(names.iter().map(String::as_str), |k| std::env::var(k).ok())
-            .map_err(|e| Refused::input(format!("{name}: {e}")))?;
-        // Hosts come from navigate URLs with caller variables filled in (never run-time text).
-        let resolved = Plan {
-            steps: plan
-                .steps
-                .iter()
-                .map(|s| match s {
-                    Step::Navigate { url } => Step::Navigate {
-                        url: Template::parse(url)
-                            .ok()
-                            .and_then(|t| t.render(&vars).ok())
-                            .unwrap_or_else(|| url.clone()),
-                    },
-                    other => other.clone(),
-                })
-                .collect(),
-            ..plan.clone()
-        };
-        for step in &resolved.steps {
-            if let Step::Navigate { url } = step
-                && let Err(e) = plan::check_navigate_url(url)
-            {
-                return Err(Refused::input(format!("{name}: {e}")));
-            }
+        let mut spec = RunSpec::new(plan)
+            .named(name.clone())
+            .vars(caller.clone())
+            .secrets(Secrets::from_environment())
+            .allow_hosts(options.allow_hosts.iter().cloned())
+            .inboxes(inboxes.iter().cloned())
+            .settings(settings.clone());
+        if let Some(goal) = goal {
+            spec = spec.goal(goal);
         }
-        let lock = Lock::from_request(goal, &resolved, &options.allow_hosts)
-            .map_err(|e| Refused::input(e.to_string()))?;
-        out.push((lock, vars));
+        let run = spec
+            .lock()
+            .await
+            .map_err(|e| Refused::input(spec_sentence(&name, &e)))?;
+        runs.push(run);
     }
-    Ok(out)
+    Ok(runs)
 }
 
-async fn bind_inboxes(urls: &[String]) -> Result<Vec<(Option<String>, Arc<dyn Inbox>)>, Refused> {
-    let mut out: Vec<(Option<String>, Arc<dyn Inbox>)> = Vec::new();
+/// A request error in the command line's words (its flags).
+fn spec_sentence(plan: &str, e: &SpecError) -> String {
+    match e {
+        SpecError::Lock(e) => lock_sentence(e),
+        SpecError::UnboundInbox {
+            inbox: Some(name), ..
+        } => format!("{plan}: {e}: pass --inbox {name}=URL"),
+        SpecError::UnboundInbox { inbox: None, .. } => format!(
+            "{plan}: {e}: pass --inbox URL (imap://USER:PASS@HOST:PORT/INBOX?address=ADDR, \
+             or smtp://127.0.0.1:2525?domain=DOMAIN)"
+        ),
+        other => format!("{plan}: {other}"),
+    }
+}
+
+fn lock_sentence(e: &LockError) -> String {
+    match e {
+        LockError::NotAHost { .. } => format!("--allow-host {e}"),
+        other => other.to_string(),
+    }
+}
+
+async fn bind_inboxes(urls: &[String]) -> Result<Vec<Binding>, Refused> {
+    let mut out: Vec<Binding> = Vec::new();
     for s in urls {
         let (name, url) = parse_binding(s).map_err(|e| Refused::input(e.to_string()))?;
         if out.iter().any(|(n, _)| *n == name) {
@@ -376,33 +367,6 @@ async fn bind_inboxes(urls: &[String]) -> Result<Vec<(Option<String>, Arc<dyn In
         out.push((name, inbox));
     }
     Ok(out)
-}
-
-fn check_inbox_ids(
-    plans: &[(String, Plan)],
-    inboxes: &[(Option<String>, Arc<dyn Inbox>)],
-) -> Result<(), Refused> {
-    for (name, plan) in plans {
-        for (i, step) in plan.steps.iter().enumerate() {
-            if let Some(id) = step.inbox() {
-                let id = id.map(str::to_string);
-                if !inboxes.iter().any(|(n, _)| *n == id) {
-                    let message = match &id {
-                        Some(n) => format!(
-                            "{name}: steps[{i}].inbox_id: no inbox named \"{n}\" is bound: pass --inbox {n}=URL"
-                        ),
-                        None => format!(
-                            "{name}: steps[{i}] ({}) reads email, but no inbox is bound: pass --inbox URL \
-                             (imap://USER:PASS@HOST:PORT/INBOX?address=ADDR, or smtp://127.0.0.1:2525?domain=DOMAIN)",
-                            step.kind()
-                        ),
-                    };
-                    return Err(Refused::input(message));
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 fn write_reports(results: &[RunResult], options: &RunOptions) -> Result<(), Refused> {

@@ -1,6 +1,8 @@
-//! The plan lock (SPEC §4): the hosts a run may visit, fixed from the request before any page
-//! or email is read. Immutable once built; every top-level navigation is checked against it.
+//! The plan lock: the hosts a run may visit, fixed from the request before any page or email
+//! is read. Immutable once built; every top-level navigation is checked against it.
 
+mod address;
+mod hosts;
 pub mod injection;
 
 use std::collections::BTreeSet;
@@ -9,15 +11,28 @@ use std::net::IpAddr;
 
 use url::{Host, Url};
 
-use crate::plan::{Plan, Step};
+pub use address::is_private;
+pub use hosts::{hosts_in_text, site_of};
+
+use hosts::{bare_host, parse_allowed_host, site_of_host};
+
+/// Whether a run may visit private, loopback and link-local addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AddressPolicy {
+    /// Whatever address the lock's hosts name: the command line, on the operator's own machine.
+    #[default]
+    Open,
+    /// A service reachable by others: private, loopback and link-local addresses are refused
+    /// unless allowed explicitly, judged on the resolved address as well as on literals.
+    Service,
+}
 
 /// The allowed destinations of one run. Built once, never widened.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lock {
     /// Registrable domains (`shop.example`) and literal IP addresses.
     sites: BTreeSet<String>,
-    /// Server mode: refuse private, loopback and link-local addresses unless listed explicitly.
-    refuse_private: bool,
+    policy: AddressPolicy,
 }
 
 /// Why a destination was refused. Displays as the sentence users see.
@@ -35,43 +50,129 @@ impl fmt::Display for Refusal {
     }
 }
 
-/// A request to build a lock that cannot be honoured.
+/// A request for a lock that cannot be honoured. Front ends say where the value came from
+/// (`--allow-host`, `allowed_hosts`); the sentence says what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct LockError(pub String);
+#[non_exhaustive]
+pub enum LockError {
+    /// An allowed host that is not a host name.
+    #[error(
+        "`{given}` is not a host name: give a host like `shop.example` (wildcards are not \
+         needed: subdomains of a site are allowed with it)"
+    )]
+    NotAHost { given: String },
+    /// Under [`AddressPolicy::Service`], the request names a private address (or a name
+    /// resolving to one) that it did not allow explicitly.
+    #[error("[plan] {}, which the service never visits unless it is allowed explicitly.", private_phrase(.host, .ip))]
+    PrivateAddress { host: String, ip: IpAddr },
+    /// A host was to be added to a lock in use.
+    #[error(
+        "[plan] cannot add {host} to a running plan's lock. The lock was fixed from the request \
+         before any page or email was read; allow the host when the run starts."
+    )]
+    Fixed { host: String },
+}
+
+fn private_phrase(host: &str, ip: &IpAddr) -> String {
+    if bare_host(host) == ip.to_string() {
+        format!("{ip} is a private, loopback or link-local address")
+    } else {
+        format!("{host} resolves to {ip}, a private, loopback or link-local address")
+    }
+}
+
+/// What a lock is built from: the request alone, never anything read during the run.
+#[derive(Debug, Clone, Default)]
+pub struct LockRequest<'a> {
+    /// The goal the plan was made from: hosts it names are allowed.
+    pub goal: Option<&'a str>,
+    /// The plan's `navigate` URLs, caller variables filled in.
+    pub urls: Vec<Url>,
+    /// Hosts the caller allowed explicitly (`shop.example`, a URL, an IP address).
+    pub allow_hosts: &'a [String],
+    pub policy: AddressPolicy,
+}
+
+/// The sites a goal names, then the explicitly allowed hosts' sites, in order, without
+/// repeats: what a planner is told the run may visit.
+pub fn sites_named(goal: Option<&str>, allow_hosts: &[String]) -> Result<Vec<String>, LockError> {
+    let mut sites: Vec<String> = Vec::new();
+    let named = goal.map(hosts_in_text).unwrap_or_default();
+    let allowed = allow_hosts
+        .iter()
+        .map(|h| parse_allowed_host(h))
+        .collect::<Result<Vec<_>, _>>()?;
+    for site in named.iter().chain(&allowed).map(|h| site_of(h)) {
+        if !sites.contains(&site) {
+            sites.push(site);
+        }
+    }
+    Ok(sites)
+}
 
 impl Lock {
-    /// Builds the lock from the request alone: URLs and hosts in the goal, the plan's
-    /// `navigate` steps (after caller variables are substituted), and `--allow-host`.
-    pub fn from_request(
-        goal: Option<&str>,
-        plan: &Plan,
-        allow_hosts: &[String],
-    ) -> Result<Lock, LockError> {
-        let mut sites = BTreeSet::new();
-        if let Some(goal) = goal {
-            for host in hosts_in_text(goal) {
-                sites.insert(site_of(&host));
-            }
+    /// Builds the lock from the request: the sites of the goal's hosts, of the plan's
+    /// `navigate` URLs and of the allowed hosts. Under [`AddressPolicy::Service`], a private,
+    /// loopback or link-local address the request names — literally, or as a name that
+    /// resolves to one — is refused here, before anything runs, unless it was allowed
+    /// explicitly (by that address, or by that name).
+    pub async fn build(req: &LockRequest<'_>) -> Result<Lock, LockError> {
+        let explicit: Vec<String> = req
+            .allow_hosts
+            .iter()
+            .map(|h| parse_allowed_host(h))
+            .collect::<Result<_, _>>()?;
+        let explicit_sites: BTreeSet<String> = explicit.iter().map(|h| site_of(h)).collect();
+        let explicit_names: BTreeSet<String> = explicit
+            .iter()
+            .map(|h| bare_host(h).to_ascii_lowercase())
+            .collect();
+        let mut named: Vec<String> = req
+            .urls
+            .iter()
+            .filter_map(|u| u.host_str().map(str::to_string))
+            .collect();
+        if let Some(goal) = req.goal {
+            named.extend(hosts_in_text(goal));
         }
-        for step in &plan.steps {
-            if let Step::Navigate { url } = step
-                && let Ok(u) = Url::parse(url)
-                && let Some(host) = u.host()
-            {
-                sites.insert(site_of_host(&host));
-            }
-        }
-        for host in allow_hosts {
-            sites.insert(site_of(&parse_allowed_host(host)?));
-        }
-        Ok(Lock {
+        let mut sites = explicit_sites.clone();
+        sites.extend(named.iter().map(|h| site_of(h)));
+        let lock = Lock {
             sites,
-            refuse_private: false,
-        })
+            policy: req.policy,
+        };
+        if req.policy == AddressPolicy::Service {
+            let mut names = BTreeSet::new();
+            for host in &named {
+                let bare = bare_host(host).to_ascii_lowercase();
+                if explicit_names.contains(&bare) {
+                    continue;
+                }
+                match bare.parse::<IpAddr>() {
+                    Ok(ip) if is_private(ip) && !explicit_sites.contains(&ip.to_string()) => {
+                        return Err(LockError::PrivateAddress { host: bare, ip });
+                    }
+                    Ok(_) => {}
+                    Err(_) => {
+                        names.insert(bare);
+                    }
+                }
+            }
+            let resolved =
+                futures::future::join_all(names.iter().map(|n| address::resolve(n, 80))).await;
+            for (name, ips) in names.iter().zip(resolved) {
+                if let Some(ip) = ips.into_iter().find(|ip| is_private(*ip)) {
+                    return Err(LockError::PrivateAddress {
+                        host: name.clone(),
+                        ip,
+                    });
+                }
+            }
+        }
+        Ok(lock)
     }
 
-    /// A lock over exactly these hosts (tests, the HTTP service).
+    /// A lock over exactly these hosts, any address allowed (tests, the demo).
     pub fn of_hosts<I, S>(hosts: I) -> Result<Lock, LockError>
     where
         I: IntoIterator<Item = S>,
@@ -83,14 +184,13 @@ impl Lock {
         }
         Ok(Lock {
             sites,
-            refuse_private: false,
+            policy: AddressPolicy::Open,
         })
     }
 
-    /// Server mode: private, loopback and link-local addresses are refused unless the
-    /// address itself was allowed explicitly.
+    /// The same sites under [`AddressPolicy::Service`].
     pub fn refusing_private_addresses(mut self) -> Lock {
-        self.refuse_private = true;
+        self.policy = AddressPolicy::Service;
         self
     }
 
@@ -138,65 +238,56 @@ impl Lock {
                 self.describe()
             )));
         }
-        if self.refuse_private
-            && let Some(ip) = literal_ip(&host)
-            && is_private(ip)
-            && !self.sites.contains(&ip.to_string())
-        {
-            return Err(refuse(format!(
-                "[plan] {ip} is a private, loopback or link-local address, which the service \
-                 never visits unless it is allowed explicitly."
-            )));
+        if let Some(ip) = literal_ip(&host) {
+            self.check_resolved(&ip.to_string(), ip)
+                .map_err(|r| refuse(r.reason))?;
         }
         Ok(())
     }
 
-    /// Checks a resolved address for server mode (DNS answers are judged, not names).
+    /// Checks an address a host resolved to, under [`AddressPolicy::Service`].
     pub fn check_resolved(&self, host: &str, ip: IpAddr) -> Result<(), Refusal> {
-        if self.refuse_private && is_private(ip) && !self.sites.contains(&ip.to_string()) {
+        if self.policy == AddressPolicy::Service
+            && is_private(ip)
+            && !self.sites.contains(&ip.to_string())
+        {
             return Err(Refusal {
                 url: host.to_string(),
-                reason: format!(
-                    "[plan] {host} resolves to {ip}, a private, loopback or link-local address, \
-                     which the service never visits unless it is allowed explicitly."
-                ),
+                reason: LockError::PrivateAddress {
+                    host: host.to_string(),
+                    ip,
+                }
+                .to_string(),
             });
         }
         Ok(())
     }
 
-    /// [`Lock::check`], and in server mode also the addresses a domain resolves to, so an
-    /// allowed site's name that points at a private address (`metadata.shop.example` →
-    /// 169.254.169.254) is refused before the browser connects. Chromium resolves the name
-    /// again itself, so DNS rebinding between the two answers is not covered.
+    /// [`Lock::check`], and under [`AddressPolicy::Service`] also the addresses a domain
+    /// resolves to, so an allowed site's name that points at a private address
+    /// (`metadata.shop.example` → 169.254.169.254) is refused before the browser connects.
+    /// Chromium resolves the name again itself, so DNS rebinding between the two answers is
+    /// not covered.
     pub async fn check_navigation(&self, url: &Url) -> Result<(), Refusal> {
         self.check(url)?;
-        if !self.refuse_private {
+        if self.policy != AddressPolicy::Service {
             return Ok(());
         }
         let Some(Host::Domain(name)) = url.host() else {
             return Ok(());
         };
         let port = url.port_or_known_default().unwrap_or(80);
-        let lookup = tokio::net::lookup_host((name, port));
-        // A name that does not resolve here will not load in the browser either.
-        let Ok(Ok(addrs)) = tokio::time::timeout(std::time::Duration::from_secs(3), lookup).await
-        else {
-            return Ok(());
-        };
-        for addr in addrs {
-            self.check_resolved(name, addr.ip())?;
+        for ip in address::resolve(name, port).await {
+            self.check_resolved(name, ip)?;
         }
         Ok(())
     }
 
     /// The lock is immutable: any attempt to widen it during a run is refused with the rule.
     pub fn widen(&self, host: &str) -> Result<Lock, LockError> {
-        Err(LockError(format!(
-            "[plan] cannot add {host} to a running plan's lock. The lock was fixed from the request \
-             before any page or email was read; allow the host when you start the run \
-             (--allow-host {host})."
-        )))
+        Err(LockError::Fixed {
+            host: host.to_string(),
+        })
     }
 }
 
@@ -216,137 +307,94 @@ fn literal_ip(host: &Host<&str>) -> Option<IpAddr> {
     }
 }
 
-/// Private, loopback, link-local (cloud metadata such as 169.254.169.254), unspecified, CGNAT,
-/// "this network" (0.0.0.0/8, which Linux treats as local), unique-local and site-local IPv6,
-/// and IPv4 addresses carried inside IPv6 (IPv4-mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`).
-pub fn is_private(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let [a, b, ..] = v4.octets();
-            v4.is_private()
-                || v4.is_loopback()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || a == 0
-                || (a == 100 && (b & 0xc0) == 64)
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_private(IpAddr::V4(v4));
-            }
-            let seg = v6.segments();
-            // NAT64 well-known prefix: the last 32 bits are the IPv4 address reached.
-            if seg[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
-                let [.., hi, lo] = seg;
-                let v4 = std::net::Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo));
-                return is_private(IpAddr::V4(v4));
-            }
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || (seg[0] & 0xfe00) == 0xfc00
-                || (seg[0] & 0xffc0) == 0xfe80
-                || (seg[0] & 0xffc0) == 0xfec0
-        }
-    }
-}
-
-/// The registrable domain of a host (`a.shop.example` → `shop.example`), or the IP itself.
-pub fn site_of(host: &str) -> String {
-    match Url::parse(&format!("http://{host}/")) {
-        Ok(u) => match u.host() {
-            Some(h) => site_of_host(&h),
-            None => host.to_ascii_lowercase(),
-        },
-        Err(_) => host.to_ascii_lowercase(),
-    }
-}
-
-fn site_of_host(host: &Host<&str>) -> String {
-    match host {
-        Host::Domain(d) => {
-            let d = d.trim_end_matches('.').to_ascii_lowercase();
-            match psl::domain_str(&d) {
-                Some(reg) => reg.to_string(),
-                None => d,
-            }
-        }
-        Host::Ipv4(ip) => ip.to_string(),
-        Host::Ipv6(ip) => ip.to_string(),
-    }
-}
-
-fn parse_allowed_host(host: &str) -> Result<String, LockError> {
-    let trimmed = host.trim();
-    let candidate = if let Ok(IpAddr::V6(v6)) = trimmed.parse::<IpAddr>() {
-        // A bare IPv6 address (`::1`) is a host too.
-        Some(format!("[{v6}]"))
-    } else if trimmed.contains("://") {
-        Url::parse(trimmed)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_string))
-    } else {
-        Url::parse(&format!("http://{trimmed}/"))
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_string))
-    };
-    match candidate {
-        Some(h) if !h.is_empty() && !trimmed.contains('*') => Ok(h),
-        _ => Err(LockError(format!(
-            "--allow-host `{host}` is not a host name: give a host like `shop.example` \
-             (wildcards are not needed: subdomains of a site are allowed with it)"
-        ))),
-    }
-}
-
-/// Hosts named in free text: absolute URLs and bare domain-like words (`shop.example`).
-pub fn hosts_in_text(text: &str) -> Vec<String> {
-    let mut hosts = Vec::new();
-    for word in text.split(|c: char| c.is_whitespace() || "\"'<>(),;".contains(c)) {
-        let word = word.trim_matches(|c: char| ".:!?".contains(c));
-        if word.is_empty() || word.contains('@') {
-            continue;
-        }
-        if word.contains("://") {
-            if let Ok(u) = Url::parse(word)
-                && let Some(h) = u.host_str()
-            {
-                hosts.push(h.to_string());
-            }
-            continue;
-        }
-        let host = word.split(['/', '?', '#']).next().unwrap_or("");
-        let host_only = host.rsplit_once(':').map_or(host, |(h, port)| {
-            if port.chars().all(|c| c.is_ascii_digit()) {
-                h
-            } else {
-                host
-            }
-        });
-        let labels: Vec<&str> = host_only.split('.').collect();
-        let tld = labels.last().copied().unwrap_or("");
-        let looks_like_domain = labels.len() >= 2
-            && labels
-                .iter()
-                .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
-            && tld.len() >= 2
-            && tld.chars().all(|c| c.is_ascii_alphabetic());
-        let is_ip = host_only.parse::<IpAddr>().is_ok();
-        if (looks_like_domain && psl::suffix_str(&host_only.to_ascii_lowercase()).is_some())
-            || is_ip
-        {
-            hosts.push(host_only.to_ascii_lowercase());
-        }
-    }
-    hosts
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn url(s: &str) -> Url {
         Url::parse(s).unwrap()
+    }
+
+    fn service(goal: Option<&str>, urls: &[&str], allow: &[&str]) -> Result<Lock, LockError> {
+        let allow: Vec<String> = allow.iter().map(|s| s.to_string()).collect();
+        let req = LockRequest {
+            goal,
+            urls: urls.iter().map(|u| url(u)).collect(),
+            allow_hosts: &allow,
+            policy: AddressPolicy::Service,
+        };
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(Lock::build(&req))
+    }
+
+    #[test]
+    fn service_locks_refuse_private_literals_unless_allowed_by_name() {
+        let e = service(None, &["http://127.0.0.1:9/x"], &[]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "[plan] 127.0.0.1 is a private, loopback or link-local address, which the service \
+             never visits unless it is allowed explicitly."
+        );
+        let lock = service(None, &["http://127.0.0.1:9/x"], &["127.0.0.1"]).unwrap();
+        assert!(lock.check(&url("http://127.0.0.1:9/y")).is_ok());
+        // Other private addresses stay refused inside the run.
+        assert!(lock.check(&url("http://10.0.0.1/")).is_err());
+    }
+
+    #[test]
+    fn service_locks_refuse_metadata_mapped_and_loopback_names() {
+        for u in [
+            "http://169.254.169.254/latest/meta-data/",
+            "http://[::ffff:127.0.0.1]/",
+            "http://[::1]:8080/",
+            "http://localhost:8080/",
+        ] {
+            let e = service(None, &[u], &[]).unwrap_err();
+            assert!(matches!(e, LockError::PrivateAddress { .. }), "{u}: {e}");
+        }
+    }
+
+    #[test]
+    fn service_locks_judge_the_goals_hosts_too() {
+        let e = service(
+            Some("sign up at http://10.1.2.3/ then shop.example"),
+            &["https://shop.example/"],
+            &[],
+        )
+        .unwrap_err();
+        assert!(matches!(e, LockError::PrivateAddress { .. }), "{e}");
+    }
+
+    #[test]
+    fn locks_hold_the_sites_of_goal_urls_and_allowed_hosts() {
+        let lock = service(
+            Some("buy at https://www.shop.example/x"),
+            &["https://accounts.shop.example/"],
+            &["https://pay.example/checkout"],
+        )
+        .unwrap();
+        assert_eq!(
+            lock.sites().collect::<Vec<_>>(),
+            ["pay.example", "shop.example"]
+        );
+        assert_eq!(
+            sites_named(
+                Some("go to mail.test then shop.example"),
+                &["pay.example".into()]
+            )
+            .unwrap(),
+            ["mail.test", "shop.example", "pay.example"]
+        );
+        let e = sites_named(None, &["*.shop.example".into()]).unwrap_err();
+        assert_eq!(
+            e,
+            LockError::NotAHost {
+                given: "*.shop.example".into()
+            }
+        );
     }
 
     #[test]
@@ -578,6 +626,15 @@ mod tests {
     fn widening_is_refused_with_the_rule() {
         let lock = Lock::of_hosts(["shop.example"]).unwrap();
         let e = lock.widen("evil.test").unwrap_err();
-        assert!(e.0.contains("--allow-host evil.test"), "{e}");
+        assert_eq!(
+            e,
+            LockError::Fixed {
+                host: "evil.test".into()
+            }
+        );
+        assert!(
+            e.to_string().contains("allow the host when the run starts"),
+            "{e}"
+        );
     }
 }

@@ -10,7 +10,6 @@
 
 mod anthropic;
 pub mod cache;
-mod cli;
 pub mod config;
 pub mod goal;
 mod http;
@@ -26,7 +25,6 @@ use serde::Serialize;
 use crate::exit;
 use crate::plan::{self, Limits, Plan, Problem, Vars};
 
-pub use cli::{PlanArgs, outcome_summary, plan_command, plan_command_with};
 pub use config::{ModelSpec, PlannerConfig, Provider, RetryPolicy};
 pub use prompt::{SYSTEM_PROMPT, prompt_version};
 pub use review::{confirm, confirm_with, flags, render_review};
@@ -128,8 +126,8 @@ pub enum PlannerError {
          request names, so say where to start"
     )]
     NoSite { goal: String },
-    #[error("--allow-host: {0}")]
-    BadAllowHost(String),
+    #[error("{0}")]
+    BadAllowHost(crate::lock::LockError),
     #[error("{0}")]
     Vars(#[from] plan::VarsError),
     #[error(
@@ -444,18 +442,11 @@ pub async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<PlanOutcome, Pla
 /// The sites named in the goal (first site first), then `--allow-host`, without repeats.
 fn allowed_sites(goal: &goal::Goal, extra: &[String]) -> Result<Vec<String>, PlannerError> {
     let mut sites = vec![goal.site.clone()];
-    for host in crate::lock::hosts_in_text(&goal.normalised) {
-        let site = crate::lock::site_of(&host);
+    let named = crate::lock::sites_named(Some(&goal.normalised), extra)
+        .map_err(PlannerError::BadAllowHost)?;
+    for site in named {
         if !sites.contains(&site) {
             sites.push(site);
-        }
-    }
-    let lock = crate::lock::Lock::of_hosts(extra).map_err(|e| {
-        PlannerError::BadAllowHost(e.0.trim_start_matches("--allow-host ").to_string())
-    })?;
-    for site in lock.sites() {
-        if !sites.iter().any(|s| s == site) {
-            sites.push(site.to_string());
         }
     }
     Ok(sites)
@@ -492,6 +483,47 @@ pub(crate) fn truncate(s: &str, max: usize) -> String {
             format!("{}… ({rest} more characters)", &s[..i])
         }
     }
+}
+
+/// One line for stderr: cached or not, the model, usage and retries.
+pub fn outcome_summary(o: &PlanOutcome) -> String {
+    let steps = o.plan.steps.len();
+    let steps = format!("{steps} {}", if steps == 1 { "step" } else { "steps" });
+    if o.cached {
+        let file = o
+            .cache_file
+            .as_ref()
+            .map(|p| format!(" {}", p.display()))
+            .unwrap_or_default();
+        return format!(
+            "cached plan ({steps}, {}, prompt {}): no model call, 0 tokens; from{file} \
+             (--no-cache to plan again)",
+            o.model, o.prompt_version
+        );
+    }
+    let u = &o.usage;
+    let mut s = format!(
+        "planned {steps} with {} (prompt {}): {} input, {} output, {} cache-write, {} \
+         cache-read tokens",
+        o.model,
+        o.prompt_version,
+        u.input_tokens,
+        u.output_tokens,
+        u.cache_creation_input_tokens,
+        u.cache_read_input_tokens
+    );
+    if o.retries > 0 {
+        s.push_str(&format!(
+            "; {} {}",
+            o.retries,
+            if o.retries == 1 { "retry" } else { "retries" }
+        ));
+    }
+    match &o.cache_file {
+        Some(p) => s.push_str(&format!("; cached as {}", p.display())),
+        None => s.push_str("; plan cache off"),
+    }
+    s
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 pub mod event;
 pub mod result;
+mod spec;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -16,14 +17,14 @@ use tokio_util::sync::CancellationToken;
 
 pub use event::{Event, EventKind, Listener, Recorder};
 pub use result::{RunResult, RunStatus, StepOutcome, StepStatus};
+pub use spec::{Binding, LockedRun, RunSpec, Secrets, SpecError};
 
 use crate::browser::{Chromium, Tab};
 use crate::error::{ErrorKind, StepError};
 use crate::inbox::extract::{self, LinkError};
 use crate::inbox::wait::{MailFilter, wait_for_message};
 use crate::inbox::{Inbox, Message, RunMailbox};
-use crate::lock::Lock;
-use crate::plan::{Masker, Plan, Step, Template, Vars};
+use crate::plan::{Masker, Step, Template, Vars};
 
 /// Default deadline of steps that locate elements.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -58,21 +59,6 @@ impl Default for Settings {
     }
 }
 
-/// Everything one run needs besides the browser.
-pub struct RunRequest<'a> {
-    pub plan: &'a Plan,
-    /// The plan's file name or label, for reports.
-    pub plan_name: Option<String>,
-    pub run_id: String,
-    /// Built from the request before anything was read; never widened.
-    pub lock: Lock,
-    /// Caller variables and secrets (already loaded).
-    pub vars: Vars,
-    /// Bound mailboxes: `None` is the default inbox, `Some(name)` a named one.
-    pub inboxes: Vec<(Option<String>, Arc<dyn Inbox>)>,
-    pub settings: Settings,
-}
-
 /// A fresh run id: 8 lower-case letters and digits (safe inside e-mail addresses).
 pub fn new_run_id() -> String {
     use rand::Rng;
@@ -87,7 +73,7 @@ pub fn new_run_id() -> String {
 /// Never returns early: the result and the event log are complete on every path.
 pub async fn run(
     browser: &Chromium,
-    req: RunRequest<'_>,
+    req: LockedRun,
     listener: &mut dyn Listener,
     cancel: CancellationToken,
 ) -> RunResult {
@@ -112,7 +98,7 @@ struct Run<'l> {
 }
 
 impl<'l> Run<'l> {
-    fn new(req: &RunRequest<'_>, listener: &'l mut dyn Listener) -> Run<'l> {
+    fn new(req: &LockedRun, listener: &'l mut dyn Listener) -> Run<'l> {
         Run {
             run_id: req.run_id.clone(),
             started: Instant::now(),
@@ -150,9 +136,9 @@ impl<'l> Run<'l> {
         self.listener.on_event(&event);
     }
 
-    fn emit_run_started(&mut self, req: &RunRequest<'_>) {
+    fn emit_run_started(&mut self, req: &LockedRun) {
         let detail = json!({
-            "plan": req.plan_name,
+            "plan": req.name,
             "steps": req.plan.steps.len(),
             "inbox_address": self.inbox_address,
             "allowed_hosts": req.lock.sites().collect::<Vec<_>>(),
@@ -181,7 +167,7 @@ impl<'l> Run<'l> {
     async fn execute(
         &mut self,
         browser: &Chromium,
-        req: &RunRequest<'_>,
+        req: &LockedRun,
         cancel: CancellationToken,
     ) -> RunResult {
         let run_deadline = self.started + req.settings.run_timeout;
@@ -349,7 +335,7 @@ impl<'l> Run<'l> {
 
     fn finish(
         &mut self,
-        req: &RunRequest<'_>,
+        req: &LockedRun,
         failed_step: Option<usize>,
         error: Option<StepError>,
     ) -> RunResult {
@@ -382,7 +368,7 @@ impl<'l> Run<'l> {
             inbox_address: self.inbox_address.clone(),
             duration_ms: self.started.elapsed().as_millis() as u64,
             allowed_hosts: req.lock.sites().map(str::to_string).collect(),
-            plan: req.plan_name.clone(),
+            plan: req.name.clone(),
         }
     }
 
@@ -673,7 +659,7 @@ mod tests {
 
     /// Services drive runs with `tokio::spawn`, which needs a `Send` future.
     #[allow(dead_code)]
-    fn runs_are_send(browser: &Chromium, req: RunRequest<'_>, listener: &mut dyn Listener) {
+    fn runs_are_send(browser: &Chromium, req: LockedRun, listener: &mut dyn Listener) {
         fn send<T: Send>(_: T) {}
         send(run(browser, req, listener, CancellationToken::new()));
     }

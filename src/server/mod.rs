@@ -1,26 +1,23 @@
-//! `planlock serve` (SPEC §7): the HTTP API over the planner and the runner — one shared
-//! browser, a context per run, bounded bodies and concurrency, bearer tokens beyond loopback.
+//! The HTTP API over the planner and the runner (docs/http-api.md): one shared browser, a
+//! context per run, bounded bodies and concurrency, bearer tokens beyond loopback.
 
 mod browser;
 mod error;
 mod openapi;
 mod request;
+mod routes;
 mod runs;
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
-use axum::extract::{DefaultBodyLimit, Path, Request, State};
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri, header};
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use futures::StreamExt;
-use serde_json::{Value, json};
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
@@ -29,17 +26,16 @@ pub use browser::{BrowserHandle, BrowserSource};
 pub use error::ApiError;
 pub use openapi::document as openapi_document;
 
-use crate::browser::LaunchOptions;
-use crate::exit;
-use crate::plan::{self, Limits};
-use crate::planner::{self, PlanOutcome, PlanRequest, PlannerConfig};
+use crate::plan::Limits;
+use crate::planner::PlannerConfig;
 use crate::runner::Settings;
 use browser::BrowserSlot;
-use request::{
-    ActBody, JsonBody, PlansBody, RunBody, SmtpReceivers, bind_inboxes, caller_vars, load_secrets,
-    parse_bindings, plan_from, server_lock,
+use request::SmtpReceivers;
+use routes::{
+    act, cancel_run, create_plan, create_run, get_run, healthz, method_not_allowed, not_found,
+    openapi, plan_schema, screenshot,
 };
-use runs::{Launch, Registry, Started};
+use runs::Registry;
 
 /// Largest request body by default: plans are a few KiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
@@ -157,6 +153,11 @@ impl AppState {
     /// Makes sure the shared browser is up (the server starts it before listening).
     pub async fn start_browser(&self) -> Result<(), crate::browser::BrowserError> {
         self.0.browser.get().await.map(drop)
+    }
+
+    /// Whether callers must send the bearer token.
+    pub fn requires_token(&self) -> bool {
+        self.0.token.is_some()
     }
 
     /// Runs in flight right now.
@@ -286,118 +287,6 @@ pub async fn serve(
     result
 }
 
-/// `planlock serve [--listen ADDR] [--max-runs N]`. The token comes from `PLANLOCK_TOKEN`,
-/// the planner from `PLANLOCK_MODEL` etc., the browser from `$CHROME` (or
-/// `PLANLOCK_BROWSER_WS` for a remote one).
-pub async fn serve_command(listen: String, max_runs: usize) -> u8 {
-    let addr = match parse_listen(&listen) {
-        Ok(a) => a,
-        Err(m) => {
-            eprintln!("planlock: {m}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    let token = std::env::var(TOKEN_VAR)
-        .ok()
-        .filter(|t| !t.trim().is_empty());
-    if !addr.ip().is_loopback() && token.is_none() {
-        eprintln!(
-            "planlock: refusing to listen on {addr} without a token: anyone who can reach that \
-             address could drive the browser and read mail through this server. Set {TOKEN_VAR} \
-             to a long random secret (callers then send `Authorization: Bearer TOKEN`), or \
-             listen on 127.0.0.1."
-        );
-        return exit::INVALID_INPUT;
-    }
-    if max_runs == 0 {
-        eprintln!("planlock: --max-runs must be at least 1");
-        return exit::INVALID_INPUT;
-    }
-    let launch = LaunchOptions {
-        executable: None,
-        connect_to: std::env::var(BROWSER_WS_VAR)
-            .ok()
-            .filter(|v| !v.trim().is_empty()),
-        headful: false,
-    };
-    let mut config = ServerConfig::new(BrowserSource::Launch(launch));
-    config.planner = PlannerConfig::from_env().map_err(|e| ApiError::from_planner(&e));
-    config.token = token;
-    config.max_runs = max_runs;
-    let state = AppState::new(config);
-    if let Err(e) = state.start_browser().await {
-        eprintln!("planlock: {e}");
-        return exit::ENVIRONMENT;
-    }
-    let listener = match TcpListener::bind(addr).await {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!(
-                "planlock: cannot listen on {addr}: {}",
-                crate::cli::io_sentence(&e)
-            );
-            state.begin_shutdown();
-            state.finish_shutdown(Duration::ZERO).await;
-            return exit::ENVIRONMENT;
-        }
-    };
-    let local = listener.local_addr().unwrap_or(addr);
-    eprintln!(
-        "planlock: serving on http://{local} (at most {max_runs} run{} at once; {})",
-        if max_runs == 1 { "" } else { "s" },
-        if state.0.token.is_some() {
-            "callers must send the bearer token"
-        } else {
-            "no token required on loopback"
-        }
-    );
-    match serve(listener, state, shutdown_signal()).await {
-        Ok(()) => exit::SUCCESS,
-        Err(e) => {
-            eprintln!("planlock: the server stopped: {e}");
-            exit::ENVIRONMENT
-        }
-    }
-}
-
-fn parse_listen(listen: &str) -> Result<SocketAddr, String> {
-    if let Ok(a) = listen.parse::<SocketAddr>() {
-        return Ok(a);
-    }
-    if let Some(port) = listen.strip_prefix("localhost:")
-        && let Ok(port) = port.parse::<u16>()
-    {
-        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
-    }
-    Err(format!(
-        "--listen `{listen}` is not an address: give IP:PORT, e.g. 127.0.0.1:8080 (this \
-         machine only) or 0.0.0.0:8080 (every interface; needs {TOKEN_VAR})"
-    ))
-}
-
-/// Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
-}
-
 async fn require_token(State(state): State<AppState>, req: Request, next: Next) -> Response {
     if let Some(token) = &state.0.token {
         let given = req
@@ -432,381 +321,4 @@ fn same_secret(a: &str, b: &str) -> bool {
         .zip(y.iter())
         .fold(0u8, |acc, (p, q)| acc | (p ^ q))
         == 0
-}
-
-async fn not_found(method: Method, uri: Uri) -> ApiError {
-    ApiError::not_found(
-        "not_found",
-        format!(
-            "there is no {method} {}: the endpoints are listed at /openapi.json",
-            uri.path()
-        ),
-    )
-}
-
-async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
-    ApiError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "method_not_allowed",
-        format!(
-            "{} does not take {method}: the endpoints are listed at /openapi.json",
-            uri.path()
-        ),
-    )
-}
-
-async fn healthz(State(state): State<AppState>) -> Response {
-    let browser = match state.0.browser.status().await {
-        Ok(()) => "ok".to_string(),
-        Err(e) => e,
-    };
-    axum::Json(json!({
-        "status": if state.0.shutdown.is_cancelled() { "shutting_down" } else { "ok" },
-        "version": env!("CARGO_PKG_VERSION"),
-        "browser": browser,
-        "runs_in_flight": state.runs_in_flight(),
-        "max_runs": state.0.max_runs,
-    }))
-    .into_response()
-}
-
-async fn openapi() -> Response {
-    axum::Json(openapi::document().clone()).into_response()
-}
-
-async fn plan_schema() -> Response {
-    (
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/schema+json"),
-        )],
-        plan::json_schema_text(),
-    )
-        .into_response()
-}
-
-/// How the caller wants a run answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reply {
-    /// Wait for the run, answer its result.
-    Wait,
-    /// `Accept: application/x-ndjson`: each event as a line, then the result.
-    Stream,
-    /// `Prefer: respond-async`: 202 at once, with the run's id and where to poll.
-    Async,
-}
-
-impl Reply {
-    fn of(headers: &HeaderMap) -> Reply {
-        let has = |name: header::HeaderName, needle: &str| {
-            headers.get_all(name).iter().any(|v| {
-                v.to_str()
-                    .is_ok_and(|s| s.to_ascii_lowercase().contains(needle))
-            })
-        };
-        if has(header::ACCEPT, "application/x-ndjson") {
-            Reply::Stream
-        } else if has(HeaderName::from_static("prefer"), "respond-async") {
-            Reply::Async
-        } else {
-            Reply::Wait
-        }
-    }
-}
-
-/// What the planner produced, as callers see it (no server paths).
-fn planned(outcome: &PlanOutcome) -> Value {
-    json!({
-        "plan": outcome.plan,
-        "cached": outcome.cached,
-        "usage": outcome.usage,
-        "model": outcome.model,
-        "prompt_version": outcome.prompt_version,
-        "goal": outcome.goal,
-        "site": outcome.site,
-        "retries": outcome.retries,
-        "warnings": outcome.warnings,
-    })
-}
-
-fn plan_request(
-    config: PlannerConfig,
-    inbox: &[(Option<String>, crate::inbox::InboxUrl)],
-    allowed_hosts: &[String],
-    vars: crate::plan::Vars,
-    limits: &Limits,
-    no_cache: bool,
-) -> PlanRequest {
-    let mut req = PlanRequest::new(config).with_inboxes(inbox.iter().map(|(n, _)| n.as_deref()));
-    req.allowed_hosts = allowed_hosts.to_vec();
-    req.vars = vars;
-    req.limits = limits.clone();
-    req.no_cache = no_cache;
-    req
-}
-
-/// Plans with the one model call, unless the server shuts down first.
-async fn plan_goal(
-    state: &AppState,
-    goal: &str,
-    req: &PlanRequest,
-) -> Result<PlanOutcome, ApiError> {
-    tokio::select! {
-        r = planner::plan_goal(goal, req) => r.map_err(|e| ApiError::from_planner(&e)),
-        _ = state.0.shutdown.cancelled() => Err(ApiError::unavailable(
-            "shutting_down",
-            "the server is shutting down; the plan was not made",
-        )),
-    }
-}
-
-/// `POST /v1/plans`: a plan from the goal, no run.
-async fn create_plan(
-    State(state): State<AppState>,
-    JsonBody(body): JsonBody<PlansBody>,
-) -> Result<Response, ApiError> {
-    let vars = caller_vars(&body.vars)?;
-    let bindings = parse_bindings(&body.inbox.list())?;
-    state.accepting()?;
-    let config = state.planner()?;
-    let _permit = state.planning_permit()?;
-    let req = plan_request(
-        config,
-        &bindings,
-        &body.allowed_hosts,
-        vars,
-        &state.0.limits,
-        body.no_cache,
-    );
-    let outcome = plan_goal(&state, &body.goal, &req).await?;
-    Ok(axum::Json(planned(&outcome)).into_response())
-}
-
-/// `POST /v1/act`: plan with one model call, then run the plan.
-async fn act(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    JsonBody(body): JsonBody<ActBody>,
-) -> Result<Response, ApiError> {
-    let reply = Reply::of(&headers);
-    let vars = caller_vars(&body.vars)?;
-    let bindings = parse_bindings(&body.inbox.list())?;
-    state.accepting()?;
-    let config = state.planner()?;
-    let permit = state.run_permit()?;
-    let req = plan_request(
-        config,
-        &bindings,
-        &body.allowed_hosts,
-        vars.clone(),
-        &state.0.limits,
-        body.no_cache,
-    );
-    let outcome = plan_goal(&state, &body.goal, &req).await?;
-    let planning = planned(&outcome);
-    let launch = prepare(
-        &state,
-        Some(&body.goal),
-        outcome.plan,
-        vars,
-        &body.secrets,
-        &bindings,
-        &body.allowed_hosts,
-        permit,
-    )
-    .await?;
-    let prelude = {
-        let mut line = json!({ "event": "planned" });
-        if let (Some(l), Some(p)) = (line.as_object_mut(), planning.as_object()) {
-            l.extend(p.clone());
-        }
-        line
-    };
-    let launch = Launch {
-        plan_name: Some("act".to_string()),
-        prelude: Some(prelude),
-        ..launch
-    };
-    let started = runs::start(&state, launch, reply == Reply::Stream);
-    Ok(respond(started, reply, Some(planning)).await)
-}
-
-/// `POST /v1/runs`: replay a plan, no model involved.
-async fn create_run(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-    JsonBody(body): JsonBody<RunBody>,
-) -> Result<Response, ApiError> {
-    let reply = Reply::of(&headers);
-    let vars = caller_vars(&body.vars)?;
-    let plan = plan_from(&body.plan, &state.0.limits, &vars)?;
-    let bindings = parse_bindings(&body.inbox.list())?;
-    state.accepting()?;
-    let permit = state.run_permit()?;
-    let launch = prepare(
-        &state,
-        None,
-        plan,
-        vars,
-        &body.secrets,
-        &bindings,
-        &body.allowed_hosts,
-        permit,
-    )
-    .await?;
-    let started = runs::start(&state, launch, reply == Reply::Stream);
-    Ok(respond(started, reply, None).await)
-}
-
-/// Everything a run needs, built from the request before anything is read.
-#[allow(clippy::too_many_arguments)]
-async fn prepare(
-    state: &AppState,
-    goal: Option<&str>,
-    plan: crate::plan::Plan,
-    mut vars: crate::plan::Vars,
-    secrets: &std::collections::BTreeMap<String, String>,
-    bindings: &[(Option<String>, crate::inbox::InboxUrl)],
-    allowed_hosts: &[String],
-    permit: OwnedSemaphorePermit,
-) -> Result<Launch, ApiError> {
-    load_secrets(&mut vars, &plan, secrets)?;
-    let lock = server_lock(goal, &plan, &vars, allowed_hosts).await?;
-    let inboxes = bind_inboxes(state, bindings, &plan).await?;
-    let browser = state
-        .0
-        .browser
-        .get()
-        .await
-        .map_err(|e| ApiError::unavailable("browser_unavailable", e.to_string()))?;
-    Ok(Launch {
-        plan,
-        plan_name: None,
-        lock,
-        vars,
-        inboxes,
-        browser,
-        permit,
-        prelude: None,
-    })
-}
-
-/// Answers a started run the way the caller asked.
-async fn respond(started: Started, reply: Reply, planning: Option<Value>) -> Response {
-    let href = format!("/v1/runs/{}", started.run_id);
-    let location = HeaderValue::from_str(&href).ok();
-    let mut response = match (reply, started.lines) {
-        (Reply::Stream, Some(mut lines)) => {
-            let stream = futures::stream::poll_fn(move |cx| lines.poll_recv(cx))
-                .map(Ok::<_, std::convert::Infallible>);
-            (
-                [(
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("application/x-ndjson"),
-                )],
-                Body::from_stream(stream),
-            )
-                .into_response()
-        }
-        (Reply::Async, _) => {
-            let mut body = json!({
-                "run_id": started.run_id,
-                "status": "running",
-                "href": href,
-            });
-            if let Some(p) = planning {
-                body["planning"] = p;
-            }
-            let mut r = (StatusCode::ACCEPTED, axum::Json(body)).into_response();
-            r.headers_mut().insert(
-                HeaderName::from_static("preference-applied"),
-                HeaderValue::from_static("respond-async"),
-            );
-            r
-        }
-        _ => {
-            let mut done = started.done;
-            let result = match done.wait_for(Option::is_some).await {
-                Ok(r) => r.clone(),
-                Err(_) => None,
-            };
-            match result {
-                Some(result) => {
-                    let mut body = serde_json::to_value(result.as_ref()).unwrap_or_default();
-                    if let Some(p) = planning {
-                        body["planning"] = p;
-                    }
-                    axum::Json(body).into_response()
-                }
-                None => ApiError::internal("a run ended without a result").into_response(),
-            }
-        }
-    };
-    if let Some(l) = location {
-        response.headers_mut().insert(header::LOCATION, l);
-    }
-    response
-}
-
-/// `GET /v1/runs/{id}`
-async fn get_run(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    match state.registry().view(&id) {
-        Some(view) => Ok(axum::Json(view).into_response()),
-        None => Err(unknown_run(&id)),
-    }
-}
-
-fn unknown_run(id: &str) -> ApiError {
-    ApiError::not_found(
-        "run_not_found",
-        format!(
-            "there is no run `{id}` on this server (finished runs are kept for a while, then \
-             forgotten; a restarted server knows none)"
-        ),
-    )
-}
-
-/// `DELETE /v1/runs/{id}`: cancels a running run and answers its result (`cancelled`); a
-/// finished run is left as it is and its result answered.
-async fn cancel_run(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    let registry = state.registry();
-    let Some((cancel, mut done)) = registry.handle(&id) else {
-        return Err(unknown_run(&id));
-    };
-    cancel.cancel();
-    let finished = tokio::time::timeout(CANCEL_WAIT, done.wait_for(Option::is_some))
-        .await
-        .is_ok();
-    let view = registry.view(&id).ok_or_else(|| unknown_run(&id))?;
-    let status = if finished {
-        StatusCode::OK
-    } else {
-        StatusCode::ACCEPTED
-    };
-    Ok((status, axum::Json(view)).into_response())
-}
-
-/// `GET /v1/runs/{id}/screenshots/{file}`: a failure screenshot of a known run.
-async fn screenshot(
-    State(state): State<AppState>,
-    Path((id, file)): Path<(String, String)>,
-) -> Result<Response, ApiError> {
-    let path = state
-        .registry()
-        .screenshot(&id, &file)
-        .ok_or_else(|| ApiError::not_found("not_found", format!("run `{id}` has no {file}")))?;
-    let bytes = tokio::fs::read(&path)
-        .await
-        .map_err(|_| ApiError::not_found("not_found", format!("run `{id}` has no {file}")))?;
-    Ok((
-        [(header::CONTENT_TYPE, HeaderValue::from_static("image/png"))],
-        bytes,
-    )
-        .into_response())
 }

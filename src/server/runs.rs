@@ -13,18 +13,11 @@ use tokio_util::sync::CancellationToken;
 use super::AppState;
 use super::browser::BrowserHandle;
 use crate::error::{ErrorKind, StepError};
-use crate::inbox::Inbox;
-use crate::lock::Lock;
-use crate::plan::{Plan, Vars};
-use crate::runner::{self, Event, EventKind, RunRequest, RunResult, RunStatus, Settings};
+use crate::runner::{self, Event, EventKind, LockedRun, RunResult, RunStatus};
 
-/// Everything a run needs, checked and built before it starts.
+/// A locked run and what the service gives it to start.
 pub struct Launch {
-    pub plan: Plan,
-    pub plan_name: Option<String>,
-    pub lock: Lock,
-    pub vars: Vars,
-    pub inboxes: Vec<(Option<String>, Arc<dyn Inbox>)>,
+    pub run: LockedRun,
     pub browser: BrowserHandle,
     /// The `--max-runs` slot this run holds until it ends.
     pub permit: OwnedSemaphorePermit,
@@ -79,7 +72,7 @@ impl Registry {
     }
 
     /// A fresh id no known run has.
-    fn new_id(&self) -> String {
+    pub fn new_id(&self) -> String {
         let inner = self.lock();
         loop {
             let id = runner::new_run_id();
@@ -87,6 +80,11 @@ impl Registry {
                 return id;
             }
         }
+    }
+
+    /// Where the failure screenshots of a run go.
+    pub fn artifacts_of(&self, run_id: &str) -> PathBuf {
+        self.artifacts.join(run_id)
     }
 
     fn record(&self, run_id: &str, event: &Event) {
@@ -252,7 +250,7 @@ fn link_screenshot(run_id: &str, detail: &mut Value) {
 /// last step, its first failure, its deadline, `DELETE`, or server shutdown (`cancelled`).
 pub fn start(state: &AppState, launch: Launch, stream: bool) -> Started {
     let registry = state.registry();
-    let run_id = registry.new_id();
+    let run_id = launch.run.run_id().to_string();
     let cancel = state.shutdown_token().child_token();
     let (done_tx, done) = watch::channel(None);
     registry.lock().runs.insert(
@@ -272,11 +270,7 @@ pub fn start(state: &AppState, launch: Launch, stream: bool) -> Started {
         (None, None)
     };
     let Launch {
-        plan,
-        plan_name,
-        lock,
-        vars,
-        inboxes,
+        run,
         browser,
         // Held until the result is recorded: shutdown waits for every permit to come back.
         permit,
@@ -284,17 +278,13 @@ pub fn start(state: &AppState, launch: Launch, stream: bool) -> Started {
     } = launch;
     eprintln!(
         "planlock: run {run_id} started: {} step{}, may visit {}",
-        plan.steps.len(),
-        if plan.steps.len() == 1 { "" } else { "s" },
-        lock.describe()
+        run.plan().steps.len(),
+        if run.plan().steps.len() == 1 { "" } else { "s" },
+        run.lock().describe()
     );
     if let (Some(tx), Some(prelude)) = (&lines_tx, &prelude) {
         let _ = tx.send(line(prelude));
     }
-    let settings = Settings {
-        artifacts_dir: Some(registry.artifacts.join(&run_id)),
-        ..state.settings().clone()
-    };
     let id = run_id.clone();
     let registry_for_task = registry.clone();
     let run = {
@@ -310,16 +300,7 @@ pub fn start(state: &AppState, launch: Launch, stream: bool) -> Started {
                     let _ = tx.send(line(&event));
                 }
             };
-            let req = RunRequest {
-                plan: &plan,
-                plan_name,
-                run_id: id.clone(),
-                lock,
-                vars,
-                inboxes,
-                settings,
-            };
-            runner::run(&browser, req, &mut listener, cancel).await
+            runner::run(&browser, run, &mut listener, cancel).await
         }
     };
     tokio::spawn(async move {

@@ -15,9 +15,8 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use planlock::browser::{Chromium, LaunchOptions};
-use planlock::lock::Lock;
 use planlock::plan::{self, Limits, Plan, Vars};
-use planlock::runner::{self, Event, Recorder, RunRequest, RunResult, Settings};
+use planlock::runner::{self, Event, Recorder, RunResult, RunSpec};
 use tokio::runtime::Runtime;
 use tokio_util::sync::CancellationToken;
 
@@ -261,29 +260,22 @@ pub fn plan(json: &str) -> Plan {
         .unwrap_or_else(|e| panic!("test plan is invalid: {e}\n{json}"))
 }
 
-/// Runs a plan in a fresh context of the shared browser; the lock allows the fixture site.
+/// Runs a plan in a fresh context of the shared browser, locked from the plan alone.
 pub fn run(plan: &Plan) -> (RunResult, Vec<Event>) {
-    run_with(
-        plan,
-        Lock::of_hosts(["127.0.0.1"]).unwrap(),
-        Settings::default(),
-    )
+    run_spec(RunSpec::new(plan.clone()))
 }
 
-pub fn run_with(plan: &Plan, lock: Lock, settings: Settings) -> (RunResult, Vec<Event>) {
+/// Locks a run the way every front end does, then runs it in a fresh context of the shared
+/// browser, recording its events.
+pub fn run_spec(spec: RunSpec) -> (RunResult, Vec<Event>) {
     let browser = browser().expect("browser");
     rt().block_on(async {
+        let run = spec
+            .lock()
+            .await
+            .unwrap_or_else(|e| panic!("the test's run cannot be locked: {e}"));
         let mut rec = Recorder::default();
-        let req = RunRequest {
-            plan,
-            plan_name: None,
-            run_id: runner::new_run_id(),
-            lock,
-            vars: Vars::default(),
-            inboxes: Vec::new(),
-            settings,
-        };
-        let result = runner::run(browser, req, &mut rec, CancellationToken::new()).await;
+        let result = runner::run(browser, run, &mut rec, CancellationToken::new()).await;
         (result, rec.events)
     })
 }

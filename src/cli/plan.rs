@@ -1,12 +1,11 @@
-//! `planlock plan`: the argument struct and the command, for the lead's `main.rs`.
+//! `planlock plan`: a goal becomes a plan file with one model call (none on a cache hit).
 
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::exit;
-use crate::plan::{Limits, Vars};
-
-use super::{PlanOutcome, PlanRequest, PlannerConfig, plan_goal};
+use planlock::exit;
+use planlock::plan::{Limits, Vars};
+use planlock::planner::{PlanRequest, PlannerConfig, outcome_summary, plan_goal};
 
 /// Arguments of `planlock plan`.
 #[derive(Debug, Clone, clap::Args)]
@@ -107,45 +106,4 @@ pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> u8 {
         }
     }
     exit::SUCCESS
-}
-
-/// One line for stderr: cached or not, the model, usage and retries.
-pub fn outcome_summary(o: &PlanOutcome) -> String {
-    let steps = o.plan.steps.len();
-    let steps = format!("{steps} {}", if steps == 1 { "step" } else { "steps" });
-    if o.cached {
-        let file = o
-            .cache_file
-            .as_ref()
-            .map(|p| format!(" {}", p.display()))
-            .unwrap_or_default();
-        return format!(
-            "cached plan ({steps}, {}, prompt {}): no model call, 0 tokens; from{file} \
-             (--no-cache to plan again)",
-            o.model, o.prompt_version
-        );
-    }
-    let u = &o.usage;
-    let mut s = format!(
-        "planned {steps} with {} (prompt {}): {} input, {} output, {} cache-write, {} \
-         cache-read tokens",
-        o.model,
-        o.prompt_version,
-        u.input_tokens,
-        u.output_tokens,
-        u.cache_creation_input_tokens,
-        u.cache_read_input_tokens
-    );
-    if o.retries > 0 {
-        s.push_str(&format!(
-            "; {} {}",
-            o.retries,
-            if o.retries == 1 { "retry" } else { "retries" }
-        ));
-    }
-    match &o.cache_file {
-        Some(p) => s.push_str(&format!("; cached as {}", p.display())),
-        None => s.push_str("; plan cache off"),
-    }
-    s
 }

@@ -1,0 +1,110 @@
+//! Host names as a request states them: found in a goal's text, given as allowed hosts, and
+//! reduced to the site (registrable domain, or IP address) the lock compares.
+
+use std::net::IpAddr;
+
+use url::{Host, Url};
+
+use super::LockError;
+
+/// The registrable domain of a host (`a.shop.example` → `shop.example`), or the IP itself.
+pub fn site_of(host: &str) -> String {
+    match Url::parse(&format!("http://{host}/")) {
+        Ok(u) => match u.host() {
+            Some(h) => site_of_host(&h),
+            None => host.to_ascii_lowercase(),
+        },
+        Err(_) => host.to_ascii_lowercase(),
+    }
+}
+
+pub(crate) fn site_of_host(host: &Host<&str>) -> String {
+    match host {
+        Host::Domain(d) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            match psl::domain_str(&d) {
+                Some(reg) => reg.to_string(),
+                None => d,
+            }
+        }
+        Host::Ipv4(ip) => ip.to_string(),
+        Host::Ipv6(ip) => ip.to_string(),
+    }
+}
+
+/// A host the caller allowed by name (`shop.example`, `https://shop.example/x`, `::1`), as the
+/// URL parser writes it.
+pub(crate) fn parse_allowed_host(host: &str) -> Result<String, LockError> {
+    let trimmed = host.trim();
+    let candidate = if let Ok(IpAddr::V6(v6)) = trimmed.parse::<IpAddr>() {
+        // A bare IPv6 address (`::1`) is a host too.
+        Some(format!("[{v6}]"))
+    } else if trimmed.contains("://") {
+        Url::parse(trimmed)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+    } else {
+        Url::parse(&format!("http://{trimmed}/"))
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+    };
+    match candidate {
+        Some(h) if !h.is_empty() && !trimmed.contains('*') => Ok(h),
+        _ => Err(LockError::NotAHost {
+            given: host.to_string(),
+        }),
+    }
+}
+
+/// Hosts named in free text: absolute URLs and bare domain-like words (`shop.example`).
+pub fn hosts_in_text(text: &str) -> Vec<String> {
+    let mut hosts = Vec::new();
+    for word in text.split(|c: char| c.is_whitespace() || "\"'<>(),;".contains(c)) {
+        let word = word.trim_matches(|c: char| ".:!?".contains(c));
+        if word.is_empty() || word.contains('@') {
+            continue;
+        }
+        if word.contains("://") {
+            if let Ok(u) = Url::parse(word)
+                && let Some(h) = u.host_str()
+            {
+                hosts.push(h.to_string());
+            }
+            continue;
+        }
+        let host = word.split(['/', '?', '#']).next().unwrap_or("");
+        let host_only = host.rsplit_once(':').map_or(host, |(h, port)| {
+            if port.chars().all(|c| c.is_ascii_digit()) {
+                h
+            } else {
+                host
+            }
+        });
+        let labels: Vec<&str> = host_only.split('.').collect();
+        let tld = labels.last().copied().unwrap_or("");
+        let looks_like_domain = labels.len() >= 2
+            && labels
+                .iter()
+                .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+            && tld.len() >= 2
+            && tld.chars().all(|c| c.is_ascii_alphabetic());
+        let is_ip = host_only.parse::<IpAddr>().is_ok();
+        if (looks_like_domain && psl::suffix_str(&host_only.to_ascii_lowercase()).is_some())
+            || is_ip
+        {
+            hosts.push(host_only.to_ascii_lowercase());
+        }
+    }
+    hosts
+}
+
+/// `[::1]` → `::1`; other hosts unchanged. A `host:port` keeps only the host.
+pub(crate) fn bare_host(host: &str) -> &str {
+    if let Some(inner) = host.strip_prefix('[') {
+        return inner.split(']').next().unwrap_or(inner);
+    }
+    if host.parse::<IpAddr>().is_ok() {
+        return host;
+    }
+    host.split(['/', ':']).next().unwrap_or(host)
+}

@@ -1,0 +1,324 @@
+//! What a caller asks of a run ([`RunSpec`]), and the run it becomes once everything the
+//! request names is checked and fixed ([`LockedRun`]): variables, secrets, lock, inboxes.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use url::Url;
+
+use super::Settings;
+use crate::inbox::Inbox;
+use crate::lock::{AddressPolicy, Lock, LockError, LockRequest};
+use crate::plan::{self, Plan, SECRET_ENV_PREFIX, Step, Template, Vars, VarsError};
+
+/// A mailbox bound to a run: `None` names the default inbox, `Some(name)` the one that steps
+/// with `"inbox_id": name` read.
+pub type Binding = (Option<String>, Arc<dyn Inbox>);
+
+/// Where the values of `{{secret.NAME}}` come from. They are read when the run is locked,
+/// never sent to a model, and masked in everything the run writes.
+#[derive(Clone, Default)]
+pub struct Secrets {
+    given: BTreeMap<String, String>,
+    environment: bool,
+}
+
+impl Secrets {
+    /// No secrets: a plan that uses one is refused.
+    pub fn none() -> Secrets {
+        Secrets::default()
+    }
+
+    /// From the environment: `{{secret.NAME}}` is `$PLANLOCK_SECRET_NAME`.
+    pub fn from_environment() -> Secrets {
+        Secrets {
+            given: BTreeMap::new(),
+            environment: true,
+        }
+    }
+
+    /// These values first (by name, without the prefix), then whatever else this source had.
+    pub fn with_given(mut self, given: BTreeMap<String, String>) -> Secrets {
+        self.given.extend(given);
+        self
+    }
+
+    fn lookup(&self, env_key: &str) -> Option<String> {
+        let name = env_key.strip_prefix(SECRET_ENV_PREFIX)?;
+        self.given
+            .get(name)
+            .cloned()
+            .or_else(|| self.environment.then(|| std::env::var(env_key).ok())?)
+    }
+}
+
+impl fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Secrets")
+            .field("given", &self.given.keys().collect::<Vec<_>>())
+            .field("environment", &self.environment)
+            .finish()
+    }
+}
+
+/// Everything a caller asks of one run, as given: the plan and what it may use. Nothing in
+/// it has been checked yet; [`RunSpec::lock`] checks it all and fixes the run's lock.
+///
+/// ```no_run
+/// # async fn demo(plan: planlock::Plan) -> Result<(), planlock::SpecError> {
+/// let run = planlock::RunSpec::new(plan)
+///     .named("signup.json")
+///     .allow_host("accounts.shop.example")
+///     .lock()
+///     .await?;
+/// assert!(run.lock().sites().any(|s| s == "shop.example"));
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct RunSpec {
+    plan: Plan,
+    name: Option<String>,
+    goal: Option<String>,
+    run_id: Option<String>,
+    vars: Vars,
+    secrets: Secrets,
+    allow_hosts: Vec<String>,
+    inboxes: Vec<Binding>,
+    policy: AddressPolicy,
+    settings: Settings,
+}
+
+impl RunSpec {
+    /// A run of `plan` with no variables, secrets, inboxes or extra hosts, default settings.
+    pub fn new(plan: Plan) -> RunSpec {
+        RunSpec {
+            plan,
+            name: None,
+            goal: None,
+            run_id: None,
+            vars: Vars::default(),
+            secrets: Secrets::none(),
+            allow_hosts: Vec::new(),
+            inboxes: Vec::new(),
+            policy: AddressPolicy::Open,
+            settings: Settings::default(),
+        }
+    }
+
+    /// The plan's file name or label, for reports.
+    pub fn named(mut self, name: impl Into<String>) -> RunSpec {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The goal the plan was made from: the hosts it names are allowed too.
+    pub fn goal(mut self, goal: impl Into<String>) -> RunSpec {
+        self.goal = Some(goal.into());
+        self
+    }
+
+    /// The run's id (default: a fresh one, see [`new_run_id`](super::new_run_id)).
+    pub fn run_id(mut self, run_id: impl Into<String>) -> RunSpec {
+        self.run_id = Some(run_id.into());
+        self
+    }
+
+    /// Caller variables (`{{NAME}}`).
+    pub fn vars(mut self, vars: Vars) -> RunSpec {
+        self.vars = vars;
+        self
+    }
+
+    /// Where `{{secret.NAME}}` values come from.
+    pub fn secrets(mut self, secrets: Secrets) -> RunSpec {
+        self.secrets = secrets;
+        self
+    }
+
+    /// Also allow this host (and the rest of its site).
+    pub fn allow_host(mut self, host: impl Into<String>) -> RunSpec {
+        self.allow_hosts.push(host.into());
+        self
+    }
+
+    /// Also allow these hosts.
+    pub fn allow_hosts<I, S>(mut self, hosts: I) -> RunSpec
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allow_hosts.extend(hosts.into_iter().map(Into::into));
+        self
+    }
+
+    /// Binds a mailbox: `None` for the default inbox, `Some(name)` for `inbox_id: name`.
+    pub fn inbox(mut self, name: Option<&str>, inbox: Arc<dyn Inbox>) -> RunSpec {
+        self.inboxes.push((name.map(str::to_string), inbox));
+        self
+    }
+
+    /// Binds several mailboxes.
+    pub fn inboxes(mut self, bindings: impl IntoIterator<Item = Binding>) -> RunSpec {
+        self.inboxes.extend(bindings);
+        self
+    }
+
+    /// Whether private, loopback and link-local addresses may be visited.
+    pub fn address_policy(mut self, policy: AddressPolicy) -> RunSpec {
+        self.policy = policy;
+        self
+    }
+
+    /// Deadlines, artifacts, wrapping of untrusted text.
+    pub fn settings(mut self, settings: Settings) -> RunSpec {
+        self.settings = settings;
+        self
+    }
+
+    /// The plan to run.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Checks everything the request names and fixes the run's lock, before any page or
+    /// email is read: secrets are loaded, `navigate` URLs are checked with caller variables
+    /// filled in, the lock is built from the goal, those URLs and the allowed hosts, and every
+    /// inbox step must name a bound inbox.
+    pub async fn lock(self) -> Result<LockedRun, SpecError> {
+        let mut vars = self.vars;
+        let names = variables_of(&self.plan);
+        vars.load_secrets(names.iter().map(String::as_str), |key| {
+            self.secrets.lookup(key)
+        })
+        .map_err(SpecError::Variable)?;
+        let mut urls = Vec::new();
+        for (index, step) in self.plan.steps.iter().enumerate() {
+            if let Step::Navigate { url } = step {
+                // `{{run_id}}` and `{{inbox_address}}` are not known yet; they cannot name a
+                // host, so the URL as written is checked instead.
+                let url = Template::parse(url)
+                    .ok()
+                    .and_then(|t| t.render(&vars).ok())
+                    .unwrap_or_else(|| url.clone());
+                plan::check_navigate_url(&url).map_err(|problem| SpecError::NavigateUrl {
+                    step: index,
+                    url: vars.masker().mask(&url),
+                    problem,
+                })?;
+                if let Ok(parsed) = Url::parse(&url) {
+                    urls.push(parsed);
+                }
+            }
+            if let Some(id) = step.inbox()
+                && !self.inboxes.iter().any(|(name, _)| name.as_deref() == id)
+            {
+                return Err(SpecError::UnboundInbox {
+                    step: index,
+                    step_type: step.kind(),
+                    inbox: id.map(str::to_string),
+                });
+            }
+        }
+        let lock = Lock::build(&LockRequest {
+            goal: self.goal.as_deref(),
+            urls,
+            allow_hosts: &self.allow_hosts,
+            policy: self.policy,
+        })
+        .await
+        .map_err(SpecError::Lock)?;
+        Ok(LockedRun {
+            plan: self.plan,
+            name: self.name,
+            run_id: self.run_id.unwrap_or_else(super::new_run_id),
+            lock,
+            vars,
+            inboxes: self.inboxes,
+            settings: self.settings,
+        })
+    }
+}
+
+/// Every `{{variable}}` a plan uses, in step order.
+fn variables_of(plan: &Plan) -> Vec<String> {
+    plan.steps
+        .iter()
+        .flat_map(|s| s.strings().into_iter().map(|(_, v)| v.clone()))
+        .filter_map(|s| Template::parse(&s).ok())
+        .flat_map(|t| t.variables().map(str::to_string).collect::<Vec<_>>())
+        .collect()
+}
+
+/// A run ready to start: its request checked, its lock fixed. Only [`run`](super::run)
+/// consumes it.
+pub struct LockedRun {
+    pub(super) plan: Plan,
+    pub(super) name: Option<String>,
+    pub(super) run_id: String,
+    pub(super) lock: Lock,
+    /// Caller variables and secrets, loaded.
+    pub(super) vars: Vars,
+    pub(super) inboxes: Vec<Binding>,
+    pub(super) settings: Settings,
+}
+
+impl LockedRun {
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// Where this run may go, fixed for its life.
+    pub fn lock(&self) -> &Lock {
+        &self.lock
+    }
+
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// The plan's file name or label.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// Changes where failure screenshots go (a service keeps them per run id).
+    pub fn set_artifacts_dir(&mut self, dir: std::path::PathBuf) {
+        self.settings.artifacts_dir = Some(dir);
+    }
+}
+
+/// Why a request cannot become a run. Each front end says where the value came from
+/// (a flag, a request field); the sentence says what is wrong.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpecError {
+    /// A variable or secret the plan uses has no value.
+    #[error(transparent)]
+    Variable(VarsError),
+    /// A `navigate` URL, once caller variables are filled in, is not an absolute http(s) URL.
+    #[error("steps[{step}].url: {problem}")]
+    NavigateUrl {
+        step: usize,
+        url: String,
+        problem: String,
+    },
+    /// The lock cannot be built as asked.
+    #[error(transparent)]
+    Lock(LockError),
+    /// A step reads mail from an inbox the request did not bind.
+    #[error("{}", unbound_inbox(*.step, .step_type, .inbox.as_deref()))]
+    UnboundInbox {
+        step: usize,
+        step_type: &'static str,
+        /// `None`: the default inbox.
+        inbox: Option<String>,
+    },
+}
+
+fn unbound_inbox(step: usize, step_type: &str, inbox: Option<&str>) -> String {
+    match inbox {
+        Some(name) => format!("steps[{step}].inbox_id: no inbox named \"{name}\" is bound"),
+        None => format!("steps[{step}] ({step_type}) reads email, but no inbox is bound"),
+    }
+}
