@@ -4,6 +4,7 @@
 mod selector;
 mod template;
 mod validate;
+mod wording;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::selector::check_selector;
 use super::template::{SECRET_ENV_PREFIX, Template, Vars};
+use super::wording::{show, suggest};
 use super::{Plan, STEP_TYPES, Step};
 
 /// Configurable limits of validation.
@@ -607,55 +608,6 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-/// `, did you mean `x`?` for the closest candidate, or nothing. Close in spelling first
-/// (`selctor` → `selector`); else sharing a word (`timeout` → `timeout_seconds`).
-pub(crate) fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
-    let lower = word.to_ascii_lowercase();
-    let candidates: Vec<&str> = candidates.into_iter().collect();
-    let words = |s: &str| -> Vec<String> {
-        s.split(['_', '-', '.'])
-            .filter(|w| w.len() >= 4)
-            .map(str::to_string)
-            .collect()
-    };
-    let mine = words(&lower.replace(char::is_whitespace, "_"));
-    let spelled = candidates
-        .iter()
-        .map(|c| (strsim::damerau_levenshtein(&lower, c), *c))
-        .filter(|(d, c)| *d <= (c.len() / 3).max(2))
-        .min_by_key(|(d, _)| *d);
-    let shared = || {
-        candidates
-            .iter()
-            .filter(|c| words(c).iter().any(|w| mine.contains(w)))
-            .map(|c| (strsim::damerau_levenshtein(&lower, c), *c))
-            .min_by_key(|(d, _)| *d)
-    };
-    spelled
-        .or_else(shared)
-        .map(|(_, c)| format!(" (did you mean `{c}`?)"))
-        .unwrap_or_default()
-}
-
-/// User text as it appears inside a message: control characters escaped (so one problem stays
-/// one line) and long text shortened.
-pub(crate) fn show(s: &str) -> String {
-    const MAX: usize = 80;
-    let mut out = String::new();
-    for (n, c) in s.chars().enumerate() {
-        if n == MAX {
-            out.push('…');
-            break;
-        }
-        if c.is_control() {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// A number as a person would write it: `1e300`, not three hundred zeros.
 fn show_number(v: f64) -> String {
     if v == 0.0 {
@@ -831,25 +783,6 @@ mod tests {
         assert_eq!(show_number(-2.0), "-2");
         assert_eq!(show_number(1.5), "1.5");
         assert_eq!(show_number(5e-324), "5e-324");
-    }
-
-    #[test]
-    fn suggestions_by_spelling_then_by_shared_word() {
-        let fields = ["text", "timeout_seconds"];
-        assert_eq!(suggest("txet", fields), " (did you mean `text`?)");
-        assert_eq!(
-            suggest("timeout", fields),
-            " (did you mean `timeout_seconds`?)"
-        );
-        assert_eq!(
-            suggest("timeout_ms", fields),
-            " (did you mean `timeout_seconds`?)"
-        );
-        assert_eq!(
-            suggest("seconds", fields),
-            " (did you mean `timeout_seconds`?)"
-        );
-        assert_eq!(suggest("banana", fields), "");
     }
 
     #[test]
