@@ -1,9 +1,10 @@
-//! The plan: the ten step types of SPEC §1 (the single source of truth for the JSON Schema),
+//! The plan: its ten step types (the single source of truth for the JSON Schema),
 //! template variables, and validation that names the JSON path of every problem.
 
 mod selector;
 mod template;
 mod validate;
+mod wording;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

@@ -6,7 +6,7 @@
 //! knows are swapped for a neutral attribute selector, pseudo-elements and Playwright/XPath
 //! syntax get a sentence of their own, and only then does `scraper` judge the rest.
 
-use super::validate::{show, suggest};
+use super::wording::{show, suggest};
 
 /// Tree-structural pseudo-classes `scraper` parses itself (no arguments).
 const PARSED_PLAIN: &[&str] = &[

@@ -43,7 +43,7 @@ impl Template {
                 return Err(format!(
                     "`{{{{{}}}}}` is not a variable name: use letters, digits and `_`, \
                      or `secret.NAME`",
-                    super::validate::show(name)
+                    super::wording::show(name)
                 ));
             }
             parts.push(Part::Var(name.to_string()));

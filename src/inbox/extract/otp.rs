@@ -1,0 +1,497 @@
+//! Choosing the one-time code of a message: each candidate is ranked by the labels and layout
+//! around it (keyword, own line, prominent element, subject), and the best one wins.
+
+use super::decode::{Block, decode, text_blocks};
+use super::html::render_html;
+use super::otp_candidates::{
+    Cand, Shape, has_number, is_trim, rejected_by_surroundings, scan_candidates, shape_of,
+    word_after, word_before,
+};
+use super::otp_labels::{Pol, labels_in, lower};
+use super::{Otp, OtpSource};
+
+/// Month and weekday names: a number right next to one is part of a date.
+const MONTHS: &[&str] = &[
+    "jan",
+    "january",
+    "feb",
+    "february",
+    "mar",
+    "march",
+    "apr",
+    "april",
+    "may",
+    "jun",
+    "june",
+    "jul",
+    "july",
+    "aug",
+    "august",
+    "sep",
+    "sept",
+    "september",
+    "oct",
+    "october",
+    "nov",
+    "november",
+    "dec",
+    "december",
+    "januar",
+    "februar",
+    "märz",
+    "mai",
+    "juni",
+    "juli",
+    "oktober",
+    "dezember",
+    "janvier",
+    "février",
+    "mars",
+    "avril",
+    "juin",
+    "juillet",
+    "août",
+    "septembre",
+    "octobre",
+    "novembre",
+    "décembre",
+    "enero",
+    "febrero",
+    "marzo",
+    "abril",
+    "mayo",
+    "junio",
+    "julio",
+    "agosto",
+    "septiembre",
+    "octubre",
+    "noviembre",
+    "diciembre",
+    "gennaio",
+    "febbraio",
+    "aprile",
+    "maggio",
+    "giugno",
+    "luglio",
+    "settembre",
+    "ottobre",
+    "dicembre",
+    "января",
+    "февраля",
+    "марта",
+    "апреля",
+    "мая",
+    "июня",
+    "июля",
+    "августа",
+    "сентября",
+    "октября",
+    "ноября",
+    "декабря",
+    "mon",
+    "tue",
+    "wed",
+    "thu",
+    "fri",
+    "sat",
+    "sun",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+/// Everything known about one candidate's marking.
+#[derive(Debug, Default)]
+struct Marks {
+    kw_before: Option<usize>,
+    kw_after: Option<usize>,
+    kw_prev: bool,
+    kw_next: bool,
+    set_apart: bool,
+    prominent: bool,
+}
+
+fn alone_in(cs: &[char], lo: usize, hi: usize, c: &Cand) -> bool {
+    cs[lo..c.start].iter().all(|&x| is_trim(x)) && cs[c.end..hi].iter().all(|&x| is_trim(x))
+}
+
+/// What the labels around a candidate say: nothing, "a code" (at this distance), or "not a code".
+enum Verdict {
+    None,
+    Pos(usize),
+    Neg,
+}
+
+/// The nearest label before `at`. A negative one (`Order`, `Tel.`) only counts when no other
+/// number sits between it and `at` (it describes that number); a positive one (`code`) may sit
+/// further, past a number it does not describe (`code for order 12345 is 482913`).
+fn label_before(cs: &[char], lc: &[char], lo: usize, at: usize) -> Verdict {
+    let labels = labels_in(lc, lo, at);
+    for l in labels.iter().rev() {
+        let dist = at - l.end;
+        let gap_has_number = has_number(cs, l.end, at);
+        match l.pol {
+            Pol::Neg if dist <= 40 && !gap_has_number => return Verdict::Neg,
+            Pol::Pos if dist <= 80 => return Verdict::Pos(dist),
+            _ => {}
+        }
+    }
+    Verdict::None
+}
+
+fn label_after(cs: &[char], lc: &[char], at: usize, hi: usize) -> Verdict {
+    let labels = labels_in(lc, at, hi);
+    for l in &labels {
+        let dist = l.start - at;
+        if has_number(cs, at, l.start) {
+            return Verdict::None;
+        }
+        match l.pol {
+            Pol::Neg if dist <= 30 => return Verdict::Neg,
+            Pol::Pos if dist <= 50 => return Verdict::Pos(dist),
+            _ => {}
+        }
+    }
+    Verdict::None
+}
+
+/// The last label of a whole line, ignoring those followed by another number.
+fn last_label_of(block: &Block, lc: &[char]) -> Option<Pol> {
+    let labels = labels_in(lc, 0, lc.len());
+    let last = labels.last()?;
+    if has_number(&block.chars, last.end, block.chars.len()) {
+        return None;
+    }
+    Some(last.pol)
+}
+
+fn first_label_of(block: &Block, lc: &[char]) -> Option<Pol> {
+    let labels = labels_in(lc, 0, lc.len().min(60));
+    let first = labels.first()?;
+    if has_number(&block.chars, 0, first.start) {
+        return None;
+    }
+    Some(first.pol)
+}
+
+/// Whether the lines around `bi` read like a footer, an address or an order summary.
+fn in_footer_zone(lowers: &[Vec<char>], bi: usize) -> bool {
+    (bi.saturating_sub(3)..(bi + 3).min(lowers.len()))
+        .filter(|&i| i != bi)
+        .any(|i| {
+            let lc = &lowers[i];
+            footerish(lc) || labels_in(lc, 0, lc.len()).iter().any(|l| l.pol == Pol::Neg)
+        })
+}
+
+fn footerish(lc: &[char]) -> bool {
+    let s: String = lc.iter().collect();
+    [
+        "©",
+        "copyright",
+        "all rights reserved",
+        "unsubscribe",
+        " inc.",
+        " inc,",
+        " llc",
+        " gmbh",
+        " ltd",
+        "s.a.",
+        "s.l.",
+        "alle rechte",
+        "tous droits",
+        "todos los derechos",
+    ]
+    .iter()
+    .any(|w| s.contains(w))
+}
+
+/// How a candidate ranks: strongly marked first (a keyword next to it, or alone in a
+/// prominent element), then the subject over the text part over HTML (the less layout a part
+/// carries, the less noise surrounds the code), then the detailed score. Derived `Ord`
+/// compares fields in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Rank {
+    strong: bool,
+    source: u8,
+    score: i32,
+}
+
+/// Ranks a candidate in `blocks[bi]`, or `None` when it is not a code.
+fn score_candidate(
+    blocks: &[Block],
+    lowers: &[Vec<char>],
+    bi: usize,
+    c: &Cand,
+    source: OtpSource,
+    message_has_kw: bool,
+    recipient_runs: &[String],
+) -> Option<Rank> {
+    let block = &blocks[bi];
+    let cs = &block.chars;
+    let lc = &lowers[bi];
+    let shape = shape_of(c)?;
+    if rejected_by_surroundings(cs, c, recipient_runs) {
+        return None;
+    }
+    let mut m = Marks::default();
+    // labels on the same line
+    let lo = c.start.saturating_sub(100);
+    match label_before(cs, lc, lo, c.start) {
+        Verdict::Neg => return None,
+        Verdict::Pos(d) => m.kw_before = Some(d),
+        Verdict::None => {}
+    }
+    if m.kw_before.is_none() {
+        match label_after(cs, lc, c.end, c.end + 60) {
+            Verdict::Neg => return None,
+            Verdict::Pos(d) => m.kw_after = Some(d),
+            Verdict::None => {}
+        }
+    }
+    m.set_apart = alone_in(cs, 0, cs.len(), c);
+    m.prominent = block
+        .prominent
+        .iter()
+        .any(|&(s, e)| s <= c.start && c.end <= e && alone_in(cs, s, e, c));
+    // the line before (`Your code is:` / `Order number:`) and after
+    let at_line_start = cs[..c.start].iter().all(|&x| is_trim(x));
+    if m.kw_before.is_none() && at_line_start && bi > 0 && source != OtpSource::Subject {
+        match last_label_of(&blocks[bi - 1], &lowers[bi - 1]) {
+            Some(Pol::Neg) => return None,
+            Some(Pol::Pos) => m.kw_prev = true,
+            _ => {}
+        }
+    }
+    if m.kw_before.is_none()
+        && m.kw_after.is_none()
+        && !m.kw_prev
+        && m.set_apart
+        && bi + 1 < blocks.len()
+        && source != OtpSource::Subject
+        && first_label_of(&blocks[bi + 1], &lowers[bi + 1]) == Some(Pol::Pos)
+    {
+        m.kw_next = true;
+    }
+    let near_kw = m.kw_before.is_some_and(|d| d <= 40) || m.kw_after.is_some_and(|d| d <= 30);
+    // dates, years, addresses
+    if shape == Shape::Digits {
+        let wb = word_before(lc, c.start);
+        let wa = word_after(lc, c.end);
+        if MONTHS.contains(&wb.as_str()) || MONTHS.contains(&wa.as_str()) {
+            return None;
+        }
+        let year = c.compact.len() == 4
+            && c.sep.is_none()
+            && c.compact
+                .parse::<u32>()
+                .is_ok_and(|y| (1900..=2099).contains(&y));
+        if year && !(m.kw_before.is_some_and(|d| d <= 30) || (m.kw_prev && m.set_apart)) {
+            return None;
+        }
+        if c.sep == Some('-') {
+            let (l1, l2) = (c.groups[0].len(), c.groups[1].len());
+            if ((l1, l2) == (3, 4) || (l1 == 4 && l2 <= 2) || (l1 == 5 && l2 == 4)) && !near_kw {
+                return None; // 555-0100, 2024-05, 94104-1234
+            }
+        }
+        // US zip after a state code (`CA 94104`), or `10115 Berlin` in a comma-separated line
+        if (4..=5).contains(&c.compact.len()) && c.sep.is_none() && !near_kw {
+            let raw_before: String = cs[c.start.saturating_sub(3)..c.start].iter().collect();
+            let state = raw_before.len() == 3
+                && raw_before.ends_with(' ')
+                && raw_before[..2].chars().all(|x| x.is_ascii_uppercase());
+            let capital_after =
+                wa.chars().next().is_some() && cs.get(c.end + 1).is_some_and(|x| x.is_uppercase());
+            if state || (capital_after && cs.contains(&',')) {
+                return None;
+            }
+        }
+    }
+    if footerish(lc) && m.kw_before.is_none_or(|d| d > 30) {
+        return None;
+    }
+    // how strongly it is marked
+    let mut mark = 0i32;
+    if let Some(d) = m.kw_before {
+        mark = mark.max(55 - (d as i32) / 3);
+    }
+    if let Some(d) = m.kw_after {
+        mark = mark.max(45 - (d as i32) / 3);
+    }
+    if m.kw_prev {
+        mark = mark.max(38);
+    }
+    if m.kw_next {
+        mark = mark.max(25);
+    }
+    let subject = source == OtpSource::Subject;
+    let apart = m.set_apart || m.prominent;
+    match shape {
+        Shape::Letters if !(near_kw || (m.kw_prev && apart) || (apart && message_has_kw)) => {
+            return None;
+        }
+        _ => {}
+    }
+    if c.spaced && !apart {
+        return None;
+    }
+    if mark == 0 && !(message_has_kw && (apart || (subject && shape != Shape::Letters))) {
+        return None;
+    }
+    // a number alone on its line among footer / address / order lines is not a code
+    if mark == 0 && !subject && in_footer_zone(lowers, bi) {
+        return None;
+    }
+    let mut score = mark;
+    if m.set_apart && !subject {
+        score += 25;
+    }
+    if m.prominent {
+        score += 20;
+    }
+    // the subject and the text part first: HTML adds layout, and layout adds noise
+    score += match source {
+        OtpSource::Subject => 50,
+        OtpSource::Text => 20,
+        OtpSource::Html => 0,
+    };
+    if shape == Shape::Digits && c.compact.len() == 6 {
+        score += 3;
+    }
+    if c.sep.is_some() && !c.spaced {
+        score += 2;
+    }
+    Some(Rank {
+        strong: mark > 0 || (m.set_apart && m.prominent),
+        source: match source {
+            OtpSource::Subject => 2,
+            OtpSource::Text => 1,
+            OtpSource::Html => 0,
+        },
+        score,
+    })
+}
+
+pub(super) fn find_otp_inner(raw: &[u8], recipient: &str) -> Option<Otp> {
+    let d = decode(raw)?;
+    let recipient_runs: Vec<String> = recipient
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|r| r.len() >= 4)
+        .map(|r| r.to_ascii_uppercase())
+        .collect();
+    let mut sources: Vec<(OtpSource, Vec<Block>)> = Vec::new();
+    sources.push((OtpSource::Subject, vec![Block::from_line(&d.subject)]));
+    for t in &d.texts {
+        sources.push((OtpSource::Text, text_blocks(t)));
+    }
+    for h in &d.htmls {
+        sources.push((OtpSource::Html, render_html(h).blocks));
+    }
+    let lowers: Vec<Vec<Vec<char>>> = sources
+        .iter()
+        .map(|(_, blocks)| blocks.iter().map(|b| lower(&b.chars)).collect())
+        .collect();
+    let message_has_kw = lowers
+        .iter()
+        .flatten()
+        .any(|lc| labels_in(lc, 0, lc.len()).iter().any(|l| l.pol == Pol::Pos));
+    let mut best: Option<(Rank, Otp)> = None;
+    for ((source, blocks), lows) in sources.iter().zip(&lowers) {
+        for bi in 0..blocks.len() {
+            for cand in scan_candidates(&blocks[bi].chars) {
+                let Some(rank) = score_candidate(
+                    blocks,
+                    lows,
+                    bi,
+                    &cand,
+                    *source,
+                    message_has_kw,
+                    &recipient_runs,
+                ) else {
+                    continue;
+                };
+                if best.as_ref().is_none_or(|(r, _)| rank > *r) {
+                    let code = if cand.spaced {
+                        cand.compact.clone()
+                    } else {
+                        cand.shown.clone()
+                    };
+                    best = Some((
+                        rank,
+                        Otp {
+                            code,
+                            compact: cand.compact.clone(),
+                            source: *source,
+                        },
+                    ));
+                }
+            }
+        }
+    }
+    best.map(|(_, otp)| otp)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::inbox::extract::test_mail::*;
+    use crate::inbox::extract::{OtpSource, find_otp};
+
+    #[test]
+    fn keyword_adjacent_digits() {
+        let m = text_mail(
+            "Sign in",
+            "Your verification code is 482913. It expires soon.",
+        );
+        let found = find_otp(&m, "test+1234@inbox.test").unwrap();
+        assert_eq!(found.code, "482913");
+        assert_eq!(found.compact, "482913");
+        assert_eq!(found.source, OtpSource::Text);
+    }
+
+    #[test]
+    fn subject_only_code() {
+        let m = text_mail(
+            "Your login code: 771204",
+            "Use the code from the subject line.",
+        );
+        let found = find_otp(&m, "test+1234@inbox.test").unwrap();
+        assert_eq!(found.code, "771204");
+        assert_eq!(found.source, OtpSource::Subject);
+    }
+
+    #[test]
+    fn years_prices_phones_dates_orders_are_not_codes() {
+        let body = "Your code is below.\n\n© 2024 Acme Inc.\nTotal: $49.99\nCall 1-800-555-0199 or +1 (415) 555-0100\n\
+                    Date: 12/05/2024, May 12, 2024, 2024-05-12 at 14:32\nOrder #112233\nOrder number: 556677\n\
+                    Invoice 20240512\n548 Market St, San Francisco, CA 94104\n";
+        assert_eq!(otp(&text_mail("Hello", body)), None);
+        let body2 = format!("{body}\nYour one-time code: 640215\n");
+        assert_eq!(otp(&text_mail("Hello", &body2)), Some("640215".into()));
+    }
+
+    #[test]
+    fn order_label_applies_to_its_own_number_only() {
+        let m = text_mail("Hi", "Your verification code for order 12345 is 482913.");
+        assert_eq!(otp(&m), Some("482913".into()));
+        let m = text_mail("Hi", "Order number:\n48291\n\nThanks for shopping.");
+        assert_eq!(otp(&m), None);
+    }
+
+    #[test]
+    fn text_part_is_preferred_over_html_when_both_are_marked() {
+        let raw = b"From: a@x.example\r\nTo: b@inbox.test\r\nSubject: Hi\r\nMIME-Version: 1.0\r\n\
+            Content-Type: multipart/alternative; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\n\
+            Your verification code is 246810.\r\n--b\r\nContent-Type: text/html\r\n\r\n\
+            <p>Your verification code:</p><h1>135790</h1>\r\n--b--\r\n";
+        let found = find_otp(raw, "b@inbox.test").unwrap();
+        assert_eq!(
+            (found.code.as_str(), found.source),
+            ("246810", OtpSource::Text)
+        );
+    }
+}

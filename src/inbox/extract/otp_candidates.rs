@@ -1,0 +1,527 @@
+//! One-time code candidates: runs of digits and upper-case letters in a line, their shape, and
+//! the hard rejections read from the characters around them (prices, phones, URLs, dates).
+
+use super::decode::is_code_char;
+
+#[derive(Debug, Clone)]
+pub(super) struct Cand {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) shown: String,
+    pub(super) compact: String,
+    pub(super) groups: Vec<String>,
+    pub(super) sep: Option<char>,
+    /// `6 0 4 1 9 2`: one character per group, single spaces.
+    pub(super) spaced: bool,
+}
+
+fn run_end(cs: &[char], mut i: usize) -> usize {
+    while i < cs.len() && cs[i].is_ascii_alphanumeric() {
+        i += 1;
+    }
+    i
+}
+
+/// Every run of upper-case letters and digits, with at most one dash or space grouping.
+pub(super) fn scan_candidates(cs: &[char]) -> Vec<Cand> {
+    let n = cs.len();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n {
+        if !cs[i].is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let g1_end = run_end(cs, i);
+        if i > 0 && (cs[i - 1].is_ascii_alphanumeric() || cs[i - 1] == '_')
+            || !cs[i..g1_end].iter().all(|&c| is_code_char(c))
+        {
+            i = g1_end;
+            continue;
+        }
+        let g1: String = cs[i..g1_end].iter().collect();
+        let g1_digits = g1.chars().all(|c| c.is_ascii_digit());
+        // `6 0 4 1 9 2`
+        if g1.len() == 1 {
+            let mut k = g1_end;
+            let mut singles = vec![cs[i]];
+            while k + 1 < n
+                && cs[k] == ' '
+                && is_code_char(cs[k + 1])
+                && (k + 2 == n || !cs[k + 2].is_ascii_alphanumeric())
+            {
+                singles.push(cs[k + 1]);
+                k += 2;
+            }
+            if singles.len() >= 4 {
+                let compact: String = singles.iter().collect();
+                out.push(Cand {
+                    start: i,
+                    end: k,
+                    shown: compact.clone(),
+                    compact,
+                    groups: singles.iter().map(|c| c.to_string()).collect(),
+                    sep: Some(' '),
+                    spaced: true,
+                });
+                i = k;
+                continue;
+            }
+        }
+        let mut cand = Cand {
+            start: i,
+            end: g1_end,
+            shown: g1.clone(),
+            compact: g1.clone(),
+            groups: vec![g1.clone()],
+            sep: None,
+            spaced: false,
+        };
+        if g1_end + 1 < n && cs[g1_end] == '-' && cs[g1_end + 1].is_ascii_alphanumeric() {
+            let g2_end = run_end(cs, g1_end + 1);
+            if !cs[g1_end + 1..g2_end].iter().all(|&c| is_code_char(c)) {
+                // a hyphenated mixed-case word (`G-Suite`): no candidate here
+                i = g2_end;
+                continue;
+            }
+            let g2: String = cs[g1_end + 1..g2_end].iter().collect();
+            cand.end = g2_end;
+            cand.shown = format!("{g1}-{g2}");
+            cand.compact = format!("{g1}{g2}");
+            cand.groups.push(g2);
+            cand.sep = Some('-');
+        } else if g1_end + 1 < n && cs[g1_end] == ' ' && is_code_char(cs[g1_end + 1]) {
+            let g2_end = run_end(cs, g1_end + 1);
+            let g2: String = cs[g1_end + 1..g2_end].iter().collect();
+            let (l1, l2) = (g1.len(), g2.len());
+            let digits = |g: &str| g.chars().all(|c| c.is_ascii_digit());
+            let has_digit = |g: &str| g.chars().any(|c| c.is_ascii_digit());
+            // `482 913`, `5521 9034`; or mixed halves of equal length: `ZK4 P2Q`
+            let digit_groups = g1_digits
+                && digits(&g2)
+                && (2..=5).contains(&l1)
+                && (2..=5).contains(&l2)
+                && l1.abs_diff(l2) <= 1;
+            let mixed_groups = l1 == l2
+                && (3..=5).contains(&l1)
+                && g2.chars().all(is_code_char)
+                && has_digit(&g1)
+                && has_digit(&g2)
+                && !(digits(&g1) && digits(&g2));
+            if digit_groups || mixed_groups {
+                cand.end = g2_end;
+                cand.shown = format!("{g1} {g2}");
+                cand.compact = format!("{g1}{g2}");
+                cand.groups.push(g2);
+                cand.sep = Some(' ');
+            }
+        }
+        i = cand.end;
+        out.push(cand);
+    }
+    out
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Shape {
+    Digits,
+    Mixed,
+    Letters,
+}
+
+/// Upper-case words that appear in mail and are never codes, even grouped (`ONE-TIME`).
+const WORDS: &[&str] = &[
+    "ONE", "TWO", "TIME", "STEP", "SIGN", "LOG", "OPT", "OUT", "FREE", "SALE", "NEW", "NOW",
+    "CODE", "PASS", "WORD", "AUTO", "SELF", "CHECK", "LIVE", "DEMO", "TEST", "USER", "HELP",
+    "MAIL", "EMAIL", "LINK", "OPEN", "SHOP", "BUY", "GET", "PLUS", "PRO", "MAX", "MINI", "TOP",
+    "BEST", "HOT", "DEAL", "BACK", "HOME", "PAGE", "DATA", "INFO", "FAQ", "NEWS", "HIGH", "LOW",
+    "FULL", "REAL", "DAY", "WEEK", "YEAR", "OFF", "END", "ALL", "AND", "THE", "FOR", "YOU", "YOUR",
+    "NOT", "WITH", "FROM", "THIS", "THAT", "SAVE", "HERE", "CLICK", "VERIFY", "LOGIN", "RESET",
+    "READ", "ONLY", "DO", "NO", "REPLY", "XOXO", "COVID", "UTF", "ISO", "SHA", "RFC", "HTTP",
+    "HTTPS", "HTML", "CSS", "API", "USB", "PDF", "IPV", "MP", "TLS", "SSL", "SMS", "OTP", "PIN",
+    "MFA", "USD", "EUR", "GBP", "JPY", "CAD", "AUD", "CHF", "INV", "ORDER", "REF", "PO", "VAT",
+    "GST", "TAX", "SKU", "QTY", "ID", "NO", "NR", "TEL", "FAX", "ZIP", "FIFA", "NASA", "UEFA",
+    "SUITE", "AVE", "BLVD", "STE", "APT", "WIFI", "WI", "FI", "LTE",
+];
+
+const UNIT_SUFFIXES: &[&str] = &[
+    "ST", "ND", "RD", "TH", "AM", "PM", "H", "HR", "HRS", "MIN", "MINS", "S", "SEC", "MB", "GB",
+    "KB", "TB", "MS", "PX", "PT", "EM", "K", "M", "X", "D", "Y", "W", "G", "KG", "CM", "MM", "KM",
+    "FPS", "HZ", "MHZ", "GHZ", "P", "V", "A",
+];
+
+fn vowels(s: &str) -> usize {
+    s.chars().filter(|c| "AEIOUY".contains(*c)).count()
+}
+
+pub(super) fn shape_of(c: &Cand) -> Option<Shape> {
+    let len = c.compact.len();
+    if !(4..=10).contains(&len) {
+        return None;
+    }
+    let digits = c.compact.chars().filter(|c| c.is_ascii_digit()).count();
+    if digits == len {
+        return Some(Shape::Digits);
+    }
+    if c.spaced {
+        return Some(if digits == 0 {
+            Shape::Letters
+        } else {
+            Shape::Mixed
+        });
+    }
+    if digits == 0 {
+        // Letters only: two dash-separated groups of 3–5 letters that are not words.
+        let ok = c.sep == Some('-')
+            && c.groups.len() == 2
+            && c.groups.iter().all(|g| (3..=5).contains(&g.len()))
+            && !c.groups.iter().any(|g| WORDS.contains(&g.as_str()))
+            && !c.groups.iter().all(|g| vowels(g) >= 2);
+        return ok.then_some(Shape::Letters);
+    }
+    // Mixed letters and digits.
+    if c.sep.is_none() {
+        let lead_digits: String = c
+            .compact
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        let rest = &c.compact[lead_digits.len()..];
+        if !lead_digits.is_empty()
+            && rest.chars().all(|c| c.is_ascii_uppercase())
+            && UNIT_SUFFIXES.contains(&rest)
+        {
+            return None; // 10TH, 24H, 512MB
+        }
+        // a word and a small number: promotion codes (`THANKS10`, `WELCOME15`), not OTPs
+        let lead_letters: String = c
+            .compact
+            .chars()
+            .take_while(|c| c.is_ascii_uppercase())
+            .collect();
+        let tail = &c.compact[lead_letters.len()..];
+        if lead_letters.len() >= 4
+            && vowels(&lead_letters) >= 1
+            && (1..=3).contains(&tail.len())
+            && tail.chars().all(|c| c.is_ascii_digit())
+        {
+            return None;
+        }
+    }
+    for group in &c.groups {
+        let mut word = String::new();
+        for ch in group.chars().chain(std::iter::once('0')) {
+            if ch.is_ascii_uppercase() {
+                word.push(ch);
+            } else {
+                if word.len() >= 2 && WORDS.contains(&word.as_str()) {
+                    return None; // ISO9001, SHA256, COVID-19
+                }
+                word.clear();
+            }
+        }
+    }
+    Some(Shape::Mixed)
+}
+
+/// Characters that may surround a code that is "alone" on its line or in its element.
+pub(super) fn is_trim(c: char) -> bool {
+    c == ' ' || "*_:;.,!?\"'“”‘’«»()[]{}<>|-=~•·…：，。、「」『』【】（）》《".contains(c)
+}
+
+/// The word (letters only) right before `at` or right after `at`, lower-cased.
+pub(super) fn word_before(lc: &[char], at: usize) -> String {
+    let mut k = at;
+    while k > 0 && matches!(lc[k - 1], ' ' | ',' | '.') && at - k < 3 {
+        k -= 1;
+    }
+    let end = k;
+    while k > 0 && lc[k - 1].is_alphabetic() {
+        k -= 1;
+    }
+    lc[k..end].iter().collect()
+}
+
+pub(super) fn word_after(lc: &[char], at: usize) -> String {
+    let mut k = at;
+    while k < lc.len() && matches!(lc[k], ' ' | ',' | '.') && k - at < 3 {
+        k += 1;
+    }
+    let start = k;
+    while k < lc.len() && lc[k].is_alphabetic() {
+        k += 1;
+    }
+    lc[start..k].iter().collect()
+}
+
+/// A run of at least three ASCII digits overlapping `lo..hi` (another number in between).
+pub(super) fn has_number(cs: &[char], lo: usize, hi: usize) -> bool {
+    let mut run = 0;
+    for &c in cs.iter().take(hi.min(cs.len())).skip(lo) {
+        if c.is_ascii_digit() {
+            run += 1;
+            if run >= 3 {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
+}
+
+/// Hard rejections that only look at the characters around the candidate.
+pub(super) fn rejected_by_surroundings(cs: &[char], c: &Cand, recipient_runs: &[String]) -> bool {
+    let n = cs.len();
+    let prev = |k: usize| {
+        if c.start >= k {
+            Some(cs[c.start - k])
+        } else {
+            None
+        }
+    };
+    let next = |k: usize| cs.get(c.end + k - 1).copied();
+    // hex colours, order numbers, prices, phone / plus-address prefixes
+    if matches!(
+        prev(1),
+        Some('#' | '$' | '€' | '£' | '¥' | '₹' | '₽' | '+' | '@' | '&' | '%' | '〒')
+    ) {
+        return true;
+    }
+    if matches!(prev(1), Some(' '))
+        && matches!(prev(2), Some('#' | '$' | '€' | '£' | '¥' | '₽' | '№'))
+    {
+        return true;
+    }
+    if matches!(
+        next(1),
+        Some(
+            '%' | '€'
+                | '£'
+                | '¥'
+                | '₽'
+                | '$'
+                | '@'
+                | '°'
+                | '円'
+                | '元'
+                | '年'
+                | '月'
+                | '日'
+                | '時'
+                | '分'
+                | '件'
+                | '個'
+                | '歳'
+                | '号'
+                | '번'
+                | '원'
+                | '년'
+                | '월'
+                | '일'
+        )
+    ) {
+        return true;
+    }
+    // masked numbers: `***-***-4821`, `•••• 4821`, `xxxx-4821`
+    let mut k = c.start;
+    while k > 0 && c.start - k < 2 && matches!(cs[k - 1], '-' | ' ' | '.') {
+        k -= 1;
+    }
+    let mask = |ch: char| matches!(ch, '*' | '•' | '●' | '∗');
+    if k > 0
+        && (mask(cs[k - 1])
+            || (matches!(cs[k - 1], 'X' | 'x')
+                && k >= 2
+                && (mask(cs[k - 2]) || matches!(cs[k - 2], 'X' | 'x'))))
+    {
+        return true;
+    }
+    if matches!(next(1), Some(' '))
+        && matches!(next(2), Some('%' | '€' | '£' | '円' | '元' | '₽' | '¥'))
+    {
+        return true;
+    }
+    // decimals, thousands, times, versions, dates with dots
+    if matches!(prev(1), Some('.' | ',' | ':')) && prev(2).is_some_and(|d| d.is_ascii_digit()) {
+        return true;
+    }
+    if matches!(next(1), Some('.' | ',' | ':'))
+        && cs.get(c.end + 1).is_some_and(|d| d.is_ascii_digit())
+        && run_end(cs, c.end + 1) - (c.end + 1) >= 2
+    {
+        return true;
+    }
+    for (sep, around) in [(prev(1), prev(2)), (next(1), next(2))] {
+        if matches!(sep, Some('/' | '\\')) && around.is_some_and(|d| d.is_ascii_alphanumeric()) {
+            return true;
+        }
+    }
+    // part of a longer hyphenated or underscored word
+    if matches!(prev(1), Some('-' | '_')) && prev(2).is_some_and(|d| d.is_ascii_alphanumeric()) {
+        return true;
+    }
+    if matches!(next(1), Some('-' | '_')) && next(2).is_some_and(|d| d.is_ascii_alphanumeric()) {
+        return true;
+    }
+    if next(1).is_some_and(|d| d.is_ascii_alphanumeric() || d == '_') {
+        return true;
+    }
+    // inside an e-mail address, URL or domain: the ASCII token around the candidate
+    let stop = |ch: char| !ch.is_ascii() || ch == ' ' || "()[]<>\"',".contains(ch);
+    let mut l = c.start;
+    while l > 0 && !stop(cs[l - 1]) {
+        l -= 1;
+    }
+    let mut r = c.end;
+    while r < n && !stop(cs[r]) {
+        r += 1;
+    }
+    let token: String = cs[l..r].iter().collect();
+    let token_l = token.to_ascii_lowercase();
+    if token.contains(['@', '/', '\\', '=', '?', '&', '%', '+'])
+        || token_l.contains("www.")
+        || token_l.contains("://")
+    {
+        return true;
+    }
+    let tc: Vec<char> = token.chars().collect();
+    for k in 1..tc.len().saturating_sub(1) {
+        if tc[k] == '.' && tc[k - 1].is_ascii_alphanumeric() && tc[k + 1].is_ascii_alphabetic() {
+            return true;
+        }
+    }
+    // another number right next to it: phone numbers, dates, account numbers
+    let skip = |ch: char| matches!(ch, ' ' | '-' | '(' | ')' | '.' | '/');
+    let mut k = c.end;
+    let mut hops = 0;
+    while k < n && skip(cs[k]) && hops < 3 {
+        k += 1;
+        hops += 1;
+    }
+    if hops > 0 && k < n && cs[k].is_ascii_digit() {
+        let e = run_end(cs, k);
+        let min_run = if c.sep.is_some() { 2 } else { 3 };
+        if e - k >= min_run && cs[k..e].iter().all(|d| d.is_ascii_digit()) {
+            return true;
+        }
+    }
+    let mut k = c.start;
+    let mut hops = 0;
+    while k > 0 && skip(cs[k - 1]) && hops < 3 {
+        k -= 1;
+        hops += 1;
+    }
+    if hops > 0 && k > 0 && cs[k - 1].is_ascii_digit() {
+        let mut s = k;
+        while s > 0 && cs[s - 1].is_ascii_digit() {
+            s -= 1;
+        }
+        let len = k - s;
+        let before = if s > 0 { Some(cs[s - 1]) } else { None };
+        if len >= 2 || matches!(before, Some('+' | '(')) {
+            return true;
+        }
+    }
+    // the run's own address (`test+1234@…`)
+    if recipient_runs.contains(&c.compact) {
+        return true;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::inbox::extract::find_otp;
+    use crate::inbox::extract::test_mail::*;
+
+    #[test]
+    fn grouped_codes_keep_their_separator() {
+        let m = text_mail("Hi", "G-482913 is your verification code.");
+        let found = find_otp(&m, "x@inbox.test").unwrap();
+        assert_eq!(
+            (found.code.as_str(), found.compact.as_str()),
+            ("G-482913", "G482913")
+        );
+        assert_eq!(
+            otp(&text_mail("Hi", "Your code: 4X7-K2P")),
+            Some("4X7-K2P".into())
+        );
+        assert_eq!(
+            otp(&text_mail("Hi", "Your code: 482 913")),
+            Some("482 913".into())
+        );
+        assert_eq!(
+            otp(&text_mail("Hi", "Login code:\n\nLTRP-KZLV\n")),
+            Some("LTRP-KZLV".into())
+        );
+        assert_eq!(
+            otp(&text_mail("Hi", "Your code:\n\nZK4 P2Q\n")),
+            Some("ZK4 P2Q".into())
+        );
+        assert_eq!(
+            otp(&text_mail("Hi", "Your PIN 1234 is ready")),
+            None,
+            "PIN 1234 is not grouped"
+        );
+    }
+
+    #[test]
+    fn ordinary_upper_case_words_are_not_codes() {
+        let m = text_mail(
+            "IMPORTANT",
+            "HELLO\n\nPlease VERIFY your account. Your code will follow.\n\nONE-TIME\n\nSIGN-IN\n",
+        );
+        assert_eq!(otp(&m), None);
+    }
+
+    #[test]
+    fn promo_codes_are_not_one_time_codes() {
+        let m = text_mail(
+            "Sale",
+            "Use promo code SAVE20 today. Discount code: WELCOME10\n",
+        );
+        assert_eq!(otp(&m), None);
+    }
+
+    #[test]
+    fn recipient_digits_are_never_the_code() {
+        let m = text_mail(
+            "Welcome test+1234",
+            "Hi test+1234@inbox.test,\nYour account 1234 is ready.\nYour code: 559901\n",
+        );
+        assert_eq!(otp(&m), Some("559901".into()));
+        let m = text_mail("Welcome", "Your verification code\n\n1234\n");
+        assert_eq!(otp(&m), None, "1234 is the recipient's own plus tag");
+    }
+
+    #[test]
+    fn digits_inside_urls_and_addresses_are_ignored() {
+        let m = text_mail(
+            "Verify",
+            "Your code: see https://acme.example/verify/482913?x=1\nMail 772211@acme.example\n",
+        );
+        assert_eq!(otp(&m), None);
+    }
+
+    #[test]
+    fn masked_and_card_ending_numbers_are_not_codes() {
+        let m = text_mail("x", "We sent a verification code to +1 ***-***-4821.");
+        assert_eq!(otp(&m), None);
+        let m = text_mail(
+            "x",
+            "We sent a verification code to the phone ending in 4821.",
+        );
+        assert_eq!(otp(&m), None);
+        let m = text_mail("x", "Your code for the card ending in 4821 is 583029.");
+        assert_eq!(otp(&m), Some("583029".into()));
+        let m = text_mail("x", "Netflix 482913 is your sign-in code");
+        assert_eq!(otp(&m), Some("482913".into()));
+    }
+
+    #[test]
+    fn cjk_dates_and_amounts_are_not_codes() {
+        let m = text_mail("x", "認証コード発行日：2024年5月12日、手数料1200円");
+        assert_eq!(otp(&m), None);
+    }
+}

@@ -1,0 +1,37 @@
+//! Small test messages shared by the extraction unit tests, and shorthands that return only
+//! the code found or the URL of the link chosen.
+
+use url::Url;
+
+use super::{LinkError, find_link, find_otp};
+
+pub(super) fn text_mail(subject: &str, body: &str) -> Vec<u8> {
+    format!(
+        "From: Acme <no-reply@acme.example>\r\nTo: test+1234@inbox.test\r\nSubject: {subject}\r\n\
+         MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+    )
+    .into_bytes()
+}
+
+pub(super) fn html_mail(subject: &str, html: &str) -> Vec<u8> {
+    format!(
+        "From: Acme <no-reply@acme.example>\r\nTo: test+1234@inbox.test\r\nSubject: {subject}\r\n\
+         MIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n{html}\r\n"
+    )
+    .into_bytes()
+}
+
+pub(super) fn otp(raw: &[u8]) -> Option<String> {
+    find_otp(raw, "test+1234@inbox.test").map(|o| o.code)
+}
+
+fn only(host: &'static str) -> impl Fn(&Url) -> bool {
+    move |u: &Url| {
+        u.host_str()
+            .is_some_and(|h| h == host || h.ends_with(&format!(".{host}")))
+    }
+}
+
+pub(super) fn link(raw: &[u8], host: &'static str) -> Result<String, LinkError> {
+    find_link(raw, &only(host)).map(|l| l.url.to_string())
+}

@@ -1,0 +1,172 @@
+//! Per-step rules on well-formed steps: known `{{variables}}`, the field a step cannot do
+//! without (`text` or `selector`…), the URL to visit, CSS selectors, and bounded seconds.
+
+use crate::plan::Step;
+use crate::plan::selector::check_selector;
+use crate::plan::template::{SECRET_ENV_PREFIX, Template, Vars};
+use crate::plan::wording::suggest;
+
+use super::Validator;
+use super::navigate_url::check_url;
+
+/// Longest `wait_seconds` a plan may ask for.
+pub const MAX_WAIT_SECONDS: f64 = 300.0;
+/// Longest `timeout_seconds` a step may ask for.
+pub const MAX_TIMEOUT_SECONDS: f64 = 900.0;
+
+impl Validator {
+    /// Meaning of one well-formed step.
+    pub(super) fn step_meaning(&mut self, path: &str, step: &Step, vars: &Vars) {
+        for (field, text) in step.strings() {
+            match Template::parse(text) {
+                Ok(t) => {
+                    for name in t.variables() {
+                        if !vars.is_known(name) {
+                            let known: Vec<&str> = ["inbox_address", "run_id"]
+                                .into_iter()
+                                .chain(vars.caller_names())
+                                .collect();
+                            let secret = name.split_once('_').filter(|(head, rest)| {
+                                head.eq_ignore_ascii_case("secret") && !rest.is_empty()
+                            });
+                            let message = if let Some((_, rest)) = secret {
+                                // `{{secret_PASSWORD}}` for `{{secret.PASSWORD}}`.
+                                format!(
+                                    "unknown variable `{{{{{name}}}}}`; a secret is written \
+                                     `{{{{secret.{rest}}}}}` and read from the environment \
+                                     variable {SECRET_ENV_PREFIX}{rest}"
+                                )
+                            } else {
+                                let hint = suggest(name, known.iter().copied())
+                                    .replace("`?)", "}}`?)")
+                                    .replace("(did you mean `", "(did you mean `{{");
+                                format!(
+                                    "unknown variable `{{{{{name}}}}}`{hint}; pass it with \
+                                     `--var {name}=VALUE` (known: {}, secret.NAME)",
+                                    known.join(", ")
+                                )
+                            };
+                            self.problem(format!("{path}.{field}"), message);
+                        }
+                    }
+                }
+                Err(e) => self.problem(format!("{path}.{field}"), e),
+            }
+        }
+        let nonempty = |s: &Option<String>| s.as_deref().is_some_and(|s| !s.trim().is_empty());
+        match step {
+            Step::Navigate { url } => {
+                if let Err(e) = check_url(url) {
+                    self.problem(format!("{path}.url"), e);
+                }
+            }
+            Step::Click { text, selector, .. } if !nonempty(text) && !nonempty(selector) => {
+                self.problem(path, "`click` needs `text` (preferred) or `selector`");
+            }
+            Step::Fill {
+                label, selector, ..
+            } if !nonempty(label) && !nonempty(selector) => {
+                self.problem(path, "`fill` needs `label` (preferred) or `selector`");
+            }
+            Step::ExtractText {
+                selector: Some(sel),
+                ..
+            } if sel.trim().is_empty() => {
+                self.problem(
+                    format!("{path}.selector"),
+                    "is empty: name the element, or leave `selector` out to extract the page's \
+                     main text",
+                );
+            }
+            Step::WaitSeconds { seconds } => {
+                self.bounded(&format!("{path}.seconds"), *seconds, MAX_WAIT_SECONDS);
+            }
+            Step::WaitForText { text, .. } if text.trim().is_empty() => {
+                self.problem(
+                    format!("{path}.text"),
+                    "is empty: say which text to wait for",
+                );
+            }
+            Step::UseOtpFromInbox { selector, .. } if selector.trim().is_empty() => {
+                self.problem(format!("{path}.selector"), "is empty: name the code input");
+            }
+            _ => {}
+        }
+        if let Some(t) = step.timeout_seconds() {
+            self.bounded(&format!("{path}.timeout_seconds"), t, MAX_TIMEOUT_SECONDS);
+        }
+        let selector = match step {
+            Step::Click { selector, .. }
+            | Step::Fill { selector, .. }
+            | Step::ExtractText { selector, .. } => selector.as_deref(),
+            Step::UseOtpFromInbox { selector, .. } => Some(selector.as_str()),
+            _ => None,
+        };
+        if let Some(sel) = selector.filter(|s| !s.trim().is_empty() && !s.contains("{{"))
+            && let Err(e) = check_selector(sel)
+        {
+            self.problem(format!("{path}.selector"), e);
+        }
+    }
+
+    fn bounded(&mut self, path: &str, value: f64, max: f64) {
+        if !value.is_finite() || value <= 0.0 {
+            self.problem(
+                path,
+                format!(
+                    "must be a positive number of seconds, not {}",
+                    show_number(value)
+                ),
+            );
+        } else if value > max {
+            self.problem(
+                path,
+                format!(
+                    "{} s is longer than the limit of {max} s",
+                    show_number(value)
+                ),
+            );
+        }
+    }
+}
+
+/// A number as a person would write it: `1e300`, not three hundred zeros.
+fn show_number(v: f64) -> String {
+    if v == 0.0 {
+        "0".to_string()
+    } else if v.is_finite() && (v.abs() >= 1e9 || v.abs() < 1e-3) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::validate::problems;
+
+    #[test]
+    fn numbers_read_as_written() {
+        assert_eq!(show_number(1e300), "1e300");
+        assert_eq!(show_number(-0.0), "0");
+        assert_eq!(show_number(-2.0), "-2");
+        assert_eq!(show_number(1.5), "1.5");
+        assert_eq!(show_number(5e-324), "5e-324");
+    }
+
+    #[test]
+    fn secret_typos_point_at_secrets() {
+        let p = problems(
+            r#"{"reasoning":"","steps":[{"type":"done","summary":"{{SECRET_pw}} {{inbox_adress}}"}]}"#,
+        );
+        assert!(
+            p[0].contains("a secret is written `{{secret.pw}}`"),
+            "{p:?}"
+        );
+        assert!(
+            p[1].contains("(did you mean `{{inbox_address}}`?)"),
+            "{p:?}"
+        );
+    }
+}

@@ -1,0 +1,98 @@
+//! How plan messages quote what the user wrote: user text shown on one line and short, and
+//! did-you-mean suggestions for near misses (field names, step types, variables, selectors).
+
+use super::STEP_TYPES;
+
+/// User text as it appears inside a message: control characters escaped (so one problem stays
+/// one line) and long text shortened.
+pub(super) fn show(s: &str) -> String {
+    const MAX: usize = 80;
+    let mut out = String::new();
+    for (n, c) in s.chars().enumerate() {
+        if n == MAX {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// `, did you mean `x`?` for the closest candidate, or nothing. Close in spelling first
+/// (`selctor` → `selector`); else sharing a word (`timeout` → `timeout_seconds`).
+pub(super) fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    let lower = word.to_ascii_lowercase();
+    let candidates: Vec<&str> = candidates.into_iter().collect();
+    let words = |s: &str| -> Vec<String> {
+        s.split(['_', '-', '.'])
+            .filter(|w| w.len() >= 4)
+            .map(str::to_string)
+            .collect()
+    };
+    let mine = words(&lower.replace(char::is_whitespace, "_"));
+    let spelled = candidates
+        .iter()
+        .map(|c| (strsim::damerau_levenshtein(&lower, c), *c))
+        .filter(|(d, c)| *d <= (c.len() / 3).max(2))
+        .min_by_key(|(d, _)| *d);
+    let shared = || {
+        candidates
+            .iter()
+            .filter(|c| words(c).iter().any(|w| mine.contains(w)))
+            .map(|c| (strsim::damerau_levenshtein(&lower, c), *c))
+            .min_by_key(|(d, _)| *d)
+    };
+    spelled
+        .or_else(shared)
+        .map(|(_, c)| format!(" (did you mean `{c}`?)"))
+        .unwrap_or_default()
+}
+
+/// The step type meant by a name another tool uses (`goto`, `sleep`, `wait_for_mail`), else
+/// the closest type by spelling or by a shared word.
+pub(super) fn suggest_step_type(ty: &str) -> String {
+    let alias = match ty.to_ascii_lowercase().replace('-', "_").as_str() {
+        "goto" | "go_to" | "open" | "visit" | "open_url" | "load" => Some("navigate"),
+        "type" | "input" | "enter" | "enter_text" | "type_text" | "fill_in" => Some("fill"),
+        "sleep" | "wait" | "pause" => Some("wait_seconds"),
+        "press" | "tap" | "click_button" | "click_link" => Some("click"),
+        "finish" | "end" | "stop" | "complete" => Some("done"),
+        "extract" | "get_text" | "read_text" | "scrape" => Some("extract_text"),
+        "wait_for_mail" | "wait_email" | "check_email" | "read_email" => Some("wait_for_email"),
+        "otp" | "enter_otp" | "fill_otp" | "use_otp" => Some("use_otp_from_inbox"),
+        "open_link" | "click_email_link" | "magic_link" => Some("open_link_from_inbox"),
+        _ => None,
+    };
+    match alias {
+        Some(a) => format!(" (did you mean `{a}`?)"),
+        None => suggest(ty, STEP_TYPES),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_by_spelling_then_by_shared_word() {
+        let fields = ["text", "timeout_seconds"];
+        assert_eq!(suggest("txet", fields), " (did you mean `text`?)");
+        assert_eq!(
+            suggest("timeout", fields),
+            " (did you mean `timeout_seconds`?)"
+        );
+        assert_eq!(
+            suggest("timeout_ms", fields),
+            " (did you mean `timeout_seconds`?)"
+        );
+        assert_eq!(
+            suggest("seconds", fields),
+            " (did you mean `timeout_seconds`?)"
+        );
+        assert_eq!(suggest("banana", fields), "");
+    }
+}
