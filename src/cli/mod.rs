@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use crate::browser::{Chromium, LaunchOptions};
 use crate::exit;
 use crate::inbox::Inbox;
-use crate::inbox::binding::{connect, parse_binding};
+use crate::inbox::{connect, parse_binding};
 use crate::lock::Lock;
 use crate::plan::{self, Limits, Plan, Step, Template, Vars};
 use crate::report::{EventLog, Progress, write_junit};

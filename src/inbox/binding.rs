@@ -1,17 +1,14 @@
-//! `--inbox [NAME=]URL`: parses a binding into a typed [`InboxUrl`] and connects it to a
-//! backend. Every error is a sentence naming the part of the URL that is wrong.
+//! `--inbox [NAME=]URL`: parses a binding into a typed [`InboxUrl`]. Pure: the backends
+//! depend on this module, never the other way. Every error is a sentence naming the part of
+//! the URL that is wrong.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use url::Url;
 
-use super::imap::ImapInbox;
-use super::smtp::SmtpInbox;
-use super::{Inbox, InboxError};
+use super::InboxError;
 
 /// Poll cadence while a step waits, for an IMAP server on this machine: cheap for a local
 /// server, and well under Dovecot's ~0.5 s IDLE notification delay.
@@ -55,7 +52,7 @@ pub struct ImapUrl {
 /// `smtp://HOST:PORT?domain=DOMAIN`: the embedded receiver listens on HOST:PORT.
 #[derive(Clone, PartialEq, Eq)]
 pub struct SmtpUrl {
-    /// Port 0 picks a free port; see [`SmtpInbox::local_addr`].
+    /// Port 0 picks a free port; see `SmtpInbox::local_addr`.
     pub listen: SocketAddr,
     /// Lower-cased; each run receives at `run-RUNID@DOMAIN`.
     pub domain: String,
@@ -185,33 +182,6 @@ pub fn parse_url(s: &str) -> Result<InboxUrl, InboxError> {
              server) or smtp:// (planlock's own receiver)"
         ))),
     }
-}
-
-/// Starts the backend a URL names. IMAP connects lazily (call [`Inbox::check`] to fail early);
-/// SMTP binds its listening socket now.
-///
-/// Connecting the same IMAP URL again while the first is alive returns the same inbox, so
-/// every run in the process (e.g. every request `serve` handles) shares one IMAP connection.
-pub async fn connect(url: &InboxUrl) -> Result<Arc<dyn Inbox>, InboxError> {
-    Ok(match url {
-        InboxUrl::Imap(u) => shared_imap(u),
-        InboxUrl::Smtp(u) => SmtpInbox::start(u.listen, &u.domain).await?,
-    })
-}
-
-fn shared_imap(url: &ImapUrl) -> Arc<ImapInbox> {
-    static LIVE: OnceLock<Mutex<HashMap<ImapUrl, Weak<ImapInbox>>>> = OnceLock::new();
-    let mut live = LIVE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(inbox) = live.get(url).and_then(Weak::upgrade) {
-        return inbox;
-    }
-    live.retain(|_, inbox| inbox.strong_count() > 0);
-    let inbox = Arc::new(ImapInbox::new(url.clone()));
-    live.insert(url.clone(), Arc::downgrade(&inbox));
-    inbox
 }
 
 fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
@@ -532,17 +502,6 @@ mod tests {
             panic!()
         };
         assert_eq!(u.listen.port(), DEFAULT_SMTP_PORT);
-    }
-
-    #[tokio::test]
-    async fn the_same_imap_url_shares_one_inbox() {
-        let url = parse_url("imap://b:pw@127.0.0.1:1/?address=a@b.test").unwrap();
-        let a = connect(&url).await.unwrap();
-        let b = connect(&url).await.unwrap();
-        assert!(std::ptr::addr_eq(Arc::as_ptr(&a), Arc::as_ptr(&b)));
-        let other = parse_url("imap://b:pw@127.0.0.1:1/?address=c@b.test").unwrap();
-        let c = connect(&other).await.unwrap();
-        assert!(!std::ptr::addr_eq(Arc::as_ptr(&a), Arc::as_ptr(&c)));
     }
 
     #[test]
