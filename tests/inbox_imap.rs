@@ -539,3 +539,56 @@ async fn imaps_to_a_server_without_tls_fails_with_a_sentence() {
         "{text}"
     );
 }
+
+/// A loopback server that sends `greeting` to every client, then keeps the socket open.
+async fn fake_server(greeting: Vec<u8>) -> u16 {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let greeting = greeting.clone();
+            tokio::spawn(async move {
+                use tokio::io::AsyncWriteExt;
+                let _ = socket.write_all(&greeting).await;
+                tokio::time::sleep(Duration::from_secs(5)).await;
+            });
+        }
+    });
+    port
+}
+
+#[tokio::test]
+async fn a_garbage_greeting_is_a_short_sentence() {
+    let mut http = b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\n\r\n".to_vec();
+    http.extend(std::iter::repeat_n(b'x', 20_000));
+    let mut noise: Vec<u8> = (0..20_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    noise.retain(|b| *b != b'\n');
+    let cases: [(Vec<u8>, &str); 3] = [
+        (http, "\"HTTP/1.1 400 Bad Request\""),
+        (noise, "\""),
+        (
+            b"220 mail.example ESMTP ready\r\n".to_vec(),
+            "\"220 mail.example ESMTP ready\"",
+        ),
+    ];
+    for (greeting, shown) in cases {
+        let port = fake_server(greeting).await;
+        let url = format!("imap://bob:pw@127.0.0.1:{port}/INBOX?address=bob@demo.test");
+        let Err(InboxError::Unreachable(text)) = inbox(&url).await.check().await else {
+            panic!("not an IMAP server");
+        };
+        let prefix = format!(
+            "cannot connect to imap://bob@127.0.0.1:{port}: expected an IMAP greeting (\"* OK ...\") \
+             but the server sent "
+        );
+        assert!(text.starts_with(&prefix), "{text}");
+        assert!(text[prefix.len()..].starts_with(shown), "{text}");
+        assert!(text.len() < 300, "{} chars: {text}", text.len());
+        assert!(
+            text.chars().all(|c| !c.is_control()),
+            "printable only: {text:?}"
+        );
+    }
+}

@@ -782,36 +782,29 @@ async fn connect(url: &ImapUrl) -> Result<Connection, InboxError> {
         ImapStream::Plain(tcp)
     };
 
-    let mut client = async_imap::Client::new(stream);
-    match timeout(COMMAND_TIMEOUT, client.read_response()).await {
-        Ok(Ok(Some(_greeting))) => {}
-        Ok(Ok(None)) => {
-            return Err(unreachable(format!(
-                "cannot connect to {server}: the server closed the connection before greeting"
-            )));
-        }
+    let tls_hint = if url.tls {
+        ""
+    } else {
+        " (if this is a TLS port such as 993, use imaps://)"
+    };
+    let mut stream = stream;
+    match timeout(COMMAND_TIMEOUT, read_greeting(&mut stream)).await {
+        Ok(Ok(line)) => check_greeting(&line)
+            .map_err(|why| unreachable(format!("cannot connect to {server}: {why}")))?,
         Ok(Err(e)) => {
             return Err(unreachable(format!(
-                "cannot connect to {server}: reading the greeting failed: {e}{}",
-                if url.tls {
-                    ""
-                } else {
-                    " (if this is a TLS port such as 993, use imaps://)"
-                }
+                "cannot connect to {server}: reading the greeting failed: {e}{tls_hint}"
             )));
         }
         Err(_) => {
             return Err(unreachable(format!(
-                "cannot connect to {server}: no greeting within {} s{}",
-                COMMAND_TIMEOUT.as_secs(),
-                if url.tls {
-                    ""
-                } else {
-                    " (if this is a TLS port such as 993, use imaps://)"
-                }
+                "cannot connect to {server}: no greeting within {} s{tls_hint}",
+                COMMAND_TIMEOUT.as_secs()
             )));
         }
     }
+    // The greeting is consumed: the client starts at the first command.
+    let client = async_imap::Client::new(stream);
     let user = &url.user;
     let mut session = match timeout(COMMAND_TIMEOUT, client.login(user, &url.password)).await {
         Ok(Ok(session)) => session,
@@ -865,6 +858,75 @@ async fn connect(url: &ImapUrl) -> Result<Connection, InboxError> {
     })
 }
 
+/// The longest greeting line read; real ones (with a capability list) are a few hundred bytes.
+const MAX_GREETING: usize = 4096;
+/// How much of unexpected server output an error message quotes.
+const QUOTED_CHARS: usize = 80;
+
+/// Reads the server's first line, up to and including `\n`, at most [`MAX_GREETING`] bytes.
+/// Byte by byte, so nothing after the line is taken from the stream.
+async fn read_greeting(stream: &mut ImapStream) -> std::io::Result<Vec<u8>> {
+    use tokio::io::AsyncReadExt;
+    let mut line = Vec::with_capacity(256);
+    let mut byte = [0u8; 1];
+    while line.len() < MAX_GREETING && !line.ends_with(b"\n") {
+        if stream.read(&mut byte).await? == 0 {
+            break;
+        }
+        line.push(byte[0]);
+    }
+    Ok(line)
+}
+
+/// Accepts `* OK` and `* PREAUTH`; anything else is a sentence saying what arrived instead.
+fn check_greeting(line: &[u8]) -> Result<(), String> {
+    let text = String::from_utf8_lossy(line);
+    let upper = text.to_ascii_uppercase();
+    if upper.starts_with("* OK") || upper.starts_with("* PREAUTH") {
+        return Ok(());
+    }
+    if line.is_empty() {
+        return Err("the server closed the connection before greeting".into());
+    }
+    if let Some(reason) = text.get(5..).filter(|_| upper.starts_with("* BYE")) {
+        return Err(format!(
+            "the server refused the connection: {}",
+            quoted(reason.trim().as_bytes())
+        ));
+    }
+    let kind = if upper.starts_with("HTTP/") {
+        " (that is a web server, not IMAP)"
+    } else if upper.starts_with("220") {
+        " (that is an SMTP server, not IMAP)"
+    } else if upper.starts_with("+OK") {
+        " (that is a POP3 server, not IMAP)"
+    } else if line.first().is_some_and(|b| *b == 0x15 || *b == 0x16) {
+        " (that looks like TLS: use imaps://)"
+    } else {
+        ""
+    };
+    Err(format!(
+        "expected an IMAP greeting (\"* OK ...\") but the server sent \"{}\"{kind}",
+        quoted(line)
+    ))
+}
+
+/// The start of what a server sent, as one printable line: control characters become `?`,
+/// at most [`QUOTED_CHARS`] characters, `…` when cut.
+fn quoted(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim_end_matches(['\r', '\n']);
+    let mut out: String = text
+        .chars()
+        .take(QUOTED_CHARS)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if text.chars().count() > QUOTED_CHARS {
+        out.push('…');
+    }
+    out
+}
+
 fn tls_config() -> Result<Arc<rustls::ClientConfig>, InboxError> {
     static CONFIG: OnceLock<Result<Arc<rustls::ClientConfig>, String>> = OnceLock::new();
     CONFIG
@@ -906,6 +968,19 @@ fn imap_error_text(e: &async_imap::error::Error) -> String {
         Error::ConnectionLost => "the server closed the connection".into(),
         Error::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
             "the server closed the connection".into()
+        }
+        // async-imap renders unparsable input as `{nom error:?} during parsing of {input:?}`,
+        // which can be tens of kilobytes; quote the start of the input instead.
+        Error::Io(io) if io.to_string().contains(" during parsing of ") => {
+            let rendered = io.to_string();
+            let input = rendered
+                .split_once(" during parsing of ")
+                .map(|(_, input)| input.trim_matches('"').replace("\\r\\n", " "))
+                .unwrap_or_default();
+            format!(
+                "the server sent something that is not IMAP: \"{}\"",
+                quoted(input.as_bytes())
+            )
         }
         other => other.to_string(),
     }
@@ -986,5 +1061,46 @@ mod tests {
             imap_error_text(&e),
             "[TryCreate] Mailbox doesn't exist: Nope"
         );
+    }
+
+    #[test]
+    fn greetings_name_what_answered_instead() {
+        assert_eq!(
+            check_greeting(b"* OK [CAPABILITY IMAP4rev1] ready\r\n"),
+            Ok(())
+        );
+        assert_eq!(check_greeting(b"* preauth welcome back\r\n"), Ok(()));
+        assert_eq!(
+            check_greeting(b"* BYE Too many connections\r\n").unwrap_err(),
+            "the server refused the connection: Too many connections"
+        );
+        assert_eq!(
+            check_greeting(b"+OK POP3 ready\r\n").unwrap_err(),
+            "expected an IMAP greeting (\"* OK ...\") but the server sent \"+OK POP3 ready\" \
+             (that is a POP3 server, not IMAP)"
+        );
+        assert_eq!(
+            check_greeting(b"").unwrap_err(),
+            "the server closed the connection before greeting"
+        );
+        let long = quoted(&[b'a'; 500]);
+        assert_eq!(long.chars().count(), QUOTED_CHARS + 1);
+        assert_eq!(quoted(b"a\x00b\x1b[31m\r\n"), "a?b?[31m");
+    }
+
+    #[test]
+    fn unparsable_responses_are_quoted_not_dumped() {
+        let input = format!("* OK hi\r\n{}", "garbage ".repeat(5000));
+        let e = async_imap::error::Error::Io(std::io::Error::other(format!(
+            "{:?} during parsing of {:?}",
+            input.as_bytes(),
+            input
+        )));
+        let text = imap_error_text(&e);
+        assert!(
+            text.starts_with("the server sent something that is not IMAP: \"* OK hi garbage "),
+            "{text}"
+        );
+        assert!(text.len() < 200, "{text}");
     }
 }

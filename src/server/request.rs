@@ -15,8 +15,8 @@ use serde_json::Value;
 
 use super::AppState;
 use super::error::ApiError;
-use crate::inbox::{InboxUrl, connect, parse_binding};
 use crate::inbox::{Inbox, InboxError};
+use crate::inbox::{InboxUrl, connect, parse_binding};
 use crate::lock::{Lock, hosts_in_text, is_private};
 use crate::plan::{self, Limits, Plan, SECRET_ENV_PREFIX, Step, Template, Vars};
 
