@@ -7,10 +7,11 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use planlock::inbox::binding::DEFAULT_MAX_CONNECTIONS;
 use planlock::inbox::{
     Inbox, InboxError, InboxUrl, MailFilter, WaitError, connect, parse_binding, wait_for_message,
 };
-use support::dovecot::Dovecot;
+use support::dovecot::{Appender, Dovecot};
 use support::smtp::message;
 use tokio::time::Instant;
 
@@ -591,4 +592,130 @@ async fn a_garbage_greeting_is_a_short_sentence() {
             "printable only: {text:?}"
         );
     }
+}
+
+/// One request's use of an inbox, as the service does it: bind the URL, check it, open the
+/// run's view, receive one message, drop everything.
+async fn one_run(url: &str, run_id: &str, appender: &tokio::sync::Mutex<Appender>) {
+    let inbox = inbox(url).await;
+    inbox
+        .check()
+        .await
+        .unwrap_or_else(|e| panic!("check for {run_id}: {e}"));
+    let mut run = inbox
+        .open(run_id)
+        .await
+        .unwrap_or_else(|e| panic!("open for {run_id}: {e}"));
+    let subject = format!("code for {run_id}");
+    let raw = message("hello@shop.example", run.address(), &subject, "x");
+    appender.lock().await.append(&raw).await;
+    let found = wait_for_message(&mut *run, &ANY, &NONE, within(20.0))
+        .await
+        .unwrap_or_else(|e| panic!("wait for {run_id}: {e}"));
+    assert_eq!(found.subject, subject);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_one_after_another_and_at_once_stay_within_the_connection_bound() {
+    // Dovecot's default limit is 10 connections per user and IP. Requests that each bind the
+    // inbox anew must reuse one connection, not leave one behind per run.
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let url = dovecot.url("address=bob@demo.test&plus=true");
+    let appender = dovecot.appender().await;
+    let watch = dovecot.watch_connections(&[appender.local_port()]);
+    let appender = Arc::new(tokio::sync::Mutex::new(appender));
+    for i in 0..50 {
+        one_run(&url, &format!("seq{i}"), &appender).await;
+    }
+    let at_once = (0..16).map(|i| {
+        let url = url.clone();
+        let appender = appender.clone();
+        tokio::spawn(async move { one_run(&url, &format!("par{i}"), &appender).await })
+    });
+    for run in futures::future::join_all(at_once).await {
+        run.expect("a concurrent run");
+    }
+    let peak = watch.stop();
+    eprintln!("66 runs: {peak:?}");
+    assert!(peak.samples > 10, "the sampler ran: {peak:?}");
+    assert!(
+        !peak.connections.is_empty() && peak.connections.len() <= DEFAULT_MAX_CONNECTIONS,
+        "at most {DEFAULT_MAX_CONNECTIONS} connections at once: {peak:?}\n{}",
+        dovecot.log()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_connection_outlives_the_run_and_check_reuses_it() {
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let url = dovecot.url("address=bob@demo.test&plus=true");
+    let first = inbox(&url).await;
+    first.check().await.expect("check");
+    let mut run = first.open("a").await.expect("open");
+    let live = dovecot.established();
+    assert_eq!(live.len(), 1, "one connection: {live:?}");
+    for _ in 0..5 {
+        first.check().await.expect("check again");
+    }
+    dovecot
+        .append(&message(
+            "hello@shop.example",
+            "bob+a@demo.test",
+            "for a",
+            "x",
+        ))
+        .await;
+    wait_for_message(&mut *run, &ANY, &NONE, within(10.0))
+        .await
+        .expect("mail for a");
+    drop(run);
+    drop(first);
+
+    // The next request binds the URL anew: same connection (same client port), no new one.
+    let second = inbox(&url).await;
+    second.check().await.expect("check");
+    let _run = second.open("b").await.expect("open");
+    assert_eq!(
+        dovecot.established(),
+        live,
+        "the next run reuses the connection\n{}",
+        dovecot.log()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mailbox_waits_in_line_when_the_account_has_no_connection_left() {
+    // max_connections=1: a second folder of the same account gets the one connection only
+    // when the first folder's run ends, and the first gives it up at once.
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    dovecot.create_mailbox("Codes").await;
+    let inbox_url = dovecot.url("address=bob@demo.test&max_connections=1");
+    let codes_url = inbox_url.replace("/INBOX?", "/Codes?");
+    let watch = dovecot.watch_connections(&[]);
+    let first = inbox(&inbox_url).await;
+    let run = first.open("a").await.expect("open INBOX");
+    let codes = inbox(&codes_url).await;
+    let started = Instant::now();
+    let waiting = tokio::spawn(async move {
+        let run = codes.open("b").await;
+        (run.map(|_| ()), Instant::now())
+    });
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(
+        !waiting.is_finished(),
+        "Codes waits while INBOX's run is open"
+    );
+    let released = Instant::now();
+    drop(run);
+    let (opened, at) = waiting.await.unwrap();
+    opened.expect("Codes opens once the connection is free");
+    assert!(at >= released && at - started < Duration::from_secs(10));
+    let peak = watch.stop();
+    assert_eq!(peak.connections.len(), 1, "never two at once: {peak:?}");
 }

@@ -20,6 +20,11 @@ pub const DEFAULT_POLL_REMOTE: Duration = Duration::from_secs(1);
 pub const DEFAULT_SMTP_PORT: u16 = 2525;
 
 const POLL_MS_RANGE: std::ops::RangeInclusive<u64> = 5..=60_000;
+/// Connections to one IMAP account at once when the URL does not say `max_connections=`.
+/// One serves a mailbox and every run reading it; the rest let a few more mailboxes of the
+/// same account (other folders) be watched at once, well under common server limits.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 4;
+const MAX_CONNECTIONS_RANGE: std::ops::RangeInclusive<usize> = 1..=32;
 
 /// A parsed `--inbox` URL.
 #[derive(Clone, PartialEq, Eq)]
@@ -28,7 +33,8 @@ pub enum InboxUrl {
     Smtp(SmtpUrl),
 }
 
-/// `imap://USER:PASS@HOST:PORT/MAILBOX?address=ADDR&plus=true&poll_ms=N` (or `imaps://`).
+/// `imap://USER:PASS@HOST:PORT/MAILBOX?address=ADDR&plus=true&poll_ms=N&max_connections=N`
+/// (or `imaps://`).
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct ImapUrl {
     /// `imaps://`: TLS from the first byte, verified against the webpki roots.
@@ -47,6 +53,9 @@ pub struct ImapUrl {
     pub plus: bool,
     /// How often the mailbox is polled while a step waits.
     pub poll: Duration,
+    /// At most this many connections to the account (server and user) at once, over every
+    /// mailbox of it that this process watches.
+    pub max_connections: usize,
 }
 
 /// `smtp://HOST:PORT?domain=DOMAIN`: the embedded receiver listens on HOST:PORT.
@@ -101,6 +110,7 @@ impl fmt::Debug for ImapUrl {
             .field("address", &self.address)
             .field("plus", &self.plus)
             .field("poll", &self.poll)
+            .field("max_connections", &self.max_connections)
             .finish()
     }
 }
@@ -223,6 +233,7 @@ fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
     let mut address = None;
     let mut plus = false;
     let mut poll = None;
+    let mut max_connections = DEFAULT_MAX_CONNECTIONS;
     for (key, value) in url.query_pairs() {
         match key.as_ref() {
             "address" => address = Some(value.trim().to_string()),
@@ -238,10 +249,25 @@ fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
                 })?;
                 poll = Some(Duration::from_millis(ms));
             }
+            "max_connections" => {
+                max_connections = value
+                    .parse()
+                    .ok()
+                    .filter(|n| MAX_CONNECTIONS_RANGE.contains(n))
+                    .ok_or_else(|| {
+                        invalid(format!(
+                            "--inbox `{shown}`: max_connections=`{value}` must be a whole number \
+                             from {} to {} (servers cap connections per user: Dovecot at 10, \
+                             Gmail at 15)",
+                            MAX_CONNECTIONS_RANGE.start(),
+                            MAX_CONNECTIONS_RANGE.end()
+                        ))
+                    })?;
+            }
             other => {
                 return Err(invalid(format!(
                     "--inbox `{shown}` has an unknown parameter `{other}`; an imap URL takes \
-                     address=, plus= and poll_ms="
+                     address=, plus=, poll_ms= and max_connections="
                 )));
             }
         }
@@ -272,6 +298,7 @@ fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
         address: address.to_lowercase(),
         plus,
         poll,
+        max_connections,
     })
 }
 
@@ -471,6 +498,7 @@ mod tests {
         assert_eq!(u.address, "bob@demo.test");
         assert!(u.plus);
         assert_eq!(u.poll, Duration::from_millis(40));
+        assert_eq!(u.max_connections, DEFAULT_MAX_CONNECTIONS);
         assert_eq!(u.run_address("ab12"), "bob+ab12@demo.test");
         assert_eq!(u.to_string(), "imap://bob%40corp@127.0.0.1:1143/Sent Items");
         assert!(!format!("{u:?}").contains("p@ss"));
@@ -489,6 +517,8 @@ mod tests {
         let u = imap("imap://bob:pw@localhost/?address=bob@demo.test");
         assert_eq!(u.port, 143);
         assert_eq!(u.poll, DEFAULT_POLL_LOOPBACK);
+        let u = imap("imap://bob:pw@localhost/?address=bob@demo.test&max_connections=2");
+        assert_eq!(u.max_connections, 2);
     }
 
     #[test]
@@ -517,6 +547,10 @@ mod tests {
         );
         assert!(error("imap://b:pw@host/?address=a@b&plus=maybe").contains("plus=`maybe`"));
         assert!(error("imap://b:pw@host/?address=a@b&poll_ms=0").contains("poll_ms=`0`"));
+        assert!(
+            error("imap://b:pw@host/?address=a@b&max_connections=0")
+                .contains("max_connections=`0` must be a whole number from 1 to 32")
+        );
         assert!(error("imap://b:p%zz@host/?address=a@b").contains("password has a `%`"));
         assert!(error("pop3://b:pw@host/").contains("scheme `pop3`"));
         assert!(error("bob@example.com").contains("is not a URL"));

@@ -11,8 +11,7 @@ pub mod wait;
 pub use binding::{ImapUrl, InboxUrl, SmtpUrl, parse_binding, parse_url};
 pub use wait::{MailFilter, WaitError, wait_for_message};
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -77,45 +76,15 @@ pub trait RunMailbox: Send {
 /// Starts the backend a URL names. IMAP connects lazily (call [`Inbox::check`] to fail early);
 /// SMTP binds its listening socket now.
 ///
-/// Connecting the same IMAP URL again while the first is alive returns the same inbox, so
-/// every run in the process (e.g. every request `serve` handles) shares one IMAP connection.
+/// Every IMAP URL naming the same mailbox (server, user, password, folder) shares one
+/// connection in this process, kept between runs: binding the URL again for each request
+/// `serve` handles reuses it.
 pub async fn connect(url: &InboxUrl) -> Result<Arc<dyn Inbox>, InboxError> {
     Ok(match url {
-        InboxUrl::Imap(u) => shared_imap(u),
+        InboxUrl::Imap(u) => Arc::new(imap::ImapInbox::bind(u.clone())),
         InboxUrl::Smtp(u) => smtp::SmtpInbox::start(u.listen, &u.domain).await?,
     })
 }
 
-fn shared_imap(url: &ImapUrl) -> Arc<imap::ImapInbox> {
-    static LIVE: OnceLock<Mutex<HashMap<ImapUrl, Weak<imap::ImapInbox>>>> = OnceLock::new();
-    let mut live = LIVE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(inbox) = live.get(url).and_then(Weak::upgrade) {
-        return inbox;
-    }
-    live.retain(|_, inbox| inbox.strong_count() > 0);
-    let inbox = Arc::new(imap::ImapInbox::new(url.clone()));
-    live.insert(url.clone(), Arc::downgrade(&inbox));
-    inbox
-}
-
 /// How long the waiting loop sleeps after a backend error before it tries again.
 pub const RETRY_AFTER_ERROR: Duration = Duration::from_millis(250);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn the_same_imap_url_shares_one_inbox() {
-        let url = parse_url("imap://b:pw@127.0.0.1:1/?address=a@b.test").unwrap();
-        let a = connect(&url).await.unwrap();
-        let b = connect(&url).await.unwrap();
-        assert!(std::ptr::addr_eq(Arc::as_ptr(&a), Arc::as_ptr(&b)));
-        let other = parse_url("imap://b:pw@127.0.0.1:1/?address=c@b.test").unwrap();
-        let c = connect(&other).await.unwrap();
-        assert!(!std::ptr::addr_eq(Arc::as_ptr(&a), Arc::as_ptr(&c)));
-    }
-}
