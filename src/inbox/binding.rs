@@ -58,13 +58,28 @@ pub struct ImapUrl {
     pub max_connections: usize,
 }
 
-/// `smtp://HOST:PORT?domain=DOMAIN`: the embedded receiver listens on HOST:PORT.
+/// `smtp://HOST:PORT?domain=DOMAIN&allow_remote=true`: the embedded receiver listens on
+/// HOST:PORT.
 #[derive(Clone, PartialEq, Eq)]
 pub struct SmtpUrl {
-    /// Port 0 picks a free port; see `SmtpInbox::local_addr`.
+    /// Port 0 picks a free port; see `SmtpInbox::local_addr`. Loopback unless
+    /// [`SmtpUrl::allow_remote`].
     pub listen: SocketAddr,
     /// Lower-cased; each run receives at `run-RUNID@DOMAIN`.
     pub domain: String,
+    /// The URL says `allow_remote=true`: `listen` may be an address other machines reach.
+    pub allow_remote: bool,
+}
+
+/// Who supplies inbox URLs, which decides what they may ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    /// A person running planlock: an embedded SMTP receiver may listen beyond loopback when
+    /// the URL says `allow_remote=true`.
+    Operator,
+    /// The HTTP service, for the URLs it is configured with and those requests bring: a
+    /// receiver listens on loopback only, whatever the URL says.
+    Service,
 }
 
 impl ImapUrl {
@@ -117,7 +132,11 @@ impl fmt::Debug for ImapUrl {
 
 impl fmt::Display for SmtpUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "smtp://{}?domain={}", self.listen, self.domain)
+        write!(f, "smtp://{}?domain={}", self.listen, self.domain)?;
+        if self.allow_remote {
+            f.write_str("&allow_remote=true")?;
+        }
+        Ok(())
     }
 }
 
@@ -146,8 +165,14 @@ impl fmt::Debug for InboxUrl {
 }
 
 /// Parses one `--inbox` value: `[NAME=]URL`. The name (letters, digits, `_`, `-`) is what a
-/// plan's `inbox_id` refers to; no name binds the default inbox.
+/// plan's `inbox_id` refers to; no name binds the default inbox. Parses as the
+/// [`Caller::Operator`] would; the HTTP service uses [`parse_binding_as`].
 pub fn parse_binding(s: &str) -> Result<(Option<String>, InboxUrl), InboxError> {
+    parse_binding_as(s, Caller::Operator)
+}
+
+/// [`parse_binding`], with what `caller` may ask for.
+pub fn parse_binding_as(s: &str, caller: Caller) -> Result<(Option<String>, InboxUrl), InboxError> {
     let s = s.trim();
     let Some(scheme_end) = s.find("://") else {
         return Err(invalid(format!(
@@ -172,11 +197,16 @@ pub fn parse_binding(s: &str) -> Result<(Option<String>, InboxUrl), InboxError> 
         }
         None => (None, s),
     };
-    Ok((name, parse_url(url)?))
+    Ok((name, parse_url_as(url, caller)?))
 }
 
-/// Parses an inbox URL without a `NAME=` prefix.
+/// Parses an inbox URL without a `NAME=` prefix, as the [`Caller::Operator`] would.
 pub fn parse_url(s: &str) -> Result<InboxUrl, InboxError> {
+    parse_url_as(s, Caller::Operator)
+}
+
+/// [`parse_url`], with what `caller` may ask for.
+pub fn parse_url_as(s: &str, caller: Caller) -> Result<InboxUrl, InboxError> {
     let shown = redact(s);
     let url = Url::parse(s).map_err(|e| {
         invalid(format!(
@@ -186,7 +216,7 @@ pub fn parse_url(s: &str) -> Result<InboxUrl, InboxError> {
     })?;
     match url.scheme() {
         "imap" | "imaps" => parse_imap(&url, &shown).map(InboxUrl::Imap),
-        "smtp" => parse_smtp(&url, &shown).map(InboxUrl::Smtp),
+        "smtp" => parse_smtp(&url, &shown, caller).map(InboxUrl::Smtp),
         other => Err(invalid(format!(
             "--inbox `{shown}` has scheme `{other}`; use imap://, imaps:// (a mailbox on a \
              server) or smtp:// (planlock's own receiver)"
@@ -302,7 +332,7 @@ fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
     })
 }
 
-fn parse_smtp(url: &Url, shown: &str) -> Result<SmtpUrl, InboxError> {
+fn parse_smtp(url: &Url, shown: &str, caller: Caller) -> Result<SmtpUrl, InboxError> {
     if !url.username().is_empty() || url.password().is_some() {
         return Err(invalid(format!(
             "--inbox `{shown}`: the embedded SMTP receiver takes no user or password (it accepts \
@@ -334,16 +364,31 @@ fn parse_smtp(url: &Url, shown: &str) -> Result<SmtpUrl, InboxError> {
     };
     let port = url.port().unwrap_or(DEFAULT_SMTP_PORT);
     let mut domain = None;
+    let mut allow_remote = false;
     for (key, value) in url.query_pairs() {
         match key.as_ref() {
             "domain" => domain = Some(value.trim().to_lowercase()),
+            "allow_remote" => allow_remote = parse_bool(&value, "allow_remote", shown)?,
             other => {
                 return Err(invalid(format!(
                     "--inbox `{shown}` has an unknown parameter `{other}`; an smtp URL takes \
-                     only domain="
+                     domain= and allow_remote="
                 )));
             }
         }
+    }
+    if caller == Caller::Service && (allow_remote || !ip.is_loopback()) {
+        return Err(invalid(format!(
+            "--inbox `{shown}`: an embedded SMTP receiver started by the HTTP service listens \
+             on loopback only (127.0.0.1 or ::1), whatever the URL says"
+        )));
+    }
+    if !ip.is_loopback() && !allow_remote {
+        return Err(invalid(format!(
+            "--inbox `{shown}`: the embedded SMTP receiver listens on loopback only, and {ip} \
+             would take mail from other machines; to allow that, add &allow_remote=true (never \
+             possible through the HTTP service)"
+        )));
     }
     let Some(domain) = domain.filter(|d| !d.is_empty()) else {
         return Err(invalid(format!(
@@ -365,6 +410,7 @@ fn parse_smtp(url: &Url, shown: &str) -> Result<SmtpUrl, InboxError> {
     Ok(SmtpUrl {
         listen: SocketAddr::new(ip, port),
         domain,
+        allow_remote,
     })
 }
 
@@ -532,6 +578,43 @@ mod tests {
             panic!()
         };
         assert_eq!(u.listen.port(), DEFAULT_SMTP_PORT);
+        assert!(!u.allow_remote);
+    }
+
+    #[test]
+    fn smtp_beyond_loopback_only_when_asked_and_never_for_the_service() {
+        let url = "smtp://0.0.0.0:2525?domain=d.test&allow_remote=true";
+        let InboxUrl::Smtp(u) = parse_url(url).unwrap() else {
+            panic!()
+        };
+        assert!(u.allow_remote);
+        assert_eq!(u.to_string(), url);
+        assert!(parse_url("smtp://[::1]:0?domain=d.test").is_ok());
+        assert!(parse_url("smtp://127.0.0.2:0?domain=d.test").is_ok());
+        for refused in [
+            "smtp://0.0.0.0:2525?domain=d.test",
+            "smtp://[::]:2525?domain=d.test",
+            "smtp://192.168.1.5:2525?domain=d.test&allow_remote=false",
+        ] {
+            assert!(
+                error(refused).contains("add &allow_remote=true"),
+                "{refused}"
+            );
+        }
+        for refused in [url, "smtp://127.0.0.1:2525?domain=d.test&allow_remote=true"] {
+            let Err(InboxError::InvalidUrl(m)) = parse_binding_as(refused, Caller::Service) else {
+                panic!("the service refuses {refused}");
+            };
+            assert!(m.contains("listens on loopback only"), "{m}");
+        }
+        assert!(parse_binding_as("smtp://127.0.0.1:0?domain=d.test", Caller::Service).is_ok());
+        assert!(
+            parse_binding_as(
+                "imap://b:pw@mail.example/?address=a@b.test",
+                Caller::Service
+            )
+            .is_ok()
+        );
     }
 
     #[test]
