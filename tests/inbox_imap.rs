@@ -719,3 +719,39 @@ async fn a_mailbox_waits_in_line_when_the_account_has_no_connection_left() {
     let peak = watch.stop();
     assert_eq!(peak.connections.len(), 1, "never two at once: {peak:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_connection_the_server_dropped_is_replaced_without_an_error() {
+    // Between two requests the server restarts: the connection kept for the next run is
+    // dead, and the next request must not fail because of it.
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let dovecot = Arc::new(dovecot);
+    let url = dovecot.url("address=bob@demo.test");
+    let first = inbox(&url).await;
+    first.check().await.expect("check");
+    drop(first);
+    let server = dovecot.clone();
+    tokio::task::spawn_blocking(move || server.restart())
+        .await
+        .unwrap();
+    let second = inbox(&url).await;
+    second
+        .check()
+        .await
+        .expect("a fresh connection replaces the dead one");
+    let mut run = second.open("r").await.expect("open");
+    dovecot
+        .append(&message(
+            "hello@shop.example",
+            ADDRESS,
+            "after restart",
+            "x",
+        ))
+        .await;
+    let found = wait_for_message(&mut *run, &ANY, &NONE, within(10.0))
+        .await
+        .expect("mail");
+    assert_eq!(found.subject, "after restart");
+}

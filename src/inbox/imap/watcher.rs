@@ -37,6 +37,8 @@ pub(super) struct Watcher {
     connection: Option<Connection>,
     /// The server announced a change (IDLE) that no sync has picked up yet.
     dirty: bool,
+    /// The connection was kept with no run open since its last successful command.
+    kept: bool,
     /// How many wait for a connection to this account.
     queue: watch::Receiver<usize>,
 }
@@ -57,6 +59,7 @@ impl Watcher {
             pending: Vec::new(),
             connection: None,
             dirty: false,
+            kept: false,
         }
     }
 
@@ -94,8 +97,7 @@ impl Watcher {
                 continue;
             }
 
-            let keep_until = (!self.needed()).then(|| last_needed + KEEP_UNUSED);
-            match self.turn(keep_until).await {
+            match self.turn(last_needed + KEEP_UNUSED).await {
                 // Backoff restarts only once a session has worked, so a server that accepts
                 // logins but fails every command is not hammered.
                 Ok(()) => backoff = BACKOFF_FIRST,
@@ -191,6 +193,7 @@ impl Watcher {
         drop(state);
         self.connection = Some(connection);
         self.dirty = true;
+        self.kept = false;
         self.mailbox.bump();
     }
 
@@ -227,6 +230,7 @@ impl Watcher {
     /// Keeps an unused connection until `until`, a request, or another mailbox of the
     /// account waiting for a connection (then the caller gives this one up).
     async fn keep_until(&mut self, until: Instant) {
+        self.kept = true;
         if *self.queue.borrow_and_update() > 0 {
             return;
         }
@@ -239,8 +243,12 @@ impl Watcher {
     }
 
     /// One round on a live connection: serve requests, sync if due, then wait for the next
-    /// reason to act. `keep_until` is set while no run is open.
-    async fn turn(&mut self, keep_until: Option<Instant>) -> Result<(), Lost> {
+    /// reason to act. With no run open, the connection is kept until `keep_until`.
+    ///
+    /// Requests never fail because of a connection that died while nobody used it: when the
+    /// session breaks in IDLE, or on the first command after it was kept unused or sat quiet,
+    /// the requests stay pending for a fresh connection ([`Lost::retry`]).
+    async fn turn(&mut self, keep_until: Instant) -> Result<(), Lost> {
         let quiet = self
             .connection
             .as_ref()
@@ -257,12 +265,12 @@ impl Watcher {
                         request.answer(Ok(()));
                     }
                     self.dirty = false;
+                    self.kept = false;
                 }
-                Err(error) if quiet >= STALE_AFTER => return Err(Lost { error, retry: true }),
+                Err(error) if self.kept || quiet >= STALE_AFTER => {
+                    return Err(Lost { error, retry: true });
+                }
                 Err(error) => {
-                    for request in self.pending.drain(..) {
-                        request.answer(Err(error.clone()));
-                    }
                     return Err(Lost {
                         error,
                         retry: false,
@@ -274,36 +282,35 @@ impl Watcher {
         let connection = self.connection.as_ref().expect("turn runs connected");
         let can_idle = connection.idle;
         let quiet_since = connection.last_command;
-        let (poll, synced_at) = {
+        let (poll, synced_at, unused) = {
             let state = self.mailbox.lock();
-            (state.poll(), state.synced_at)
+            (state.poll(), state.synced_at, state.runs.is_empty())
         };
-        let lost = |error| Lost {
-            error,
-            retry: false,
-        };
-        if let Some(until) = keep_until {
+        let result = if unused {
             // Nobody to notify: just keep the session for a run that may open soon.
-            self.keep_until(until).await;
+            self.keep_until(keep_until).await;
             Ok(())
         } else if let Some(poll) = poll {
             let next_poll = synced_at.unwrap_or_else(Instant::now) + poll;
             if can_idle && poll >= IDLE_BETWEEN_POLLS_FROM {
-                self.idle_until(next_poll).await.map_err(lost)
+                self.idle_until(next_poll).await
             } else {
                 self.pause_until(next_poll).await;
                 Ok(())
             }
         } else if can_idle {
-            self.idle_until(Instant::now() + REIDLE_AFTER)
-                .await
-                .map_err(lost)
+            self.idle_until(Instant::now() + REIDLE_AFTER).await
         } else if quiet_since.elapsed() >= KEEPALIVE_AFTER {
-            self.sync_noop().await.map_err(lost)
+            self.sync_noop().await
         } else {
             self.pause_until(quiet_since + KEEPALIVE_AFTER).await;
             Ok(())
-        }
+        };
+        // Requests that came in meanwhile were not sent yet: a fresh connection serves them.
+        result.map_err(|error| Lost {
+            retry: !self.pending.is_empty(),
+            error,
+        })
     }
 
     /// Serves the pending requests: the watermarks of newly opened runs, then a sync when a
