@@ -5,10 +5,10 @@
 //! plus-addressing, and servers cap connections per user and address (Dovecot: 10, Gmail: 15),
 //! so neither a connection per run nor one per request would scale. Every inbox bound to the
 //! same mailbox in this process (each request of `serve` binds its inboxes anew) finds the
-//! same [`Mailbox`]: a background task (the watcher) owns its session, runs talk to it through
+//! same `Mailbox`: a background task (the watcher) owns its session, runs talk to it through
 //! a channel and read its cache of fetched messages. The connection outlives the runs for
 //! [`KEEP_UNUSED`], so the next request reuses it; all mailboxes of one account together stay
-//! within `max_connections=` (see [`gate`]).
+//! within `max_connections=` (see `gate.rs`).
 //!
 //! Why polling while a step waits: Dovecot batches IDLE notifications (`NOTIFY_DELAY_MSECS`,
 //! 500 ms in its source), so IDLE alone is too slow on a local server. While some step waits,
@@ -54,7 +54,7 @@ pub const QUEUE_TIMEOUT: Duration = Duration::from_secs(30);
 /// Cached messages per mailbox; the oldest are dropped first.
 const MAX_CACHED: usize = 1000;
 
-/// A mailbox on an IMAP server as one `--inbox` URL binds it: the shared [`Mailbox`], plus
+/// A mailbox on an IMAP server as one `--inbox` URL binds it: the shared `Mailbox`, plus
 /// what the URL says about addresses and polling.
 pub struct ImapInbox {
     mailbox: Arc<Mailbox>,
@@ -62,7 +62,7 @@ pub struct ImapInbox {
 }
 
 impl ImapInbox {
-    /// Binds `url` to the process's one [`Mailbox`] for its server, user, password and
+    /// Binds `url` to the process's one `Mailbox` for its server, user, password and
     /// mailbox, creating it if need be. Nothing connects until [`Inbox::check`] or the first
     /// [`Inbox::open`]; a connection already open for the mailbox is reused.
     pub fn bind(url: ImapUrl) -> ImapInbox {
