@@ -7,10 +7,11 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use planlock::inbox::binding::DEFAULT_MAX_CONNECTIONS;
 use planlock::inbox::{
     Inbox, InboxError, InboxUrl, MailFilter, WaitError, connect, parse_binding, wait_for_message,
 };
-use support::dovecot::Dovecot;
+use support::dovecot::{Appender, Dovecot};
 use support::smtp::message;
 use tokio::time::Instant;
 
@@ -538,4 +539,219 @@ async fn imaps_to_a_server_without_tls_fails_with_a_sentence() {
         )),
         "{text}"
     );
+}
+
+/// A loopback server that sends `greeting` to every client, then keeps the socket open.
+async fn fake_server(greeting: Vec<u8>) -> u16 {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let greeting = greeting.clone();
+            tokio::spawn(async move {
+                use tokio::io::AsyncWriteExt;
+                let _ = socket.write_all(&greeting).await;
+                tokio::time::sleep(Duration::from_secs(5)).await;
+            });
+        }
+    });
+    port
+}
+
+#[tokio::test]
+async fn a_garbage_greeting_is_a_short_sentence() {
+    let mut http = b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\n\r\n".to_vec();
+    http.extend(std::iter::repeat_n(b'x', 20_000));
+    let mut noise: Vec<u8> = (0..20_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    noise.retain(|b| *b != b'\n');
+    let cases: [(Vec<u8>, &str); 3] = [
+        (http, "\"HTTP/1.1 400 Bad Request\""),
+        (noise, "\""),
+        (
+            b"220 mail.example ESMTP ready\r\n".to_vec(),
+            "\"220 mail.example ESMTP ready\"",
+        ),
+    ];
+    for (greeting, shown) in cases {
+        let port = fake_server(greeting).await;
+        let url = format!("imap://bob:pw@127.0.0.1:{port}/INBOX?address=bob@demo.test");
+        let Err(InboxError::Unreachable(text)) = inbox(&url).await.check().await else {
+            panic!("not an IMAP server");
+        };
+        let prefix = format!(
+            "cannot connect to imap://bob@127.0.0.1:{port}: expected an IMAP greeting (\"* OK ...\") \
+             but the server sent "
+        );
+        assert!(text.starts_with(&prefix), "{text}");
+        assert!(text[prefix.len()..].starts_with(shown), "{text}");
+        assert!(text.len() < 300, "{} chars: {text}", text.len());
+        assert!(
+            text.chars().all(|c| !c.is_control()),
+            "printable only: {text:?}"
+        );
+    }
+}
+
+/// One request's use of an inbox, as the service does it: bind the URL, check it, open the
+/// run's view, receive one message, drop everything.
+async fn one_run(url: &str, run_id: &str, appender: &tokio::sync::Mutex<Appender>) {
+    let inbox = inbox(url).await;
+    inbox
+        .check()
+        .await
+        .unwrap_or_else(|e| panic!("check for {run_id}: {e}"));
+    let mut run = inbox
+        .open(run_id)
+        .await
+        .unwrap_or_else(|e| panic!("open for {run_id}: {e}"));
+    let subject = format!("code for {run_id}");
+    let raw = message("hello@shop.example", run.address(), &subject, "x");
+    appender.lock().await.append(&raw).await;
+    let found = wait_for_message(&mut *run, &ANY, &NONE, within(20.0))
+        .await
+        .unwrap_or_else(|e| panic!("wait for {run_id}: {e}"));
+    assert_eq!(found.subject, subject);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_one_after_another_and_at_once_stay_within_the_connection_bound() {
+    // Dovecot's default limit is 10 connections per user and IP. Requests that each bind the
+    // inbox anew must reuse one connection, not leave one behind per run.
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let url = dovecot.url("address=bob@demo.test&plus=true");
+    let appender = dovecot.appender().await;
+    let watch = dovecot.watch_connections(&[appender.local_port()]);
+    let appender = Arc::new(tokio::sync::Mutex::new(appender));
+    for i in 0..50 {
+        one_run(&url, &format!("seq{i}"), &appender).await;
+    }
+    let at_once = (0..16).map(|i| {
+        let url = url.clone();
+        let appender = appender.clone();
+        tokio::spawn(async move { one_run(&url, &format!("par{i}"), &appender).await })
+    });
+    for run in futures::future::join_all(at_once).await {
+        run.expect("a concurrent run");
+    }
+    let peak = watch.stop();
+    eprintln!("66 runs: {peak:?}");
+    assert!(peak.samples > 10, "the sampler ran: {peak:?}");
+    assert!(
+        !peak.connections.is_empty() && peak.connections.len() <= DEFAULT_MAX_CONNECTIONS,
+        "at most {DEFAULT_MAX_CONNECTIONS} connections at once: {peak:?}\n{}",
+        dovecot.log()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_connection_outlives_the_run_and_check_reuses_it() {
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let url = dovecot.url("address=bob@demo.test&plus=true");
+    let first = inbox(&url).await;
+    first.check().await.expect("check");
+    let mut run = first.open("a").await.expect("open");
+    let live = dovecot.established();
+    assert_eq!(live.len(), 1, "one connection: {live:?}");
+    for _ in 0..5 {
+        first.check().await.expect("check again");
+    }
+    dovecot
+        .append(&message(
+            "hello@shop.example",
+            "bob+a@demo.test",
+            "for a",
+            "x",
+        ))
+        .await;
+    wait_for_message(&mut *run, &ANY, &NONE, within(10.0))
+        .await
+        .expect("mail for a");
+    drop(run);
+    drop(first);
+
+    // The next request binds the URL anew: same connection (same client port), no new one.
+    let second = inbox(&url).await;
+    second.check().await.expect("check");
+    let _run = second.open("b").await.expect("open");
+    assert_eq!(
+        dovecot.established(),
+        live,
+        "the next run reuses the connection\n{}",
+        dovecot.log()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mailbox_waits_in_line_when_the_account_has_no_connection_left() {
+    // max_connections=1: a second folder of the same account gets the one connection only
+    // when the first folder's run ends, and the first gives it up at once.
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    dovecot.create_mailbox("Codes").await;
+    let inbox_url = dovecot.url("address=bob@demo.test&max_connections=1");
+    let codes_url = inbox_url.replace("/INBOX?", "/Codes?");
+    let watch = dovecot.watch_connections(&[]);
+    let first = inbox(&inbox_url).await;
+    let run = first.open("a").await.expect("open INBOX");
+    let codes = inbox(&codes_url).await;
+    let started = Instant::now();
+    let waiting = tokio::spawn(async move {
+        let run = codes.open("b").await;
+        (run.map(|_| ()), Instant::now())
+    });
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(
+        !waiting.is_finished(),
+        "Codes waits while INBOX's run is open"
+    );
+    let released = Instant::now();
+    drop(run);
+    let (opened, at) = waiting.await.unwrap();
+    opened.expect("Codes opens once the connection is free");
+    assert!(at >= released && at - started < Duration::from_secs(10));
+    let peak = watch.stop();
+    assert_eq!(peak.connections.len(), 1, "never two at once: {peak:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_connection_the_server_dropped_is_replaced_without_an_error() {
+    // Between two requests the server restarts: the connection kept for the next run is
+    // dead, and the next request must not fail because of it.
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let dovecot = Arc::new(dovecot);
+    let url = dovecot.url("address=bob@demo.test");
+    let first = inbox(&url).await;
+    first.check().await.expect("check");
+    drop(first);
+    let server = dovecot.clone();
+    tokio::task::spawn_blocking(move || server.restart())
+        .await
+        .unwrap();
+    let second = inbox(&url).await;
+    second
+        .check()
+        .await
+        .expect("a fresh connection replaces the dead one");
+    let mut run = second.open("r").await.expect("open");
+    dovecot
+        .append(&message(
+            "hello@shop.example",
+            ADDRESS,
+            "after restart",
+            "x",
+        ))
+        .await;
+    let found = wait_for_message(&mut *run, &ANY, &NONE, within(10.0))
+        .await
+        .expect("mail");
+    assert_eq!(found.subject, "after restart");
 }

@@ -7,9 +7,10 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use planlock::inbox::smtp::SmtpInbox;
+use planlock::inbox::smtp::{SmtpInbox, SmtpOptions};
 use planlock::inbox::{
-    Inbox, InboxError, InboxUrl, MailFilter, connect, parse_binding, wait_for_message,
+    Caller, Inbox, InboxError, InboxUrl, MailFilter, connect, parse_binding, parse_binding_as,
+    wait_for_message,
 };
 use support::smtp::{SmtpClient, message, send_mail};
 use tokio::time::Instant;
@@ -137,6 +138,13 @@ async fn one_message_to_two_runs_reaches_both() {
 #[tokio::test]
 async fn mail_from_before_open_is_never_returned() {
     let inbox = receiver().await;
+    // Nobody reads run-r1 yet: the mail is refused, not kept for later.
+    let mut c = SmtpClient::connect(inbox.local_addr()).await;
+    assert_eq!(c.command("EHLO client.test").await.0, 250);
+    assert_eq!(c.command("MAIL FROM:<a@shop.example>").await.0, 250);
+    assert_eq!(c.command("RCPT TO:<run-r1@demo.test>").await.0, 550);
+    // Opened twice (a retried run id): the second view starts after what the first got.
+    let _first = inbox.open("r1").await.unwrap();
     send_mail(
         inbox.local_addr(),
         "a@shop.example",
@@ -196,6 +204,7 @@ async fn filters_and_the_timeout_sentence() {
 #[tokio::test]
 async fn protocol_order_and_errors_follow_rfc_5321() {
     let inbox = receiver().await;
+    let _run = inbox.open("x").await.unwrap();
     let mut c = SmtpClient::connect(inbox.local_addr()).await;
     assert_eq!(c.command("MAIL FROM:<a@b.test>").await.0, 503, "EHLO first");
     let (code, text) = c.command("EHLO client.test").await;
@@ -250,7 +259,7 @@ async fn pipelined_commands_are_answered_in_order() {
     assert_eq!(c.command("EHLO client.test").await.0, 250);
     c.send(b"MAIL FROM:<a@b.test>\r\nRCPT TO:<run-p@demo.test>\r\nRCPT TO:<other@demo.test>\r\nDATA\r\n")
         .await;
-    for expected in [250, 250, 250, 354] {
+    for expected in [250, 250, 550, 354] {
         assert_eq!(c.reply().await.0, expected);
     }
     c.send(b"Subject: piped\r\n\r\nbody\r\n.\r\nQUIT\r\n").await;
@@ -260,7 +269,7 @@ async fn pipelined_commands_are_answered_in_order() {
         .await
         .unwrap();
     assert_eq!(found.subject, "piped");
-    assert_eq!(found.to, ["run-p@demo.test", "other@demo.test"]);
+    assert_eq!(found.to, ["run-p@demo.test"]);
 }
 
 #[tokio::test]
@@ -311,4 +320,216 @@ async fn smtp_urls_start_the_receiver_and_busy_ports_are_refused() {
         panic!("the port is in use");
     };
     assert!(text.contains("another program uses that port"), "{text}");
+}
+
+#[tokio::test]
+async fn recipients_outside_the_domain_or_without_a_run_are_refused() {
+    let inbox = receiver().await;
+    let _run = inbox.open("ab12").await.unwrap();
+    let mut c = SmtpClient::connect(inbox.local_addr()).await;
+    assert_eq!(c.command("EHLO client.test").await.0, 250);
+    assert_eq!(c.command("MAIL FROM:<a@shop.example>").await.0, 250);
+    let (code, text) = c.command("RCPT TO:<victim@elsewhere.example>").await;
+    assert_eq!(code, 550, "{text}");
+    assert_eq!(
+        text,
+        "5.1.2 <victim@elsewhere.example> is not in demo.test: this receiver only takes mail \
+         for the runs it serves (run-RUNID@demo.test) and relays nothing"
+    );
+    let (code, text) = c.command("RCPT TO:<run-gone@demo.test>").await;
+    assert_eq!(code, 550, "{text}");
+    assert_eq!(
+        text,
+        "5.1.1 <run-gone@demo.test>: no run is reading mail at this address (mail is \
+         taken only while a run's mailbox is open)"
+    );
+    assert_eq!(c.command("RCPT TO:<Run-AB12@Demo.Test>").await.0, 250);
+    let (code, text) = c.data(b"Subject: kept\r\n\r\nx\r\n").await;
+    assert_eq!(code, 250, "{text}");
+    let held: Vec<String> = inbox.messages().into_iter().map(|m| m.subject).collect();
+    assert_eq!(held, ["kept"]);
+}
+
+/// The peak resident memory of this process so far, and what is resident now, in bytes.
+fn memory() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+            .unwrap_or_else(|| panic!("{name} in /proc/self/status"))
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}
+
+/// Sends `raw` (no line of it starts with a dot) in one transaction and returns the final
+/// reply, without copying the message.
+async fn send_large(addr: std::net::SocketAddr, to: &str, raw: &[u8]) -> (u16, String) {
+    let mut c = SmtpClient::connect(addr).await;
+    assert_eq!(c.command("EHLO big.client").await.0, 250);
+    assert_eq!(c.command("MAIL FROM:<big@shop.example>").await.0, 250);
+    assert_eq!(c.command(&format!("RCPT TO:<{to}>")).await.0, 250);
+    assert_eq!(c.command("DATA").await.0, 354);
+    c.send(raw).await;
+    c.send(b".\r\n").await;
+    c.reply().await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_messages_at_once_stay_within_the_memory_cap() {
+    const MESSAGE: usize = 23_500_000;
+    const CAP: u64 = 64 << 20;
+    let inbox = receiver().await;
+    let mut run = inbox.open("big").await.unwrap();
+    let mut raw =
+        b"From: big@shop.example\r\nTo: run-big@demo.test\r\nSubject: big\r\n\r\n".to_vec();
+    let line = [b"Y".repeat(998), b"\r\n".to_vec()].concat();
+    while raw.len() + line.len() <= MESSAGE {
+        raw.extend_from_slice(&line);
+    }
+    let raw = Arc::new(raw);
+    let (_, resident_before) = memory();
+
+    let sends = (0..16).map(|_| {
+        let raw = raw.clone();
+        let addr = inbox.local_addr();
+        tokio::spawn(async move { send_large(addr, "run-big@demo.test", &raw).await })
+    });
+    let replies: Vec<(u16, String)> = futures::future::join_all(sends)
+        .await
+        .into_iter()
+        .map(|r| r.expect("a sender"))
+        .collect();
+    let (peak, _) = memory();
+    let growth = peak.saturating_sub(resident_before);
+    eprintln!(
+        "16 x 23.5 MB at once: peak memory grew by {} MiB",
+        growth >> 20
+    );
+    let accepted = replies.iter().filter(|(code, _)| *code == 250).count();
+    let refused: Vec<&String> = replies
+        .iter()
+        .filter(|(code, _)| *code == 452)
+        .map(|(_, text)| text)
+        .collect();
+    assert_eq!(accepted + refused.len(), 16, "{replies:?}");
+    assert!(
+        (1..=(CAP as usize / MESSAGE)).contains(&accepted),
+        "{accepted} accepted"
+    );
+    assert!(
+        refused[0].starts_with("4.3.1 this receiver already holds ")
+            && refused[0].contains("64 MiB"),
+        "{}",
+        refused[0]
+    );
+    assert!(
+        growth < CAP + 2 * MESSAGE as u64 + (32 << 20),
+        "peak memory grew by {} MiB",
+        growth >> 20
+    );
+
+    // Consumed mail lets go of its bytes; a closed run's mail is dropped.
+    let found = wait_for_message(&mut *run, &ANY, &HashSet::new(), within(5.0))
+        .await
+        .unwrap();
+    assert_eq!(found.raw.len(), raw.len());
+    assert!(inbox.held_bytes() as u64 <= CAP);
+    let held = inbox.messages();
+    assert_eq!(held.len(), accepted);
+    assert!(
+        held[0].raw.is_empty(),
+        "the consumed message's bytes are let go"
+    );
+    assert_eq!(inbox.held_bytes(), (accepted - 1) * raw.len());
+    // With room again, the next message is taken.
+    let (code, text) = send_large(inbox.local_addr(), "run-big@demo.test", &raw).await;
+    assert_eq!(code, 250, "{text}");
+    drop(run);
+    assert!(
+        inbox.messages().is_empty(),
+        "nothing is kept for a closed run"
+    );
+    assert_eq!(inbox.held_bytes(), 0);
+    let mut c = SmtpClient::connect(inbox.local_addr()).await;
+    assert_eq!(c.command("EHLO client.test").await.0, 250);
+    assert_eq!(c.command("MAIL FROM:<big@shop.example>").await.0, 250);
+    assert_eq!(
+        c.command("RCPT TO:<run-big@demo.test>").await.0,
+        550,
+        "no run any more"
+    );
+}
+
+#[tokio::test]
+async fn a_declared_size_over_the_room_left_is_refused_before_the_transfer() {
+    let inbox = SmtpInbox::start_with(
+        "127.0.0.1:0".parse().unwrap(),
+        "demo.test",
+        SmtpOptions {
+            max_held_bytes: 10_000,
+            ..SmtpOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    let _run = inbox.open("r").await.unwrap();
+    let mut c = SmtpClient::connect(inbox.local_addr()).await;
+    assert_eq!(c.command("EHLO client.test").await.0, 250);
+    let (code, text) = c.command("MAIL FROM:<a@shop.example> SIZE=20000").await;
+    assert_eq!(code, 452, "{text}");
+    assert_eq!(
+        text,
+        "4.3.1 this receiver already holds 0 KiB of mail for runs that have not read it, and \
+         holds at most 10 KiB: try again once they have (mail is let go when a run reads it or \
+         closes its mailbox)"
+    );
+    assert_eq!(
+        c.command("MAIL FROM:<a@shop.example> SIZE=2000").await.0,
+        250
+    );
+}
+
+#[tokio::test]
+async fn the_receiver_listens_on_loopback_unless_allowed() {
+    let Err(InboxError::Unreachable(text)) =
+        SmtpInbox::start("0.0.0.0:0".parse().unwrap(), "demo.test").await
+    else {
+        panic!("0.0.0.0 would take mail from other machines");
+    };
+    assert_eq!(
+        text,
+        "the embedded SMTP receiver listens on loopback only (127.0.0.1 or ::1): 0.0.0.0:0 \
+         would take mail from other machines; allow it explicitly (allow_remote=true in the \
+         inbox URL)"
+    );
+    let Err(InboxError::InvalidUrl(text)) = parse_binding("smtp://0.0.0.0:2525?domain=demo.test")
+    else {
+        panic!("refused by the parser");
+    };
+    assert_eq!(
+        text,
+        "--inbox `smtp://0.0.0.0:2525?domain=demo.test`: the embedded SMTP receiver listens on \
+         loopback only, and 0.0.0.0 would take mail from other machines; to allow that, add \
+         &allow_remote=true (never possible through the HTTP service)"
+    );
+
+    // Asked for explicitly, it listens on every address.
+    let (_, url) = parse_binding("smtp://0.0.0.0:0?domain=demo.test&allow_remote=true").unwrap();
+    let anywhere = connect(&url).await.expect("allowed");
+    assert!(
+        anywhere.describe().starts_with("smtp://0.0.0.0:"),
+        "{}",
+        anywhere.describe()
+    );
+    // The HTTP service never may.
+    let Err(InboxError::InvalidUrl(text)) = parse_binding_as(
+        "smtp://0.0.0.0:0?domain=demo.test&allow_remote=true",
+        Caller::Service,
+    ) else {
+        panic!("refused for the service");
+    };
+    assert!(text.contains("loopback only"), "{text}");
 }

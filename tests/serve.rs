@@ -391,6 +391,26 @@ fn an_invalid_plan_is_422_with_every_problem_and_its_path() {
 }
 
 #[test]
+fn the_service_never_binds_an_embedded_receiver_beyond_loopback() {
+    let state = AppState::new(without_browser());
+    common::rt().block_on(async {
+        for inbox in [
+            "smtp://0.0.0.0:0?domain=x.test&allow_remote=true",
+            "smtp://0.0.0.0:0?domain=x.test",
+        ] {
+            let plan = json!({"reasoning": "r", "steps": [
+                {"type": "wait_for_email"}, {"type": "done", "summary": "s"}]});
+            let body = json!({"plan": plan, "inbox": inbox});
+            let (status, _, body) = oneshot(&state, post_json("/v1/runs", &body)).await;
+            assert_eq!(status, 422, "{inbox}: {body:#}");
+            assert_eq!(body["error"]["kind"], "invalid_inbox", "{inbox}");
+            let message = body["error"]["message"].as_str().unwrap();
+            assert!(message.contains("loopback"), "{inbox}: {message}");
+        }
+    });
+}
+
+#[test]
 fn malformed_or_misshapen_bodies_are_400() {
     let state = AppState::new(without_browser());
     common::rt().block_on(async {

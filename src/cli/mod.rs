@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use planlock::browser::{Chromium, LaunchOptions};
 use planlock::exit;
-use planlock::inbox::binding::{connect, parse_binding};
+use planlock::inbox::{connect, parse_binding};
 use planlock::lock::LockError;
 use planlock::plan::{self as plan_format, Limits, Plan, Vars};
 use planlock::report::{EventLog, Progress, write_junit};

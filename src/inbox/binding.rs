@@ -1,17 +1,14 @@
-//! `--inbox [NAME=]URL`: parses a binding into a typed [`InboxUrl`] and connects it to a
-//! backend. Every error is a sentence naming the part of the URL that is wrong.
+//! `--inbox [NAME=]URL`: parses a binding into a typed [`InboxUrl`]. Pure: the backends
+//! depend on this module, never the other way. Every error is a sentence naming the part of
+//! the URL that is wrong.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use url::Url;
 
-use super::imap::ImapInbox;
-use super::smtp::SmtpInbox;
-use super::{Inbox, InboxError};
+use super::InboxError;
 
 /// Poll cadence while a step waits, for an IMAP server on this machine: cheap for a local
 /// server, and well under Dovecot's ~0.5 s IDLE notification delay.
@@ -23,6 +20,11 @@ pub const DEFAULT_POLL_REMOTE: Duration = Duration::from_secs(1);
 pub const DEFAULT_SMTP_PORT: u16 = 2525;
 
 const POLL_MS_RANGE: std::ops::RangeInclusive<u64> = 5..=60_000;
+/// Connections to one IMAP account at once when the URL does not say `max_connections=`.
+/// One serves a mailbox and every run reading it; the rest let a few more mailboxes of the
+/// same account (other folders) be watched at once, well under common server limits.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 4;
+const MAX_CONNECTIONS_RANGE: std::ops::RangeInclusive<usize> = 1..=32;
 
 /// A parsed `--inbox` URL.
 #[derive(Clone, PartialEq, Eq)]
@@ -31,7 +33,8 @@ pub enum InboxUrl {
     Smtp(SmtpUrl),
 }
 
-/// `imap://USER:PASS@HOST:PORT/MAILBOX?address=ADDR&plus=true&poll_ms=N` (or `imaps://`).
+/// `imap://USER:PASS@HOST:PORT/MAILBOX?address=ADDR&plus=true&poll_ms=N&max_connections=N`
+/// (or `imaps://`).
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct ImapUrl {
     /// `imaps://`: TLS from the first byte, verified against the webpki roots.
@@ -50,15 +53,33 @@ pub struct ImapUrl {
     pub plus: bool,
     /// How often the mailbox is polled while a step waits.
     pub poll: Duration,
+    /// At most this many connections to the account (server and user) at once, over every
+    /// mailbox of it that this process watches.
+    pub max_connections: usize,
 }
 
-/// `smtp://HOST:PORT?domain=DOMAIN`: the embedded receiver listens on HOST:PORT.
+/// `smtp://HOST:PORT?domain=DOMAIN&allow_remote=true`: the embedded receiver listens on
+/// HOST:PORT.
 #[derive(Clone, PartialEq, Eq)]
 pub struct SmtpUrl {
-    /// Port 0 picks a free port; see [`SmtpInbox::local_addr`].
+    /// Port 0 picks a free port; see `SmtpInbox::local_addr`. Loopback unless
+    /// [`SmtpUrl::allow_remote`].
     pub listen: SocketAddr,
     /// Lower-cased; each run receives at `run-RUNID@DOMAIN`.
     pub domain: String,
+    /// The URL says `allow_remote=true`: `listen` may be an address other machines reach.
+    pub allow_remote: bool,
+}
+
+/// Who supplies inbox URLs, which decides what they may ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Caller {
+    /// A person running planlock: an embedded SMTP receiver may listen beyond loopback when
+    /// the URL says `allow_remote=true`.
+    Operator,
+    /// The HTTP service, for the URLs it is configured with and those requests bring: a
+    /// receiver listens on loopback only, whatever the URL says.
+    Service,
 }
 
 impl ImapUrl {
@@ -104,13 +125,18 @@ impl fmt::Debug for ImapUrl {
             .field("address", &self.address)
             .field("plus", &self.plus)
             .field("poll", &self.poll)
+            .field("max_connections", &self.max_connections)
             .finish()
     }
 }
 
 impl fmt::Display for SmtpUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "smtp://{}?domain={}", self.listen, self.domain)
+        write!(f, "smtp://{}?domain={}", self.listen, self.domain)?;
+        if self.allow_remote {
+            f.write_str("&allow_remote=true")?;
+        }
+        Ok(())
     }
 }
 
@@ -139,8 +165,14 @@ impl fmt::Debug for InboxUrl {
 }
 
 /// Parses one `--inbox` value: `[NAME=]URL`. The name (letters, digits, `_`, `-`) is what a
-/// plan's `inbox_id` refers to; no name binds the default inbox.
+/// plan's `inbox_id` refers to; no name binds the default inbox. Parses as the
+/// [`Caller::Operator`] would; the HTTP service uses [`parse_binding_as`].
 pub fn parse_binding(s: &str) -> Result<(Option<String>, InboxUrl), InboxError> {
+    parse_binding_as(s, Caller::Operator)
+}
+
+/// [`parse_binding`], with what `caller` may ask for.
+pub fn parse_binding_as(s: &str, caller: Caller) -> Result<(Option<String>, InboxUrl), InboxError> {
     let s = s.trim();
     let Some(scheme_end) = s.find("://") else {
         return Err(invalid(format!(
@@ -165,11 +197,16 @@ pub fn parse_binding(s: &str) -> Result<(Option<String>, InboxUrl), InboxError> 
         }
         None => (None, s),
     };
-    Ok((name, parse_url(url)?))
+    Ok((name, parse_url_as(url, caller)?))
 }
 
-/// Parses an inbox URL without a `NAME=` prefix.
+/// Parses an inbox URL without a `NAME=` prefix, as the [`Caller::Operator`] would.
 pub fn parse_url(s: &str) -> Result<InboxUrl, InboxError> {
+    parse_url_as(s, Caller::Operator)
+}
+
+/// [`parse_url`], with what `caller` may ask for.
+pub fn parse_url_as(s: &str, caller: Caller) -> Result<InboxUrl, InboxError> {
     let shown = redact(s);
     let url = Url::parse(s).map_err(|e| {
         invalid(format!(
@@ -179,39 +216,12 @@ pub fn parse_url(s: &str) -> Result<InboxUrl, InboxError> {
     })?;
     match url.scheme() {
         "imap" | "imaps" => parse_imap(&url, &shown).map(InboxUrl::Imap),
-        "smtp" => parse_smtp(&url, &shown).map(InboxUrl::Smtp),
+        "smtp" => parse_smtp(&url, &shown, caller).map(InboxUrl::Smtp),
         other => Err(invalid(format!(
             "--inbox `{shown}` has scheme `{other}`; use imap://, imaps:// (a mailbox on a \
              server) or smtp:// (planlock's own receiver)"
         ))),
     }
-}
-
-/// Starts the backend a URL names. IMAP connects lazily (call [`Inbox::check`] to fail early);
-/// SMTP binds its listening socket now.
-///
-/// Connecting the same IMAP URL again while the first is alive returns the same inbox, so
-/// every run in the process (e.g. every request `serve` handles) shares one IMAP connection.
-pub async fn connect(url: &InboxUrl) -> Result<Arc<dyn Inbox>, InboxError> {
-    Ok(match url {
-        InboxUrl::Imap(u) => shared_imap(u),
-        InboxUrl::Smtp(u) => SmtpInbox::start(u.listen, &u.domain).await?,
-    })
-}
-
-fn shared_imap(url: &ImapUrl) -> Arc<ImapInbox> {
-    static LIVE: OnceLock<Mutex<HashMap<ImapUrl, Weak<ImapInbox>>>> = OnceLock::new();
-    let mut live = LIVE
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(inbox) = live.get(url).and_then(Weak::upgrade) {
-        return inbox;
-    }
-    live.retain(|_, inbox| inbox.strong_count() > 0);
-    let inbox = Arc::new(ImapInbox::new(url.clone()));
-    live.insert(url.clone(), Arc::downgrade(&inbox));
-    inbox
 }
 
 fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
@@ -253,6 +263,7 @@ fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
     let mut address = None;
     let mut plus = false;
     let mut poll = None;
+    let mut max_connections = DEFAULT_MAX_CONNECTIONS;
     for (key, value) in url.query_pairs() {
         match key.as_ref() {
             "address" => address = Some(value.trim().to_string()),
@@ -268,10 +279,25 @@ fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
                 })?;
                 poll = Some(Duration::from_millis(ms));
             }
+            "max_connections" => {
+                max_connections = value
+                    .parse()
+                    .ok()
+                    .filter(|n| MAX_CONNECTIONS_RANGE.contains(n))
+                    .ok_or_else(|| {
+                        invalid(format!(
+                            "--inbox `{shown}`: max_connections=`{value}` must be a whole number \
+                             from {} to {} (servers cap connections per user: Dovecot at 10, \
+                             Gmail at 15)",
+                            MAX_CONNECTIONS_RANGE.start(),
+                            MAX_CONNECTIONS_RANGE.end()
+                        ))
+                    })?;
+            }
             other => {
                 return Err(invalid(format!(
                     "--inbox `{shown}` has an unknown parameter `{other}`; an imap URL takes \
-                     address=, plus= and poll_ms="
+                     address=, plus=, poll_ms= and max_connections="
                 )));
             }
         }
@@ -302,10 +328,11 @@ fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
         address: address.to_lowercase(),
         plus,
         poll,
+        max_connections,
     })
 }
 
-fn parse_smtp(url: &Url, shown: &str) -> Result<SmtpUrl, InboxError> {
+fn parse_smtp(url: &Url, shown: &str, caller: Caller) -> Result<SmtpUrl, InboxError> {
     if !url.username().is_empty() || url.password().is_some() {
         return Err(invalid(format!(
             "--inbox `{shown}`: the embedded SMTP receiver takes no user or password (it accepts \
@@ -337,16 +364,31 @@ fn parse_smtp(url: &Url, shown: &str) -> Result<SmtpUrl, InboxError> {
     };
     let port = url.port().unwrap_or(DEFAULT_SMTP_PORT);
     let mut domain = None;
+    let mut allow_remote = false;
     for (key, value) in url.query_pairs() {
         match key.as_ref() {
             "domain" => domain = Some(value.trim().to_lowercase()),
+            "allow_remote" => allow_remote = parse_bool(&value, "allow_remote", shown)?,
             other => {
                 return Err(invalid(format!(
                     "--inbox `{shown}` has an unknown parameter `{other}`; an smtp URL takes \
-                     only domain="
+                     domain= and allow_remote="
                 )));
             }
         }
+    }
+    if caller == Caller::Service && (allow_remote || !ip.is_loopback()) {
+        return Err(invalid(format!(
+            "--inbox `{shown}`: an embedded SMTP receiver started by the HTTP service listens \
+             on loopback only (127.0.0.1 or ::1), whatever the URL says"
+        )));
+    }
+    if !ip.is_loopback() && !allow_remote {
+        return Err(invalid(format!(
+            "--inbox `{shown}`: the embedded SMTP receiver listens on loopback only, and {ip} \
+             would take mail from other machines; to allow that, add &allow_remote=true (never \
+             possible through the HTTP service)"
+        )));
     }
     let Some(domain) = domain.filter(|d| !d.is_empty()) else {
         return Err(invalid(format!(
@@ -368,6 +410,7 @@ fn parse_smtp(url: &Url, shown: &str) -> Result<SmtpUrl, InboxError> {
     Ok(SmtpUrl {
         listen: SocketAddr::new(ip, port),
         domain,
+        allow_remote,
     })
 }
 
@@ -501,6 +544,7 @@ mod tests {
         assert_eq!(u.address, "bob@demo.test");
         assert!(u.plus);
         assert_eq!(u.poll, Duration::from_millis(40));
+        assert_eq!(u.max_connections, DEFAULT_MAX_CONNECTIONS);
         assert_eq!(u.run_address("ab12"), "bob+ab12@demo.test");
         assert_eq!(u.to_string(), "imap://bob%40corp@127.0.0.1:1143/Sent Items");
         assert!(!format!("{u:?}").contains("p@ss"));
@@ -519,6 +563,8 @@ mod tests {
         let u = imap("imap://bob:pw@localhost/?address=bob@demo.test");
         assert_eq!(u.port, 143);
         assert_eq!(u.poll, DEFAULT_POLL_LOOPBACK);
+        let u = imap("imap://bob:pw@localhost/?address=bob@demo.test&max_connections=2");
+        assert_eq!(u.max_connections, 2);
     }
 
     #[test]
@@ -532,17 +578,43 @@ mod tests {
             panic!()
         };
         assert_eq!(u.listen.port(), DEFAULT_SMTP_PORT);
+        assert!(!u.allow_remote);
     }
 
-    #[tokio::test]
-    async fn the_same_imap_url_shares_one_inbox() {
-        let url = parse_url("imap://b:pw@127.0.0.1:1/?address=a@b.test").unwrap();
-        let a = connect(&url).await.unwrap();
-        let b = connect(&url).await.unwrap();
-        assert!(std::ptr::addr_eq(Arc::as_ptr(&a), Arc::as_ptr(&b)));
-        let other = parse_url("imap://b:pw@127.0.0.1:1/?address=c@b.test").unwrap();
-        let c = connect(&other).await.unwrap();
-        assert!(!std::ptr::addr_eq(Arc::as_ptr(&a), Arc::as_ptr(&c)));
+    #[test]
+    fn smtp_beyond_loopback_only_when_asked_and_never_for_the_service() {
+        let url = "smtp://0.0.0.0:2525?domain=d.test&allow_remote=true";
+        let InboxUrl::Smtp(u) = parse_url(url).unwrap() else {
+            panic!()
+        };
+        assert!(u.allow_remote);
+        assert_eq!(u.to_string(), url);
+        assert!(parse_url("smtp://[::1]:0?domain=d.test").is_ok());
+        assert!(parse_url("smtp://127.0.0.2:0?domain=d.test").is_ok());
+        for refused in [
+            "smtp://0.0.0.0:2525?domain=d.test",
+            "smtp://[::]:2525?domain=d.test",
+            "smtp://192.168.1.5:2525?domain=d.test&allow_remote=false",
+        ] {
+            assert!(
+                error(refused).contains("add &allow_remote=true"),
+                "{refused}"
+            );
+        }
+        for refused in [url, "smtp://127.0.0.1:2525?domain=d.test&allow_remote=true"] {
+            let Err(InboxError::InvalidUrl(m)) = parse_binding_as(refused, Caller::Service) else {
+                panic!("the service refuses {refused}");
+            };
+            assert!(m.contains("listens on loopback only"), "{m}");
+        }
+        assert!(parse_binding_as("smtp://127.0.0.1:0?domain=d.test", Caller::Service).is_ok());
+        assert!(
+            parse_binding_as(
+                "imap://b:pw@mail.example/?address=a@b.test",
+                Caller::Service
+            )
+            .is_ok()
+        );
     }
 
     #[test]
@@ -558,6 +630,10 @@ mod tests {
         );
         assert!(error("imap://b:pw@host/?address=a@b&plus=maybe").contains("plus=`maybe`"));
         assert!(error("imap://b:pw@host/?address=a@b&poll_ms=0").contains("poll_ms=`0`"));
+        assert!(
+            error("imap://b:pw@host/?address=a@b&max_connections=0")
+                .contains("max_connections=`0` must be a whole number from 1 to 32")
+        );
         assert!(error("imap://b:p%zz@host/?address=a@b").contains("password has a `%`"));
         assert!(error("pop3://b:pw@host/").contains("scheme `pop3`"));
         assert!(error("bob@example.com").contains("is not a URL"));

@@ -8,9 +8,12 @@ mod message;
 pub mod smtp;
 pub mod wait;
 
-pub use binding::{InboxUrl, connect, parse_binding};
+pub use binding::{
+    Caller, ImapUrl, InboxUrl, SmtpUrl, parse_binding, parse_binding_as, parse_url, parse_url_as,
+};
 pub use wait::{MailFilter, WaitError, wait_for_message};
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -70,6 +73,30 @@ pub trait RunMailbox: Send {
     /// Returns when new mail may have arrived, or at `until`, whichever is first.
     /// Spurious wake-ups are fine; callers re-check with [`RunMailbox::arrived`].
     async fn changed(&mut self, until: Instant) -> Result<(), InboxError>;
+
+    /// The run took the message with this id (a step used it): the backend may let go of
+    /// its bytes. Later [`RunMailbox::arrived`] calls may return it without `raw`.
+    fn consumed(&mut self, _message_id: &str) {}
+}
+
+/// Starts the backend a URL names. IMAP connects lazily (call [`Inbox::check`] to fail early);
+/// SMTP binds its listening socket now (beyond loopback only if the URL allowed it, which a
+/// URL parsed for [`Caller::Service`] never does).
+///
+/// Every IMAP URL naming the same mailbox (server, user, password, folder) shares one
+/// connection in this process, kept between runs: binding the URL again for each request
+/// `serve` handles reuses it.
+pub async fn connect(url: &InboxUrl) -> Result<Arc<dyn Inbox>, InboxError> {
+    Ok(match url {
+        InboxUrl::Imap(u) => Arc::new(imap::ImapInbox::bind(u.clone())),
+        InboxUrl::Smtp(u) => {
+            let options = smtp::SmtpOptions {
+                allow_remote: u.allow_remote,
+                ..smtp::SmtpOptions::default()
+            };
+            smtp::SmtpInbox::start_with(u.listen, &u.domain, options).await?
+        }
+    })
 }
 
 /// How long the waiting loop sleeps after a backend error before it tries again.

@@ -211,7 +211,8 @@ impl WaitError {
 
 /// Waits for the oldest message for this run that matches `filter` and whose id is not in
 /// `consumed`. Backend errors are retried with backoff until `deadline`; the error then
-/// names the last one.
+/// names the last one. The message returned counts as consumed (the caller adds it to
+/// `consumed`): the mailbox is told, so it may let go of its bytes.
 pub async fn wait_for_message(
     mailbox: &mut dyn RunMailbox,
     filter: &MailFilter,
@@ -257,7 +258,10 @@ pub async fn wait_for_message(
                         "already used by an earlier step"
                     } else {
                         match filter.mismatch(&message) {
-                            None => return Ok(message),
+                            None => {
+                                mailbox.consumed(&message.id);
+                                return Ok(message);
+                            }
                             Some(reason) => reason,
                         }
                     };

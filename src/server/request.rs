@@ -13,8 +13,7 @@ use serde_json::Value;
 
 use super::AppState;
 use super::error::ApiError;
-use crate::inbox::binding::{InboxUrl, connect, parse_binding};
-use crate::inbox::{Inbox, InboxError};
+use crate::inbox::{Caller, Inbox, InboxError, InboxUrl, connect, parse_binding_as};
 use crate::lock::LockError;
 use crate::plan::{self, Limits, Plan, Vars, VarsError};
 use crate::runner::{Binding, Secrets, SpecError};
@@ -190,7 +189,7 @@ fn json_type(v: &Value) -> &'static str {
 pub fn parse_bindings(list: &[String]) -> Result<Vec<(Option<String>, InboxUrl)>, ApiError> {
     let mut out: Vec<(Option<String>, InboxUrl)> = Vec::new();
     for (i, s) in list.iter().enumerate() {
-        let (name, url) = parse_binding(s).map_err(|e| {
+        let (name, url) = parse_binding_as(s, Caller::Service).map_err(|e| {
             ApiError::unprocessable("invalid_inbox", format!("inbox[{i}]: {}", server_words(&e)))
         })?;
         if out.iter().any(|(n, _)| *n == name) {

@@ -130,6 +130,7 @@ impl Dovecot {
             .await
             .expect("connect to Dovecot");
         tcp.set_nodelay(true).unwrap();
+        let local_port = tcp.local_addr().expect("local address").port();
         let mut client = async_imap::Client::new(tcp);
         client.read_response().await.expect("greeting");
         let session = client
@@ -137,7 +138,57 @@ impl Dovecot {
             .await
             .map_err(|(e, _)| e)
             .expect("log in to Dovecot");
-        Appender { session }
+        Appender {
+            session,
+            local_port,
+        }
+    }
+
+    /// Creates a mailbox (folder) next to INBOX.
+    pub async fn create_mailbox(&self, name: &str) {
+        let mut appender = self.appender().await;
+        appender
+            .session
+            .create(name)
+            .await
+            .unwrap_or_else(|e| panic!("CREATE {name} on Dovecot failed: {e}\n{}", self.log()));
+    }
+
+    /// The client ports of the TCP connections to this server that are established on the
+    /// server side, read from the kernel's socket table (what Dovecot's per user+IP limit
+    /// counts, give or take connections it has not noticed closing).
+    pub fn established(&self) -> Vec<u16> {
+        established_to(self.port)
+    }
+
+    /// Samples [`Dovecot::established`] every few milliseconds on a thread until
+    /// [`ConnectionWatch::stop`], ignoring connections from `except` (client ports, e.g. an
+    /// [`Appender`]'s).
+    pub fn watch_connections(&self, except: &[u16]) -> ConnectionWatch {
+        let port = self.port;
+        let except = except.to_vec();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let sampler = std::thread::spawn(move || {
+            let mut peak = Vec::new();
+            let mut samples = 0usize;
+            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                let now: Vec<u16> = established_to(port)
+                    .into_iter()
+                    .filter(|p| !except.contains(p))
+                    .collect();
+                if now.len() > peak.len() {
+                    peak = now;
+                }
+                samples += 1;
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            (peak, samples)
+        });
+        ConnectionWatch {
+            stop,
+            sampler: Some(sampler),
+        }
     }
 
     /// Stops the server (mail stays in the Maildir); connections are dropped.
@@ -420,12 +471,54 @@ service anvil {{
     }
 }
 
+/// See [`Dovecot::watch_connections`].
+pub struct ConnectionWatch {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    sampler: Option<std::thread::JoinHandle<(Vec<u16>, usize)>>,
+}
+
+/// What a [`ConnectionWatch`] saw.
+#[derive(Debug)]
+pub struct Peak {
+    /// The most connections established at once, as their client ports.
+    pub connections: Vec<u16>,
+    pub samples: usize,
+}
+
+impl ConnectionWatch {
+    pub fn stop(mut self) -> Peak {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let (connections, samples) = self
+            .sampler
+            .take()
+            .expect("stopped once")
+            .join()
+            .expect("the sampler thread");
+        Peak {
+            connections,
+            samples,
+        }
+    }
+}
+
+impl Drop for ConnectionWatch {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// See [`Dovecot::appender`].
 pub struct Appender {
     session: async_imap::Session<tokio::net::TcpStream>,
+    local_port: u16,
 }
 
 impl Appender {
+    /// The client port of this session's connection, to leave it out of a count.
+    pub fn local_port(&self) -> u16 {
+        self.local_port
+    }
+
     /// APPENDs to INBOX; returns when the server has stored the message.
     pub async fn append(&mut self, raw: &[u8]) {
         self.session
@@ -469,6 +562,35 @@ fn version_of(binary: &Path) -> String {
         .next()
         .unwrap_or("2.3")
         .to_string()
+}
+
+/// Client ports of established TCP connections whose server side is 127.0.0.1:`port` (or
+/// its IPv6 form), from /proc/net/tcp and /proc/net/tcp6.
+fn established_to(port: u16) -> Vec<u16> {
+    const ESTABLISHED: &str = "01";
+    let mut out = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = fs::read_to_string(table) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let (Some(local), Some(remote), Some(state)) =
+                (fields.get(1), fields.get(2), fields.get(3))
+            else {
+                continue;
+            };
+            let port_of = |addr: &str| {
+                addr.rsplit_once(':')
+                    .and_then(|(_, p)| u16::from_str_radix(p, 16).ok())
+            };
+            if *state == ESTABLISHED && port_of(local) == Some(port) {
+                out.extend(port_of(remote));
+            }
+        }
+    }
+    out.sort_unstable();
+    out
 }
 
 fn free_port() -> u16 {

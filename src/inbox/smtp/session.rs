@@ -1,222 +1,29 @@
-//! Embedded SMTP receiver: the app under test sends mail to planlock itself, each run at
-//! `run-RUNID@DOMAIN`; messages live in memory and wake waiting steps at once.
-//!
-//! Why not a crate: `mailin-embedded` (the maintained embeddable server) is blocking and
-//! thread-per-connection, and its `serve()` never returns — no shutdown, no port-0 address
-//! reporting, no async hand-off to waiting steps. What is needed here is a small subset of
-//! RFC 5321 (EHLO/HELO, MAIL, RCPT, DATA with dot-unstuffing, RSET, NOOP, QUIT, 8BITMIME,
-//! SIZE, PIPELINING; no relay, no auth), which is ~300 lines on tokio and fully under test.
+//! The SMTP conversation (a small subset of RFC 5321): one task per client, replies in one
+//! write each, DATA read in bounded pieces and counted against the store's cap.
 
-use std::collections::VecDeque;
-use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
-use chrono::Utc;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, watch};
-use tokio::task::JoinHandle;
-use tokio::time::{Instant, timeout};
+use tokio::sync::Semaphore;
+use tokio::time::timeout;
 
-use super::message::{is_addressed_to, parse_message};
-use super::{Inbox, InboxError, Message, RunMailbox};
+use super::MAX_MESSAGE_BYTES;
+use super::store::{Recipient, Reservation, Store};
 
-/// Messages kept in memory; older ones are dropped first.
-pub const MAX_STORED_MESSAGES: usize = 1000;
-/// Largest message accepted (advertised with `SIZE`).
-pub const MAX_MESSAGE_BYTES: usize = 25 * 1024 * 1024;
 /// Recipients per transaction (RFC 5321 §4.5.3.1.8 asks for at least 100).
 const MAX_RECIPIENTS: usize = 100;
 /// Simultaneous client connections.
 const MAX_CONNECTIONS: usize = 128;
 /// A command line longer than this is refused (RFC 5321 requires 512; be generous).
 const MAX_COMMAND_LINE: u64 = 4096;
+/// DATA is read in pieces of at most this much, so a line without an end costs no more.
+const DATA_CHUNK: u64 = 64 * 1024;
 /// RFC 5321 §4.5.3.2: a server should wait at least 5 minutes for the next command.
 const IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// The embedded receiver. Dropping it stops accepting connections.
-pub struct SmtpInbox {
-    local_addr: SocketAddr,
-    domain: String,
-    store: Arc<Store>,
-    acceptor: JoinHandle<()>,
-}
-
-/// Delivered messages, oldest first, each with its sequence number.
-struct Store {
-    messages: Mutex<StoreState>,
-    /// The sequence number of the latest delivery; waiters watch it.
-    delivered: watch::Sender<u64>,
-}
-
-#[derive(Default)]
-struct StoreState {
-    next_seq: u64,
-    messages: VecDeque<(u64, Message)>,
-}
-
-impl Store {
-    fn deliver(&self, raw: Vec<u8>, recipients: &[String]) -> u64 {
-        let seq = {
-            let mut state = self.messages.lock().unwrap_or_else(|e| e.into_inner());
-            state.next_seq += 1;
-            let seq = state.next_seq;
-            let message = parse_message(seq.to_string(), raw, Utc::now(), recipients);
-            state.messages.push_back((seq, message));
-            while state.messages.len() > MAX_STORED_MESSAGES {
-                state.messages.pop_front();
-            }
-            seq
-        };
-        self.delivered.send_replace(seq);
-        seq
-    }
-
-    fn last_seq(&self) -> u64 {
-        self.messages
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .next_seq
-    }
-}
-
-impl SmtpInbox {
-    /// Binds `addr` (port 0 picks a free port) and starts accepting mail for `domain`.
-    pub async fn start(addr: SocketAddr, domain: &str) -> Result<Arc<SmtpInbox>, InboxError> {
-        let listener = TcpListener::bind(addr).await.map_err(|e| {
-            InboxError::Unreachable(format!(
-                "cannot start the embedded SMTP receiver on {addr}: {e}{}",
-                if e.kind() == std::io::ErrorKind::AddrInUse {
-                    " (another program uses that port; pick another, or port 0 for any free one)"
-                } else {
-                    ""
-                }
-            ))
-        })?;
-        let local_addr = listener.local_addr().map_err(|e| {
-            InboxError::Unreachable(format!("the embedded SMTP receiver on {addr}: {e}"))
-        })?;
-        let domain = domain.trim().to_lowercase();
-        let store = Arc::new(Store {
-            messages: Mutex::new(StoreState::default()),
-            delivered: watch::Sender::new(0),
-        });
-        let acceptor = tokio::spawn(accept_loop(listener, store.clone(), domain.clone()));
-        tracing::debug!(%local_addr, %domain, "embedded SMTP receiver listening");
-        Ok(Arc::new(SmtpInbox {
-            local_addr,
-            domain,
-            store,
-            acceptor,
-        }))
-    }
-
-    /// Where the receiver listens; point the app under test's SMTP settings here.
-    pub fn local_addr(&self) -> SocketAddr {
-        self.local_addr
-    }
-
-    pub fn domain(&self) -> &str {
-        &self.domain
-    }
-
-    /// The address a run with this id receives mail at.
-    pub fn run_address(&self, run_id: &str) -> String {
-        format!("run-{}@{}", run_id.to_lowercase(), self.domain)
-    }
-
-    /// Every message received so far (at most [`MAX_STORED_MESSAGES`]), oldest first.
-    pub fn messages(&self) -> Vec<Message> {
-        let state = self
-            .store
-            .messages
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        state.messages.iter().map(|(_, m)| m.clone()).collect()
-    }
-}
-
-impl Drop for SmtpInbox {
-    fn drop(&mut self) {
-        self.acceptor.abort();
-    }
-}
-
-#[async_trait]
-impl Inbox for SmtpInbox {
-    async fn check(&self) -> Result<(), InboxError> {
-        if self.acceptor.is_finished() {
-            return Err(InboxError::Unreachable(format!(
-                "the embedded SMTP receiver on {} has stopped",
-                self.local_addr
-            )));
-        }
-        Ok(())
-    }
-
-    async fn open(&self, run_id: &str) -> Result<Box<dyn RunMailbox>, InboxError> {
-        // Subscribe before reading the watermark, so a delivery in between still wakes us.
-        let delivered = self.store.delivered.subscribe();
-        let after = self.store.last_seq();
-        Ok(Box::new(SmtpRunMailbox {
-            store: self.store.clone(),
-            address: self.run_address(run_id),
-            after,
-            delivered,
-        }))
-    }
-
-    fn describe(&self) -> String {
-        format!(
-            "smtp://{}?domain={} (embedded receiver)",
-            self.local_addr, self.domain
-        )
-    }
-}
-
-struct SmtpRunMailbox {
-    store: Arc<Store>,
-    address: String,
-    /// Messages with a sequence number above this arrived after `open`.
-    after: u64,
-    delivered: watch::Receiver<u64>,
-}
-
-#[async_trait]
-impl RunMailbox for SmtpRunMailbox {
-    fn address(&self) -> &str {
-        &self.address
-    }
-
-    async fn arrived(&mut self) -> Result<Vec<Message>, InboxError> {
-        // Mark as seen first: a delivery after this line makes `changed` return at once.
-        self.delivered.borrow_and_update();
-        let state = self
-            .store
-            .messages
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        Ok(state
-            .messages
-            .iter()
-            .filter(|(seq, m)| *seq > self.after && is_addressed_to(m, &self.address))
-            .map(|(_, m)| m.clone())
-            .collect())
-    }
-
-    async fn changed(&mut self, until: Instant) -> Result<(), InboxError> {
-        tokio::select! {
-            // The sender lives in the store we hold, so this never reports a closed channel.
-            _ = self.delivered.changed() => {}
-            _ = tokio::time::sleep_until(until) => {}
-        }
-        Ok(())
-    }
-}
-
-async fn accept_loop(listener: TcpListener, store: Arc<Store>, domain: String) {
+pub(super) async fn accept_loop(listener: TcpListener, store: Arc<Store>) {
     let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {
         let (mut stream, peer) = match listener.accept().await {
@@ -235,9 +42,8 @@ async fn accept_loop(listener: TcpListener, store: Arc<Store>, domain: String) {
             continue;
         };
         let store = store.clone();
-        let domain = domain.clone();
         tokio::spawn(async move {
-            if let Err(e) = serve_session(stream, &store, &domain).await {
+            if let Err(e) = serve_session(stream, &store).await {
                 tracing::debug!(%peer, "SMTP session ended: {e}");
             }
             drop(slot);
@@ -260,7 +66,8 @@ impl Transaction {
     }
 }
 
-async fn serve_session(stream: TcpStream, store: &Store, domain: &str) -> std::io::Result<()> {
+async fn serve_session(stream: TcpStream, store: &Store) -> std::io::Result<()> {
+    let domain = store.domain.as_str();
     let _ = stream.set_nodelay(true);
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read);
@@ -311,8 +118,8 @@ async fn serve_session(stream: TcpStream, store: &Store, domain: &str) -> std::i
                 tx.greeted = true;
                 format!("250 {domain} hello {arg}")
             }
-            "MAIL" => mail_from(&mut tx, arg),
-            "RCPT" => rcpt_to(&mut tx, arg),
+            "MAIL" => mail_from(&mut tx, arg, store),
+            "RCPT" => rcpt_to(&mut tx, arg, store),
             "DATA" if !arg.is_empty() => "501 5.5.4 DATA takes no argument".into(),
             "DATA" if tx.mail_from.is_none() => "503 5.5.1 send MAIL FROM first".into(),
             "DATA" if tx.recipients.is_empty() => "503 5.5.1 send RCPT TO first".into(),
@@ -320,12 +127,20 @@ async fn serve_session(stream: TcpStream, store: &Store, domain: &str) -> std::i
                 write
                     .write_all(b"354 end data with <CR><LF>.<CR><LF>\r\n")
                     .await?;
-                let reply = match read_data(&mut reader).await? {
-                    Some(raw) => {
-                        let seq = store.deliver(raw, &tx.recipients);
-                        format!("250 2.0.0 OK queued as {seq}")
+                let mut reservation = Reservation::new(store);
+                let reply = match read_data(&mut reader, &mut reservation).await? {
+                    Data::Complete(raw) => {
+                        match store.deliver(raw, &tx.recipients, &mut reservation) {
+                            Some(seq) => format!("250 2.0.0 OK queued as {seq}"),
+                            None => "554 5.1.1 the runs this message was for closed their \
+                                     mailboxes while it was being sent"
+                                .into(),
+                        }
                     }
-                    None => format!("552 5.3.4 message exceeds {MAX_MESSAGE_BYTES} bytes"),
+                    Data::TooLarge => {
+                        format!("552 5.3.4 message exceeds {MAX_MESSAGE_BYTES} bytes")
+                    }
+                    Data::OverCapacity => store.full_reply(),
                 };
                 tx.reset();
                 reply
@@ -351,7 +166,7 @@ async fn serve_session(stream: TcpStream, store: &Store, domain: &str) -> std::i
     }
 }
 
-fn mail_from(tx: &mut Transaction, arg: &str) -> String {
+fn mail_from(tx: &mut Transaction, arg: &str, store: &Store) -> String {
     if !tx.greeted {
         return "503 5.5.1 send EHLO or HELO first".into();
     }
@@ -368,6 +183,7 @@ fn mail_from(tx: &mut Transaction, arg: &str) -> String {
                 Ok(size) if size > MAX_MESSAGE_BYTES => {
                     return format!("552 5.3.4 message size exceeds {MAX_MESSAGE_BYTES} bytes");
                 }
+                Ok(size) if size > store.room() => return store.full_reply(),
                 Ok(_) => {}
                 Err(_) => return "501 5.5.4 SIZE needs a number".into(),
             },
@@ -379,7 +195,7 @@ fn mail_from(tx: &mut Transaction, arg: &str) -> String {
     "250 2.1.0 OK".into()
 }
 
-fn rcpt_to(tx: &mut Transaction, arg: &str) -> String {
+fn rcpt_to(tx: &mut Transaction, arg: &str, store: &Store) -> String {
     if tx.mail_from.is_none() {
         return "503 5.5.1 send MAIL FROM first".into();
     }
@@ -392,8 +208,21 @@ fn rcpt_to(tx: &mut Transaction, arg: &str) -> String {
     if tx.recipients.len() >= MAX_RECIPIENTS {
         return "452 4.5.3 too many recipients".into();
     }
-    tx.recipients.push(path.to_lowercase());
-    "250 2.1.5 OK".into()
+    let domain = &store.domain;
+    match store.recipient(&path) {
+        Recipient::Open => {
+            tx.recipients.push(path.to_lowercase());
+            "250 2.1.5 OK".into()
+        }
+        Recipient::OutsideDomain => format!(
+            "550 5.1.2 <{path}> is not in {domain}: this receiver only takes mail for the runs \
+             it serves (run-RUNID@{domain}) and relays nothing"
+        ),
+        Recipient::NoRun => format!(
+            "550 5.1.1 <{path}>: no run is reading mail at this address (mail is taken only \
+             while a run's mailbox is open)"
+        ),
+    }
 }
 
 /// Splits `FROM:<a@b> BODY=8BITMIME` into the path (without brackets and source route)
@@ -420,46 +249,78 @@ fn path_argument<'a>(arg: &'a str, keyword: &str) -> Option<(String, &'a str)> {
     Some((path.to_string(), params.trim()))
 }
 
-/// Reads a DATA body up to the lone `.` line, undoing dot-stuffing (RFC 5321 §4.5.2).
-/// Returns `None` when the message was too large (it is still read to the end).
+/// How a DATA transfer ended.
+enum Data {
+    Complete(Vec<u8>),
+    /// Over [`MAX_MESSAGE_BYTES`].
+    TooLarge,
+    /// Over the receiver's cap on bytes held.
+    OverCapacity,
+}
+
+/// Reads a DATA body up to the lone `.` line, undoing dot-stuffing (RFC 5321 §4.5.2). The
+/// bytes are counted in `reservation` as they arrive; past a limit the rest is read and
+/// dropped, so the client gets its reply, and memory stays bounded even for a line that
+/// never ends.
 async fn read_data<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
-) -> std::io::Result<Option<Vec<u8>>> {
+    reservation: &mut Reservation<'_>,
+) -> std::io::Result<Data> {
     let mut raw = Vec::new();
-    let mut too_large = false;
-    let mut line = Vec::new();
+    let mut refused: Option<Data> = None;
+    let mut piece = Vec::new();
+    let mut at_line_start = true;
     loop {
-        line.clear();
-        let n = timeout(IDLE_TIMEOUT * 2, reader.read_until(b'\n', &mut line))
-            .await
-            .map_err(|_| std::io::Error::new(std::io::ErrorKind::TimedOut, "DATA timeout"))??;
+        piece.clear();
+        let n = timeout(
+            IDLE_TIMEOUT * 2,
+            (&mut *reader)
+                .take(DATA_CHUNK)
+                .read_until(b'\n', &mut piece),
+        )
+        .await
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::TimedOut, "DATA timeout"))??;
         if n == 0 {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
                 "connection closed during DATA",
             ));
         }
-        if line == b".\r\n" || line == b".\n" {
-            return Ok((!too_large).then_some(raw));
+        if at_line_start && (piece == b".\r\n" || piece == b".\n") {
+            return Ok(match refused {
+                Some(why) => why,
+                None => {
+                    raw.shrink_to_fit();
+                    Data::Complete(raw)
+                }
+            });
         }
-        let content = if line.starts_with(b".") {
-            &line[1..]
+        let content = if at_line_start && piece.starts_with(b".") {
+            &piece[1..]
         } else {
-            &line[..]
+            &piece[..]
         };
+        at_line_start = piece.ends_with(b"\n");
+        if refused.is_some() {
+            continue;
+        }
         if raw.len() + content.len() > MAX_MESSAGE_BYTES {
-            too_large = true;
-            raw = Vec::new();
-        }
-        if !too_large {
+            refused = Some(Data::TooLarge);
+        } else if !reservation.grow(content.len()) {
+            refused = Some(Data::OverCapacity);
+        } else {
             raw.extend_from_slice(content);
+            continue;
         }
+        raw = Vec::new();
+        reservation.release();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::inbox::smtp::MAX_HELD_BYTES;
 
     #[test]
     fn path_arguments() {
@@ -483,11 +344,58 @@ mod tests {
         assert_eq!(path_argument("FROM <a@b>", "FROM:"), None);
     }
 
+    fn store(max_held_bytes: usize) -> Store {
+        Store::new("demo.test", max_held_bytes)
+    }
+
+    async fn read(input: &[u8], store: &Store) -> Data {
+        let mut reader = BufReader::new(input);
+        let mut reservation = Reservation::new(store);
+        read_data(&mut reader, &mut reservation).await.unwrap()
+    }
+
     #[tokio::test]
     async fn data_is_dot_unstuffed_and_ends_at_the_lone_dot() {
+        let store = store(MAX_HELD_BYTES);
         let input: &[u8] = b"Subject: x\r\n\r\n..leading dot\r\n.\r\nafter\r\n";
-        let mut reader = BufReader::new(input);
-        let raw = read_data(&mut reader).await.unwrap().unwrap();
+        let Data::Complete(raw) = read(input, &store).await else {
+            panic!("complete");
+        };
         assert_eq!(raw, b"Subject: x\r\n\r\n.leading dot\r\n");
+        assert_eq!(
+            store.lock().reserved_bytes,
+            0,
+            "the reservation ends with the read"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_long_line_is_read_in_pieces_and_a_dot_inside_it_is_content() {
+        let store = store(MAX_HELD_BYTES);
+        let mut input = vec![b'a'; DATA_CHUNK as usize - 1];
+        input.extend_from_slice(b".\r\n.\r\n");
+        let Data::Complete(raw) = read(&input, &store).await else {
+            panic!("complete");
+        };
+        assert_eq!(
+            raw.len(),
+            DATA_CHUNK as usize + 2,
+            "the dot after the piece is kept"
+        );
+    }
+
+    #[tokio::test]
+    async fn over_the_cap_the_rest_is_read_and_dropped() {
+        let store = store(1000);
+        let mut input = b"x\r\n".repeat(400);
+        input.extend_from_slice(b".\r\nQUIT\r\n");
+        let mut reader = BufReader::new(&input[..]);
+        let mut reservation = Reservation::new(&store);
+        let data = read_data(&mut reader, &mut reservation).await.unwrap();
+        assert!(matches!(data, Data::OverCapacity));
+        let mut next = String::new();
+        reader.read_line(&mut next).await.unwrap();
+        assert_eq!(next, "QUIT\r\n", "the transfer was read to its end");
+        assert_eq!(store.lock().reserved_bytes, 0);
     }
 }
