@@ -11,9 +11,9 @@
 //! logged-in session, or the final `.` of SMTP `DATA`. The clock starts just before that
 //! command is sent, so the sender's own round trip is included.
 
-#[path = "../tests/support/dovecot.rs"]
+#[path = "../tests/it/util/dovecot.rs"]
 mod dovecot;
-#[path = "../tests/support/smtp.rs"]
+#[path = "../tests/it/util/smtp.rs"]
 mod smtp;
 
 use std::collections::HashSet;

@@ -7,19 +7,17 @@
 //! After a deliberate change of wording, `PLANLOCK_BLESS=1 cargo test --test validate_cli`
 //! rewrites the `.expected` files; read the diff before committing it.
 
+use crate::util;
+
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_planlock");
+use std::process::{Output, Stdio};
 
 /// Runs the binary from the package root, so fixture paths in messages are relative.
 fn planlock(args: &[&str]) -> Output {
-    Command::new(BIN)
+    util::planlock()
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("RUST_BACKTRACE")
         .output()
         .expect("the planlock binary runs")
 }
@@ -345,7 +343,7 @@ fn a_byte_order_mark_is_accepted() {
 #[test]
 fn schema_into_a_closed_pipe_is_not_an_error() {
     // `planlock schema | head -c 10`: read ten bytes, then hang up.
-    let mut child = Command::new(BIN)
+    let mut child = util::planlock()
         .arg("schema")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -363,7 +361,7 @@ fn schema_into_a_closed_pipe_is_not_an_error() {
     // The reader gone before the first write: the write itself fails with EPIPE.
     let (reader, writer) = std::io::pipe().expect("pipe");
     drop(reader);
-    let out = Command::new(BIN)
+    let out = util::planlock()
         .arg("schema")
         .stdout(writer)
         .stderr(Stdio::piped())

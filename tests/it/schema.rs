@@ -1,9 +1,10 @@
 //! The checked-in JSON Schema: printed by `planlock schema`, generated from the Rust types,
 //! and in agreement with the fixtures when judged by an independent validator (`jsonschema`).
 
+use crate::util;
+
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -43,7 +44,7 @@ fn fixtures(folder: &str) -> Vec<(String, String)> {
 
 #[test]
 fn schema_command_prints_the_checked_in_file() {
-    let out = Command::new(env!("CARGO_BIN_EXE_planlock"))
+    let out = util::planlock()
         .arg("schema")
         .output()
         .expect("run planlock schema");

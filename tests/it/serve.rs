@@ -2,15 +2,13 @@
 //! loopback port with reqwest, runs on real Chromium against the fixture site, a local fake
 //! model for `act`, the embedded SMTP receiver for inbox steps, and the real binary.
 
-mod common;
+use crate::util;
 
-use common::model::{FakeModel, fake_model};
-#[path = "support/smtp.rs"]
-mod smtp;
+use crate::util::model::FakeModel;
+use crate::util::smtp;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
-use std::sync::atomic::Ordering;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
@@ -27,8 +25,8 @@ const STEP_TIMEOUT: Duration = Duration::from_secs(2);
 /// A config over the shared test browser, or `None` when Chromium is missing (outside CI).
 fn with_browser() -> Option<ServerConfig> {
     // The fixture site starts on first use, which must not happen inside `block_on`.
-    common::site();
-    let browser = common::browser()?;
+    util::site();
+    let browser = util::browser()?;
     let mut config = ServerConfig::new(BrowserSource::Shared(browser));
     config.settings.step_timeout = STEP_TIMEOUT;
     Some(config)
@@ -36,7 +34,7 @@ fn with_browser() -> Option<ServerConfig> {
 
 /// A config whose browser is never launched: for requests answered before any run starts.
 fn without_browser() -> ServerConfig {
-    common::site();
+    util::site();
     let mut config = ServerConfig::new(BrowserSource::Launch(LaunchOptions::default()));
     config.settings.step_timeout = STEP_TIMEOUT;
     config
@@ -53,12 +51,12 @@ struct Server {
 impl Server {
     fn start(config: ServerConfig) -> Server {
         let state = AppState::new(config);
-        let listener = common::rt()
+        let listener = util::rt()
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
             .unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let (stop, stopped) = oneshot::channel::<()>();
-        let served = common::rt().spawn(server::serve(listener, state.clone(), async move {
+        let served = util::rt().spawn(server::serve(listener, state.clone(), async move {
             let _ = stopped.await;
         }));
         Server {
@@ -128,7 +126,7 @@ fn get(path: &str) -> Request<Body> {
 }
 
 fn signup_plan() -> Value {
-    let site = common::site().url("");
+    let site = util::site().url("");
     json!({
         "reasoning": "Fill the signup form and submit it.",
         "steps": [
@@ -145,7 +143,7 @@ fn signup_plan() -> Value {
 
 /// A plan that waits on the fixture site until cancelled (or 30 s).
 fn waiting_plan() -> Value {
-    let site = common::site().url("");
+    let site = util::site().url("");
     json!({
         "reasoning": "Open the form, then wait for text that never comes.",
         "steps": [
@@ -205,7 +203,7 @@ async fn start_async(server: &Server, body: &Value) -> String {
 fn a_replayed_plan_succeeds_on_a_real_port() {
     let Some(config) = with_browser() else { return };
     let server = Server::start(config);
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let response = http()
             .post(server.url("/v1/runs"))
             .json(&run_body(signup_plan()))
@@ -242,7 +240,7 @@ fn a_replayed_plan_succeeds_on_a_real_port() {
 fn a_replayed_plan_succeeds_through_oneshot() {
     let Some(config) = with_browser() else { return };
     let state = AppState::new(config);
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let (status, _, result) =
             oneshot(&state, post_json("/v1/runs", &run_body(signup_plan()))).await;
         assert_eq!(status, 200, "{result:#}");
@@ -253,7 +251,7 @@ fn a_replayed_plan_succeeds_through_oneshot() {
 #[test]
 fn loopback_is_refused_unless_allowed_explicitly() {
     let state = AppState::new(without_browser());
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let body = json!({ "plan": signup_plan(), "vars": {"name": "Ada"} });
         let (status, _, body) = oneshot(&state, post_json("/v1/runs", &body)).await;
         assert_eq!(status, 422, "{body:#}");
@@ -283,8 +281,8 @@ fn loopback_is_refused_unless_allowed_explicitly() {
 fn ndjson_streams_events_as_they_happen_then_the_result() {
     let Some(config) = with_browser() else { return };
     let server = Server::start(config);
-    common::rt().block_on(async {
-        let site = common::site().url("");
+    util::rt().block_on(async {
+        let site = util::site().url("");
         let plan = json!({"reasoning": "r", "steps": [
             {"type": "navigate", "url": format!("{site}/form.html")},
             {"type": "wait_seconds", "seconds": 1},
@@ -355,7 +353,7 @@ fn ndjson_streams_events_as_they_happen_then_the_result() {
 #[test]
 fn an_invalid_plan_is_422_with_every_problem_and_its_path() {
     let state = AppState::new(without_browser());
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let plan = json!({"reasoning": "r", "steps": [
             {"type": "navigate", "url": "shop.example/signup"},
             {"type": "wait_for_mail", "subject": "code"},
@@ -393,7 +391,7 @@ fn an_invalid_plan_is_422_with_every_problem_and_its_path() {
 #[test]
 fn the_service_never_binds_an_embedded_receiver_beyond_loopback() {
     let state = AppState::new(without_browser());
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         for inbox in [
             "smtp://0.0.0.0:0?domain=x.test&allow_remote=true",
             "smtp://0.0.0.0:0?domain=x.test",
@@ -413,7 +411,7 @@ fn the_service_never_binds_an_embedded_receiver_beyond_loopback() {
 #[test]
 fn malformed_or_misshapen_bodies_are_400() {
     let state = AppState::new(without_browser());
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         for (raw, kind) in [
             (r#"{"plan": "#, "malformed_json"),
             ("", "malformed_json"),
@@ -438,7 +436,7 @@ fn malformed_or_misshapen_bodies_are_400() {
 fn a_body_over_the_limit_is_413() {
     let state = AppState::new(without_browser());
     let server = Server::start(without_browser());
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let big = json!({"plan": {"reasoning": "x".repeat(2 << 20), "steps": []}});
         let (status, _, body) = oneshot(&state, post_json("/v1/runs", &big)).await;
         assert_eq!(status, 413, "{body:#}");
@@ -465,7 +463,7 @@ fn a_configured_token_is_required_on_v1() {
     let mut config = without_browser();
     config.token = Some("s3cret-token-for-tests".to_string());
     let state = AppState::new(config);
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let (status, headers, body) = oneshot(&state, get("/v1/schema/plan")).await;
         assert_eq!(status, 401);
         assert_eq!(body["error"]["kind"], "unauthorized");
@@ -504,7 +502,7 @@ fn max_runs_answers_429_while_a_run_is_in_flight() {
     };
     config.max_runs = 1;
     let server = Server::start(config);
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let id = start_async(&server, &run_body(waiting_plan())).await;
         let response = http()
             .post(server.url("/v1/runs"))
@@ -555,7 +553,7 @@ fn max_runs_answers_429_while_a_run_is_in_flight() {
 fn delete_cancels_a_running_run_and_get_shows_progress() {
     let Some(config) = with_browser() else { return };
     let server = Server::start(config);
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let id = start_async(&server, &run_body(waiting_plan())).await;
         // While running: the steps so far, the current one `running`.
         let view = poll_run(&server, &id, |v| {
@@ -617,8 +615,8 @@ fn delete_cancels_a_running_run_and_get_shows_progress() {
 fn a_failed_step_links_its_screenshot() {
     let Some(config) = with_browser() else { return };
     let server = Server::start(config);
-    common::rt().block_on(async {
-        let site = common::site().url("");
+    util::rt().block_on(async {
+        let site = util::site().url("");
         let plan = json!({"reasoning": "r", "steps": [
             {"type": "navigate", "url": format!("{site}/form.html")},
             {"type": "click", "describe": "missing", "text": "No such button"},
@@ -656,7 +654,7 @@ fn a_failed_step_links_its_screenshot() {
 #[test]
 fn health_schema_and_openapi() {
     let state = AppState::new(without_browser());
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let (status, _, health) = oneshot(&state, get("/healthz")).await;
         assert_eq!(status, 200);
         assert_eq!(health["status"], "ok");
@@ -719,7 +717,7 @@ fn health_schema_and_openapi() {
 fn planner_for(model: &FakeModel, cache: &std::path::Path) -> PlannerConfig {
     PlannerConfig {
         model: Some("openai:test-model".to_string()),
-        openai_base_url: Some(model.url.clone()),
+        openai_base_url: Some(model.openai_url()),
         cache_dir: Some(cache.to_path_buf()),
         ..PlannerConfig::default()
     }
@@ -732,12 +730,12 @@ fn act_plans_with_one_model_call_then_runs() {
     };
     let mut plan = signup_plan();
     plan["steps"][1]["value"] = json!("Ada");
-    let model = fake_model(plan);
+    let model = FakeModel::openai_plan(plan);
     let cache = tempfile::tempdir().unwrap();
     config.planner = Ok(planner_for(&model, cache.path()));
     let server = Server::start(config);
-    common::rt().block_on(async {
-        let goal = format!("sign up at {}/form.html as Ada", common::site().url(""));
+    util::rt().block_on(async {
+        let goal = format!("sign up at {}/form.html as Ada", util::site().url(""));
         let body = json!({"goal": goal, "allowed_hosts": ["127.0.0.1"]});
         let result: Value = http()
             .post(server.url("/v1/act"))
@@ -753,9 +751,9 @@ fn act_plans_with_one_model_call_then_runs() {
         assert_eq!(result["planning"]["cached"], false);
         assert_eq!(result["planning"]["usage"]["output_tokens"], 200);
         assert_eq!(result["planning"]["plan"]["steps"][0]["type"], "navigate");
-        assert_eq!(model.requests.load(Ordering::SeqCst), 1);
+        assert_eq!(model.count(), 1);
         // The goal reached the model; page text never did.
-        let sent = model.bodies.lock().unwrap()[0].to_string();
+        let sent = model.bodies()[0].to_string();
         assert!(sent.contains("as Ada"), "{sent}");
         assert!(!sent.contains("Welcome aboard"), "{sent}");
 
@@ -779,7 +777,7 @@ fn act_plans_with_one_model_call_then_runs() {
         assert_eq!(lines[1]["event"], "run_started");
         assert_eq!(lines[lines.len() - 2]["event"], "run_finished");
         assert_eq!(lines.last().unwrap()["status"], "succeeded");
-        assert_eq!(model.requests.load(Ordering::SeqCst), 1);
+        assert_eq!(model.count(), 1);
     });
 }
 
@@ -787,13 +785,13 @@ fn act_plans_with_one_model_call_then_runs() {
 fn plans_only_plans() {
     let mut plan = signup_plan();
     plan["steps"][1]["value"] = json!("Ada");
-    let model = fake_model(plan.clone());
+    let model = FakeModel::openai_plan(plan.clone());
     let cache = tempfile::tempdir().unwrap();
     let mut config = without_browser();
     config.planner = Ok(planner_for(&model, cache.path()));
     let state = AppState::new(config);
-    common::rt().block_on(async {
-        let goal = format!("sign up at {}/form.html as Ada", common::site().url(""));
+    util::rt().block_on(async {
+        let goal = format!("sign up at {}/form.html as Ada", util::site().url(""));
         let (status, _, body) =
             oneshot(&state, post_json("/v1/plans", &json!({"goal": goal}))).await;
         assert_eq!(status, 200, "{body:#}");
@@ -807,7 +805,7 @@ fn plans_only_plans() {
         );
         let (_, _, again) = oneshot(&state, post_json("/v1/plans", &json!({"goal": goal}))).await;
         assert_eq!(again["cached"], true);
-        assert_eq!(model.requests.load(Ordering::SeqCst), 1);
+        assert_eq!(model.count(), 1);
         // A goal without a site is the caller's to fix.
         let (status, _, body) = oneshot(
             &state,
@@ -822,7 +820,7 @@ fn plans_only_plans() {
 #[test]
 fn an_unconfigured_or_unreachable_model_is_503() {
     let state = AppState::new(without_browser());
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let body = json!({"goal": "sign up at https://shop.example"});
         let (status, _, body) = oneshot(&state, post_json("/v1/act", &body)).await;
         assert_eq!(status, 503, "{body:#}");
@@ -839,7 +837,7 @@ fn an_unconfigured_or_unreachable_model_is_503() {
         ..PlannerConfig::default()
     });
     let state = AppState::new(config);
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let body = json!({"goal": "sign up at https://shop.example"});
         let (status, _, body) = oneshot(&state, post_json("/v1/plans", &body)).await;
         assert_eq!(status, 503, "{body:#}");
@@ -855,7 +853,7 @@ fn an_inbox_step_reads_mail_sent_to_the_embedded_receiver() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let plan = json!({"reasoning": "r", "steps": [
             {"type": "wait_for_email", "subject": "code", "timeout_seconds": 10},
             {"type": "done", "summary": "got it"}]});
@@ -904,7 +902,7 @@ fn an_inbox_step_reads_mail_sent_to_the_embedded_receiver() {
 fn shutdown_cancels_runs_in_flight_and_their_callers_get_the_result() {
     let Some(config) = with_browser() else { return };
     let mut server = Server::start(config);
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let mut response = http()
             .post(server.url("/v1/runs"))
             .header(header::ACCEPT, "application/x-ndjson")
@@ -943,7 +941,7 @@ fn shutdown_cancels_runs_in_flight_and_their_callers_get_the_result() {
 
 #[test]
 fn the_binary_refuses_a_public_address_without_a_token() {
-    let out = Command::new(env!("CARGO_BIN_EXE_planlock"))
+    let out = util::planlock()
         .args(["serve", "--listen", "0.0.0.0:0"])
         .env_remove("PLANLOCK_TOKEN")
         .stdin(Stdio::null())
@@ -960,10 +958,10 @@ fn the_binary_refuses_a_public_address_without_a_token() {
 
 #[test]
 fn the_binary_serves_and_stops_on_sigterm() {
-    if common::browser().is_none() {
+    if util::browser().is_none() {
         return;
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_planlock"))
+    let mut child = util::planlock()
         .args(["serve", "--listen", "127.0.0.1:0", "--max-runs", "2"])
         .env("PLANLOCK_TOKEN", "binary-test-token")
         .stdin(Stdio::null())
@@ -979,7 +977,7 @@ fn the_binary_serves_and_stops_on_sigterm() {
         .find(|w| w.starts_with("http://"))
         .unwrap_or_else(|| panic!("no address in {line:?}"))
         .to_string();
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let health: Value = http()
             .get(format!("{base}/healthz"))
             .send()

@@ -1,18 +1,13 @@
 //! The planner over real HTTP: a local server speaks each provider's wire format, asserts the
 //! shape of every request, counts them, and answers with recorded responses from
-//! `tests/planner/`. Configuration is passed explicitly; no test touches the process env.
+//! `fixtures/planner/`. Configuration is passed explicitly; no test touches the process env.
 
-use std::collections::VecDeque;
-use std::net::SocketAddr;
+use crate::util;
+
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::Router;
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, Method, StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
+use axum::http::Method;
 use planlock::exit;
 use planlock::plan::{self, Limits, Vars};
 use planlock::planner::{self, PlanOutcome, PlanRequest, PlannerConfig, PlannerError, RetryPolicy};
@@ -21,104 +16,14 @@ use serde_json::Value;
 // ---------------------------------------------------------------------------------------------
 // The fake provider
 
-#[derive(Clone)]
-struct Canned {
-    status: u16,
-    headers: Vec<(&'static str, String)>,
-    body: String,
-    delay: Duration,
-}
-
-fn fixture(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/planner")
-        .join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use crate::util::model::{Canned, FakeModel as Fake, Recorded, fixture};
 
 fn ok(name: &str) -> Canned {
-    status(200, name)
+    Canned::fixture(200, name)
 }
 
 fn status(status: u16, name: &str) -> Canned {
-    Canned {
-        status,
-        headers: vec![("content-type", "application/json".into())],
-        body: fixture(name),
-        delay: Duration::ZERO,
-    }
-}
-
-#[derive(Clone, Debug)]
-struct Recorded {
-    method: Method,
-    path: String,
-    headers: HeaderMap,
-    body: Value,
-}
-
-#[derive(Default)]
-struct FakeState {
-    queue: Mutex<VecDeque<Canned>>,
-    requests: Mutex<Vec<Recorded>>,
-}
-
-struct Fake {
-    addr: SocketAddr,
-    state: Arc<FakeState>,
-}
-
-async fn handle(
-    State(state): State<Arc<FakeState>>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    state.requests.lock().unwrap().push(Recorded {
-        method,
-        path: uri.path().to_string(),
-        headers,
-        body,
-    });
-    let next = state.queue.lock().unwrap().pop_front();
-    let Some(canned) = next else {
-        // Not retryable, so an unexpected extra request fails loudly.
-        return (StatusCode::IM_A_TEAPOT, "fake: no response left").into_response();
-    };
-    tokio::time::sleep(canned.delay).await;
-    let mut response = Response::builder().status(canned.status);
-    for (k, v) in &canned.headers {
-        response = response.header(*k, v);
-    }
-    response.body(canned.body.into()).unwrap()
-}
-
-impl Fake {
-    async fn start(responses: Vec<Canned>) -> Fake {
-        let state = Arc::new(FakeState::default());
-        state.queue.lock().unwrap().extend(responses);
-        let app = Router::new().fallback(handle).with_state(state.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move {
-            axum::serve(listener, app).await.unwrap();
-        });
-        Fake { addr, state }
-    }
-
-    fn base(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    fn requests(&self) -> Vec<Recorded> {
-        self.state.requests.lock().unwrap().clone()
-    }
-
-    fn count(&self) -> usize {
-        self.state.requests.lock().unwrap().len()
-    }
+    Canned::fixture(status, name)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -212,7 +117,7 @@ fn assert_strict(schema: &Value) {
 
 #[tokio::test]
 async fn anthropic_request_shape_one_request_per_plan_and_zero_on_a_cache_hit() {
-    let fake = Fake::start(vec![ok("anthropic_plan.json")]).await;
+    let fake = Fake::start(vec![ok("anthropic_plan.json")]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("anthropic:claude-test-1", &fake, cache.path()));
 
@@ -316,8 +221,7 @@ async fn the_cache_key_covers_model_and_goal_and_no_cache_asks_again() {
         ok("anthropic_plan.json"),
         ok("anthropic_plan.json"),
         ok("anthropic_plan.json"),
-    ])
-    .await;
+    ]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("anthropic:claude-a", &fake, cache.path()));
     planner::plan_goal(GOAL, &req).await.unwrap();
@@ -345,7 +249,7 @@ async fn the_cache_key_covers_model_and_goal_and_no_cache_asks_again() {
 
 #[tokio::test]
 async fn a_cache_hit_needs_no_api_key_and_a_broken_cache_file_is_replanned() {
-    let fake = Fake::start(vec![ok("anthropic_plan.json"), ok("anthropic_plan.json")]).await;
+    let fake = Fake::start(vec![ok("anthropic_plan.json"), ok("anthropic_plan.json")]);
     let cache = tempfile::tempdir().unwrap();
     let cfg = config("anthropic:claude-test", &fake, cache.path());
     let first = planner::plan_goal(GOAL, &request(cfg.clone()))
@@ -374,7 +278,7 @@ async fn a_cache_hit_needs_no_api_key_and_a_broken_cache_file_is_replanned() {
 
 #[tokio::test]
 async fn anthropic_malformed_tool_input_is_an_invalid_plan_with_no_second_call() {
-    let fake = Fake::start(vec![ok("anthropic_malformed_input.json")]).await;
+    let fake = Fake::start(vec![ok("anthropic_malformed_input.json")]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("anthropic:claude-test", &fake, cache.path()));
     let e = plan_err(GOAL, &req).await;
@@ -395,7 +299,7 @@ async fn anthropic_malformed_tool_input_is_an_invalid_plan_with_no_second_call()
 
 #[tokio::test]
 async fn anthropic_schema_violations_are_all_reported() {
-    let fake = Fake::start(vec![ok("anthropic_schema_violation.json")]).await;
+    let fake = Fake::start(vec![ok("anthropic_schema_violation.json")]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("anthropic:claude-test", &fake, cache.path()));
     let e = plan_err(GOAL, &req).await;
@@ -418,7 +322,7 @@ async fn anthropic_schema_violations_are_all_reported() {
 
 #[tokio::test]
 async fn anthropic_refusal_is_a_clear_error() {
-    let fake = Fake::start(vec![ok("anthropic_refusal.json")]).await;
+    let fake = Fake::start(vec![ok("anthropic_refusal.json")]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("anthropic:claude-test", &fake, cache.path()));
     let e = plan_err(GOAL, &req).await;
@@ -432,7 +336,7 @@ async fn anthropic_refusal_is_a_clear_error() {
 
 #[tokio::test]
 async fn a_401_names_the_key_variable_and_is_not_retried() {
-    let fake = Fake::start(vec![status(401, "anthropic_401.json")]).await;
+    let fake = Fake::start(vec![status(401, "anthropic_401.json")]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("anthropic:claude-test", &fake, cache.path()));
     let e = plan_err(GOAL, &req).await;
@@ -447,7 +351,7 @@ async fn a_401_names_the_key_variable_and_is_not_retried() {
 async fn a_429_is_retried_once_with_the_same_request_honouring_a_capped_retry_after() {
     let mut limited = status(429, "anthropic_429.json");
     limited.headers.push(("retry-after", "30".into()));
-    let fake = Fake::start(vec![limited, ok("anthropic_plan.json")]).await;
+    let fake = Fake::start(vec![limited, ok("anthropic_plan.json")]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("anthropic:claude-test", &fake, cache.path()));
     let started = Instant::now();
@@ -470,8 +374,7 @@ async fn overloaded_529_exhausts_the_bounded_retries() {
         status(529, "anthropic_529.json"),
         status(529, "anthropic_529.json"),
         ok("anthropic_plan.json"),
-    ])
-    .await;
+    ]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("anthropic:claude-test", &fake, cache.path()));
     let e = plan_err(GOAL, &req).await;
@@ -497,7 +400,7 @@ async fn overloaded_529_exhausts_the_bounded_retries() {
 
 #[tokio::test]
 async fn an_unknown_model_answered_404_names_planlock_model() {
-    let fake = Fake::start(vec![status(404, "anthropic_404_model.json")]).await;
+    let fake = Fake::start(vec![status(404, "anthropic_404_model.json")]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config(
         "anthropic:claude-nonexistent-9",
@@ -519,8 +422,7 @@ async fn a_body_that_is_not_the_wire_format_names_the_base_url_variable() {
         headers: vec![("content-type", "text/html".into())],
         body: "<html>captive portal</html>".into(),
         delay: Duration::ZERO,
-    }])
-    .await;
+    }]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("anthropic:claude-test", &fake, cache.path()));
     let e = plan_err(GOAL, &req).await;
@@ -534,7 +436,7 @@ async fn a_body_that_is_not_the_wire_format_names_the_base_url_variable() {
 async fn a_slow_model_hits_the_deadline() {
     let mut slow = ok("anthropic_plan.json");
     slow.delay = Duration::from_secs(5);
-    let fake = Fake::start(vec![slow]).await;
+    let fake = Fake::start(vec![slow]);
     let cache = tempfile::tempdir().unwrap();
     let mut cfg = config("anthropic:claude-test", &fake, cache.path());
     cfg.timeout = Some(Duration::from_millis(300));
@@ -550,7 +452,7 @@ async fn a_slow_model_hits_the_deadline() {
 
 #[tokio::test]
 async fn openai_request_shape_strict_schema_nulls_dropped_and_usage() {
-    let fake = Fake::start(vec![ok("openai_plan.json")]).await;
+    let fake = Fake::start(vec![ok("openai_plan.json")]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("openai:gpt-test", &fake, cache.path()));
     let out = planner::plan_goal(GOAL, &req).await.unwrap();
@@ -612,7 +514,7 @@ async fn openai_request_shape_strict_schema_nulls_dropped_and_usage() {
 
 #[tokio::test]
 async fn openai_compatible_loopback_servers_need_no_key() {
-    let fake = Fake::start(vec![ok("openai_plan.json")]).await;
+    let fake = Fake::start(vec![ok("openai_plan.json")]);
     let cache = tempfile::tempdir().unwrap();
     let mut cfg = config("openai:llama3.1:8b", &fake, cache.path());
     cfg.openai_api_key = None;
@@ -625,7 +527,7 @@ async fn openai_compatible_loopback_servers_need_no_key() {
 
 #[tokio::test]
 async fn openai_malformed_content_is_an_invalid_plan_that_says_it_was_cut_off() {
-    let fake = Fake::start(vec![ok("openai_malformed.json")]).await;
+    let fake = Fake::start(vec![ok("openai_malformed.json")]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("openai:gpt-test", &fake, cache.path()));
     let e = plan_err(GOAL, &req).await;
@@ -639,7 +541,7 @@ async fn openai_malformed_content_is_an_invalid_plan_that_says_it_was_cut_off() 
 
 #[tokio::test]
 async fn openai_schema_violations_are_all_reported() {
-    let fake = Fake::start(vec![ok("openai_schema_violation.json")]).await;
+    let fake = Fake::start(vec![ok("openai_schema_violation.json")]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("openai:gpt-test", &fake, cache.path()));
     let e = plan_err(GOAL, &req).await;
@@ -658,7 +560,7 @@ async fn openai_schema_violations_are_all_reported() {
 
 #[tokio::test]
 async fn openai_refusal_is_a_clear_error() {
-    let fake = Fake::start(vec![ok("openai_refusal.json")]).await;
+    let fake = Fake::start(vec![ok("openai_refusal.json")]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("openai:gpt-test", &fake, cache.path()));
     let e = plan_err(GOAL, &req).await;
@@ -673,7 +575,7 @@ async fn openai_refusal_is_a_clear_error() {
 
 #[tokio::test]
 async fn openai_401_names_the_key_variable() {
-    let fake = Fake::start(vec![status(401, "openai_401.json")]).await;
+    let fake = Fake::start(vec![status(401, "openai_401.json")]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("openai:gpt-test", &fake, cache.path()));
     let e = plan_err(GOAL, &req).await;
@@ -720,7 +622,7 @@ async fn an_unreachable_endpoint_names_the_base_url_variable() {
 
 #[tokio::test]
 async fn missing_keys_and_bad_model_strings_exit_3_naming_the_variable_without_a_request() {
-    let fake = Fake::start(vec![]).await;
+    let fake = Fake::start(vec![]);
     let cache = tempfile::tempdir().unwrap();
     let cases: Vec<(PlannerConfig, &str)> = vec![
         {
@@ -765,7 +667,7 @@ async fn missing_keys_and_bad_model_strings_exit_3_naming_the_variable_without_a
 
 #[tokio::test]
 async fn empty_goals_and_goals_without_a_site_exit_2_without_a_request() {
-    let fake = Fake::start(vec![]).await;
+    let fake = Fake::start(vec![]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("anthropic:claude-test", &fake, cache.path()));
     for goal in ["", "   \n\t "] {
@@ -790,7 +692,7 @@ async fn empty_goals_and_goals_without_a_site_exit_2_without_a_request() {
 
 #[tokio::test]
 async fn allowed_hosts_and_variable_names_reach_the_model_but_values_do_not() {
-    let fake = Fake::start(vec![ok("anthropic_plan.json")]).await;
+    let fake = Fake::start(vec![ok("anthropic_plan.json")]);
     let cache = tempfile::tempdir().unwrap();
     let mut req = request(config("anthropic:claude-test", &fake, cache.path()));
     req.allowed_hosts = vec!["auth.example-idp.test".into()];
@@ -813,7 +715,7 @@ async fn allowed_hosts_and_variable_names_reach_the_model_but_values_do_not() {
 
 /// `planlock plan GOAL` against the fake provider, with the cache in `cache`.
 async fn plan_cmd(fake: &Fake, cache: &Path, args: &[&str]) -> std::process::Output {
-    tokio::process::Command::new(env!("CARGO_BIN_EXE_planlock"))
+    tokio::process::Command::from(util::planlock())
         .arg("plan")
         .args(args)
         .env_clear()
@@ -832,8 +734,7 @@ async fn plan_command_writes_the_plan_file_and_returns_exit_codes() {
     let fake = Fake::start(vec![
         ok("anthropic_plan.json"),
         status(401, "anthropic_401.json"),
-    ])
-    .await;
+    ]);
     let cache = tempfile::tempdir().unwrap();
     let out_dir = tempfile::tempdir().unwrap();
     let file = out_dir.path().join("plan.json");

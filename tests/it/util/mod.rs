@@ -3,7 +3,9 @@
 //! an "attacker" server that records every request it receives.
 #![allow(dead_code)]
 
+pub mod dovecot;
 pub mod model;
+pub mod smtp;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
@@ -30,6 +32,27 @@ pub fn rt() -> &'static Runtime {
             .expect("runtime")
     });
     &RT
+}
+
+/// Returns from the test when no Chromium is installed (outside CI; in CI it fails).
+macro_rules! need_browser {
+    () => {
+        if crate::util::browser().is_none() {
+            return;
+        }
+    };
+}
+pub(crate) use need_browser;
+
+/// The `planlock` binary, run from the package root with a quiet environment: no log
+/// filter, no backtraces, nothing on stdin. Tests add what they need.
+pub fn planlock() -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_planlock"));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("PLANLOCK_LOG")
+        .env_remove("RUST_BACKTRACE")
+        .stdin(std::process::Stdio::null());
+    cmd
 }
 
 /// True when a missing component must fail the test (CI), not skip it.
@@ -268,16 +291,19 @@ pub fn run(plan: &Plan) -> (RunResult, Vec<Event>) {
 /// Locks a run the way every front end does, then runs it in a fresh context of the shared
 /// browser, recording its events.
 pub fn run_spec(spec: RunSpec) -> (RunResult, Vec<Event>) {
+    rt().block_on(run_locked(spec))
+}
+
+/// [`run_spec`] for tests already on the runtime.
+pub async fn run_locked(spec: RunSpec) -> (RunResult, Vec<Event>) {
     let browser = browser().expect("browser");
-    rt().block_on(async {
-        let run = spec
-            .lock()
-            .await
-            .unwrap_or_else(|e| panic!("the test's run cannot be locked: {e}"));
-        let mut rec = Recorder::default();
-        let result = runner::run(browser, run, &mut rec, CancellationToken::new()).await;
-        (result, rec.events)
-    })
+    let run = spec
+        .lock()
+        .await
+        .unwrap_or_else(|e| panic!("the test's run cannot be locked: {e}"));
+    let mut rec = Recorder::default();
+    let result = runner::run(browser, run, &mut rec, CancellationToken::new()).await;
+    (result, rec.events)
 }
 
 /// Fails with the whole result when a run did not succeed.

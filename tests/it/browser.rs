@@ -1,22 +1,14 @@
 //! The executor against real headless Chromium and the fixture site: every browser step,
 //! the hard cases of SPEC §2, and the failure paths.
 
-mod common;
+use crate::util::{self, need_browser};
 
 use std::time::{Duration, Instant};
 
-use common::{assert_succeeded, plan, run, run_spec};
+use crate::util::{assert_succeeded, plan, run, run_spec};
 use planlock::error::ErrorKind;
 use planlock::lock::AddressPolicy;
 use planlock::runner::{EventKind, RunSpec, RunStatus, Settings, StepStatus};
-
-macro_rules! need_browser {
-    () => {
-        if common::browser().is_none() {
-            return;
-        }
-    };
-}
 
 fn quick() -> Settings {
     Settings {
@@ -501,7 +493,7 @@ fn a_moving_button_is_clicked_once_it_stops() {
 #[test]
 fn server_mode_refuses_a_name_that_resolves_to_a_private_address() {
     need_browser!();
-    let port = common::site().addr.port();
+    let port = util::site().addr.port();
     let p = plan(&format!(
         r#"{{"reasoning":"","steps":[{{"type":"navigate","url":"http://localhost:{port}/form.html"}},{{"type":"done","summary":"x"}}]}}"#
     ));

@@ -1,17 +1,16 @@
 //! `planlock act`: one model call (a local server speaking the OpenAI wire format), the plan
 //! shown for review, then run on real Chromium. And `plan` + `run` replaying it with no model.
 
-mod common;
+use crate::util;
 
-use common::model::{FakeModel, fake_model};
+use crate::util::model::FakeModel;
 
-use std::process::{Command, Stdio};
-use std::sync::atomic::Ordering;
+use std::process::Command;
 
 use serde_json::{Value, json};
 
 fn signup_plan() -> Value {
-    let site = common::site().url("");
+    let site = util::site().url("");
     json!({
         "reasoning": "Fill the signup form and submit it.",
         "steps": [
@@ -27,34 +26,29 @@ fn signup_plan() -> Value {
 }
 
 fn planlock(model: &FakeModel, cache: &std::path::Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_planlock"));
+    let mut cmd = util::planlock();
     cmd.env("PLANLOCK_MODEL", "openai:test-model")
-        .env("OPENAI_BASE_URL", &model.url)
+        .env("OPENAI_BASE_URL", model.openai_url())
         .env_remove("OPENAI_API_KEY")
-        .env("PLANLOCK_CACHE_DIR", cache)
-        .stdin(Stdio::null());
+        .env("PLANLOCK_CACHE_DIR", cache);
     cmd
 }
 
 #[test]
 fn act_yes_plans_once_reviews_and_runs_on_chromium() {
-    if common::browser().is_none() {
+    if util::browser().is_none() {
         return;
     }
-    let model = fake_model(signup_plan());
+    let model = FakeModel::openai_plan(signup_plan());
     let cache = tempfile::tempdir().unwrap();
-    let goal = format!("sign up at {}/form.html as Ada", common::site().url(""));
+    let goal = format!("sign up at {}/form.html as Ada", util::site().url(""));
     let out = planlock(&model, cache.path())
         .args(["act", &goal, "--yes", "--json"])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "stderr:\n{stderr}");
-    assert_eq!(
-        model.requests.load(Ordering::SeqCst),
-        1,
-        "exactly one model call"
-    );
+    assert_eq!(model.count(), 1, "exactly one model call");
     let result: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(result["status"], "succeeded");
     assert_eq!(result["extracted"][0], "Signed up as ada@example.com for");
@@ -62,7 +56,7 @@ fn act_yes_plans_once_reviews_and_runs_on_chromium() {
     assert!(stderr.contains("127.0.0.1"), "{stderr}");
     assert!(stderr.contains("Create account"), "{stderr}");
     // The goal reached the model last; page text never did.
-    let body = &model.bodies.lock().unwrap()[0];
+    let body = &model.bodies()[0];
     let messages = body["messages"].as_array().unwrap();
     assert_eq!(messages[0]["role"], "system");
     assert!(
@@ -84,16 +78,12 @@ fn act_yes_plans_once_reviews_and_runs_on_chromium() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(
-        model.requests.load(Ordering::SeqCst),
-        1,
-        "a cache hit makes zero calls"
-    );
+    assert_eq!(model.count(), 1, "a cache hit makes zero calls");
 }
 
 #[test]
 fn act_without_yes_refuses_when_stdin_is_not_a_terminal() {
-    let model = fake_model(signup_plan());
+    let model = FakeModel::openai_plan(signup_plan());
     let cache = tempfile::tempdir().unwrap();
     let out = planlock(&model, cache.path())
         .args(["act", "sign up at shop.example"])
@@ -101,22 +91,18 @@ fn act_without_yes_refuses_when_stdin_is_not_a_terminal() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("pass --yes"));
-    assert_eq!(
-        model.requests.load(Ordering::SeqCst),
-        0,
-        "no model call before the check"
-    );
+    assert_eq!(model.count(), 0, "no model call before the check");
 }
 
 #[test]
 fn a_planned_file_replays_with_no_model() {
-    if common::browser().is_none() {
+    if util::browser().is_none() {
         return;
     }
-    let model = fake_model(signup_plan());
+    let model = FakeModel::openai_plan(signup_plan());
     let cache = tempfile::tempdir().unwrap();
     let file = cache.path().join("plan.json");
-    let goal = format!("sign up at {}/form.html", common::site().url(""));
+    let goal = format!("sign up at {}/form.html", util::site().url(""));
     let out = planlock(&model, cache.path())
         .args(["plan", &goal, "-o"])
         .arg(&file)
@@ -129,7 +115,7 @@ fn a_planned_file_replays_with_no_model() {
         String::from_utf8_lossy(&out.stderr)
     );
     // Replay: no model configured at all.
-    let out = Command::new(env!("CARGO_BIN_EXE_planlock"))
+    let out = util::planlock()
         .env_remove("PLANLOCK_MODEL")
         .arg("run")
         .arg(&file)
@@ -141,5 +127,5 @@ fn a_planned_file_replays_with_no_model() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(model.requests.load(Ordering::SeqCst), 1);
+    assert_eq!(model.count(), 1);
 }

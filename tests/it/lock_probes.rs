@@ -4,13 +4,13 @@
 //! none, that the step failed with `lock_refused`, and that the refusal is the SPEC sentence.
 //! The same pages with in-lock destinations still work.
 
-mod common;
+use crate::util::{self, need_browser};
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{Attacker, rt, site};
+use crate::util::{Attacker, rt, site};
 use planlock::error::ErrorKind;
 use planlock::inbox::Inbox;
 use planlock::inbox::extract::{LinkError, find_link};
@@ -20,14 +20,6 @@ use planlock::plan::{self, Limits, Plan, Vars};
 use planlock::runner::{self, Event, EventKind, RunResult, RunSpec, Settings};
 use planlock::runner::{RunStatus, StepStatus};
 use url::Url;
-
-macro_rules! need_browser {
-    () => {
-        if common::browser().is_none() {
-            return;
-        }
-    };
-}
 
 /// How long a late request to the attacker would take to show up.
 const GRACE: Duration = Duration::from_millis(300);
@@ -102,7 +94,7 @@ impl Default for Run {
 
 /// Runs a probe: the fixture site is allowed even when the plan starts from an email.
 fn execute(plan: &Plan, run: Run) -> (RunResult, Vec<Event>) {
-    common::run_spec(
+    util::run_spec(
         RunSpec::new(plan.clone())
             .allow_host("127.0.0.1")
             .run_id(run.run_id)
@@ -418,7 +410,7 @@ fn navigate_steps_to_the_attacker_never_start() {
     // can be asked to go elsewhere: it refuses before any request is sent.
     need_browser!();
     let a = attacker();
-    let browser = common::browser().expect("browser");
+    let browser = util::browser().expect("browser");
     let refused = rt().block_on(async {
         let tab = browser.new_tab(site_lock()).await.unwrap();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
@@ -553,7 +545,7 @@ fn a_refusal_after_the_last_browser_step_is_still_seen() {
         "/tpl/probe-js-late.html?to={}",
         enc(&format!("{}/late", evil(&a)))
     ));
-    let browser = common::browser().expect("browser");
+    let browser = util::browser().expect("browser");
     let refusal = rt().block_on(async {
         let tab = browser.new_tab(site_lock()).await.unwrap();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
@@ -1087,7 +1079,7 @@ fn secrets_never_appear_in_events_stdout_stderr_or_reports() {
         .replace("{SITE}", &site().url(""));
     std::fs::write(&plan_path, plan).unwrap();
     for log in ["off", "debug"] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_planlock"))
+        let out = util::planlock()
             .arg("run")
             .arg(&plan_path)
             .arg("--events")

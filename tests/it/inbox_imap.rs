@@ -1,18 +1,16 @@
 //! The IMAP backend against a real Dovecot over real sockets: freshness, filters,
 //! plus-addressing, refusals, restarts, timeouts and malformed mail.
 
-mod support;
-
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::util::dovecot::{Appender, Dovecot};
+use crate::util::smtp::message;
 use planlock::inbox::binding::DEFAULT_MAX_CONNECTIONS;
 use planlock::inbox::{
     Inbox, InboxError, InboxUrl, MailFilter, WaitError, connect, parse_binding, wait_for_message,
 };
-use support::dovecot::{Appender, Dovecot};
-use support::smtp::message;
 use tokio::time::Instant;
 
 const ADDRESS: &str = "bob@demo.test";

@@ -2,7 +2,7 @@
 //! panic; every rejection names where; every plan that passes round-trips through serde and is
 //! accepted by the JSON Schema too.
 //!
-//! Failing cases found by proptest are saved in `tests/plan_fuzz.proptest-regressions` and
+//! Failing cases found by proptest are saved in `tests/it/plan_fuzz.proptest-regressions` and
 //! replayed first. Inputs worth keeping as files (they once broke something, or nearly did)
 //! live in `fixtures/plans/fuzz-regressions/` and are checked by `regression_corpus`.
 //! `PROPTEST_CASES=20000 cargo test --release --test plan_fuzz` fuzzes longer.

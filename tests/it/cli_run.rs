@@ -1,7 +1,7 @@
 //! `planlock run` as users run it: the real binary, real Chromium, the fixture site.
 //! Exit codes, reports, the event log, cancellation, a killed browser, no orphans.
 
-mod common;
+use crate::util;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -10,15 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn planlock() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_planlock"));
-    cmd.env_remove("PLANLOCK_LOG");
-    cmd
-}
-
 fn write_plan(dir: &Path, name: &str, json: &str) -> std::path::PathBuf {
     let path = dir.join(name);
-    std::fs::write(&path, json.replace("{SITE}", &common::site().url(""))).unwrap();
+    std::fs::write(&path, json.replace("{SITE}", &util::site().url(""))).unwrap();
     path
 }
 
@@ -62,7 +56,7 @@ fn wait_gone(pid: u32) -> bool {
 
 #[test]
 fn run_succeeds_and_writes_every_report() {
-    if common::browser().is_none() {
+    if util::browser().is_none() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -79,7 +73,7 @@ fn run_succeeds_and_writes_every_report() {
     let events = dir.path().join("events.jsonl");
     let junit = dir.path().join("junit.xml");
     let report = dir.path().join("report");
-    let out = planlock()
+    let out = util::planlock()
         .arg("run")
         .arg(&plan)
         .args(["--var", "who=Ada", "--json", "--events"])
@@ -120,7 +114,7 @@ fn run_succeeds_and_writes_every_report() {
 
 #[test]
 fn a_failing_step_exits_1_with_the_full_log() {
-    if common::browser().is_none() {
+    if util::browser().is_none() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -133,7 +127,7 @@ fn a_failing_step_exits_1_with_the_full_log() {
           {"type":"done","summary":"x"}]}"##,
     );
     let junit = dir.path().join("junit.xml");
-    let out = planlock()
+    let out = util::planlock()
         .arg("run")
         .arg(&plan)
         .args(["--json", "--events", "-", "--timeout", "20", "--junit"])
@@ -174,7 +168,7 @@ fn invalid_plans_exit_2_before_any_browser_starts() {
         "bad.json",
         r#"{"reasoning":"","steps":[{"type":"wait_for_mail"}]}"#,
     );
-    let out = planlock().arg("run").arg(&plan).output().unwrap();
+    let out = util::planlock().arg("run").arg(&plan).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -187,7 +181,7 @@ fn invalid_plans_exit_2_before_any_browser_starts() {
         "var.json",
         r#"{"reasoning":"","steps":[{"type":"fill","describe":"x","label":"x","value":"{{secret.NOT_SET_ANYWHERE}}"},{"type":"done","summary":"x"}]}"#,
     );
-    let out = planlock().arg("run").arg(&plan).output().unwrap();
+    let out = util::planlock().arg("run").arg(&plan).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -195,7 +189,7 @@ fn invalid_plans_exit_2_before_any_browser_starts() {
         "{stderr}"
     );
 
-    let out = planlock()
+    let out = util::planlock()
         .args(["run", "--bogus-flag", "x.json"])
         .output()
         .unwrap();
@@ -210,7 +204,7 @@ fn an_email_step_without_an_inbox_is_invalid_input() {
         "mail.json",
         r#"{"reasoning":"","steps":[{"type":"wait_for_email","timeout_seconds":1},{"type":"done","summary":"x"}]}"#,
     );
-    let out = planlock().arg("run").arg(&plan).output().unwrap();
+    let out = util::planlock().arg("run").arg(&plan).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no inbox is bound: pass --inbox URL"));
 }
@@ -223,7 +217,7 @@ fn a_missing_browser_exits_3_with_a_sentence() {
         "p.json",
         r#"{"reasoning":"","steps":[{"type":"navigate","url":"http://127.0.0.1:9/"},{"type":"done","summary":"x"}]}"#,
     );
-    let out = planlock()
+    let out = util::planlock()
         .arg("run")
         .arg(&plan)
         .args(["--browser", "/nonexistent/chromium"])
@@ -253,7 +247,7 @@ impl Running {
         let dir = tempfile::tempdir().unwrap();
         let plan = write_plan(dir.path(), "plan.json", plan);
         let events = dir.path().join("events.jsonl");
-        let child = planlock()
+        let child = util::planlock()
             .arg("run")
             .arg(&plan)
             .arg("--json")
@@ -308,7 +302,7 @@ impl Running {
 
 #[test]
 fn ctrl_c_cancels_with_a_complete_log_and_no_orphan_browser() {
-    if common::browser().is_none() {
+    if util::browser().is_none() {
         return;
     }
     let run = Running::start(
@@ -337,7 +331,7 @@ fn ctrl_c_cancels_with_a_complete_log_and_no_orphan_browser() {
 
 #[test]
 fn a_browser_killed_mid_run_fails_fast_with_a_sentence() {
-    if common::browser().is_none() {
+    if util::browser().is_none() {
         return;
     }
     let run = Running::start(
@@ -366,7 +360,7 @@ fn a_browser_killed_mid_run_fails_fast_with_a_sentence() {
 
 #[test]
 fn browser_ws_connects_to_a_running_browser() {
-    if common::browser().is_none() {
+    if util::browser().is_none() {
         return;
     }
     let profile = tempfile::tempdir().unwrap();
@@ -404,7 +398,7 @@ fn browser_ws_connects_to_a_running_browser() {
           {"type":"wait_for_text","text":"Welcome aboard"},
           {"type":"done","summary":"remote ok"}]}"#,
     );
-    let out = planlock()
+    let out = util::planlock()
         .arg("run")
         .arg(&plan)
         .args(["--browser-ws", &ws])
@@ -441,7 +435,7 @@ fn an_unreachable_or_refusing_imap_server_exits_3_before_any_step() {
         .port();
     let events = dir.path().join("events.jsonl");
     let started = Instant::now();
-    let out = planlock()
+    let out = util::planlock()
         .arg("run")
         .arg(&plan)
         .args([

@@ -1,18 +1,16 @@
 //! The embedded SMTP receiver over real TCP, driven by a raw SMTP client: delivery wakes
 //! waiters, dot-stuffing, several recipients, protocol errors, freshness and malformed mail.
 
-mod support;
-
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::util::smtp::{SmtpClient, message, send_mail};
 use planlock::inbox::smtp::{SmtpInbox, SmtpOptions};
 use planlock::inbox::{
     Caller, Inbox, InboxError, InboxUrl, MailFilter, connect, parse_binding, parse_binding_as,
     wait_for_message,
 };
-use support::smtp::{SmtpClient, message, send_mail};
 use tokio::time::Instant;
 
 static ANY: MailFilter = MailFilter {

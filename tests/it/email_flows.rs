@@ -1,21 +1,19 @@
 //! Email verification end to end: real Chromium, the demo shop, and mail through a real
 //! Dovecot (IMAP, plus-addressing) or planlock's embedded SMTP receiver.
 
-mod common;
-mod support;
+use crate::util;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use crate::util::dovecot::Dovecot;
 use async_trait::async_trait;
 use planlock::demo::{self, DemoSite, Mailer, SmtpMailer};
 use planlock::inbox::Inbox;
 use planlock::inbox::smtp::SmtpInbox;
 use planlock::inbox::{connect, parse_url};
 use planlock::plan::{Plan, Vars};
-use planlock::runner::{self, Recorder, RunResult, RunSpec};
-use support::dovecot::Dovecot;
-use tokio_util::sync::CancellationToken;
+use planlock::runner::{self, RunResult, RunSpec};
 
 /// The shop's mail goes into Dovecot by IMAP APPEND, as a delivery agent would put it there.
 struct DovecotMailer(Arc<Dovecot>);
@@ -59,39 +57,29 @@ async fn run_plan(
     inbox: Arc<dyn Inbox>,
     run_id: String,
 ) -> RunResult {
-    let browser = common::browser().expect("browser");
     let vars = Vars::from_pairs([
         format!("base_url={}", site.url("")),
         "password=pw-123456".into(),
     ])
     .unwrap();
-    let run = RunSpec::new(plan.clone())
+    let spec = RunSpec::new(plan.clone())
         .run_id(run_id)
         .vars(vars)
-        .inbox(None, inbox)
-        .lock()
-        .await
-        .expect("the flow locks to the demo site");
-    runner::run(
-        browser,
-        run,
-        &mut Recorder::default(),
-        CancellationToken::new(),
-    )
-    .await
+        .inbox(None, inbox);
+    util::run_locked(spec).await.0
 }
 
 fn imap_inbox(dovecot: &Dovecot) -> Arc<dyn Inbox> {
     let url = parse_url(&dovecot.url("address=bob@demo.test&plus=true")).unwrap();
-    common::rt().block_on(connect(&url)).unwrap()
+    util::rt().block_on(connect(&url)).unwrap()
 }
 
 fn assert_ok(r: &RunResult) {
-    common::assert_succeeded(r);
+    util::assert_succeeded(r);
 }
 
 fn setup() -> Option<Arc<Dovecot>> {
-    common::browser()?;
+    util::browser()?;
     Dovecot::start().map(Arc::new)
 }
 
@@ -99,7 +87,7 @@ fn setup() -> Option<Arc<Dovecot>> {
 fn email_code_signup_with_split_boxes_over_imap() {
     let Some(dovecot) = setup() else { return };
     let inbox = imap_inbox(&dovecot);
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let site = DemoSite::start(Arc::new(DovecotMailer(dovecot.clone())))
             .await
             .unwrap();
@@ -124,7 +112,7 @@ fn email_code_signup_with_split_boxes_over_imap() {
 fn magic_link_through_a_tracking_redirect_over_imap() {
     let Some(dovecot) = setup() else { return };
     let inbox = imap_inbox(&dovecot);
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let site = DemoSite::start(Arc::new(DovecotMailer(dovecot.clone())))
             .await
             .unwrap();
@@ -156,7 +144,7 @@ fn magic_link_through_a_tracking_redirect_over_imap() {
 fn a_decoy_from_another_sender_is_ignored() {
     let Some(dovecot) = setup() else { return };
     let inbox = imap_inbox(&dovecot);
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let mailer: Arc<dyn Mailer> = Arc::new(DovecotMailer(dovecot.clone()));
         let site = DemoSite::start(Arc::new(DecoyFirst(mailer))).await.unwrap();
         let result = run_plan(&bundled("signup"), &site, inbox, runner::new_run_id()).await;
@@ -173,7 +161,7 @@ fn a_decoy_from_another_sender_is_ignored() {
 fn stale_mail_sent_before_the_run_is_never_used() {
     let Some(dovecot) = setup() else { return };
     let inbox = imap_inbox(&dovecot);
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let run_id = runner::new_run_id();
         // A code mail for this very address, delivered before the run started.
         let stale = format!(
@@ -194,7 +182,7 @@ fn stale_mail_sent_before_the_run_is_never_used() {
 fn two_concurrent_runs_share_one_mailbox_with_plus_addressing() {
     let Some(dovecot) = setup() else { return };
     let inbox = imap_inbox(&dovecot);
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let site = DemoSite::start(Arc::new(DovecotMailer(dovecot.clone())))
             .await
             .unwrap();
@@ -211,10 +199,10 @@ fn two_concurrent_runs_share_one_mailbox_with_plus_addressing() {
 
 #[test]
 fn the_demo_runs_on_the_embedded_smtp_inbox() {
-    if common::browser().is_none() {
+    if util::browser().is_none() {
         return;
     }
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let smtp = SmtpInbox::start(
             SocketAddr::from(([127, 0, 0, 1], 0)),
             demo::DEMO_MAIL_DOMAIN,
@@ -224,7 +212,7 @@ fn the_demo_runs_on_the_embedded_smtp_inbox() {
         let site = DemoSite::start(Arc::new(SmtpMailer::new(smtp.local_addr())))
             .await
             .unwrap();
-        let results = demo::run_demo(common::browser().unwrap(), &site, smtp.clone(), false).await;
+        let results = demo::run_demo(util::browser().unwrap(), &site, smtp.clone(), false).await;
         assert_eq!(results.len(), 2);
         for r in &results {
             assert_ok(r);
@@ -240,15 +228,15 @@ fn the_demo_runs_on_the_embedded_smtp_inbox() {
 
 #[test]
 fn a_mail_that_never_comes_fails_at_the_deadline_naming_what_arrived() {
-    if common::browser().is_none() {
+    if util::browser().is_none() {
         return;
     }
-    let plan = common::plan(
+    let plan = util::plan(
         r#"{"reasoning":"","steps":[
         {"type":"wait_for_email","from":"nobody-sends-this","timeout_seconds":1},
         {"type":"done","summary":"x"}]}"#,
     );
-    common::rt().block_on(async {
+    util::rt().block_on(async {
         let smtp = SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), "demo.test").await.unwrap();
         let site = DemoSite::start(Arc::new(SmtpMailer::new(smtp.local_addr()))).await.unwrap();
         let run_id = runner::new_run_id();

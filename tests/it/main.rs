@@ -1,0 +1,19 @@
+//! Every integration test, in one binary: one link step, one shared Chromium, one fixture
+//! site. Tests that need Chromium, Dovecot or PostgreSQL skip with a note outside CI and fail
+//! in CI (`CI=true`) when it is missing.
+
+mod util;
+
+mod act;
+mod browser;
+mod cli_run;
+mod email_flows;
+mod extract_corpus;
+mod inbox_imap;
+mod inbox_smtp;
+mod lock_probes;
+mod plan_fuzz;
+mod planner;
+mod schema;
+mod serve;
+mod validate_cli;
