@@ -1,6 +1,10 @@
 //! `{{variable}}` templates: parsing, substitution at run time, and masking of secrets.
 
+mod mask;
+
 use std::collections::BTreeMap;
+
+pub use mask::{LONG_SECRET, Masker};
 
 /// Secrets `{{secret.NAME}}` are read from the environment variable `PLANLOCK_SECRET_NAME`.
 /// The prefix keeps a plan from reading arbitrary variables of the host (API keys, tokens).
@@ -128,6 +132,8 @@ pub struct Vars {
     inbox_address: Option<String>,
     caller: BTreeMap<String, String>,
     secrets: BTreeMap<String, String>,
+    /// (secret name, text before it, text after it) for every place the plan uses a secret.
+    neighbours: Vec<(String, String, String)>,
 }
 
 impl Vars {
@@ -231,43 +237,50 @@ impl Vars {
         }
     }
 
-    /// A masker that hides every secret value of this run.
+    /// A masker that hides every secret value of this run, wherever the plan put it.
     pub fn masker(&self) -> Masker {
-        let mut secrets: Vec<String> = self.secrets.values().cloned().collect();
-        // Longest first, so a secret containing another is hidden whole.
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        Masker { secrets }
-    }
-}
-
-/// Replaces secret values with `••••` in any text about to leave the process.
-#[derive(Debug, Clone, Default)]
-pub struct Masker {
-    secrets: Vec<String>,
-}
-
-impl Masker {
-    /// Masks every occurrence of every secret.
-    pub fn mask(&self, text: &str) -> String {
-        let mut out = text.to_string();
-        for s in &self.secrets {
-            if out.contains(s.as_str()) {
-                out = out.replace(s.as_str(), MASK);
+        let mut masker = Masker::new(self.secrets.values());
+        for (name, before, after) in &self.neighbours {
+            if let Some(value) = self.secrets.get(name) {
+                masker.learn_neighbours(value, before, after);
             }
         }
-        out
+        masker
     }
 
-    /// Masks every string inside a JSON value.
-    pub fn mask_json(&self, value: &mut serde_json::Value) {
-        if self.secrets.is_empty() {
-            return;
-        }
-        match value {
-            serde_json::Value::String(s) => *s = self.mask(s),
-            serde_json::Value::Array(a) => a.iter_mut().for_each(|v| self.mask_json(v)),
-            serde_json::Value::Object(o) => o.values_mut().for_each(|v| self.mask_json(v)),
-            _ => {}
+    /// Secrets shorter than [`LONG_SECRET`] characters, by name, with their length: they are
+    /// masked only where they stand whole, which callers should warn about.
+    pub fn short_secrets(&self) -> impl Iterator<Item = (&str, usize)> {
+        self.secrets
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.chars().count()))
+            .filter(|(_, n)| *n < LONG_SECRET)
+    }
+
+    /// Notes the text the plan writes next to each `{{secret.NAME}}` (with caller variables
+    /// filled in), so the masker hides a secret the plan glues to a word.
+    pub fn learn_secret_neighbours(&mut self, plan: &super::Plan) {
+        let templates: Vec<Template> = plan
+            .steps
+            .iter()
+            .flat_map(|s| s.strings().into_iter().map(|(_, v)| v.clone()))
+            .filter_map(|s| Template::parse(&s).ok())
+            .collect();
+        for t in templates {
+            let text = |p: Option<&Part>| match p {
+                Some(Part::Text(t)) => t.clone(),
+                Some(Part::Var(v)) => self.caller.get(v).cloned().unwrap_or_default(),
+                None => String::new(),
+            };
+            for (i, part) in t.parts.iter().enumerate() {
+                if let Part::Var(v) = part
+                    && let Some(name) = v.strip_prefix("secret.")
+                {
+                    let before = text(i.checked_sub(1).and_then(|j| t.parts.get(j)));
+                    let after = text(t.parts.get(i + 1));
+                    self.neighbours.push((name.to_string(), before, after));
+                }
+            }
         }
     }
 }
@@ -323,3 +336,4 @@ mod tests {
         assert!(Vars::from_pairs(["novalue"]).is_err());
     }
 }
+

@@ -192,6 +192,7 @@ impl RunSpec {
             self.secrets.lookup(key)
         })
         .map_err(SpecError::Variable)?;
+        vars.learn_secret_neighbours(&self.plan);
         let mut urls = Vec::new();
         for (index, step) in self.plan.steps.iter().enumerate() {
             if let Step::Navigate { url } = step {
