@@ -5,7 +5,7 @@ use super::STEP_TYPES;
 
 /// User text as it appears inside a message: control characters escaped (so one problem stays
 /// one line) and long text shortened.
-pub(super) fn show(s: &str) -> String {
+pub(crate) fn show(s: &str) -> String {
     const MAX: usize = 80;
     let mut out = String::new();
     for (n, c) in s.chars().enumerate() {

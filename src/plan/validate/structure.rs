@@ -294,7 +294,7 @@ fn kind_of(v: &Value) -> &'static str {
 
 /// The JSON path of an object key: `steps[2].text`, or `steps[2]["odd key"]` when the key is
 /// not a plain name (`$["odd key"]` at the top).
-fn field_path(parent: Option<&str>, key: &str) -> String {
+pub(super) fn field_path(parent: Option<&str>, key: &str) -> String {
     let plain = key
         .chars()
         .next()
