@@ -33,7 +33,7 @@ enum Command {
         #[arg(long = "var", value_name = "NAME=VALUE")]
         vars: Vec<String>,
         /// Most steps a plan may have.
-        #[arg(long, default_value_t = 15)]
+        #[arg(long, default_value_t = 15, value_parser = cli::steps_limit)]
         max_steps: usize,
     },
     /// Print the plan JSON Schema.

@@ -7,7 +7,7 @@ use planlock::lock::sites_named;
 use planlock::plan::{Limits, Vars};
 use planlock::planner::{self, PlanRequest, PlannerConfig};
 
-use super::{RunOptions, exit_code, lock_sentence, run_plans};
+use super::{RunOptions, lock_sentence, run_plans};
 
 /// `planlock act "GOAL" [--yes] [run options]`
 #[derive(Debug, Clone, clap::Args)]
@@ -109,7 +109,7 @@ async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
     )
     .await
     {
-        Ok(results) => exit_code(&results),
+        Ok(replay) => replay.exit_code(),
         Err(r) => {
             eprintln!("planlock: {}", r.message);
             r.code

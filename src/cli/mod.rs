@@ -6,19 +6,25 @@ mod act;
 mod demo;
 mod plan;
 mod serve;
+mod signals;
 
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use planlock::browser::{Chromium, LaunchOptions};
 use planlock::exit;
 use planlock::inbox::{connect, parse_binding};
 use planlock::lock::LockError;
-use planlock::plan::{self as plan_format, Limits, Plan, Vars};
-use planlock::report::{EventLog, Progress, write_junit};
+use planlock::plan::{
+    self as plan_format, LONG_SECRET, Limits, Plan, SECRET_ENV_PREFIX, Template, Vars,
+};
+use planlock::report::html::write_html;
+use planlock::report::junit::write_junit;
+use planlock::report::{EventLog, PlanOutcome, PlanReport, Progress, Tally};
 use planlock::runner::{
-    self, Binding, Listener, LockedRun, RunResult, RunSpec, Secrets, Settings, SpecError,
-    event::Fanout,
+    self, Binding, Listener, LockedRun, Recorder, RunSpec, Screenshots, Secrets, Settings,
+    SpecError, event::Fanout,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -26,6 +32,13 @@ pub use act::{ActArgs, act_command};
 pub use demo::{DemoArgs, demo_command};
 pub use plan::{PlanArgs, plan_command};
 pub use serve::serve_command;
+pub use signals::Interrupt;
+
+/// The largest plan file read (as the HTTP service's largest request).
+pub const MAX_PLAN_BYTES: u64 = 1 << 20;
+
+/// The longest run deadline `--timeout` accepts: a day.
+pub const MAX_TIMEOUT_SECS: u64 = 86_400;
 
 /// Options shared by `run` and `act`.
 #[derive(Debug, Clone, clap::Args)]
@@ -44,17 +57,18 @@ pub struct RunOptions {
     /// Write the event log as JSON Lines to FILE (`-` for stdout).
     #[arg(long, value_name = "FILE|-")]
     pub events: Option<String>,
-    /// Write each result as JSON, and failure screenshots, into DIR.
+    /// Write a static HTML report (an index, a page per run with its timeline, step details
+    /// and screenshots), each result as JSON and each event log into DIR.
     #[arg(long, value_name = "DIR")]
     pub report: Option<PathBuf>,
-    /// Write a JUnit XML report.
+    /// Write JUnit XML: a test suite per plan, a test case per step.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
     /// Print the result(s) as JSON on stdout.
     #[arg(long)]
     pub json: bool,
     /// Run up to N plans at once (each in its own browser context).
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = jobs_limit)]
     pub jobs: usize,
     /// Chromium to launch (else $CHROME, else the usual system paths).
     #[arg(long, value_name = "PATH", conflicts_with = "browser_ws")]
@@ -65,21 +79,68 @@ pub struct RunOptions {
     /// Show the browser window.
     #[arg(long)]
     pub headful: bool,
-    /// Deadline of each run, in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    /// Deadline of each run, in seconds (at most a day).
+    #[arg(long, value_name = "SECS", default_value_t = 600, value_parser = timeout_secs)]
     pub timeout: u64,
     /// Wrap extracted page text in a tag carrying a random nonce (untrusted text).
     #[arg(long = "wrap-untrusted")]
     pub wrap_untrusted: bool,
     /// Most steps a plan may have.
-    #[arg(long = "max-steps", default_value_t = 15, value_name = "N")]
+    #[arg(long = "max-steps", default_value_t = 15, value_name = "N", value_parser = steps_limit)]
     pub max_steps: usize,
+    /// Which steps get a screenshot: every step, only a failed one, or none.
+    #[arg(long, value_enum, default_value_t = ScreenshotChoice::Failure, value_name = "WHICH")]
+    pub screenshots: ScreenshotChoice,
+}
+
+/// `--screenshots all|failure|none`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScreenshotChoice {
+    All,
+    Failure,
+    None,
+}
+
+impl From<ScreenshotChoice> for Screenshots {
+    fn from(c: ScreenshotChoice) -> Screenshots {
+        match c {
+            ScreenshotChoice::All => Screenshots::All,
+            ScreenshotChoice::Failure => Screenshots::Failure,
+            ScreenshotChoice::None => Screenshots::None,
+        }
+    }
+}
+
+/// `--timeout`: whole seconds from 1 to a day (a larger deadline would overflow the clock).
+fn timeout_secs(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(n) if (1..=MAX_TIMEOUT_SECS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "the run deadline is whole seconds from 1 to {MAX_TIMEOUT_SECS} (a day)"
+        )),
+    }
+}
+
+/// `--max-steps` (also of `validate` and `plan`): from 1 to 1000.
+pub fn steps_limit(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=1000).contains(&n) => Ok(n),
+        _ => Err("a plan's step limit is a number from 1 to 1000".to_string()),
+    }
+}
+
+/// `--jobs`: from 1 to 64 runs at once.
+fn jobs_limit(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=64).contains(&n) => Ok(n),
+        _ => Err("the number of runs at once is from 1 to 64".to_string()),
+    }
 }
 
 /// `planlock run PLAN.json...`
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
-    /// Plan files to run.
+    /// Plan files to run (a quoted glob such as 'plans/*.json' is expanded here).
     #[arg(required = true, value_name = "PLAN.json")]
     pub plans: Vec<PathBuf>,
     #[command(flatten)]
@@ -108,8 +169,40 @@ impl Refused {
     }
 }
 
+/// What a `run` (or `act`) did: every plan given and what became of it, in order.
+pub struct Replay {
+    pub reports: Vec<PlanReport>,
+    /// The signal that cancelled the runs, as its exit code.
+    pub interrupted: Option<u8>,
+    /// A report (`--report`, `--junit`) could not be written.
+    pub unwritten: bool,
+}
+
+impl Replay {
+    /// A signal's code (130, 143, 129); else 2 when a plan was invalid; else 3 when a report
+    /// could not be written; else 1 when a run did not succeed; else 0.
+    pub fn exit_code(&self) -> u8 {
+        let tally = Tally::of(&self.reports);
+        if let Some(code) = self.interrupted {
+            code
+        } else if tally.invalid > 0 {
+            exit::INVALID_INPUT
+        } else if self.unwritten {
+            exit::ENVIRONMENT
+        } else if tally.failed + tally.cancelled > 0 {
+            exit::RUN_FAILED
+        } else {
+            exit::SUCCESS
+        }
+    }
+}
+
 /// Runs `planlock run`.
 pub async fn run_command(args: RunArgs) -> u8 {
+    if let Err(e) = check_outputs(&args.options) {
+        eprintln!("planlock: {}", e.message);
+        return e.code;
+    }
     let caller = match Vars::from_pairs(&args.options.vars) {
         Ok(v) => v,
         Err(e) => {
@@ -120,16 +213,44 @@ pub async fn run_command(args: RunArgs) -> u8 {
     let limits = Limits {
         max_steps: args.options.max_steps,
     };
-    let Some(plans) = load_plans(&args.plans, &limits, &caller, false) else {
-        return exit::INVALID_INPUT;
-    };
-    match run_plans(plans, None, &args.options).await {
-        Ok(results) => exit_code(&results),
+    let mut plans = Vec::new();
+    let mut invalid = Vec::new();
+    for (position, (name, loaded)) in load_plans(&args.plans, &limits, &caller, false)
+        .into_iter()
+        .enumerate()
+    {
+        match loaded {
+            Ok(plan) => plans.push((position, name, plan)),
+            Err(problems) => invalid.push((
+                position,
+                PlanReport {
+                    plan: name,
+                    outcome: PlanOutcome::Invalid { problems },
+                },
+            )),
+        }
+    }
+    match replay(plans, invalid, None, &args.options).await {
+        Ok(replay) => {
+            eprintln!("{}", Tally::of(&replay.reports));
+            replay.exit_code()
+        }
         Err(r) => {
             eprintln!("planlock: {}", r.message);
             r.code
         }
     }
+}
+
+/// Output choices that cannot go together: two formats on stdout.
+pub fn check_outputs(options: &RunOptions) -> Result<(), Refused> {
+    if options.json && options.events.as_deref() == Some("-") {
+        return Err(Refused::input(
+            "--events - and --json both write to stdout: pick one for stdout and send the \
+             other to a file (e.g. --events events.jsonl --json)",
+        ));
+    }
+    Ok(())
 }
 
 /// Runs `planlock validate`: every problem of every file, then exit 0 or 2.
@@ -141,57 +262,153 @@ pub fn validate_command(paths: &[PathBuf], vars: &[String], max_steps: usize) ->
             return exit::INVALID_INPUT;
         }
     };
-    match load_plans(paths, &Limits { max_steps }, &vars, true) {
-        Some(_) => exit::SUCCESS,
-        None => exit::INVALID_INPUT,
+    let loaded = load_plans(paths, &Limits { max_steps }, &vars, true);
+    if loaded.iter().all(|(_, l)| l.is_ok()) {
+        exit::SUCCESS
+    } else {
+        exit::INVALID_INPUT
     }
 }
 
 /// Reads and validates plan files, printing each problem as `FILE: PATH: sentence` (and
-/// `FILE: ok (N steps)` when `report_ok`). `None` when any file is unreadable or invalid.
+/// `FILE: ok (N steps)` when `report_ok`). An argument that names no file but is a glob
+/// (`plans/*.json`, quoted or from a shell that passes it on) is expanded. One entry per
+/// file, in order: the plan, or its problems as printed.
 pub fn load_plans(
     paths: &[PathBuf],
     limits: &Limits,
     vars: &Vars,
     report_ok: bool,
-) -> Option<Vec<(String, Plan)>> {
-    let mut plans = Vec::new();
-    let mut bad = false;
+) -> Vec<(String, Result<Plan, Vec<String>>)> {
+    let mut out = Vec::new();
+    for (name, path) in expand(paths) {
+        let loaded = match path {
+            Err(problem) => Err(vec![problem]),
+            Ok(path) => load_plan(&path, limits, vars),
+        };
+        match &loaded {
+            Ok(p) if report_ok => {
+                let n = p.steps.len();
+                eprintln!("{name}: ok ({n} step{})", if n == 1 { "" } else { "s" });
+            }
+            Ok(_) => {}
+            Err(problems) => {
+                for p in problems {
+                    eprintln!("{name}{p}");
+                }
+            }
+        }
+        out.push((name, loaded));
+    }
+    out
+}
+
+/// Each argument as a file, or the files its glob matches; a glob that matches nothing is
+/// a problem of its own.
+fn expand(paths: &[PathBuf]) -> Vec<(String, Result<PathBuf, String>)> {
+    let mut out = Vec::new();
     for path in paths {
         let name = path.display().to_string();
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("{name}: cannot read the plan: {}", io_sentence(&e));
-                bad = true;
-                continue;
-            }
-        };
-        match plan_format::parse_and_validate(&text, limits, vars) {
-            Ok(p) => {
-                if report_ok {
-                    let n = p.steps.len();
-                    eprintln!("{name}: ok ({n} step{})", if n == 1 { "" } else { "s" });
+        let is_glob = name.contains(['*', '?', '[']);
+        if !is_glob || path.symlink_metadata().is_ok() {
+            out.push((name, Ok(path.clone())));
+            continue;
+        }
+        match glob::glob(&name) {
+            Err(e) => out.push((
+                name.clone(),
+                Err(format!(": is not a usable pattern: {}", e.msg)),
+            )),
+            Ok(found) => {
+                let mut files: Vec<PathBuf> = found.flatten().collect();
+                files.sort();
+                if files.is_empty() {
+                    out.push((
+                        name,
+                        Err(
+                            ": matches no file (a pattern is expanded here when no file \
+                             has that name)"
+                                .to_string(),
+                        ),
+                    ));
                 }
-                plans.push((name, p));
-            }
-            Err(plan_format::PlanError::Syntax {
-                line,
-                column,
-                message,
-            }) => {
-                eprintln!("{name}:{line}:{column}: not valid JSON: {message}");
-                bad = true;
-            }
-            Err(e) => {
-                for p in e.problems() {
-                    eprintln!("{name}: {p}");
+                for f in files {
+                    out.push((f.display().to_string(), Ok(f)));
                 }
-                bad = true;
             }
         }
     }
-    (!bad).then_some(plans)
+    out
+}
+
+/// One plan file read (within bounds) and validated; problems are `: PATH: sentence` or
+/// `:LINE:COLUMN: sentence`, to follow the file's name.
+fn load_plan(path: &Path, limits: &Limits, vars: &Vars) -> Result<Plan, Vec<String>> {
+    let text = read_plan_text(path).map_err(|e| vec![format!(": {e}")])?;
+    match plan_format::parse_and_validate(&text, limits, vars) {
+        Ok(plan) => Ok(plan),
+        Err(plan_format::PlanError::Syntax {
+            line,
+            column,
+            message,
+        }) => Err(vec![format!(":{line}:{column}: not valid JSON: {message}")]),
+        Err(e) => Err(e.problems().iter().map(|p| format!(": {p}")).collect()),
+    }
+}
+
+/// A plan file's text: a regular file of at most [`MAX_PLAN_BYTES`], in UTF-8. A FIFO, a
+/// device or a directory is refused before anything is read from it, so `/dev/zero` or a
+/// pipe nobody writes to cannot exhaust memory or hang the command.
+pub fn read_plan_text(path: &Path) -> Result<String, String> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    // Non-blocking, so opening a FIFO with no writer returns at once instead of waiting.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| format!("cannot read the plan: {}", io_sentence(&e)))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read the plan: {}", io_sentence(&e)))?;
+    let kind = meta.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_dir() {
+            "a directory"
+        } else if kind.is_fifo() {
+            "a FIFO (named pipe)"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        return Err(format!(
+            "cannot read the plan: this is {what}; a plan is a regular JSON file"
+        ));
+    }
+    let too_big = |size: u64| {
+        format!(
+            "the plan is {size} bytes; a plan file may have at most {MAX_PLAN_BYTES} bytes (1 MiB)"
+        )
+    };
+    if meta.len() > MAX_PLAN_BYTES {
+        return Err(too_big(meta.len()));
+    }
+    let mut bytes = Vec::new();
+    // A file that grows while read still stops at the cap.
+    file.take(MAX_PLAN_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read the plan: {}", io_sentence(&e)))?;
+    if bytes.len() as u64 > MAX_PLAN_BYTES {
+        return Err(too_big(bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "the plan is not UTF-8 text (byte {} is not valid UTF-8)",
+            e.utf8_error().valid_up_to() + 1
+        )
+    })
 }
 
 /// An I/O error as a plain phrase: `No such file or directory`, without `(os error 2)`.
@@ -204,50 +421,128 @@ pub fn io_sentence(e: &std::io::Error) -> String {
 }
 
 /// 0 when every run succeeded, else 1.
-pub fn exit_code(results: &[RunResult]) -> u8 {
-    if results.iter().all(RunResult::succeeded) {
+pub fn exit_code(results: &[runner::RunResult]) -> u8 {
+    if results.iter().all(runner::RunResult::succeeded) {
         exit::SUCCESS
     } else {
         exit::RUN_FAILED
     }
 }
 
-/// Checks the request, starts browser and inboxes, runs every plan, writes the reports.
-/// `goal` (for `act`) contributes its hosts to each plan's lock.
+/// Runs plans that were read and validated, for `act` (one plan from the model).
 pub async fn run_plans(
     plans: Vec<(String, Plan)>,
     goal: Option<&str>,
     options: &RunOptions,
-) -> Result<Vec<RunResult>, Refused> {
+) -> Result<Replay, Refused> {
+    let plans = plans
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, plan))| (i, name, plan))
+        .collect();
+    replay(plans, Vec::new(), goal, options).await
+}
+
+/// Checks the request, starts browser and inboxes, runs every valid plan, writes the
+/// reports. `invalid` are the plans that could not be read or validated, with their
+/// position among the plans given; a plan whose lock cannot be made joins them. `goal`
+/// (for `act`) contributes its hosts to each plan's lock.
+async fn replay(
+    plans: Vec<(usize, String, Plan)>,
+    mut invalid: Vec<(usize, PlanReport)>,
+    goal: Option<&str>,
+    options: &RunOptions,
+) -> Result<Replay, Refused> {
+    check_outputs(options)?;
+    let cancel = CancellationToken::new();
+    let interrupt = Interrupt::listen(cancel.clone());
     let inboxes = bind_inboxes(&options.inboxes).await?;
-    let settings = Settings {
-        run_timeout: Duration::from_secs(options.timeout.max(1)),
-        artifacts_dir: options.report.clone(),
-        wrap_untrusted: options.wrap_untrusted,
-        ..Settings::default()
-    };
-    let runs = lock_runs(plans, goal, options, &inboxes, &settings).await?;
-    for (_, inbox) in &inboxes {
-        inbox
-            .check()
-            .await
-            .map_err(|e| Refused::environment(format!("the inbox is unreachable: {e}")))?;
-    }
-    let mut events = match &options.events {
-        Some(target) => Some(
-            EventLog::open(target)
-                .map_err(|e| Refused::input(format!("cannot write the event log {target}: {e}")))?,
-        ),
+    let mut unwritten = false;
+    let report_dir = match &options.report {
+        Some(dir) => match std::fs::create_dir_all(dir) {
+            Ok(()) => Some(dir.clone()),
+            Err(e) => {
+                eprintln!(
+                    "planlock: cannot create the report directory {}: {}; the plans run \
+                     without an HTML report",
+                    dir.display(),
+                    io_sentence(&e)
+                );
+                unwritten = true;
+                None
+            }
+        },
         None => None,
     };
-    if let Some(dir) = &options.report {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            Refused::input(format!(
-                "cannot create the report directory {}: {e}",
-                dir.display()
-            ))
-        })?;
+    let settings = Settings {
+        run_timeout: Duration::from_secs(options.timeout),
+        wrap_untrusted: options.wrap_untrusted,
+        screenshots: options.screenshots.into(),
+        ..Settings::default()
+    };
+    let mut runs = Vec::new();
+    for (position, name, plan) in plans {
+        match lock_run(plan, &name, goal, options, &inboxes, &settings).await {
+            Ok(mut run) => {
+                if let Some(dir) = &report_dir {
+                    let run_dir = dir.join(run.run_id());
+                    run.set_artifacts_dir(run_dir);
+                }
+                runs.push((position, run));
+            }
+            Err(problem) => {
+                eprintln!("planlock: {problem}");
+                invalid.push((
+                    position,
+                    PlanReport {
+                        plan: name,
+                        outcome: PlanOutcome::Invalid {
+                            problems: vec![problem],
+                        },
+                    },
+                ));
+            }
+        }
     }
+    warn_short_secrets(runs.iter().map(|(_, r)| r.plan()));
+    let mut ran = Vec::new();
+    if !runs.is_empty() {
+        for (_, inbox) in &inboxes {
+            inbox
+                .check()
+                .await
+                .map_err(|e| Refused::environment(format!("the inbox is unreachable: {e}")))?;
+        }
+        ran = run_locked(runs, options, &cancel).await?;
+    }
+    let mut reports: Vec<(usize, PlanReport)> = ran.into_iter().chain(invalid).collect();
+    reports.sort_by_key(|(position, _)| *position);
+    let reports: Vec<PlanReport> = reports.into_iter().map(|(_, r)| r).collect();
+    if !write_reports(&reports, report_dir.as_deref(), options) {
+        unwritten = true;
+    }
+    Ok(Replay {
+        reports,
+        interrupted: interrupt.exit_code(),
+        unwritten,
+    })
+}
+
+/// Starts the browser and runs every locked plan, `--jobs` at a time.
+async fn run_locked(
+    runs: Vec<(usize, LockedRun)>,
+    options: &RunOptions,
+    cancel: &CancellationToken,
+) -> Result<Vec<(usize, PlanReport)>, Refused> {
+    let mut events = match &options.events {
+        Some(target) => Some(EventLog::open(target).map_err(|e| {
+            Refused::input(format!(
+                "cannot write the event log {target}: {}",
+                io_sentence(&e)
+            ))
+        })?),
+        None => None,
+    };
     let launch = LaunchOptions {
         executable: options.browser.clone(),
         connect_to: options.browser_ws.clone(),
@@ -261,77 +556,99 @@ pub async fn run_plans(
         // Later runs find their context ready instead of waiting ~150 ms for one.
         browser.keep_warm(true);
     }
-    let cancel = CancellationToken::new();
-    {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("planlock: cancelling (Ctrl-C)");
-                cancel.cancel();
-            }
-        });
-    }
     let semaphore = std::sync::Arc::new(tokio::sync::Semaphore::new(options.jobs.max(1)));
     let mut pending = Vec::new();
-    for run in runs {
+    for (position, run) in runs {
         let permit = semaphore.clone();
         let browser = &browser;
         let cancel = cancel.clone();
         let log = events.as_ref().map(EventLog::share);
         pending.push(async move {
             let _permit = permit.acquire().await;
-            let mut progress =
-                Progress::new(many.then(|| run.name().unwrap_or_default().to_string()));
+            let plan = run.name().unwrap_or_default().to_string();
+            let mut progress = Progress::new(many.then(|| plan.clone()));
             let mut log = log;
-            let mut listeners: Vec<&mut dyn Listener> = vec![&mut progress];
+            let mut recorder = Recorder::default();
+            let mut listeners: Vec<&mut dyn Listener> = vec![&mut progress, &mut recorder];
             if let Some(l) = log.as_mut() {
                 listeners.push(l);
             }
-            runner::run(browser, run, &mut Fanout(listeners), cancel).await
+            let result = runner::run(browser, run, &mut Fanout(listeners), cancel).await;
+            let report = PlanReport {
+                plan,
+                outcome: PlanOutcome::Ran {
+                    result: Box::new(result),
+                    events: recorder.events,
+                },
+            };
+            (position, report)
         });
     }
-    let results = futures::future::join_all(pending).await;
+    let done = futures::future::join_all(pending).await;
     browser.close().await;
     events.take();
-    write_reports(&results, options)?;
-    Ok(results)
+    Ok(done)
 }
 
-/// Every plan checked and locked before anything is read: variables, secrets from the
-/// environment, navigate URLs, the lock, the inboxes the steps name.
-async fn lock_runs(
-    plans: Vec<(String, Plan)>,
+/// One plan checked and locked before anything is read: variables, secrets from the
+/// environment, navigate URLs, the lock, the inboxes the steps name. The sentence when not.
+async fn lock_run(
+    plan: Plan,
+    name: &str,
     goal: Option<&str>,
     options: &RunOptions,
     inboxes: &[Binding],
     settings: &Settings,
-) -> Result<Vec<LockedRun>, Refused> {
-    let caller = Vars::from_pairs(&options.vars).map_err(|e| Refused::input(e.to_string()))?;
-    let mut runs = Vec::new();
-    for (name, plan) in plans {
-        let mut spec = RunSpec::new(plan)
-            .named(name.clone())
-            .vars(caller.clone())
-            .secrets(Secrets::from_environment())
-            .allow_hosts(options.allow_hosts.iter().cloned())
-            .inboxes(inboxes.iter().cloned())
-            .settings(settings.clone());
-        if let Some(goal) = goal {
-            spec = spec.goal(goal);
-        }
-        let run = spec
-            .lock()
-            .await
-            .map_err(|e| Refused::input(spec_sentence(&name, &e)))?;
-        runs.push(run);
+) -> Result<LockedRun, String> {
+    let caller = Vars::from_pairs(&options.vars).map_err(|e| e.to_string())?;
+    let mut spec = RunSpec::new(plan)
+        .named(name)
+        .vars(caller)
+        .secrets(Secrets::from_environment())
+        .allow_hosts(options.allow_hosts.iter().cloned())
+        .inboxes(inboxes.iter().cloned())
+        .settings(settings.clone());
+    if let Some(goal) = goal {
+        spec = spec.goal(goal);
     }
-    Ok(runs)
+    spec.lock().await.map_err(|e| spec_sentence(name, &e))
+}
+
+/// Warns once per secret shorter than [`LONG_SECRET`] characters: it is masked only where
+/// it stands alone or where the plan puts it, so unrelated words that contain it stay
+/// readable (and show it).
+fn warn_short_secrets<'a>(plans: impl Iterator<Item = &'a Plan>) {
+    let mut warned = std::collections::BTreeSet::new();
+    for plan in plans {
+        for step in &plan.steps {
+            for (_, text) in step.strings() {
+                let Ok(t) = Template::parse(text) else {
+                    continue;
+                };
+                for name in t.variables().filter_map(|v| v.strip_prefix("secret.")) {
+                    let Ok(value) = std::env::var(format!("{SECRET_ENV_PREFIX}{name}")) else {
+                        continue;
+                    };
+                    let n = value.chars().count();
+                    if n < LONG_SECRET && warned.insert(name.to_string()) {
+                        eprintln!(
+                            "planlock: warning: the secret `{{{{secret.{name}}}}}` has only {n} \
+                             character{}: it is masked where it stands alone or where the plan \
+                             puts it, not inside other words (so `tiny.test` stays readable); \
+                             a secret of {LONG_SECRET} or more characters is masked everywhere",
+                            if n == 1 { "" } else { "s" }
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// A request error in the command line's words (its flags).
 fn spec_sentence(plan: &str, e: &SpecError) -> String {
     match e {
-        SpecError::Lock(e) => lock_sentence(e),
+        SpecError::Lock(e) => format!("{plan}: {}", lock_sentence(e)),
         SpecError::UnboundInbox {
             inbox: Some(name), ..
         } => format!("{plan}: {e}: pass --inbox {name}=URL"),
@@ -369,25 +686,44 @@ async fn bind_inboxes(urls: &[String]) -> Result<Vec<Binding>, Refused> {
     Ok(out)
 }
 
-fn write_reports(results: &[RunResult], options: &RunOptions) -> Result<(), Refused> {
-    if let Some(dir) = &options.report {
-        for r in results {
-            let path = dir.join(format!("{}.json", r.run_id));
-            let text = serde_json::to_string_pretty(r).unwrap_or_default();
-            std::fs::write(&path, text).map_err(|e| {
-                Refused::environment(format!("cannot write {}: {e}", path.display()))
-            })?;
+/// Writes the HTML report, JUnit XML and `--json`; false when a file could not be written
+/// (each said in a sentence; the others are still written).
+fn write_reports(reports: &[PlanReport], report_dir: Option<&Path>, options: &RunOptions) -> bool {
+    let mut ok = true;
+    if let Some(dir) = report_dir {
+        match write_html(dir, reports) {
+            Ok(index) => eprintln!("report: {}", index.display()),
+            Err(e) => {
+                eprintln!(
+                    "planlock: cannot write the HTML report in {}: {}",
+                    dir.display(),
+                    io_sentence(&e)
+                );
+                ok = false;
+            }
         }
     }
     if let Some(path) = &options.junit {
-        write_junit(path, results)
-            .map_err(|e| Refused::environment(format!("cannot write {}: {e}", path.display())))?;
+        let written = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| write_junit(path, reports));
+        if let Err(e) = written {
+            eprintln!(
+                "planlock: cannot write the JUnit report {}: {}",
+                path.display(),
+                io_sentence(&e)
+            );
+            ok = false;
+        }
     }
     if options.json {
-        let value = if results.len() == 1 {
-            serde_json::to_value(&results[0])
+        let results: Vec<&runner::RunResult> = reports.iter().filter_map(|r| r.result()).collect();
+        let value = if results.len() == 1 && reports.len() == 1 {
+            serde_json::to_value(results[0])
         } else {
-            serde_json::to_value(results)
+            serde_json::to_value(&results)
         }
         .unwrap_or_default();
         let text = serde_json::to_string_pretty(&value).unwrap_or_default();
@@ -395,5 +731,5 @@ fn write_reports(results: &[RunResult], options: &RunOptions) -> Result<(), Refu
         use std::io::Write;
         let _ = writeln!(out, "{text}").and_then(|()| out.flush());
     }
-    Ok(())
+    ok
 }

@@ -9,7 +9,7 @@ mod wording;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use template::{MASK, Masker, SECRET_ENV_PREFIX, Template, Vars, VarsError};
+pub use template::{LONG_SECRET, MASK, Masker, SECRET_ENV_PREFIX, Template, Vars, VarsError};
 pub use validate::{Limits, PlanError, Problem, parse, parse_and_validate};
 
 /// A plan: why, then what, in order. Produced by the planner or written by hand.

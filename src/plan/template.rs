@@ -248,15 +248,6 @@ impl Vars {
         masker
     }
 
-    /// Secrets shorter than [`LONG_SECRET`] characters, by name, with their length: they are
-    /// masked only where they stand whole, which callers should warn about.
-    pub fn short_secrets(&self) -> impl Iterator<Item = (&str, usize)> {
-        self.secrets
-            .iter()
-            .map(|(name, value)| (name.as_str(), value.chars().count()))
-            .filter(|(_, n)| *n < LONG_SECRET)
-    }
-
     /// Notes the text the plan writes next to each `{{secret.NAME}}` (with caller variables
     /// filled in), so the masker hides a secret the plan glues to a word.
     pub fn learn_secret_neighbours(&mut self, plan: &super::Plan) {
@@ -336,4 +327,3 @@ mod tests {
         assert!(Vars::from_pairs(["novalue"]).is_err());
     }
 }
-

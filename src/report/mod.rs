@@ -1,286 +1,113 @@
-//! Renderers that only read the run model: the JSON Lines event log, human progress on
-//! stderr, the result JSON and JUnit XML.
+//! Renderers that only read what runs produced: the JSON Lines event log and human progress
+//! while runs go, then JUnit XML and a static HTML report once they have ended. One file (or
+//! folder) per format.
 
-use std::fmt::Write as _;
-use std::io::{IsTerminal, Write};
-use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+mod events;
+pub mod html;
+pub mod junit;
+mod progress;
 
-use crate::runner::{Event, EventKind, Listener, RunResult, RunStatus, StepStatus};
+use std::fmt;
 
-/// Writes each event as one JSON line and flushes it at once, so a crash loses nothing.
-pub struct EventLog {
-    out: Arc<Mutex<Box<dyn Write + Send>>>,
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::runner::{Event, EventKind, RunResult, RunStatus};
+
+pub use events::{EventLog, event_line};
+pub use progress::{Progress, WAIT_REPORT_EVERY, wait_line};
+
+/// One plan file given to `run`, and what became of it: what every end-of-run report reads.
+#[derive(Debug, Clone)]
+pub struct PlanReport {
+    /// The plan's path as given on the command line.
+    pub plan: String,
+    pub outcome: PlanOutcome,
 }
 
-impl EventLog {
-    /// `-` is stdout; anything else a file, created or truncated.
-    pub fn open(target: &str) -> std::io::Result<EventLog> {
-        let out: Box<dyn Write + Send> = if target == "-" {
-            Box::new(std::io::stdout())
-        } else {
-            Box::new(std::fs::File::create(target)?)
-        };
-        Ok(EventLog {
-            out: Arc::new(Mutex::new(out)),
-        })
-    }
-
-    /// Another handle on the same log (concurrent runs share one file).
-    pub fn share(&self) -> EventLog {
-        EventLog {
-            out: self.out.clone(),
-        }
-    }
+/// What became of a plan.
+#[derive(Debug, Clone)]
+pub enum PlanOutcome {
+    /// It ran (to its end, its first failure or cancellation) and wrote these events.
+    Ran {
+        result: Box<RunResult>,
+        events: Vec<Event>,
+    },
+    /// It could not run: unreadable, not a plan, or refused before its lock was made.
+    Invalid { problems: Vec<String> },
 }
 
-impl Listener for EventLog {
-    fn on_event(&mut self, event: &Event) {
-        let Ok(mut line) = serde_json::to_string(event) else {
-            return;
-        };
-        line.push('\n');
-        if let Ok(mut out) = self.out.lock() {
-            // A closed pipe must not stop the run; the result still says what happened.
-            let _ = out.write_all(line.as_bytes()).and_then(|()| out.flush());
-        }
-    }
-}
-
-/// Human progress on stderr: one line per step, a spinner on long waits when a terminal.
-pub struct Progress {
-    prefix: String,
-    terminal: bool,
-    spinner: Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
-    total: usize,
-}
-
-impl Progress {
-    /// `label` prefixes every line when several runs share the terminal.
-    pub fn new(label: Option<String>) -> Progress {
-        Progress {
-            prefix: label.map(|l| format!("[{l}] ")).unwrap_or_default(),
-            terminal: std::io::stderr().is_terminal(),
-            spinner: None,
-            total: 0,
+impl PlanReport {
+    pub fn result(&self) -> Option<&RunResult> {
+        match &self.outcome {
+            PlanOutcome::Ran { result, .. } => Some(result),
+            PlanOutcome::Invalid { .. } => None,
         }
     }
 
-    fn stop_spinner(&mut self) {
-        if let Some((stop, handle)) = self.spinner.take() {
-            stop.store(true, Ordering::Relaxed);
-            let _ = handle.join();
-            eprint!("\r\x1b[2K");
+    /// The events of the run, empty for an invalid plan.
+    pub fn events(&self) -> &[Event] {
+        match &self.outcome {
+            PlanOutcome::Ran { events, .. } => events,
+            PlanOutcome::Invalid { .. } => &[],
         }
+    }
+
+    /// When the run started (its `run_started` event), RFC 3339.
+    pub fn started(&self) -> Option<&str> {
+        self.events()
+            .iter()
+            .find(|e| e.event == EventKind::RunStarted)
+            .map(|e| e.ts.as_str())
     }
 }
 
-impl Listener for Progress {
-    fn on_event(&mut self, e: &Event) {
-        let p = self.prefix.clone();
-        match e.event {
-            EventKind::RunStarted => {
-                self.total = e.detail["steps"].as_u64().unwrap_or(0) as usize;
-                let hosts: Vec<&str> = e.detail["allowed_hosts"]
-                    .as_array()
-                    .map(|a| a.iter().filter_map(|h| h.as_str()).collect())
-                    .unwrap_or_default();
-                let inbox = e.detail["inbox_address"]
-                    .as_str()
-                    .map(|a| format!(" · inbox {a}"))
-                    .unwrap_or_default();
-                eprintln!(
-                    "{p}run {} · {} steps{inbox} · may visit: {}",
-                    e.run_id,
-                    self.total,
-                    if hosts.is_empty() {
-                        "nothing".to_string()
-                    } else {
-                        hosts.join(", ")
-                    }
-                );
-            }
-            EventKind::StepStarted => {
-                if self.terminal {
-                    let stop = Arc::new(AtomicBool::new(false));
-                    let line = format!(
-                        "{p}  {}/{} {} {}",
-                        e.index.unwrap_or(0) + 1,
-                        self.total,
-                        e.step_type.unwrap_or(""),
-                        e.describe.clone().unwrap_or_default()
-                    );
-                    let flag = stop.clone();
-                    let handle = std::thread::spawn(move || {
-                        let frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-                        let started = Instant::now();
-                        let mut i = 0;
-                        // Only long waits get a spinner; quick steps print once.
-                        while !flag.load(Ordering::Relaxed) {
-                            if started.elapsed() > Duration::from_millis(700) {
-                                eprint!(
-                                    "\r\x1b[2K{} {line} {:.1} s",
-                                    frames[i % frames.len()],
-                                    started.elapsed().as_secs_f64()
-                                );
-                                i += 1;
-                            }
-                            std::thread::sleep(Duration::from_millis(100));
-                        }
-                    });
-                    self.spinner = Some((stop, handle));
-                }
-            }
-            EventKind::StepSucceeded | EventKind::StepFailed => {
-                self.stop_spinner();
-                let ok = e.event == EventKind::StepSucceeded;
-                let mut extra = String::new();
-                // The two most telling details of the step, e.g. `code=48•••• strategy=split`.
-                let keys = ["code", "link", "email_subject", "strategy", "status"];
-                for key in keys
-                    .iter()
-                    .filter(|k| e.detail.get(**k).is_some_and(|v| !v.is_null()))
-                    .take(2)
-                {
-                    let v = &e.detail[*key];
-                    let v = v
-                        .as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| v.to_string());
-                    let _ = write!(extra, " {key}={v}");
-                }
-                eprintln!(
-                    "{p}  {} {}/{} {:<20} {}  {} ms{}",
-                    if ok { "✓" } else { "✗" },
-                    e.index.unwrap_or(0) + 1,
-                    self.total,
-                    e.step_type.unwrap_or(""),
-                    e.describe.clone().unwrap_or_default(),
-                    e.duration_ms.unwrap_or(0),
-                    if ok { extra } else { String::new() }
-                );
-                if let Some(err) = &e.error {
-                    eprintln!("{p}    {}: {}", kind_name(err.kind), err.message);
-                    if let Some(shot) = e.detail["screenshot"].as_str() {
-                        eprintln!("{p}    screenshot: {shot}");
-                    }
-                    if let Some(url) = e.detail["url"].as_str().filter(|u| !u.is_empty()) {
-                        eprintln!("{p}    page: {url}");
-                    }
-                }
-            }
-            EventKind::RunFinished => {
-                self.stop_spinner();
-                let status = e.detail["status"].as_str().unwrap_or("");
-                let mark = if status == "succeeded" { "✓" } else { "✗" };
-                eprintln!(
-                    "{p}{mark} {status} in {} ms: {}",
-                    e.duration_ms.unwrap_or(0),
-                    e.detail["summary"].as_str().unwrap_or("")
-                );
+/// How many plans passed, failed, were invalid or cancelled: `2 passed, 1 failed, 1 invalid`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub passed: usize,
+    pub failed: usize,
+    pub invalid: usize,
+    pub cancelled: usize,
+}
+
+impl Tally {
+    pub fn of(reports: &[PlanReport]) -> Tally {
+        let mut t = Tally::default();
+        for r in reports {
+            match r.result().map(|r| r.status) {
+                Some(RunStatus::Succeeded) => t.passed += 1,
+                Some(RunStatus::Failed) => t.failed += 1,
+                Some(RunStatus::Cancelled) => t.cancelled += 1,
+                None => t.invalid += 1,
             }
         }
+        t
     }
 }
 
-impl Drop for Progress {
-    fn drop(&mut self) {
-        self.stop_spinner();
+impl fmt::Display for Tally {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} passed, {} failed", self.passed, self.failed)?;
+        if self.invalid > 0 {
+            write!(f, ", {} invalid", self.invalid)?;
+        }
+        if self.cancelled > 0 {
+            write!(f, ", {} cancelled", self.cancelled)?;
+        }
+        Ok(())
     }
 }
 
-fn kind_name(kind: crate::error::ErrorKind) -> String {
+/// The snake_case name of an error kind, as results spell it (`not_found`).
+pub fn kind_name(kind: crate::error::ErrorKind) -> String {
     serde_json::to_value(kind)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default()
 }
 
-/// Writes `results` as JUnit XML: one test suite, one test case per plan, one failure each.
-pub fn write_junit(path: &Path, results: &[RunResult]) -> std::io::Result<()> {
-    let failures = results
-        .iter()
-        .filter(|r| r.status == RunStatus::Failed)
-        .count();
-    let skipped = results
-        .iter()
-        .filter(|r| r.status == RunStatus::Cancelled)
-        .count();
-    let total_ms: u64 = results.iter().map(|r| r.duration_ms).sum();
-    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        xml,
-        "<testsuites><testsuite name=\"planlock\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\" time=\"{:.3}\">",
-        results.len(),
-        total_ms as f64 / 1000.0
-    );
-    for r in results {
-        let name = r.plan.clone().unwrap_or_else(|| r.run_id.clone());
-        let _ = write!(
-            xml,
-            "  <testcase classname=\"planlock\" name=\"{}\" time=\"{:.3}\">",
-            escape_xml(&name),
-            r.duration_ms as f64 / 1000.0
-        );
-        match r.status {
-            RunStatus::Succeeded => {}
-            RunStatus::Cancelled => xml.push_str("<skipped message=\"cancelled\"/>"),
-            RunStatus::Failed => {
-                let message = r
-                    .error
-                    .as_ref()
-                    .map(|e| e.message.clone())
-                    .unwrap_or_default();
-                let kind = r
-                    .error
-                    .as_ref()
-                    .map(|e| kind_name(e.kind))
-                    .unwrap_or_default();
-                let mut body = String::new();
-                for s in &r.steps {
-                    let mark = match s.status {
-                        StepStatus::Succeeded => "ok",
-                        StepStatus::Failed => "FAILED",
-                        StepStatus::Cancelled => "cancelled",
-                        StepStatus::Skipped => "skipped",
-                    };
-                    let _ = writeln!(
-                        body,
-                        "{}. {} {}: {} ({} ms)",
-                        s.index + 1,
-                        mark,
-                        s.step_type,
-                        s.describe,
-                        s.duration_ms
-                    );
-                }
-                let _ = write!(
-                    xml,
-                    "<failure type=\"{}\" message=\"{}\">{}</failure>",
-                    escape_xml(&kind),
-                    escape_xml(&message),
-                    escape_xml(&body)
-                );
-            }
-        }
-        xml.push_str("</testcase>\n");
-    }
-    xml.push_str("</testsuite></testsuites>\n");
-    std::fs::write(path, xml)
-}
-
-fn escape_xml(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            '&' => "&amp;".to_string(),
-            '<' => "&lt;".to_string(),
-            '>' => "&gt;".to_string(),
-            '"' => "&quot;".to_string(),
-            '\'' => "&apos;".to_string(),
-            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => " ".to_string(),
-            c => c.to_string(),
-        })
-        .collect()
+/// Any step detail as JSON, whatever type the runner keeps it in.
+pub(crate) fn as_json<T: Serialize>(detail: &T) -> Value {
+    serde_json::to_value(detail).unwrap_or(Value::Null)
 }

@@ -46,6 +46,20 @@ pub struct Settings {
     pub artifacts_dir: Option<PathBuf>,
     /// Wrap extracted (untrusted) text in a tag carrying a per-call random nonce.
     pub wrap_untrusted: bool,
+    /// Which steps get a screenshot in `artifacts_dir`.
+    pub screenshots: Screenshots,
+}
+
+/// Which steps are photographed (the viewport, after the step).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Screenshots {
+    /// Every step, for reports that show the whole run.
+    All,
+    /// Only a step that failed or was cancelled.
+    #[default]
+    Failure,
+    /// None at all.
+    None,
 }
 
 impl Default for Settings {
@@ -55,6 +69,7 @@ impl Default for Settings {
             run_timeout: RUN_TIMEOUT,
             artifacts_dir: None,
             wrap_untrusted: false,
+            screenshots: Screenshots::Failure,
         }
     }
 }
@@ -226,15 +241,17 @@ impl<'l> Run<'l> {
                     break;
                 }
             };
+            let began = Instant::now();
+            let deadline = (began + self.step_deadline(&step, &req.settings)).min(run_deadline);
+            // The deadline lets progress say how long a wait may still take.
+            let timeout_ms = deadline.saturating_duration_since(began).as_millis() as u64;
             self.emit(
                 EventKind::StepStarted,
                 Some((index, &step)),
                 None,
                 None,
-                json!({}),
+                json!({ "timeout_ms": timeout_ms }),
             );
-            let began = Instant::now();
-            let deadline = (began + self.step_deadline(&step, &req.settings)).min(run_deadline);
             let outcome = tokio::select! {
                 r = self.step(&tab, &step, deadline) => r,
                 _ = cancel.cancelled() => Err(StepError::new(ErrorKind::Cancelled, "the run was cancelled")),
@@ -264,6 +281,12 @@ impl<'l> Run<'l> {
                         };
                         detail["text"] = json!(shown.clone());
                         self.extracted.push(shown);
+                    }
+                    if req.settings.screenshots == Screenshots::All {
+                        let shot = screenshot(&tab, &self.run_id, index, &req.settings).await;
+                        if let Some(path) = shot {
+                            detail["screenshot"] = json!(path);
+                        }
                     }
                     self.masker.mask_json(&mut detail);
                     self.emit(
@@ -574,17 +597,25 @@ async fn open_mailboxes(
 async fn failure_detail(tab: &Tab, run_id: &str, index: usize, settings: &Settings) -> Value {
     let url = tab.url().await;
     let mut detail = json!({ "url": url });
-    if let Some(png) = tab.screenshot().await {
-        let dir = settings
-            .artifacts_dir
-            .clone()
-            .unwrap_or_else(|| std::env::temp_dir().join("planlock").join(run_id));
-        let path = dir.join(format!("{}-step-{}.png", run_id, index + 1));
-        if std::fs::create_dir_all(&dir).is_ok() && std::fs::write(&path, png).is_ok() {
-            detail["screenshot"] = json!(path.display().to_string());
-        }
+    if settings.screenshots != Screenshots::None
+        && let Some(path) = screenshot(tab, run_id, index, settings).await
+    {
+        detail["screenshot"] = json!(path);
     }
     detail
+}
+
+/// Saves a PNG of the viewport as `RUN_ID-step-N.png`; its path, or `None` when the page
+/// cannot be captured or the file written.
+async fn screenshot(tab: &Tab, run_id: &str, index: usize, settings: &Settings) -> Option<String> {
+    let png = tab.screenshot().await?;
+    let dir = settings
+        .artifacts_dir
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join("planlock").join(run_id));
+    let path = dir.join(format!("{}-step-{}.png", run_id, index + 1));
+    (std::fs::create_dir_all(&dir).is_ok() && std::fs::write(&path, png).is_ok())
+        .then(|| path.display().to_string())
 }
 
 fn skipped(index: usize, step: &Step, status: StepStatus) -> StepOutcome {

@@ -170,7 +170,10 @@ impl Secret {
             match c {
                 Some(c) if c.is_alphanumeric() || c == '_' => return false,
                 Some(c) if c == '.' || c == '-' => {
-                    if decode_forward(text, next).0.is_some_and(char::is_alphanumeric) {
+                    if decode_forward(text, next)
+                        .0
+                        .is_some_and(char::is_alphanumeric)
+                    {
                         return false;
                     }
                 }
@@ -257,7 +260,11 @@ fn percent_bytes(rest: &[u8], bytes: &[u8], twice: bool) -> Option<usize> {
     let mut n = 0;
     for &b in bytes {
         let r = &rest[n..];
-        let (prefix, len) = if twice { (&b"%25"[..], 5) } else { (&b"%"[..], 3) };
+        let (prefix, len) = if twice {
+            (&b"%25"[..], 5)
+        } else {
+            (&b"%"[..], 3)
+        };
         if r.len() < len || !r[..prefix.len()].eq_ignore_ascii_case(prefix) {
             return None;
         }
@@ -476,12 +483,18 @@ mod tests {
     fn a_short_secret_the_plan_glues_to_a_word_is_still_masked() {
         let mut masker = m("1234");
         masker.learn_neighbours("1234", "https://x.test/?t=id-", "");
-        assert_eq!(masker.mask("https://x.test/?t=id-1234"), "https://x.test/?t=id-••••");
+        assert_eq!(
+            masker.mask("https://x.test/?t=id-1234"),
+            "https://x.test/?t=id-••••"
+        );
         assert_eq!(masker.mask("id%2D1234"), "id%2D••••");
         assert_eq!(masker.mask("order no-1234"), "order no-1234");
         let mut masker = m("ab");
         masker.learn_neighbours("ab", "", "cd.example");
-        assert_eq!(masker.mask("https://abcd.example/"), "https://••••cd.example/");
+        assert_eq!(
+            masker.mask("https://abcd.example/"),
+            "https://••••cd.example/"
+        );
     }
 
     #[test]
@@ -550,7 +563,10 @@ mod tests {
                 ("component", component.clone()),
                 ("lower-hex", percent(s, |b| b.is_ascii_alphanumeric(), true)),
                 ("every byte", percent(s, |_| false, false)),
-                ("twice", percent(&component, |b| b.is_ascii_alphanumeric(), false)),
+                (
+                    "twice",
+                    percent(&component, |b| b.is_ascii_alphanumeric(), false),
+                ),
                 (
                     "form",
                     url::form_urlencoded::byte_serialize(s.as_bytes()).collect(),
@@ -608,4 +624,3 @@ mod tests {
         }
     }
 }
-

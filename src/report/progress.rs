@@ -1,0 +1,268 @@
+//! Human progress on stderr: one line per step. On a terminal a spinner shows the time a
+//! long step has taken; elsewhere (CI logs) a plain line every 10 s says how long a waiting
+//! step has waited and may still wait, with no control characters.
+
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::runner::{Event, EventKind, Listener};
+
+/// How often a waiting step is reported outside a terminal.
+pub const WAIT_REPORT_EVERY: Duration = Duration::from_secs(10);
+
+/// Prints a run's progress on stderr.
+pub struct Progress {
+    prefix: String,
+    terminal: bool,
+    every: Duration,
+    ticker: Option<Ticker>,
+    total: usize,
+}
+
+/// The thread that redraws the spinner or prints the periodic wait line of one step.
+struct Ticker {
+    stop: Arc<(Mutex<bool>, Condvar)>,
+    drew: Arc<AtomicBool>,
+    handle: std::thread::JoinHandle<()>,
+}
+
+impl Progress {
+    /// `label` prefixes every line when several runs share the terminal.
+    pub fn new(label: Option<String>) -> Progress {
+        Progress {
+            prefix: label.map(|l| format!("[{l}] ")).unwrap_or_default(),
+            terminal: std::io::stderr().is_terminal(),
+            every: WAIT_REPORT_EVERY,
+            ticker: None,
+            total: 0,
+        }
+    }
+
+    /// Reports waiting steps every `every` instead of every 10 s (outside a terminal).
+    pub fn every(mut self, every: Duration) -> Progress {
+        self.every = every;
+        self
+    }
+
+    fn stop_ticker(&mut self) {
+        if let Some(t) = self.ticker.take() {
+            let (lock, wake) = &*t.stop;
+            if let Ok(mut stopped) = lock.lock() {
+                *stopped = true;
+            }
+            wake.notify_all();
+            let _ = t.handle.join();
+            if t.drew.load(Ordering::Relaxed) {
+                eprint!("\r\x1b[2K");
+            }
+        }
+    }
+
+    fn start_ticker(&mut self, e: &Event) {
+        let stop = Arc::new((Mutex::new(false), Condvar::new()));
+        let drew = Arc::new(AtomicBool::new(false));
+        let index = e.index.unwrap_or(0) + 1;
+        let total = self.total;
+        let step_type = e.step_type.unwrap_or("").to_string();
+        let timeout = e.detail["timeout_ms"].as_u64().map(Duration::from_millis);
+        let prefix = self.prefix.clone();
+        let handle = if self.terminal {
+            let line = format!(
+                "{prefix}  {index}/{total} {step_type} {}",
+                e.describe.clone().unwrap_or_default()
+            );
+            let (stop, drew) = (stop.clone(), drew.clone());
+            std::thread::spawn(move || spin(&line, &stop, &drew))
+        } else {
+            let every = self.every;
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let started = Instant::now();
+                let (lock, wake) = &*stop;
+                let mut stopped = lock.lock().expect("progress lock");
+                for n in 1u32.. {
+                    let next = every * n;
+                    while !*stopped && started.elapsed() < next {
+                        let left = next.saturating_sub(started.elapsed());
+                        stopped = wake.wait_timeout(stopped, left).expect("progress lock").0;
+                    }
+                    if *stopped {
+                        return;
+                    }
+                    let waited = started.elapsed();
+                    eprintln!(
+                        "{}",
+                        wait_line(&prefix, index, total, &step_type, waited, timeout)
+                    );
+                }
+            })
+        };
+        self.ticker = Some(Ticker { stop, drew, handle });
+    }
+}
+
+/// `step 6/10 wait_for_email: 20 s of 120 s`.
+pub fn wait_line(
+    prefix: &str,
+    index: usize,
+    total: usize,
+    step_type: &str,
+    waited: Duration,
+    timeout: Option<Duration>,
+) -> String {
+    let mut line = format!(
+        "{prefix}  step {index}/{total} {step_type}: {} s",
+        waited.as_secs()
+    );
+    if let Some(t) = timeout {
+        let _ = write!(line, " of {} s", t.as_secs());
+    }
+    line
+}
+
+/// Redraws `line` with a spinner and the time so far, once the step takes over 0.7 s.
+fn spin(line: &str, stop: &(Mutex<bool>, Condvar), drew: &AtomicBool) {
+    let frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+    let started = Instant::now();
+    let (lock, wake) = stop;
+    let mut stopped = lock.lock().expect("progress lock");
+    let mut i = 0;
+    loop {
+        stopped = wake
+            .wait_timeout(stopped, Duration::from_millis(100))
+            .expect("progress lock")
+            .0;
+        if *stopped {
+            return;
+        }
+        // Only long waits get a spinner; quick steps print once.
+        if started.elapsed() > Duration::from_millis(700) {
+            eprint!(
+                "\r\x1b[2K{} {line} {:.1} s",
+                frames[i % frames.len()],
+                started.elapsed().as_secs_f64()
+            );
+            drew.store(true, Ordering::Relaxed);
+            i += 1;
+        }
+    }
+}
+
+impl Listener for Progress {
+    fn on_event(&mut self, e: &Event) {
+        let p = self.prefix.clone();
+        match e.event {
+            EventKind::RunStarted => {
+                self.total = e.detail["steps"].as_u64().unwrap_or(0) as usize;
+                let hosts: Vec<&str> = e.detail["allowed_hosts"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|h| h.as_str()).collect())
+                    .unwrap_or_default();
+                let inbox = e.detail["inbox_address"]
+                    .as_str()
+                    .map(|a| format!(" · inbox {a}"))
+                    .unwrap_or_default();
+                eprintln!(
+                    "{p}run {} · {} steps{inbox} · may visit: {}",
+                    e.run_id,
+                    self.total,
+                    if hosts.is_empty() {
+                        "nothing".to_string()
+                    } else {
+                        hosts.join(", ")
+                    }
+                );
+            }
+            EventKind::StepStarted => {
+                self.stop_ticker();
+                self.start_ticker(e);
+            }
+            EventKind::StepSucceeded | EventKind::StepFailed => {
+                self.stop_ticker();
+                let ok = e.event == EventKind::StepSucceeded;
+                eprintln!(
+                    "{p}  {} {}/{} {:<20} {}  {} ms{}",
+                    if ok { "✓" } else { "✗" },
+                    e.index.unwrap_or(0) + 1,
+                    self.total,
+                    e.step_type.unwrap_or(""),
+                    e.describe.clone().unwrap_or_default(),
+                    e.duration_ms.unwrap_or(0),
+                    if ok {
+                        telling_details(&e.detail)
+                    } else {
+                        String::new()
+                    }
+                );
+                if let Some(err) = &e.error {
+                    eprintln!("{p}    {}: {}", super::kind_name(err.kind), err.message);
+                    if let Some(shot) = e.detail["screenshot"].as_str() {
+                        eprintln!("{p}    screenshot: {shot}");
+                    }
+                    if let Some(url) = e.detail["url"].as_str().filter(|u| !u.is_empty()) {
+                        eprintln!("{p}    page: {url}");
+                    }
+                }
+            }
+            EventKind::RunFinished => {
+                self.stop_ticker();
+                let status = e.detail["status"].as_str().unwrap_or("");
+                let mark = if status == "succeeded" { "✓" } else { "✗" };
+                eprintln!(
+                    "{p}{mark} {status} in {} ms: {}",
+                    e.duration_ms.unwrap_or(0),
+                    e.detail["summary"].as_str().unwrap_or("")
+                );
+            }
+        }
+    }
+}
+
+/// The two most telling details of a step, e.g. ` code=48•••• strategy=split`.
+fn telling_details(detail: &Value) -> String {
+    let mut extra = String::new();
+    let keys = ["code", "link", "email_subject", "strategy", "status"];
+    for key in keys
+        .iter()
+        .filter(|k| detail.get(**k).is_some_and(|v| !v.is_null()))
+        .take(2)
+    {
+        let v = &detail[*key];
+        let v = v
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| v.to_string());
+        let _ = write!(extra, " {key}={v}");
+    }
+    extra
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.stop_ticker();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wait_line_is_plain_text() {
+        let line = wait_line(
+            "",
+            6,
+            10,
+            "wait_for_email",
+            Duration::from_millis(20_400),
+            Some(Duration::from_secs(120)),
+        );
+        assert_eq!(line, "  step 6/10 wait_for_email: 20 s of 120 s");
+        assert!(!line.chars().any(char::is_control));
+    }
+}
