@@ -298,6 +298,13 @@ pub fn load_plans(
                 }
             }
         }
+        // Reports show the problems under the file's name: without the separator.
+        let loaded = loaded.map_err(|problems| {
+            problems
+                .iter()
+                .map(|p| p.trim_start_matches(':').trim_start().to_string())
+                .collect()
+        });
         out.push((name, loaded));
     }
     out

@@ -1,0 +1,183 @@
+//! What `--screenshots all` costs per step: the sign-up form flow (5 steps) through
+//! `runner::run`, alternately with a screenshot after every step and with none, on pages
+//! served here on 127.0.0.1:0. A step's screenshot cost is the time from the end of the step
+//! (its `duration_ms`) to its `step_succeeded` event, which is emitted once the PNG is
+//! written; the run-time difference per step is printed too.
+//!
+//! ```text
+//! cargo run --example screenshot_bench -- [--runs 20]
+//! ```
+
+use std::net::SocketAddr;
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use axum::Router;
+use axum::http::{StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use chrono::DateTime;
+use clap::Parser;
+use planlock::browser::{Chromium, LaunchOptions};
+use planlock::plan::{self, Limits, Vars};
+use planlock::runner::{self, Event, EventKind, Recorder, RunSpec, Screenshots, Settings};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Parser, Debug)]
+struct Args {
+    /// Measured runs of each kind (after 2 unmeasured ones).
+    #[arg(long, default_value_t = 20)]
+    runs: usize,
+}
+
+const FLOW: &str = r#"{"reasoning":"","steps":[
+  {"type":"navigate","url":"{SITE}/form.html"},
+  {"type":"fill","describe":"name","label":"Full name","value":"Ada"},
+  {"type":"click","describe":"submit","text":"Create account"},
+  {"type":"wait_for_text","text":"Welcome aboard"},
+  {"type":"done","summary":"ok"}]}"#;
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> Result<()> {
+    let args = Args::parse();
+    let site = serve_site().await?;
+    let browser = Chromium::start(&LaunchOptions::default()).await?;
+    browser.keep_warm(true);
+    let plan = plan::parse_and_validate(
+        &FLOW.replace("{SITE}", &format!("http://{site}")),
+        &Limits::default(),
+        &Vars::default(),
+    )?;
+    let shots = tempfile::tempdir()?;
+    let mut per_shot = Vec::new();
+    let mut missing = 0;
+    let (mut with, mut without) = (Vec::new(), Vec::new());
+    for i in 0..args.runs + 2 {
+        for mode in [Screenshots::All, Screenshots::None] {
+            let settings = Settings {
+                screenshots: mode,
+                artifacts_dir: Some(shots.path().to_path_buf()),
+                ..Settings::default()
+            };
+            let run = RunSpec::new(plan.clone()).settings(settings).lock().await?;
+            let mut rec = Recorder::default();
+            let result = runner::run(&browser, run, &mut rec, CancellationToken::new()).await;
+            if !result.succeeded() {
+                bail!("the flow failed: {}", result.summary);
+            }
+            if i < 2 {
+                continue;
+            }
+            let steps: f64 = result.steps.iter().map(|s| s.duration_ms as f64).sum();
+            let total = result.duration_ms as f64 - steps;
+            if mode == Screenshots::All {
+                with.push(total);
+                for (ms, shot) in shot_costs(&rec.events) {
+                    if shot {
+                        per_shot.push(ms);
+                    } else {
+                        missing += 1;
+                    }
+                }
+            } else {
+                without.push(total);
+            }
+        }
+    }
+    let mut capture = Vec::new();
+    let lock = RunSpec::new(plan.clone()).lock().await?.lock().clone();
+    let tab = browser.new_tab(lock).await?;
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    tab.navigate(&format!("http://{site}/form.html"), deadline)
+        .await
+        .map_err(|e| anyhow::anyhow!("{}", e.message))?;
+    for _ in 0..args.runs * 2 {
+        let began = std::time::Instant::now();
+        if tab.screenshot().await.is_none() {
+            bail!("no screenshot of a loaded page");
+        }
+        capture.push(began.elapsed().as_secs_f64() * 1000.0);
+    }
+    browser.close_tab(tab).await;
+    browser.close().await;
+    let n = plan.steps.len() as f64;
+    let diff: Vec<f64> = with
+        .iter()
+        .zip(&without)
+        .map(|(a, b)| (a - b) / n)
+        .collect();
+    println!("| measure | median | p95 | max |\n|---|---:|---:|---:|");
+    row("screenshot after a step (ms)", &mut per_shot);
+    row("capture alone, loaded page (ms)", &mut capture);
+    row(
+        "run time outside steps, all − none, per step (ms)",
+        &mut diff.clone(),
+    );
+    println!(
+        "\n{} screenshots over {} runs; {missing} step(s) had no screenshot (page mid-navigation)",
+        per_shot.len(),
+        args.runs
+    );
+    Ok(())
+}
+
+/// Per succeeded step: ms from its end to its `step_succeeded` event, and whether it has a
+/// screenshot.
+fn shot_costs(events: &[Event]) -> Vec<(f64, bool)> {
+    let ms = |e: &Event| {
+        DateTime::parse_from_rfc3339(&e.ts)
+            .unwrap()
+            .timestamp_millis()
+    };
+    let mut out = Vec::new();
+    for done in events
+        .iter()
+        .filter(|e| e.event == EventKind::StepSucceeded)
+    {
+        let Some(start) = events
+            .iter()
+            .find(|e| e.event == EventKind::StepStarted && e.index == done.index)
+        else {
+            continue;
+        };
+        let cost = ms(done) - ms(start) - done.duration_ms.unwrap_or(0) as i64;
+        out.push((cost as f64, done.detail.get("screenshot").is_some()));
+    }
+    out
+}
+
+fn row(name: &str, ms: &mut [f64]) {
+    if ms.is_empty() {
+        println!("| {name} | – | – | – |");
+        return;
+    }
+    ms.sort_by(f64::total_cmp);
+    let at = |q: f64| ms[((ms.len() - 1) as f64 * q).round() as usize];
+    println!(
+        "| {name} | {:.0} | {:.0} | {:.0} |",
+        at(0.5),
+        at(0.95),
+        ms[ms.len() - 1]
+    );
+}
+
+async fn serve_site() -> Result<SocketAddr> {
+    async fn file(uri: Uri) -> Response {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/site");
+        let path = uri.path().trim_start_matches('/');
+        if path.contains("..") {
+            return StatusCode::BAD_REQUEST.into_response();
+        }
+        match tokio::fs::read(root.join(path)).await {
+            Ok(bytes) => {
+                ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], bytes).into_response()
+            }
+            Err(_) => (StatusCode::NOT_FOUND, "not found").into_response(),
+        }
+    }
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, Router::new().fallback(file)).await;
+    });
+    Ok(addr)
+}
