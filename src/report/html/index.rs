@@ -52,7 +52,7 @@ pub(super) fn page(runs: &[ListedRun], reports: &[PlanReport]) -> String {
     let passed = runs.iter().filter(|r| r.result.succeeded()).count();
     let _ = write!(
         b,
-        "<h1>Runs</h1><p class=\"muted\">{} runs, {passed} succeeded</p>",
+        "<h1>planlock runs</h1><p class=\"muted\">{} runs, {passed} succeeded</p>",
         runs.len()
     );
     let invalid: Vec<_> = reports
@@ -76,7 +76,7 @@ pub(super) fn page(runs: &[ListedRun], reports: &[PlanReport]) -> String {
         b.push_str("</table>");
     }
     b.push_str(
-        "<table id=\"runs\"><tr><th>plan</th><th>status</th><th>steps</th><th>took</th>\
+        "<h2>Runs</h2><table id=\"runs\"><tr><th>plan</th><th>status</th><th>steps</th><th>took</th>\
          <th>started</th><th>summary</th></tr>",
     );
     for run in runs {
@@ -94,7 +94,11 @@ pub(super) fn page(runs: &[ListedRun], reports: &[PlanReport]) -> String {
             badge(&status_name(r.status)),
             r.steps.len(),
             esc(&took(r.duration_ms)),
-            esc(&run.started),
+            esc(&run
+                .started
+                .replace('T', " ")
+                .trim_end_matches('Z')
+                .to_string()),
             esc(&r.summary),
             id = esc(&r.run_id),
         );

@@ -59,6 +59,15 @@ pub(super) fn svg(r: &PlanReport, result: &RunResult) -> String {
             StepStatus::Skipped => "skipped",
         };
         let label = format!("{} {}", step.index + 1, step.step_type);
+        if step.status == StepStatus::Skipped {
+            let _ = write!(
+                s,
+                "<text x=\"4\" y=\"{:.1}\" class=\"tick\">{} (not run)</text>",
+                y + ROW * 0.68,
+                esc(&label)
+            );
+            continue;
+        }
         let x = LABEL + *start as f64 * scale;
         // A step of a few milliseconds still shows as a sliver.
         let w = (step.duration_ms as f64 * scale).max(2.0);
