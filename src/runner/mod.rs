@@ -308,7 +308,9 @@ impl<'l> Run<'l> {
                 }
                 Err(err) => {
                     let err = StepError::new(err.kind, self.masker.mask(&err.message));
-                    let detail = failure_detail(&tab, &self.run_id, index, &req.settings).await;
+                    let mut detail = failure_detail(&tab, &self.run_id, index, &req.settings).await;
+                    // The page URL may carry a secret the plan put in it (percent-encoded).
+                    self.masker.mask_json(&mut detail);
                     self.emit(
                         EventKind::StepFailed,
                         Some((index, &step)),

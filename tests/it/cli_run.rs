@@ -103,9 +103,20 @@ fn run_succeeds_and_writes_every_report() {
         assert!(l["ts"].as_str().unwrap().ends_with('Z'));
     }
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert!(xml.contains("tests=\"1\" failures=\"0\""), "{xml}");
-    let saved = report.join(format!("{}.json", result["run_id"].as_str().unwrap()));
-    assert!(saved.exists(), "report written to {}", saved.display());
+    assert!(
+        xml.contains("tests=\"5\"") && xml.contains("failures=\"0\""),
+        "{xml}"
+    );
+    let run_dir = report.join(result["run_id"].as_str().unwrap());
+    for file in ["result.json", "events.jsonl", "index.html"] {
+        assert!(
+            run_dir.join(file).exists(),
+            "{file} written in {}",
+            run_dir.display()
+        );
+    }
+    assert!(report.join("index.html").exists());
+    assert!(stderr.contains("1 passed, 0 failed"), "{stderr}");
     assert!(
         stderr.contains("✓ succeeded"),
         "progress on stderr:\n{stderr}"
@@ -130,16 +141,14 @@ fn a_failing_step_exits_1_with_the_full_log() {
     let out = util::planlock()
         .arg("run")
         .arg(&plan)
-        .args(["--json", "--events", "-", "--timeout", "20", "--junit"])
+        .args(["--events", "-", "--timeout", "20", "--junit"])
         .arg(&junit)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    // Events (one per line) come first on stdout, then the pretty result.
     let events: Vec<Value> = stdout
         .lines()
-        .take_while(|l| l.starts_with('{') && l.ends_with('}'))
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(events.last().unwrap()["event"], "run_finished");
@@ -150,7 +159,7 @@ fn a_failing_step_exits_1_with_the_full_log() {
     );
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(
-        xml.contains("failures=\"1\"") && xml.contains("not_found"),
+        xml.contains("failures=\"1\"") && xml.contains("not_found") && xml.contains("<skipped"),
         "{xml}"
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -318,7 +327,7 @@ fn ctrl_c_cancels_with_a_complete_log_and_no_orphan_browser() {
     }
     let profile = run.profile.clone();
     let (code, result, _) = run.finish();
-    assert_eq!(code, Some(1), "cancelled runs exit 1");
+    assert_eq!(code, Some(130), "a run cancelled by SIGINT exits 128 + 2");
     assert!(
         !profile.exists(),
         "the profile {} was left behind",
@@ -458,4 +467,234 @@ fn an_unreachable_or_refusing_imap_server_exits_3_before_any_step() {
         !events.exists() || std::fs::read_to_string(&events).unwrap().is_empty(),
         "no step ran"
     );
+}
+
+/// `planlock validate` (or `run`) on these paths: exit code and stderr, killed after 10 s.
+fn validate_within(args: &[&std::ffi::OsStr], limit: Duration) -> (Option<i32>, String, Duration) {
+    let started = Instant::now();
+    let mut child = util::planlock()
+        .arg("validate")
+        .args(args)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("validate {args:?} still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        started.elapsed(),
+    )
+}
+
+#[test]
+fn plan_files_are_read_within_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("plan.fifo");
+    let made = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo on a path in our own temporary directory.
+    assert_eq!(unsafe { libc::mkfifo(made.as_ptr(), 0o600) }, 0);
+    let big = dir.path().join("big.json");
+    std::fs::write(&big, " ".repeat(2 << 20)).unwrap();
+    let good = write_plan(
+        dir.path(),
+        "good.json",
+        r#"{"reasoning":"","steps":[{"type":"done","summary":"x"}]}"#,
+    );
+    let (code, stderr, took) = validate_within(
+        &[
+            "/dev/zero".as_ref(),
+            fifo.as_os_str(),
+            big.as_os_str(),
+            dir.path().as_os_str(),
+            good.as_os_str(),
+        ],
+        Duration::from_secs(10),
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+    for needle in [
+        "/dev/zero: cannot read the plan: this is a device; a plan is a regular JSON file",
+        "plan.fifo: cannot read the plan: this is a FIFO (named pipe); a plan is a regular JSON file",
+        "big.json: the plan is 2097152 bytes; a plan file may have at most 1048576 bytes (1 MiB)",
+        ": cannot read the plan: this is a directory; a plan is a regular JSON file",
+        "good.json: ok (1 step)",
+    ] {
+        assert!(stderr.contains(needle), "missing {needle:?} in:\n{stderr}");
+    }
+}
+
+#[test]
+fn out_of_range_numbers_are_refused_with_a_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "p.json",
+        r#"{"reasoning":"","steps":[{"type":"done","summary":"x"}]}"#,
+    );
+    for (flag, value, sentence) in [
+        (
+            "--timeout",
+            "9223372036854775807",
+            "the run deadline is whole seconds from 1 to 86400 (a day)",
+        ),
+        ("--timeout", "0", "the run deadline is whole seconds"),
+        (
+            "--max-steps",
+            "0",
+            "a plan's step limit is a number from 1 to 1000",
+        ),
+        ("--jobs", "0", "the number of runs at once is from 1 to 64"),
+    ] {
+        let out = util::planlock()
+            .arg("run")
+            .arg(&plan)
+            .args([flag, value])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {stderr}");
+        assert!(stderr.contains(sentence), "{flag} {value}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    let out = util::planlock()
+        .args(["validate", "--max-steps", "0"])
+        .arg(&plan)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_key_given_twice_is_refused_with_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "twice.json",
+        r#"{"reasoning":"","steps":[
+          {"type":"navigate","url":"https://shop.example/","url":"https://evil.example/"},
+          {"type":"done","summary":"x"}]}"#,
+    );
+    let out = util::planlock()
+        .arg("validate")
+        .arg(&plan)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("twice.json: steps[0].url: the key `url` is given twice in this object"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn events_on_stdout_and_json_together_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "p.json",
+        r#"{"reasoning":"","steps":[{"type":"done","summary":"x"}]}"#,
+    );
+    let out = util::planlock()
+        .arg("run")
+        .arg(&plan)
+        .args(["--events", "-", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--events - and --json both write to stdout"),
+        "{stderr}"
+    );
+}
+
+/// A secret with a space, `&`, `@` and a non-ASCII letter in a URL is masked in every form
+/// the run writes it (the URL percent-encodes part of it); a four-letter secret is masked
+/// where it stands alone but leaves `tiny.test` readable.
+#[test]
+fn secrets_never_leak_in_any_encoding_and_short_ones_do_not_garble() {
+    if util::browser().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "secret.json",
+        r#"{"reasoning":"","steps":[
+          {"type":"navigate","url":"{SITE}/form.html?pw={{secret.PW}}&who={{secret.SHORT}}"},
+          {"type":"fill","describe":"name for tiny.test","label":"Full name","value":"{{secret.SHORT}}"},
+          {"type":"wait_for_text","text":"never shown","timeout_seconds":1},
+          {"type":"done","summary":"x"}]}"#,
+    );
+    let events = dir.path().join("events.jsonl");
+    let junit = dir.path().join("junit.xml");
+    let report = dir.path().join("report");
+    let out = util::planlock()
+        .arg("run")
+        .arg(&plan)
+        .env("PLANLOCK_SECRET_PW", "p@ss w0rd&é")
+        .env("PLANLOCK_SECRET_SHORT", "test")
+        .args(["--json", "--screenshots", "all", "--events"])
+        .arg(&events)
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let mut written = vec![
+        ("stdout", stdout.clone()),
+        ("stderr", stderr.clone()),
+        ("events", std::fs::read_to_string(&events).unwrap()),
+        ("junit", std::fs::read_to_string(&junit).unwrap()),
+    ];
+    for entry in walk(&report) {
+        if let Ok(text) = std::fs::read_to_string(&entry) {
+            written.push(("report", text));
+        }
+    }
+    assert!(written.len() > 6, "the report has pages and results");
+    for (what, text) in &written {
+        for leak in ["w0rd", "p@ss", "p%40ss", "%C3%A9", "who=test"] {
+            assert!(!text.contains(leak), "{what} shows {leak:?}:\n{text}");
+        }
+    }
+    assert!(stderr.contains("page: "), "{stderr}");
+    assert!(stderr.contains("?pw=••••&who=••••"), "{stderr}");
+    let result: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(result["steps"][1]["describe"], "name for tiny.test");
+    assert!(
+        stderr.contains("the secret `{{secret.SHORT}}` has only 4 characters"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("`{{secret.PW}}` has only"),
+        "only short secrets are warned about: {stderr}"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
 }
