@@ -26,6 +26,14 @@ pub struct Plan {
     pub steps: Vec<Step>,
 }
 
+impl Plan {
+    /// Parses and validates a plan with the default limits, allowing every variable name
+    /// that is built in or a secret (caller variables: use [`parse_and_validate`]).
+    pub fn from_json(text: &str) -> Result<Plan, PlanError> {
+        parse_and_validate(text, &Limits::default(), &template::Vars::default())
+    }
+}
+
 /// One step of a plan, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]

@@ -291,7 +291,7 @@ pub fn request_secrets(secrets: &BTreeMap<String, String>) -> Result<Secrets, Ap
 
 /// A request error in the API's words (its fields).
 pub fn spec_error(e: SpecError) -> ApiError {
-    match e {
+    match &e {
         SpecError::Variable(v) => ApiError::unprocessable(
             "invalid_variables",
             match v {
@@ -304,10 +304,17 @@ pub fn spec_error(e: SpecError) -> ApiError {
         SpecError::NavigateUrl { step, problem, .. } => {
             ApiError::invalid_plan(&plan::PlanError::Invalid(vec![plan::Problem {
                 path: format!("steps[{step}].url"),
-                message: problem,
+                message: problem.clone(),
             }]))
         }
-        SpecError::Lock(e) => lock_error(e),
+        SpecError::Lock(e) => lock_error(e.clone()),
+        SpecError::NoInboxAddress { .. } => ApiError::unprocessable(
+            "invalid_inbox",
+            format!(
+                "{e}: pass `inbox` (imap://USER:PASS@HOST:PORT/INBOX?address=ADDR, or \
+                 smtp://127.0.0.1:2525?domain=DOMAIN)"
+            ),
+        ),
         SpecError::UnboundInbox {
             step,
             step_type,
