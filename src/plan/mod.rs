@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 pub use template::{MASK, Masker, SECRET_ENV_PREFIX, Template, Vars, VarsError};
 pub use validate::{Limits, PlanError, Problem, parse, parse_and_validate};
+pub use wording::json_kind;
 
 /// A plan: why, then what, in order. Produced by the planner or written by hand.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

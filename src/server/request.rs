@@ -166,23 +166,12 @@ pub fn plan_from(value: &Value, limits: &Limits, vars: &Vars) -> Result<Plan, Ap
                 "invalid_plan",
                 format!(
                     "`plan` must be a plan object {{\"reasoning\": ..., \"steps\": [...]}}, not {}",
-                    json_type(other)
+                    plan::json_kind(other)
                 ),
             ));
         }
     };
     plan::parse_and_validate(&text, limits, vars).map_err(|e| ApiError::invalid_plan(&e))
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Parsed inbox bindings: names are unique, at most one is unnamed.
