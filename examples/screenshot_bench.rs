@@ -89,7 +89,7 @@ async fn main() -> Result<()> {
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
     tab.navigate(&format!("http://{site}/form.html"), deadline)
         .await
-        .map_err(|e| anyhow::anyhow!("{}", e.message))?;
+        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
     for _ in 0..args.runs * 2 {
         let began = std::time::Instant::now();
         if tab.screenshot().await.is_none() {
@@ -140,7 +140,8 @@ fn shot_costs(events: &[Event]) -> Vec<(f64, bool)> {
             continue;
         };
         let cost = ms(done) - ms(start) - done.duration_ms.unwrap_or(0) as i64;
-        out.push((cost as f64, done.detail.get("screenshot").is_some()));
+        let shot = done.detail.step().is_some_and(|d| d.screenshot.is_some());
+        out.push((cost as f64, shot));
     }
     out
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 pub use template::{LONG_SECRET, MASK, Masker, SECRET_ENV_PREFIX, Template, Vars, VarsError};
 pub use validate::{Limits, PlanError, Problem, parse, parse_and_validate};
+pub use wording::json_kind;
 
 /// A plan: why, then what, in order. Produced by the planner or written by hand.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -24,6 +25,14 @@ pub struct Plan {
     pub reasoning: String,
     /// The steps, run in order. Must end with `done`.
     pub steps: Vec<Step>,
+}
+
+impl Plan {
+    /// Parses and validates a plan with the default limits, allowing every variable name
+    /// that is built in or a secret (caller variables: use [`parse_and_validate`]).
+    pub fn from_json(text: &str) -> Result<Plan, PlanError> {
+        parse_and_validate(text, &Limits::default(), &template::Vars::default())
+    }
 }
 
 /// One step of a plan, tagged by `type`.

@@ -8,9 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
-use crate::runner::{Event, EventKind, Listener};
+use crate::runner::{Event, EventDetail, EventKind, Listener, StepDetail};
 
 /// How often a waiting step is reported outside a terminal.
 pub const WAIT_REPORT_EVERY: Duration = Duration::from_secs(10);
@@ -69,7 +67,11 @@ impl Progress {
         let index = e.index.unwrap_or(0) + 1;
         let total = self.total;
         let step_type = e.step_type.unwrap_or("").to_string();
-        let timeout = e.detail["timeout_ms"].as_u64().map(Duration::from_millis);
+        let timeout = e
+            .detail
+            .step()
+            .and_then(|d| d.timeout_ms)
+            .map(Duration::from_millis);
         let prefix = self.prefix.clone();
         let handle = if self.terminal {
             let line = format!(
@@ -158,13 +160,14 @@ impl Listener for Progress {
         let p = self.prefix.clone();
         match e.event {
             EventKind::RunStarted => {
-                self.total = e.detail["steps"].as_u64().unwrap_or(0) as usize;
-                let hosts: Vec<&str> = e.detail["allowed_hosts"]
-                    .as_array()
-                    .map(|a| a.iter().filter_map(|h| h.as_str()).collect())
-                    .unwrap_or_default();
-                let inbox = e.detail["inbox_address"]
-                    .as_str()
+                let EventDetail::RunStarted(started) = &e.detail else {
+                    return;
+                };
+                self.total = started.steps;
+                let hosts = &started.allowed_hosts;
+                let inbox = started
+                    .inbox_address
+                    .as_ref()
                     .map(|a| format!(" · inbox {a}"))
                     .unwrap_or_default();
                 eprintln!(
@@ -185,6 +188,7 @@ impl Listener for Progress {
             EventKind::StepSucceeded | EventKind::StepFailed => {
                 self.stop_ticker();
                 let ok = e.event == EventKind::StepSucceeded;
+                let detail = e.detail.step().cloned().unwrap_or_default();
                 eprintln!(
                     "{p}  {} {}/{} {:<20} {}  {} ms{}",
                     if ok { "✓" } else { "✗" },
@@ -194,29 +198,35 @@ impl Listener for Progress {
                     e.describe.clone().unwrap_or_default(),
                     e.duration_ms.unwrap_or(0),
                     if ok {
-                        telling_details(&e.detail)
+                        telling_details(&detail)
                     } else {
                         String::new()
                     }
                 );
                 if let Some(err) = &e.error {
                     eprintln!("{p}    {}: {}", super::kind_name(err.kind), err.message);
-                    if let Some(shot) = e.detail["screenshot"].as_str() {
+                    if let Some(shot) = &detail.screenshot {
                         eprintln!("{p}    screenshot: {shot}");
                     }
-                    if let Some(url) = e.detail["url"].as_str().filter(|u| !u.is_empty()) {
+                    if let Some(url) = detail.url.as_ref().filter(|u| !u.is_empty()) {
                         eprintln!("{p}    page: {url}");
                     }
                 }
             }
             EventKind::RunFinished => {
                 self.stop_ticker();
-                let status = e.detail["status"].as_str().unwrap_or("");
+                let EventDetail::RunFinished(finished) = &e.detail else {
+                    return;
+                };
+                let status = super::as_json(&finished.status)
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
                 let mark = if status == "succeeded" { "✓" } else { "✗" };
                 eprintln!(
                     "{p}{mark} {status} in {} ms: {}",
                     e.duration_ms.unwrap_or(0),
-                    e.detail["summary"].as_str().unwrap_or("")
+                    finished.summary
                 );
             }
         }
@@ -224,20 +234,27 @@ impl Listener for Progress {
 }
 
 /// The two most telling details of a step, e.g. ` code=48•••• strategy=split`.
-fn telling_details(detail: &Value) -> String {
+fn telling_details(detail: &StepDetail) -> String {
+    let telling = [
+        ("code", detail.code.clone()),
+        ("link", detail.link.clone()),
+        (
+            "email_subject",
+            detail.email.as_ref().map(|m| m.subject.clone()),
+        ),
+        (
+            "strategy",
+            detail.located.as_ref().map(|l| l.strategy.clone()),
+        ),
+        ("status", detail.status.map(|s| s.to_string())),
+    ];
     let mut extra = String::new();
-    let keys = ["code", "link", "email_subject", "strategy", "status"];
-    for key in keys
+    for (key, value) in telling
         .iter()
-        .filter(|k| detail.get(**k).is_some_and(|v| !v.is_null()))
+        .filter_map(|(k, v)| Some((k, v.as_ref()?)))
         .take(2)
     {
-        let v = &detail[*key];
-        let v = v
-            .as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| v.to_string());
-        let _ = write!(extra, " {key}={v}");
+        let _ = write!(extra, " {key}={value}");
     }
     extra
 }
