@@ -6,6 +6,7 @@ mod util;
 
 mod act;
 mod browser;
+mod ci_signals;
 mod cli_run;
 mod email_flows;
 mod extract_corpus;
@@ -14,6 +15,7 @@ mod inbox_smtp;
 mod lock_probes;
 mod plan_fuzz;
 mod planner;
+mod report_junit;
 mod schema;
 mod serve;
 mod validate_cli;
