@@ -15,6 +15,7 @@ mod inbox_smtp;
 mod lock_probes;
 mod plan_fuzz;
 mod planner;
+mod report_html;
 mod report_junit;
 mod schema;
 mod serve;
