@@ -118,7 +118,12 @@ pub struct DemoSite {
 impl DemoSite {
     /// Serves the shop on 127.0.0.1 (a free port), mailing through `mailer`.
     pub async fn start(mailer: Arc<dyn Mailer>) -> std::io::Result<DemoSite> {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        DemoSite::start_on(SocketAddr::from(([127, 0, 0, 1], 0)), mailer).await
+    }
+
+    /// Serves the shop on `addr`, mailing through `mailer`.
+    pub async fn start_on(addr: SocketAddr, mailer: Arc<dyn Mailer>) -> std::io::Result<DemoSite> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
         let shop = Shop {
             origin: format!("http://{addr}"),
