@@ -6,6 +6,7 @@ mod util;
 
 mod act;
 mod browser;
+mod ci_pipeline;
 mod ci_signals;
 mod cli_run;
 mod email_flows;
