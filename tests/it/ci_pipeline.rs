@@ -18,7 +18,9 @@ fn free_port() -> u16 {
 }
 
 fn example(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ci").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/ci")
+        .join(name)
 }
 
 #[test]
@@ -42,7 +44,16 @@ fn the_ci_jobs_commands_replay_the_plans_and_write_the_reports() {
     let app = format!("127.0.0.1:{}", free_port());
     let smtp = format!("127.0.0.1:{}", free_port());
     let mut shop = util::planlock()
-        .args(["demo", "--serve", "--listen", &app, "--smtp", &smtp, "--plans-dir", "plans"])
+        .args([
+            "demo",
+            "--serve",
+            "--listen",
+            &app,
+            "--smtp",
+            &smtp,
+            "--plans-dir",
+            "plans",
+        ])
         .current_dir(work.path())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -54,7 +65,11 @@ fn the_ci_jobs_commands_replay_the_plans_and_write_the_reports() {
         .unwrap();
     assert!(waited.success(), "the demo shop never listened on {app}");
     let bin = Path::new(env!("CARGO_BIN_EXE_planlock")).parent().unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let started = Instant::now();
     let out = Command::new(example("replay.sh"))
         .current_dir(work.path())
@@ -73,15 +88,25 @@ fn the_ci_jobs_commands_replay_the_plans_and_write_the_reports() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "replay.sh:\n{stderr}");
     assert!(started.elapsed() < Duration::from_secs(120));
-    assert!(stderr.lines().any(|l| l == "2 passed, 0 failed"), "{stderr}");
+    assert!(
+        stderr.lines().any(|l| l == "2 passed, 0 failed"),
+        "{stderr}"
+    );
     assert_eq!(stopped.code(), Some(0), "the shop stops cleanly on SIGTERM");
 
     let reports = work.path().join("reports");
     let junit = std::fs::read_to_string(reports.join("junit.xml")).unwrap();
     assert_eq!(junit.matches("<testsuite ").count(), 2, "{junit}");
-    assert!(!junit.contains("<failure") && !junit.contains("<error"), "{junit}");
+    assert!(
+        !junit.contains("<failure") && !junit.contains("<error"),
+        "{junit}"
+    );
     assert!(junit.contains("plans/signup.json") && junit.contains("plans/magic-link.json"));
-    assert_eq!(junit.matches("[[ATTACHMENT|reports/html/").count(), 17, "a screenshot per step");
+    assert_eq!(
+        junit.matches("[[ATTACHMENT|reports/html/").count(),
+        17,
+        "a screenshot per step"
+    );
     let index = std::fs::read_to_string(reports.join("html/index.html")).unwrap();
     assert_eq!(index.matches("<tr class=\"run\">").count(), 2, "{index}");
 }
