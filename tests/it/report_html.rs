@@ -18,8 +18,11 @@ use serde_json::Value;
 
 use crate::util;
 
-/// Serves `root` on 127.0.0.1:0 and records `(path, status)` of every request.
-fn serve(root: PathBuf) -> (SocketAddr, Arc<Mutex<Vec<(String, u16)>>>) {
+/// Every request a server answered: `(path, status)`.
+type Requests = Arc<Mutex<Vec<(String, u16)>>>;
+
+/// Serves `root` on 127.0.0.1:0 and records every request.
+fn serve(root: PathBuf) -> (SocketAddr, Requests) {
     let log = Arc::new(Mutex::new(Vec::new()));
     let seen = log.clone();
     let app = Router::new().fallback(move |req: Request| {

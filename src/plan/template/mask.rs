@@ -157,10 +157,11 @@ impl Secret {
             let (c, rest) = decode_back(&text[..start]);
             match c {
                 Some(c) if c.is_alphanumeric() || c == '_' => return false,
-                Some(c) if c == '.' || c == '-' => {
-                    if decode_back(rest).0.is_some_and(char::is_alphanumeric) {
-                        return false;
-                    }
+                Some(c)
+                    if (c == '.' || c == '-')
+                        && decode_back(rest).0.is_some_and(char::is_alphanumeric) =>
+                {
+                    return false;
                 }
                 _ => {}
             }
@@ -169,13 +170,13 @@ impl Secret {
             let (c, next) = decode_forward(text, end);
             match c {
                 Some(c) if c.is_alphanumeric() || c == '_' => return false,
-                Some(c) if c == '.' || c == '-' => {
-                    if decode_forward(text, next)
-                        .0
-                        .is_some_and(char::is_alphanumeric)
-                    {
-                        return false;
-                    }
+                Some(c)
+                    if (c == '.' || c == '-')
+                        && decode_forward(text, next)
+                            .0
+                            .is_some_and(char::is_alphanumeric) =>
+                {
+                    return false;
                 }
                 _ => {}
             }
@@ -241,15 +242,15 @@ fn char_forms(text: &str, at: usize, c: char) -> Vec<usize> {
             ends.push(at + n);
         }
     }
-    if rest[0] == b'\\' {
-        if let Some(n) = json_escape(rest, c) {
-            ends.push(at + n);
-        }
+    if rest[0] == b'\\'
+        && let Some(n) = json_escape(rest, c)
+    {
+        ends.push(at + n);
     }
-    if rest[0] == b'&' {
-        if let Some(n) = html_escape(rest, c) {
-            ends.push(at + n);
-        }
+    if rest[0] == b'&'
+        && let Some(n) = html_escape(rest, c)
+    {
+        ends.push(at + n);
     }
     ends
 }
@@ -345,28 +346,30 @@ fn entity(body: &str) -> Option<char> {
 fn decode_back(before: &str) -> (Option<char>, &str) {
     let b = before.as_bytes();
     let n = b.len();
-    if n >= 3 && b[n - 3] == b'%' {
-        if let Some(byte) = hex_byte(&b[n - 2..]) {
-            // A non-ASCII byte is part of a letter of some script: treat it as one.
-            let c = if byte.is_ascii() { byte as char } else { 'x' };
-            return (Some(c), &before[..n - 3]);
-        }
+    if n >= 3
+        && b[n - 3] == b'%'
+        && let Some(byte) = hex_byte(&b[n - 2..])
+    {
+        // A non-ASCII byte is part of a letter of some script: treat it as one.
+        let c = if byte.is_ascii() { byte as char } else { 'x' };
+        return (Some(c), &before[..n - 3]);
     }
-    if n >= 6 && &b[n - 6..n - 4] == b"\\u" {
-        if let Some(c) = std::str::from_utf8(&b[n - 4..])
+    if n >= 6
+        && &b[n - 6..n - 4] == b"\\u"
+        && let Some(c) = std::str::from_utf8(&b[n - 4..])
             .ok()
             .and_then(|h| u32::from_str_radix(h, 16).ok())
             .and_then(char::from_u32)
-        {
-            return (Some(c), &before[..n - 6]);
-        }
+    {
+        return (Some(c), &before[..n - 6]);
     }
-    if n >= 3 && b[n - 1] == b';' {
-        if let Some(amp) = before[n.saturating_sub(12)..].rfind('&') {
-            let start = n.saturating_sub(12) + amp;
-            if let Some(c) = entity(&before[start + 1..n - 1]) {
-                return (Some(c), &before[..start]);
-            }
+    if n >= 3
+        && b[n - 1] == b';'
+        && let Some(amp) = before[n.saturating_sub(12)..].rfind('&')
+    {
+        let start = n.saturating_sub(12) + amp;
+        if let Some(c) = entity(&before[start + 1..n - 1]) {
+            return (Some(c), &before[..start]);
         }
     }
     match before.chars().next_back() {
@@ -378,27 +381,27 @@ fn decode_back(before: &str) -> (Option<char>, &str) {
 /// The decoded character that starts `text[at..]`, and the position after it.
 fn decode_forward(text: &str, at: usize) -> (Option<char>, usize) {
     let rest = &text.as_bytes()[at..];
-    if rest.len() >= 3 && rest[0] == b'%' {
-        if let Some(byte) = hex_byte(&rest[1..3]) {
-            let c = if byte.is_ascii() { byte as char } else { 'x' };
-            return (Some(c), at + 3);
-        }
+    if rest.len() >= 3
+        && rest[0] == b'%'
+        && let Some(byte) = hex_byte(&rest[1..3])
+    {
+        let c = if byte.is_ascii() { byte as char } else { 'x' };
+        return (Some(c), at + 3);
     }
-    if rest.len() >= 6 && rest.starts_with(b"\\u") {
-        if let Some(c) = std::str::from_utf8(&rest[2..6])
+    if rest.len() >= 6
+        && rest.starts_with(b"\\u")
+        && let Some(c) = std::str::from_utf8(&rest[2..6])
             .ok()
             .and_then(|h| u32::from_str_radix(h, 16).ok())
             .and_then(char::from_u32)
-        {
-            return (Some(c), at + 6);
-        }
+    {
+        return (Some(c), at + 6);
     }
-    if rest.first() == Some(&b'&') {
-        if let Some(end) = rest.iter().take(12).position(|b| *b == b';') {
-            if let Some(c) = std::str::from_utf8(&rest[1..end]).ok().and_then(entity) {
-                return (Some(c), at + end + 1);
-            }
-        }
+    if rest.first() == Some(&b'&')
+        && let Some(end) = rest.iter().take(12).position(|b| *b == b';')
+        && let Some(c) = std::str::from_utf8(&rest[1..end]).ok().and_then(entity)
+    {
+        return (Some(c), at + end + 1);
     }
     match text[at..].chars().next() {
         Some(c) => (Some(c), at + c.len_utf8()),

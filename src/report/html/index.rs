@@ -94,11 +94,7 @@ pub(super) fn page(runs: &[ListedRun], reports: &[PlanReport]) -> String {
             badge(&status_name(r.status)),
             r.steps.len(),
             esc(&took(r.duration_ms)),
-            esc(&run
-                .started
-                .replace('T', " ")
-                .trim_end_matches('Z')
-                .to_string()),
+            esc(run.started.replace('T', " ").trim_end_matches('Z')),
             esc(&r.summary),
             id = esc(&r.run_id),
         );
