@@ -12,10 +12,6 @@
 
 FROM rust:1.95-slim-bookworm AS build
 WORKDIR /src
-# Dependencies first, so a source change does not refetch them.
-COPY Cargo.toml Cargo.lock ./
-RUN mkdir -p src examples && echo 'fn main() {}' > src/main.rs && touch src/lib.rs \
-    && cargo fetch --locked
 COPY . .
 RUN cargo build --release --locked --bin planlock \
     && install -m 0755 target/release/planlock /usr/local/bin/planlock

@@ -760,3 +760,51 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn an_unwritable_report_dir_and_a_missing_plan_do_not_stop_the_valid_plans() {
+    if util::browser().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "ok.json",
+        r#"{"reasoning":"","steps":[
+          {"type":"navigate","url":"{SITE}/welcome.html"},
+          {"type":"done","summary":"ran anyway"}]}"#,
+    );
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let out = util::planlock()
+        .arg("run")
+        .arg(dir.path().join("missing.json"))
+        .arg(&plan)
+        .arg("--json")
+        .arg("--report")
+        .arg(file.join("report"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "the missing plan is invalid input:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("missing.json: cannot read the plan: No such file or directory"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("cannot create the report directory")
+            && stderr.contains("the plans run without an HTML report"),
+        "{stderr}"
+    );
+    let results: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(results[0]["status"], "succeeded", "{results}");
+    assert_eq!(results[0]["summary"], "ran anyway");
+    assert!(
+        stderr.lines().any(|l| l == "1 passed, 0 failed, 1 invalid"),
+        "{stderr}"
+    );
+}
