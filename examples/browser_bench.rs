@@ -295,14 +295,14 @@ async fn bench_steps(
         out.push(
             series("fill (label for)", tab, n, nothing, |i| {
                 let value = format!("Ada {i}");
-                async move { tab.fill(Some("Full name"), None, &value, deadline()).await }
+                async move { tab.fill("", Some("Full name"), None, &value, deadline()).await }
             })
             .await?,
         );
         out.push(
             series("fill (aria-labelledby)", tab, n, nothing, |i| {
                 let value = format!("secret {i}");
-                async move { tab.fill(Some("Password"), None, &value, deadline()).await }
+                async move { tab.fill("", Some("Password"), None, &value, deadline()).await }
             })
             .await?,
         );
@@ -312,7 +312,7 @@ async fn bench_steps(
                 tab,
                 n,
                 nothing,
-                |_| tab.click(Some("I accept the terms"), None, deadline()),
+                |_| tab.click("", Some("I accept the terms"), None, deadline()),
             )
             .await?,
         );
@@ -351,7 +351,7 @@ async fn bench_steps(
                     Ok(())
                 },
                 |_| async {
-                    let detail = tab.click(Some("Create account"), None, deadline()).await?;
+                    let detail = tab.click("", Some("Create account"), None, deadline()).await?;
                     if detail.get("navigation").is_some() {
                         noticed.set(noticed.get() + 1);
                     }
@@ -376,7 +376,7 @@ async fn bench_steps(
                 n,
                 |_| async {
                     tab.navigate(form, deadline()).await?;
-                    tab.click(Some("Create account"), None, deadline()).await?;
+                    tab.click("", Some("Create account"), None, deadline()).await?;
                     Ok(())
                 },
                 |_| tab.wait_for_text("Welcome aboard", deadline(), STEP_DEADLINE),
@@ -542,10 +542,10 @@ async fn tab_api_flow(browser: &Chromium, base: &str, into: Option<&mut FlowSeri
         tab.navigate(&form, deadline()).await?;
         marks.push((Instant::now(), tab.cdp_calls()));
         for (label, value) in FLOW_LABELS {
-            tab.fill(Some(label), None, value, deadline()).await?;
+            tab.fill("", Some(label), None, value, deadline()).await?;
         }
         marks.push((Instant::now(), tab.cdp_calls()));
-        tab.click(Some("Create account"), None, deadline()).await?;
+        tab.click("", Some("Create account"), None, deadline()).await?;
         marks.push((Instant::now(), tab.cdp_calls()));
         tab.wait_for_text("Welcome aboard", deadline(), STEP_DEADLINE)
             .await?;

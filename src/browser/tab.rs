@@ -317,11 +317,12 @@ impl Tab {
     /// Clicks the element found by `text` (preferred) or `selector`, with real mouse events.
     pub async fn click(
         &self,
+        describe: &str,
         text: Option<&str>,
         selector: Option<&str>,
         deadline: Instant,
     ) -> Result<Clicked, StepError> {
-        let req = json!({ "op": "click", "text": text, "selector": selector });
+        let req = json!({ "op": "click", "text": text, "selector": selector, "describe": describe });
         let found = match self.locate(req, deadline).await? {
             Located::Ready(v) => v,
             Located::Fatal(m) => return Err(StepError::new(ErrorKind::NotActionable, m)),
@@ -412,12 +413,13 @@ impl Tab {
     /// Types `value` into the control found by `label` (preferred) or `selector`.
     pub async fn fill(
         &self,
+        describe: &str,
         label: Option<&str>,
         selector: Option<&str>,
         value: &str,
         deadline: Instant,
     ) -> Result<Filled, StepError> {
-        let req = json!({ "op": "fill", "label": label, "selector": selector, "value": value });
+        let req = json!({ "op": "fill", "label": label, "selector": selector, "value": value, "describe": describe });
         match self.locate(req, deadline).await? {
             Located::Ready(v) => Ok(v),
             Located::Fatal(m) => Err(StepError::new(ErrorKind::NotActionable, m)),

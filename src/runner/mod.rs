@@ -412,17 +412,23 @@ impl<'l> Run<'l> {
         let waited = deadline.saturating_duration_since(Instant::now());
         match step {
             Step::Navigate { url } => tab.navigate(url, deadline).await,
-            Step::Click { text, selector, .. } => {
-                tab.click(text.as_deref(), selector.as_deref(), deadline)
+            Step::Click {
+                describe,
+                text,
+                selector,
+                ..
+            } => {
+                tab.click(describe, text.as_deref(), selector.as_deref(), deadline)
                     .await
             }
             Step::Fill {
+                describe,
                 label,
                 selector,
                 value,
                 ..
             } => {
-                tab.fill(label.as_deref(), selector.as_deref(), value, deadline)
+                tab.fill(describe, label.as_deref(), selector.as_deref(), value, deadline)
                     .await
             }
             Step::WaitSeconds { seconds } => {
