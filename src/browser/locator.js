@@ -29,10 +29,14 @@ async (req) => {
       node = walker.nextNode();
     }
   }
+  // One walk per attempt: every finder of the attempt reads the same tree.
+  let tree = null;
   function everything() {
+    if (tree) return tree;
     const out = [];
     const frames = new Map();
     if (document.documentElement) collect(document.documentElement, out, frames);
+    tree = out;
     return out;
   }
 
@@ -92,7 +96,10 @@ async (req) => {
     if (el.id) s += "#" + el.id;
     else if (el.classList && el.classList.length) s += "." + [...el.classList].slice(0, 2).join(".");
     const t = norm(textOf(el)).slice(0, 40);
-    return t ? `<${s}> "${t}"` : `<${s}>`;
+    if (t) return `<${s}> "${t}"`;
+    // A part of a web component says little by itself; its host says what it is.
+    const root = el.getRootNode();
+    return root && root.host ? `<${s}> in ${describeEl(root.host)}` : `<${s}>`;
   }
   function textOf(el) {
     if (el.tagName === "INPUT") {
@@ -341,7 +348,7 @@ async (req) => {
     const seen = new Set();
     innermost.forEach((el, order) => {
       const ia = interactiveAncestor(el);
-      const target = ia || el;
+      const target = clickable(ia || el);
       if (seen.has(target)) return;
       seen.add(target);
       const names = [norm(textOf(target)), givenName(target), norm(textOf(el)), givenName(el),
@@ -351,6 +358,9 @@ async (req) => {
     return found;
   }
 
+  // Labels often end in a colon or a required-field star ("Password:", "Email *"): a label
+  // that says exactly the query apart from those is an exact match.
+  const bare = (s) => s.replace(/[\s:*]+$/, "");
   function labelled(query) {
     const q = norm(query);
     const found = [];
@@ -363,18 +373,18 @@ async (req) => {
         const t = norm(el.innerText);
         if (t && t.includes(q)) {
           const control = el.control || el.querySelector("input, textarea, select, [contenteditable]");
-          add(control, t === q, control && el.htmlFor ? 0 : 1, order);
+          add(control, bare(t) === bare(q), control && el.htmlFor ? 0 : 1, order);
         }
       }
       const aria = norm(el.getAttribute("aria-label"));
-      if (aria && aria.includes(q) && !["LABEL", "BUTTON", "A"].includes(el.tagName)) add(el, aria === q, 2, order);
+      if (aria && aria.includes(q) && !["LABEL", "BUTTON", "A"].includes(el.tagName)) add(el, bare(aria) === bare(q), 2, order);
       const lb = el.getAttribute("aria-labelledby");
       if (lb) {
         const t = norm(byIds(el, "aria-labelledby"));
-        if (t && t.includes(q)) add(el, t === q, 3, order);
+        if (t && t.includes(q)) add(el, bare(t) === bare(q), 3, order);
       }
       const ph = norm(el.getAttribute("placeholder"));
-      if (ph && ph.includes(q)) add(el, ph === q, 4, order);
+      if (ph && ph.includes(q)) add(el, bare(ph) === bare(q), 4, order);
     });
     const best = new Map();
     for (const f of found) {
@@ -397,6 +407,11 @@ async (req) => {
     return el;
   }
   function clickable(el) {
+    // A custom element's host can be far wider than what it draws (a block-level <sl-checkbox>
+    // whose centre is blank space): aim at the control its shadow root shows.
+    if (el.shadowRoot) {
+      for (const n of el.shadowRoot.querySelectorAll(INTERACTIVE)) if (isVisible(n)) return clickable(n);
+    }
     if (el.tagName !== "INPUT" || !["checkbox", "radio"].includes(roleOf(el)) || isVisible(el)) return el;
     for (const l of el.labels || []) if (isVisible(l)) return l;
     let n = up(el);
@@ -416,6 +431,9 @@ async (req) => {
     if (el.tagName === "LABEL" && el.control === at) return { ok: true };
     let n = at;
     while (n) { if (n === el) return { ok: true }; n = n.parentNode || n.host; }
+    // Seen from inside a shadow root, text slotted into `el` belongs to the host: a hit on the
+    // host that holds `el` is a hit on what `el` renders.
+    if (at.shadowRoot && contains(at, el)) return { ok: true };
     return { ok: false, by: at };
   }
   function inViewport(el) {
@@ -487,15 +505,27 @@ async (req) => {
 
   // Ranks the visible candidates and names the winner; hidden ones are not on the page as a
   // person sees it (a collapsed mobile menu, a template), so they neither win nor tie.
+  // Likewise, while a modal dialog is open, what lies behind it (outside the dialog, or made
+  // inert or aria-hidden by it) is out of a person's reach, unless nothing else matches.
   function choose(cands, rules) {
     const visible = cands.filter((c) => isVisible(c.el));
     if (!visible.length) {
       const first = cands[0];
       return { pending: `${describeEl(first.el)} ${blocker(first.el, "visible") || "is not visible"}` };
     }
-    const verdict = rank(visible, rules);
-    const chosen = visible[0];
-    return { chosen, why: explain(visible, chosen, verdict, cands.length - visible.length) };
+    const modals = everything().filter((n) => (n.tagName === "DIALOG" && n.matches(":modal"))
+      || (n.getAttribute("aria-modal") === "true" && isVisible(n)));
+    const behind = (el) => {
+      for (let n = el; n; n = up(n)) if (n.inert || n.getAttribute("aria-hidden") === "true") return true;
+      return modals.length > 0 && !modals.some((m) => contains(m, el));
+    };
+    const reachable = visible.filter((c) => !behind(c.el));
+    const ranked = reachable.length ? reachable : visible;
+    const verdict = rank(ranked, rules);
+    const chosen = ranked[0];
+    const why = explain(ranked, chosen, verdict, cands.length - visible.length);
+    if (ranked.length < visible.length) why.behind_modal = visible.length - ranked.length;
+    return { chosen, why };
   }
 
   // ---- actions ----
@@ -587,6 +617,7 @@ async (req) => {
 
   // ---- the operation, retried until actionable or out of budget ----
   async function attempt() {
+    tree = null;
     switch (req.op) {
       case "click": {
         let strategy = null, cands = [];
