@@ -498,6 +498,13 @@ async (req) => {
       const same = (a, b) => a.top === b.top && a.left === b.left && a.width === b.width && a.height === b.height;
       if (!same(boxes[0], boxes[1]) || !same(boxes[1], boxes[2])) return `${describeEl(el)} is still moving`;
     }
+    // A dialog fading in or out is not there to be used yet (or any more): wait for finite
+    // animations of the element or anything around it to end.
+    const doc = el.ownerDocument;
+    if (!calm(el) && doc.getAnimations().some((a) => a.playState === "running" && a.effect && a.effect.target
+      && contains(a.effect.target, el) && Number.isFinite(a.effect.getComputedTiming().endTime))) {
+      return `${describeEl(el)} is still animating`;
+    }
     const hit = hitTarget(el);
     if (!hit.ok) return `${describeEl(el)} is covered by ${hit.by ? coverOf(hit.by, el) : "another element"}`;
     return null;

@@ -322,7 +322,8 @@ impl Tab {
         selector: Option<&str>,
         deadline: Instant,
     ) -> Result<Clicked, StepError> {
-        let req = json!({ "op": "click", "text": text, "selector": selector, "describe": describe });
+        let req =
+            json!({ "op": "click", "text": text, "selector": selector, "describe": describe });
         let found = match self.locate(req, deadline).await? {
             Located::Ready(v) => v,
             Located::Fatal(m) => return Err(StepError::new(ErrorKind::NotActionable, m)),

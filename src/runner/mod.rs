@@ -428,8 +428,14 @@ impl<'l> Run<'l> {
                 value,
                 ..
             } => {
-                tab.fill(describe, label.as_deref(), selector.as_deref(), value, deadline)
-                    .await
+                tab.fill(
+                    describe,
+                    label.as_deref(),
+                    selector.as_deref(),
+                    value,
+                    deadline,
+                )
+                .await
             }
             Step::WaitSeconds { seconds } => {
                 tokio::time::sleep(Duration::from_secs_f64(*seconds)).await;
