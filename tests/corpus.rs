@@ -523,3 +523,73 @@ fn flask_appbuilder_sign_in() {
         element(&result, 3)
     );
 }
+
+// ---- The one-time code when the plan's selector finds no field ----
+
+#[test]
+fn a_code_selector_that_matches_nothing_falls_back_to_the_boxes_the_page_shows() {
+    use std::sync::Arc;
+
+    use planlock::demo::{self, DemoSite, SmtpMailer};
+    use planlock::inbox::smtp::SmtpInbox;
+
+    if common::browser().is_none() {
+        return;
+    }
+    let (_, signup) = demo::bundled_plans()
+        .into_iter()
+        .find(|(n, _)| *n == "signup")
+        .expect("the demo's signup plan");
+    // The plan guessed `#otp-code`; the shop renders six single-character boxes instead.
+    let mut steps = signup.steps.clone();
+    let otp = steps
+        .iter()
+        .position(|s| s.kind() == "use_otp_from_inbox")
+        .expect("an OTP step");
+    steps[otp] = serde_json::from_value(serde_json::json!({
+        "type": "use_otp_from_inbox", "selector": "#otp-code"
+    }))
+    .unwrap();
+    let plan = Plan { steps, ..signup };
+    let result = common::rt().block_on(async {
+        let smtp = SmtpInbox::start(
+            SocketAddr::from(([127, 0, 0, 1], 0)),
+            demo::DEMO_MAIL_DOMAIN,
+        )
+        .await
+        .unwrap();
+        let site = DemoSite::start(Arc::new(SmtpMailer::new(smtp.local_addr())))
+            .await
+            .unwrap();
+        let vars = Vars::from_pairs([
+            format!("base_url={}", site.url("")),
+            "password=pw-123456".into(),
+        ])
+        .unwrap();
+        let req = RunRequest {
+            plan: &plan,
+            plan_name: None,
+            run_id: runner::new_run_id(),
+            lock: Lock::of_hosts(["127.0.0.1"]).unwrap(),
+            vars,
+            inboxes: vec![(None, smtp)],
+            settings: Settings::default(),
+        };
+        runner::run(
+            common::browser().unwrap(),
+            req,
+            &mut Recorder::default(),
+            CancellationToken::new(),
+        )
+        .await
+    });
+    common::assert_succeeded(&result);
+    let d = detail(&result, otp);
+    assert_eq!(d["strategy"], "fallback", "{d:#}");
+    assert_eq!(d["fallback"], "boxes", "{d:#}");
+    assert_eq!(d["boxes"], 6, "{d:#}");
+    assert!(
+        d["element"].as_str().unwrap().starts_with("<input.otp>"),
+        "{d:#}"
+    );
+}
