@@ -295,14 +295,20 @@ async fn bench_steps(
         out.push(
             series("fill (label for)", tab, n, nothing, |i| {
                 let value = format!("Ada {i}");
-                async move { tab.fill("", Some("Full name"), None, &value, deadline()).await }
+                async move {
+                    tab.fill("", Some("Full name"), None, &value, deadline())
+                        .await
+                }
             })
             .await?,
         );
         out.push(
             series("fill (aria-labelledby)", tab, n, nothing, |i| {
                 let value = format!("secret {i}");
-                async move { tab.fill("", Some("Password"), None, &value, deadline()).await }
+                async move {
+                    tab.fill("", Some("Password"), None, &value, deadline())
+                        .await
+                }
             })
             .await?,
         );
@@ -351,7 +357,9 @@ async fn bench_steps(
                     Ok(())
                 },
                 |_| async {
-                    let detail = tab.click("", Some("Create account"), None, deadline()).await?;
+                    let detail = tab
+                        .click("", Some("Create account"), None, deadline())
+                        .await?;
                     if detail.get("navigation").is_some() {
                         noticed.set(noticed.get() + 1);
                     }
@@ -376,7 +384,8 @@ async fn bench_steps(
                 n,
                 |_| async {
                     tab.navigate(form, deadline()).await?;
-                    tab.click("", Some("Create account"), None, deadline()).await?;
+                    tab.click("", Some("Create account"), None, deadline())
+                        .await?;
                     Ok(())
                 },
                 |_| tab.wait_for_text("Welcome aboard", deadline(), STEP_DEADLINE),
@@ -545,7 +554,8 @@ async fn tab_api_flow(browser: &Chromium, base: &str, into: Option<&mut FlowSeri
             tab.fill("", Some(label), None, value, deadline()).await?;
         }
         marks.push((Instant::now(), tab.cdp_calls()));
-        tab.click("", Some("Create account"), None, deadline()).await?;
+        tab.click("", Some("Create account"), None, deadline())
+            .await?;
         marks.push((Instant::now(), tab.cdp_calls()));
         tab.wait_for_text("Welcome aboard", deadline(), STEP_DEADLINE)
             .await?;

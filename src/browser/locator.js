@@ -10,6 +10,8 @@ async (req) => {
   const budget = req.budget_ms;
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim().toLowerCase();
   const squash = (s) => (s || "").replace(/\s+/g, "").toLowerCase();
+  // Finding and ranking time of the attempt that succeeded (waiting excluded), to the µs.
+  const ms = (t) => Math.round(t * 1000) / 1000;
 
   // ---- the tree: document, open shadow roots, same-origin iframes, in document order ----
   function collect(root, out, frames) {
@@ -627,6 +629,7 @@ async (req) => {
     tree = null;
     switch (req.op) {
       case "click": {
+        const t0 = performance.now();
         let strategy = null, cands = [];
         if (req.text) {
           cands = byText(req.text);
@@ -647,14 +650,16 @@ async (req) => {
           ["interactive", (c) => (c.interactive || hostRole(c.el) ? 1 : 0)],
         ]);
         if (pick.pending) return { pending: pick.pending };
+        const locateMs = performance.now() - t0;
         const el = pick.chosen.el;
         const why = await unready(el, "click", true);
         if (why) return { pending: why };
         if (strategy === "text" && !pick.chosen.exact) strategy = "text-substring";
         const p = where(el);
-        return { ok: true, strategy, x: p.x, y: p.y, element: describeEl(el), ...pick.why };
+        return { ok: true, strategy, x: p.x, y: p.y, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) };
       }
       case "fill": {
+        const t0 = performance.now();
         let strategy = null, cands = [];
         if (req.label) {
           cands = labelled(req.label);
@@ -676,6 +681,7 @@ async (req) => {
           ["label", (c) => -c.source],
         ]);
         if (pick.pending) return { pending: pick.pending };
+        const locateMs = performance.now() - t0;
         const chosen = pick.chosen;
         const el = chosen.el;
         const why = await unready(el, "editable", false);
@@ -688,7 +694,7 @@ async (req) => {
         if (got !== undefined && el.tagName !== "SELECT" && got !== req.value) {
           return { fatal: `${describeEl(el)} holds "${got}" after typing: the page rejected or rewrote the value` };
         }
-        return { ok: true, strategy, element: describeEl(el), ...pick.why };
+        return { ok: true, strategy, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) };
       }
       case "code": {
         const matched = selectorAll(req.selector).map(editableInside);
