@@ -150,11 +150,6 @@ async (req) => {
     }
     return null;
   }
-  function ancestors(el) {
-    const out = [];
-    for (let n = up(el); n; n = up(n)) out.push(n);
-    return out;
-  }
   function contains(outer, inner) {
     for (let n = inner; n; n = up(n)) if (n === outer) return true;
     return false;
