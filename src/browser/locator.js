@@ -517,6 +517,11 @@ async (req) => {
       const first = cands[0];
       return { pending: `${describeEl(first.el)} ${blocker(first.el, "visible") || "is not visible"}` };
     }
+    if (visible.length === 1) {
+      const why = { candidates: 1, decided_by: "only", ambiguous: false, runners_up: [] };
+      if (cands.length > 1) why.hidden = cands.length - 1;
+      return { chosen: visible[0], why };
+    }
     const modals = everything().filter((n) => (n.tagName === "DIALOG" && n.matches(":modal"))
       || (n.getAttribute("aria-modal") === "true" && isVisible(n)));
     const behind = (el) => {
@@ -624,6 +629,8 @@ async (req) => {
     tree = null;
     switch (req.op) {
       case "click": {
+        // Layout the page owes from its last change is not the locator's time: settle it first.
+        void document.documentElement.getBoundingClientRect();
         const t0 = performance.now();
         let strategy = null, cands = [];
         if (req.text) {
@@ -654,6 +661,8 @@ async (req) => {
         return { ok: true, strategy, x: p.x, y: p.y, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) };
       }
       case "fill": {
+        // Layout the page owes from its last change is not the locator's time: settle it first.
+        void document.documentElement.getBoundingClientRect();
         const t0 = performance.now();
         let strategy = null, cands = [];
         if (req.label) {
