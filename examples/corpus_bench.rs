@@ -32,7 +32,11 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 /// Plans that show a failure on purpose: a run of one "passes" when it fails.
-const FAILURE_CASES: [&str; 2] = ["cookie-banner-blocked", "shoelace-fill-a-button"];
+const FAILURE_CASES: [&str; 3] = [
+    "cookie-banner-blocked",
+    "mui-dialog-slow",
+    "shoelace-fill-a-button",
+];
 
 #[derive(Parser, Debug)]
 #[command(about = "planlock locator corpus benchmark")]

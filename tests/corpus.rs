@@ -411,6 +411,21 @@ fn mui_dialog_form_and_close_icon() {
     assert!(detail(&result, 4)["behind_modal"].is_null());
 }
 
+#[test]
+fn a_dialog_still_fading_in_fails_as_animating() {
+    need_corpus!();
+    let result = run_web("mui-dialog-slow");
+    assert_eq!(result.status, RunStatus::Failed);
+    assert_eq!(result.failed_step, Some(2));
+    let err = result.error.unwrap();
+    assert_eq!(err.kind, ErrorKind::NotActionable);
+    assert!(
+        err.message.contains("\"subscribe\" is still animating"),
+        "{}",
+        err.message
+    );
+}
+
 // ---- Shoelace: inputs in shadow DOM labelled by an attribute ----
 
 #[test]

@@ -471,6 +471,16 @@ async (req) => {
     return s;
   }
 
+  const MOVING = /^(opacity|transform|translate|scale|rotate|top|left|right|bottom|inset|visibility|display|width|height|margin|all$)/;
+  function movesOrFades(a) {
+    if (a.transitionProperty) return MOVING.test(a.transitionProperty);
+    try {
+      return a.effect.getKeyframes().some((k) => Object.keys(k).some((p) => MOVING.test(p)));
+    } catch (e) {
+      return true;
+    }
+  }
+
   // Null when `el` is actionable, else why not. A person acts on the element they mean and
   // waits for it; so does this: it never falls through to a lesser match that happens to be free.
   async function unready(el, need, pointer) {
@@ -496,10 +506,10 @@ async (req) => {
       if (!same(boxes[0], boxes[1]) || !same(boxes[1], boxes[2])) return `${describeEl(el)} is still moving`;
     }
     // A dialog fading in or out is not there to be used yet (or any more): wait for finite
-    // animations of the element or anything around it to end.
+    // animations that move or fade the element or anything around it (a colour pulse does not).
     const doc = el.ownerDocument;
     if (!calm(el) && doc.getAnimations().some((a) => a.playState === "running" && a.effect && a.effect.target
-      && contains(a.effect.target, el) && Number.isFinite(a.effect.getComputedTiming().endTime))) {
+      && contains(a.effect.target, el) && Number.isFinite(a.effect.getComputedTiming().endTime) && movesOrFades(a))) {
       return `${describeEl(el)} is still animating`;
     }
     const hit = hitTarget(el);
