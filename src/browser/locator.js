@@ -14,32 +14,43 @@ async (req) => {
   const ms = (t) => Math.round(t * 1000) / 1000;
 
   // ---- the tree: document, open shadow roots, same-origin iframes, in document order ----
-  function collect(root, out, frames) {
+  function collect(root, out, frames, roots) {
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
     let node = root.nodeType === Node.ELEMENT_NODE ? root : walker.nextNode();
     while (node) {
       out.push(node);
-      if (node.shadowRoot) collect(node.shadowRoot, out, frames);
+      if (node.shadowRoot) {
+        roots.push(node.shadowRoot);
+        collect(node.shadowRoot, out, frames, roots);
+      }
       if (node.tagName === "IFRAME" || node.tagName === "FRAME") {
         let doc = null;
         try { doc = node.contentDocument; } catch (e) { doc = null; }
         if (doc && doc.documentElement) {
           frames.set(doc, node);
-          collect(doc.documentElement, out, frames);
+          roots.push(doc);
+          collect(doc.documentElement, out, frames, roots);
         }
       }
       node = walker.nextNode();
     }
   }
-  // One walk per attempt: every finder of the attempt reads the same tree.
-  let tree = null;
+  // One walk per attempt: every finder of the attempt reads the same tree, and the roots
+  // (document, open shadow roots, same-origin frames) it went through.
+  let tree = null, treeRoots = null;
   function everything() {
     if (tree) return tree;
     const out = [];
     const frames = new Map();
-    if (document.documentElement) collect(document.documentElement, out, frames);
+    const roots = [document];
+    if (document.documentElement) collect(document.documentElement, out, frames, roots);
     tree = out;
+    treeRoots = roots;
     return out;
+  }
+  function queryAll(sel) {
+    everything();
+    return treeRoots.flatMap((r) => [...r.querySelectorAll(sel)]);
   }
 
   // ---- element state ----
@@ -124,19 +135,7 @@ async (req) => {
     return null;
   }
   function selectorAll(sel) {
-    const out = [];
-    const seen = new Set();
-    const roots = [document];
-    for (const el of everything()) {
-      if (el.shadowRoot) roots.push(el.shadowRoot);
-      if (el.tagName === "HTML" && el.ownerDocument !== document) roots.push(el.ownerDocument);
-    }
-    for (const r of roots) {
-      for (const el of r.querySelectorAll(sel)) {
-        if (!seen.has(el)) { seen.add(el); out.push(el); }
-      }
-    }
-    return out;
+    return [...new Set(queryAll(sel))];
   }
 
   // ---- names, roles, landmarks: what a person reads off an element ----
@@ -532,8 +531,7 @@ async (req) => {
       if (cands.length > 1) why.hidden = cands.length - 1;
       return { chosen: visible[0], why };
     }
-    const modals = everything().filter((n) => (n.tagName === "DIALOG" && n.matches(":modal"))
-      || (n.getAttribute("aria-modal") === "true" && isVisible(n)));
+    const modals = queryAll('dialog, [aria-modal="true"]').filter((n) => (n.tagName === "DIALOG" ? n.matches(":modal") : isVisible(n)));
     const behind = (el) => {
       for (let n = el; n; n = up(n)) if (n.inert || n.getAttribute("aria-hidden") === "true") return true;
       return modals.length > 0 && !modals.some((m) => contains(m, el));
@@ -637,6 +635,7 @@ async (req) => {
   // ---- the operation, retried until actionable or out of budget ----
   async function attempt() {
     tree = null;
+    treeRoots = null;
     switch (req.op) {
       case "click": {
         // Layout the page owes from its last change is not the locator's time: settle it first.
