@@ -408,7 +408,7 @@ fn mui_dialog_form_and_close_icon() {
         element(&result, 3)
     );
     // Once closed, the opener is reachable again.
-    assert!(detail(&result, 4)["behind_modal"].is_null());
+    assert!(detail(&result, 5)["behind_modal"].is_null());
 }
 
 #[test]
@@ -506,6 +506,23 @@ fn cookie_banner_covering_the_submit_fails_naming_the_banner() {
 }
 
 // ---- Stock server-rendered auth apps ----
+
+#[test]
+fn flask_appbuilder_sign_in_named_without_a_role_prefers_the_interactive_match() {
+    need_corpus!();
+    let app = flask_appbuilder();
+    let result = run_plan("fab-sign-in-by-text", &[("fab", &app.url)]);
+    common::assert_succeeded(&result);
+    // Nothing filled, no role named, both in main content: the submit input beats the
+    // panel title because it is interactive.
+    assert_choice(&result, 1, "interactive", 2);
+    assert!(
+        element(&result, 1).starts_with("<input.btn.btn-primary>"),
+        "{}",
+        element(&result, 1)
+    );
+    assert_eq!(detail(&result, 1)["runners_up"][0]["tag"], "div");
+}
 
 #[test]
 fn django_registration_then_log_in_with_the_form_button() {
