@@ -554,3 +554,35 @@ fn each_run_gets_a_context_no_run_used_before() {
         assert_eq!(result.extracted, ["first visit"]);
     }
 }
+
+#[test]
+fn a_wait_that_runs_out_names_what_the_click_before_it_did() {
+    need_browser!();
+    // The plan guessed "Pricing" where the form's button says "Join": the click follows the
+    // menu link, the form is never sent, and the wait for the welcome page runs out. The
+    // sentence must point at that click, not only at the missing text.
+    let p = plan(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/menu-form.html"},
+        {"type":"fill","describe":"the Email field","label":"Email","value":"ada@example.com"},
+        {"type":"fill","describe":"the Company field","label":"Company","value":"ACME"},
+        {"type":"click","describe":"the Pricing link","text":"Pricing"},
+        {"type":"wait_for_text","text":"Welcome aboard","timeout_seconds":1},
+        {"type":"done","summary":"joined"}]}"#,
+    );
+    let (result, _) = run(&p);
+    assert_eq!(result.status, RunStatus::Failed);
+    assert_eq!(result.failed_step, Some(4));
+    let err = result.error.expect("an error");
+    assert_eq!(err.kind, ErrorKind::Timeout);
+    let site = util::site().url("");
+    assert_eq!(
+        err.message,
+        format!(
+            "the text \"Welcome aboard\" did not appear on {site}/menu-form.html within 1 s; \
+             the page shows: \"email company join\", \"home pricing\", \"join the list\"; step 4 clicked the link \
+             \"pricing\" in the page's navigation and the page went to {site}/menu-form.html; \
+             the form filled in steps 2 and 3 was not submitted"
+        )
+    );
+}

@@ -588,21 +588,25 @@ fn a_refusal_after_the_last_browser_step_fails_the_run() {
             "{start}: {}",
             result.summary
         );
-        assert_eq!(result.failed_step, None, "{start}");
         let err = result.error.as_ref().expect("an error");
         assert_eq!(err.kind, ErrorKind::LockRefused, "{start}");
-        assert_eq!(
-            err.message,
-            format!(
-                "after the last step, the page tried to leave the lock: {}",
-                refusal_for(&a.addr.to_string())
-            )
-        );
-        assert!(
-            result.summary.starts_with("failed after the last step: "),
-            "{}",
-            result.summary
-        );
+        let refusal = refusal_for(&a.addr.to_string());
+        // Usually after `done`; on a loaded machine the page may leave while a step still runs,
+        // and then that step fails. Never a success.
+        match result.failed_step {
+            None => {
+                assert_eq!(
+                    err.message,
+                    format!("after the last step, the page tried to leave the lock: {refusal}")
+                );
+                assert!(
+                    result.summary.starts_with("failed after the last step: "),
+                    "{}",
+                    result.summary
+                );
+            }
+            Some(_) => assert_eq!(err.message, refusal, "{start}"),
+        }
         assert!(result.refused >= 1, "{start}: {}", result.refused);
         let finished = events.last().expect("run_finished");
         assert_eq!(finished.event, EventKind::RunFinished);

@@ -9,6 +9,7 @@ mod browser;
 mod ci_pipeline;
 mod ci_signals;
 mod cli_run;
+mod corpus;
 mod email_flows;
 mod extract_corpus;
 mod inbox_imap;
