@@ -138,7 +138,6 @@ impl Tab {
         self.refusals.take()
     }
 
-    /// Where the browser-wide popup guard records refusals of this tab's popups.
     /// What the browser-wide guard needs to judge this tab's requests: its lock, where to
     /// record refusals, and the tab's CDP command count.
     pub(super) fn guard_handles(&self) -> (Arc<Lock>, std::sync::Weak<Refusals>, Arc<AtomicU64>) {
@@ -653,8 +652,8 @@ async fn install_locator(
     Ok((world, task))
 }
 
-/// Destinations the lock refused in one tab — by the tab's own guard or the browser-wide popup
-/// guard — with a signal, so a step waiting for a page stops at once.
+/// Destinations the lock refused in one tab — by the tab's own guard or the browser-wide
+/// navigation guard — with a signal, so a step waiting for a page stops at once.
 pub(crate) struct Refusals {
     list: Mutex<Vec<Refusal>>,
     signal: watch::Sender<u64>,
