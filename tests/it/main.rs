@@ -13,6 +13,7 @@ mod inbox_imap;
 mod inbox_smtp;
 mod lock_probes;
 mod plan_fuzz;
+mod private_addresses;
 mod planner;
 mod schema;
 mod serve;
