@@ -17,6 +17,7 @@ use chromiumoxide::cdp::browser_protocol::target::{
 use futures::StreamExt;
 use tokio::task::JoinHandle;
 
+use super::egress::Egress;
 use super::tab::Refusals;
 use super::{BrowserError, timed};
 use crate::lock::{Lock, Refusal};
@@ -29,6 +30,9 @@ pub(super) struct GuardedTab {
     pub refusals: Weak<Refusals>,
     /// The tab's CDP command count (its navigations' interception is counted there).
     pub calls: Arc<AtomicU64>,
+    /// The context's egress (server mode), closed with it.
+    #[expect(dead_code, reason = "held, not read: dropping it closes the egress")]
+    pub egress: Option<Egress>,
 }
 
 /// The browser contexts of open tabs (one tab per context).

@@ -1,6 +1,7 @@
 //! Headless Chromium over CDP (chromiumoxide): one browser ([`Chromium`]) and one isolated
 //! browser context per run ([`Tab`]), with the plan lock enforced inside it.
 
+mod egress;
 mod guard;
 mod process;
 mod tab;
@@ -22,7 +23,8 @@ use tokio::task::JoinHandle;
 pub use process::find_executable;
 pub use tab::{Clicked, Filled, Tab};
 
-use crate::lock::Lock;
+use crate::lock::{AddressPolicy, Lock};
+use egress::Egress;
 use guard::{GuardedTab, GuardedTabs};
 use process::{LAUNCH_TIMEOUT, Process, stderr_tail};
 
@@ -75,25 +77,50 @@ pub struct Chromium {
     process: Option<Process>,
     stderr: Arc<Mutex<Vec<String>>>,
     profile: Option<tempfile::TempDir>,
-    /// A fresh context + page made ahead for the next run, when [`Chromium::keep_warm`] is on.
+    /// A fresh context + page made ahead for the next run, when [`Chromium::keep_warm`] is on:
+    /// with an egress when the last run refused private addresses (as the next one will, in
+    /// a service).
     spare: Mutex<Option<JoinHandle<Result<FreshPage, BrowserError>>>>,
     warm: AtomicBool,
 }
 
-/// A new browser context with one blank page in it.
-type FreshPage = (chromiumoxide::Page, BrowserContextId);
+/// A new browser context with one blank page in it, and the context's egress when its
+/// connections are judged by planlock.
+struct FreshPage {
+    page: chromiumoxide::Page,
+    context: BrowserContextId,
+    egress: Option<Egress>,
+}
 
-/// Creates a browser context and a blank page in it (renderer start-up included: ~150 ms).
-async fn fresh_page(browser: &chromiumoxide::Browser) -> Result<FreshPage, BrowserError> {
-    let context =
-        timed(browser.create_browser_context(CreateBrowserContextParams::default())).await?;
+/// Creates a browser context and a blank page in it (renderer start-up included: ~150 ms);
+/// with `egress`, every connection of the context goes through one.
+async fn fresh_page(
+    browser: &chromiumoxide::Browser,
+    egress: bool,
+) -> Result<FreshPage, BrowserError> {
+    let egress = match egress {
+        true => Some(Egress::start().await.map_err(|e| {
+            BrowserError::Cdp(format!("cannot open the context's egress on loopback: {e}"))
+        })?),
+        false => None,
+    };
+    let mut params = CreateBrowserContextParams::default();
+    if let Some(egress) = &egress {
+        params.proxy_server = Some(egress.proxy_server());
+        params.proxy_bypass_list = Some(Egress::proxy_bypass_list().to_string());
+    }
+    let context = timed(browser.create_browser_context(params)).await?;
     let params = CreateTargetParams::builder()
         .url("about:blank")
         .browser_context_id(context.clone())
         .build()
         .map_err(BrowserError::Cdp)?;
     let page = timed(browser.new_page(params)).await?;
-    Ok((page, context))
+    Ok(FreshPage {
+        page,
+        context,
+        egress,
+    })
 }
 
 impl Chromium {
@@ -190,38 +217,73 @@ impl Chromium {
     pub fn keep_warm(&self, on: bool) {
         self.warm.store(on, Ordering::Relaxed);
         if on {
-            self.prepare_spare();
+            self.prepare_spare(false);
         }
     }
 
-    fn prepare_spare(&self) {
+    fn prepare_spare(&self, egress: bool) {
         let Ok(mut spare) = self.spare.lock() else {
             return;
         };
         if spare.is_none() {
             let browser = self.browser.clone();
-            *spare = Some(tokio::spawn(async move { fresh_page(&browser).await }));
+            *spare = Some(tokio::spawn(
+                async move { fresh_page(&browser, egress).await },
+            ));
         }
+    }
+
+    /// Whether a run under `lock` gets an egress: when it refuses private addresses and the
+    /// browser runs here (a remote browser could not reach a proxy on this machine's loopback).
+    fn egress_for(&self, lock: &Lock) -> bool {
+        let wanted = lock.policy() == AddressPolicy::Service;
+        if wanted && self.process.is_none() {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                tracing::warn!(
+                    "a remote browser's sub-resources are not checked for private addresses: \
+                     only top-level navigations are"
+                );
+            });
+        }
+        wanted && self.process.is_some()
     }
 
     /// A new page in a new, isolated browser context, guarded by `lock`.
     pub async fn new_tab(&self, lock: Lock) -> Result<Tab, BrowserError> {
         self.check_alive()?;
+        let egress = self.egress_for(&lock);
         let spare = self.spare.lock().ok().and_then(|mut s| s.take());
         let ready = match spare {
             Some(handle) => handle.await.ok().and_then(Result::ok),
             None => None,
         };
-        let (page, context) = match ready {
-            Some(fresh) => fresh,
-            None => fresh_page(&self.browser).await?,
+        let fresh = match ready {
+            Some(fresh) if fresh.egress.is_some() == egress => fresh,
+            other => {
+                if let Some(unfit) = other {
+                    let browser = self.browser.clone();
+                    tokio::spawn(async move {
+                        let _ = timed(browser.dispose_browser_context(unfit.context)).await;
+                    });
+                }
+                fresh_page(&self.browser, egress).await?
+            }
         };
         if self.warm.load(Ordering::Relaxed) {
-            self.prepare_spare();
+            self.prepare_spare(egress);
         }
+        let FreshPage {
+            page,
+            context,
+            egress,
+        } = fresh;
         let tab = Tab::new(page, context.clone(), lock, self.gone.clone()).await?;
         // Registered before the tab is handed out: its first navigation is judged by its lock.
         let (lock, refusals, calls) = tab.guard_handles();
+        if let Some(egress) = &egress {
+            egress.admit(lock.clone());
+        }
         if let Ok(mut g) = self.guarded.lock() {
             g.insert(
                 context,
@@ -230,6 +292,7 @@ impl Chromium {
                     lock,
                     refusals,
                     calls,
+                    egress,
                 },
             );
         }
@@ -278,8 +341,8 @@ impl Chromium {
         if let Some(handle) = spare {
             handle.abort();
             // A remote browser outlives us: do not leave the spare context in it.
-            if let Ok(Ok((_, context))) = handle.await {
-                let _ = timed(self.browser.dispose_browser_context(context)).await;
+            if let Ok(Ok(fresh)) = handle.await {
+                let _ = timed(self.browser.dispose_browser_context(fresh.context)).await;
             }
         }
         let Some(process) = self.process.take() else {

@@ -120,10 +120,7 @@ fn the_private_address_probe_reaches_its_target_when_allowed() {
         util::assert_succeeded(&result);
         let mut reached = private.connections();
         reached.sort();
-        let paths: Vec<&str> = reached
-            .iter()
-            .filter_map(|l| l.split(' ').nth(1))
-            .collect();
+        let paths: Vec<&str> = reached.iter().filter_map(|l| l.split(' ').nth(1)).collect();
         for path in ["/fetch", "/frame", "/pixel.png", "/socket"] {
             assert!(
                 paths.contains(&path),
