@@ -1,0 +1,663 @@
+//! planlock's throughput benchmark: the demo shop's signup with an emailed code (over real
+//! IMAP, a Dovecot of its own) at 1, 2, 4, … concurrent runs, through `planlock serve`
+//! (concurrent `POST /v1/runs`) and through `planlock run --jobs N`, alternating level by level
+//! with the same flow in Playwright (`bench/playwright/throughput.js`: one browser, a context
+//! per run). Reports runs/s, per-run p50/p95, CPU seconds per run (the driver and Chromium
+//! separately, from /proc) and Chromium's memory (PSS from /proc/PID/smaps_rollup, summed over
+//! its processes) while the runs are in flight.
+//!
+//! ```text
+//! scripts/bench --throughput                        # builds, installs what is missing, runs this
+//! cargo run --example throughput_bench -- --levels 1,2,4,8 --runs 16 [--no-playwright] [--no-cli]
+//! ```
+//!
+//! Needs the `planlock` binary next to this example (`cargo build --bin planlock`), Dovecot
+//! (`apt-get install dovecot-imapd`), and for the Playwright side Node.js with
+//! `bench/playwright/node_modules` (`npm ci` there). Not a test: it prints Markdown tables.
+
+#[path = "../tests/it/util/dovecot.rs"]
+mod dovecot;
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, anyhow, bail};
+use async_trait::async_trait;
+use clap::Parser;
+use planlock::demo::{DemoSite, Mailer, SIGNUP_PLAN};
+use serde_json::{Value, json};
+
+/// The mail domain of the benchmark's addresses (`bob+TAG@bench.test`).
+const DOMAIN: &str = "bench.test";
+/// How often Chromium's memory is sampled while a batch runs.
+const MEMORY_SAMPLE: Duration = Duration::from_millis(200);
+
+#[derive(Parser, Debug)]
+#[command(about = "planlock throughput benchmark (side by side with Playwright)")]
+struct Args {
+    /// Concurrency levels, comma-separated.
+    #[arg(long, default_value = "1,2,4,8,16,32", value_delimiter = ',')]
+    levels: Vec<usize>,
+    /// Runs per level and side: at least this many, and at least twice the level.
+    #[arg(long, default_value_t = 12)]
+    runs: usize,
+    /// Skip the Playwright side.
+    #[arg(long)]
+    no_playwright: bool,
+    /// Skip `planlock run --jobs N`.
+    #[arg(long)]
+    no_cli: bool,
+    /// Also write every batch as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+/// The shop's mail, appended to the benchmark's Dovecot over a few kept sessions.
+struct DovecotMailer {
+    dovecot: Arc<dovecot::Dovecot>,
+    sessions: tokio::sync::Mutex<Vec<dovecot::Appender>>,
+    permits: tokio::sync::Semaphore,
+}
+
+#[async_trait]
+impl Mailer for DovecotMailer {
+    async fn send(&self, _from: &str, _to: &str, raw: Vec<u8>) -> Result<(), String> {
+        let _permit = self.permits.acquire().await.map_err(|e| e.to_string())?;
+        let kept = self.sessions.lock().await.pop();
+        let mut session = match kept {
+            Some(s) => s,
+            None => self.dovecot.appender().await,
+        };
+        session.append(&raw).await;
+        self.sessions.lock().await.push(session);
+        Ok(())
+    }
+}
+
+/// CPU seconds so far of a driver process (its own threads) and of every process below it
+/// (Chromium: its own time plus that of the children it reaped), and Chromium's PSS.
+#[derive(Debug, Clone, Copy, Default)]
+struct Usage {
+    driver_s: f64,
+    browser_s: f64,
+}
+
+fn clock_ticks() -> f64 {
+    // SAFETY: sysconf has no preconditions.
+    (unsafe { libc::sysconf(libc::_SC_CLK_TCK) }) as f64
+}
+
+/// (pid, ppid, utime+stime, cutime+cstime) in ticks, from /proc/PID/stat.
+fn stat_of(pid: u32) -> Option<(u32, u32, u64, u64)> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &text[text.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // Fields after the command: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14).
+    let n = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    Some((pid, n(1) as u32, n(11) + n(12), n(13) + n(14)))
+}
+
+/// Every process below `root`.
+fn descendants(root: u32) -> Vec<u32> {
+    let mut parent = HashMap::new();
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for entry in dir.flatten() {
+            if let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok())
+                && let Some((_, ppid, _, _)) = stat_of(pid)
+            {
+                parent.insert(pid, ppid);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut frontier = vec![root];
+    while let Some(p) = frontier.pop() {
+        for (&child, &pp) in &parent {
+            if pp == p {
+                out.push(child);
+                frontier.push(child);
+            }
+        }
+    }
+    out
+}
+
+fn usage(driver: u32) -> Usage {
+    let hz = clock_ticks();
+    let own = stat_of(driver).map(|s| s.2).unwrap_or(0);
+    let below: u64 = descendants(driver)
+        .into_iter()
+        .filter_map(stat_of)
+        .map(|(_, _, t, c)| t + c)
+        .sum();
+    Usage {
+        driver_s: own as f64 / hz,
+        browser_s: below as f64 / hz,
+    }
+}
+
+/// PSS (KiB) summed over every process below `driver` (its browser).
+fn browser_pss_kib(driver: u32) -> u64 {
+    descendants(driver)
+        .into_iter()
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok())
+        .filter_map(|text| {
+            text.lines()
+                .find(|l| l.starts_with("Pss:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<u64>().ok())
+        })
+        .sum()
+}
+
+/// Samples the browser's PSS until dropped; the peak and mean so far.
+struct MemoryWatch {
+    samples: Arc<Mutex<Vec<u64>>>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl MemoryWatch {
+    fn start(driver: u32) -> MemoryWatch {
+        let samples = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (s, st) = (samples.clone(), stop.clone());
+        std::thread::spawn(move || {
+            while !st.load(std::sync::atomic::Ordering::Relaxed) {
+                let kib = browser_pss_kib(driver);
+                s.lock().unwrap().push(kib);
+                std::thread::sleep(MEMORY_SAMPLE);
+            }
+        });
+        MemoryWatch { samples, stop }
+    }
+
+    /// (peak, mean) in MiB.
+    fn finish(self) -> (f64, f64) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let s = self.samples.lock().unwrap();
+        if s.is_empty() {
+            return (f64::NAN, f64::NAN);
+        }
+        let peak = *s.iter().max().unwrap() as f64 / 1024.0;
+        let mean = s.iter().sum::<u64>() as f64 / s.len() as f64 / 1024.0;
+        (peak, mean)
+    }
+}
+
+/// One batch: `runs` runs, `level` at a time, on one side.
+#[derive(Debug, Clone)]
+struct Batch {
+    side: &'static str,
+    level: usize,
+    wall_s: f64,
+    runs_ms: Vec<f64>,
+    failures: Vec<String>,
+    cpu: Usage,
+    idle_pss_mib: f64,
+    peak_pss_mib: f64,
+    mean_pss_mib: f64,
+}
+
+impl Batch {
+    fn rate(&self) -> f64 {
+        self.runs_ms.len() as f64 / self.wall_s
+    }
+
+    fn per_run(&self, s: f64) -> f64 {
+        s / self.runs_ms.len().max(1) as f64
+    }
+
+    fn row(&self) -> String {
+        format!(
+            "| {} | {} | {}{} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} → {:.0} (peak {:.0}) | {:.1} |",
+            self.side,
+            self.level,
+            self.runs_ms.len(),
+            if self.failures.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} failed)", self.failures.len())
+            },
+            self.rate(),
+            percentile(&self.runs_ms, 50.0),
+            percentile(&self.runs_ms, 95.0),
+            self.per_run(self.cpu.driver_s),
+            self.per_run(self.cpu.browser_s),
+            self.idle_pss_mib,
+            self.mean_pss_mib,
+            self.peak_pss_mib,
+            (self.peak_pss_mib - self.idle_pss_mib) / self.level as f64,
+        )
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "side": self.side, "level": self.level, "wall_s": self.wall_s,
+            "runs_per_s": self.rate(), "runs_ms": self.runs_ms, "failures": self.failures,
+            "p50_ms": percentile(&self.runs_ms, 50.0), "p95_ms": percentile(&self.runs_ms, 95.0),
+            "driver_cpu_s_per_run": self.per_run(self.cpu.driver_s),
+            "browser_cpu_s_per_run": self.per_run(self.cpu.browser_s),
+            "idle_pss_mib": self.idle_pss_mib, "mean_pss_mib": self.mean_pss_mib,
+            "peak_pss_mib": self.peak_pss_mib,
+        })
+    }
+}
+
+const TABLE_HEAD: &str = "| side | concurrent | runs | runs/s | p50 ms | p95 ms | driver CPU s/run | Chromium CPU s/run | Chromium PSS MiB idle → mean (peak) | PSS MiB per concurrent run (peak − idle) / N |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---:|";
+
+/// Nearest-rank percentile.
+fn percentile(samples: &[f64], p: f64) -> f64 {
+    if samples.is_empty() {
+        return f64::NAN;
+    }
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * s.len() as f64).ceil() as usize;
+    s[rank.clamp(1, s.len()) - 1]
+}
+
+/// The `planlock` binary built next to this example.
+fn planlock_binary() -> Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .context("no directory above the example")?;
+    let bin = dir.join("planlock");
+    if !bin.exists() {
+        bail!(
+            "{} is missing: build it first (cargo build --bin planlock; scripts/bench --throughput does)",
+            bin.display()
+        );
+    }
+    Ok(bin)
+}
+
+/// `planlock serve` on a port of its choosing, as a child process.
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    fn start(bin: &Path, max_runs: usize) -> Result<Server> {
+        let mut child = Command::new(bin)
+            .args(["serve", "--listen", "127.0.0.1:0", "--max-runs"])
+            .arg(max_runs.to_string())
+            .env_remove("PLANLOCK_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("start planlock serve")?;
+        let stderr = child.stderr.take().context("no stderr")?;
+        let mut lines = BufReader::new(stderr).lines();
+        let base = loop {
+            let line = lines
+                .next()
+                .context("planlock serve exited before serving")??;
+            if let Some(rest) = line.split("serving on ").nth(1) {
+                break rest.split_whitespace().next().unwrap_or_default().to_string();
+            }
+        };
+        // Keep draining its output.
+        std::thread::spawn(move || for _ in lines.by_ref() {});
+        Ok(Server { child, base })
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // SAFETY: SIGTERM to our own child, which then shuts down gracefully.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// The signup plan's request body for `POST /v1/runs`.
+fn run_body(site: &str, inbox: &str) -> Value {
+    let plan: Value = serde_json::from_str(SIGNUP_PLAN).expect("the bundled plan is JSON");
+    json!({
+        "plan": plan,
+        "vars": {"base_url": site, "password": "correct horse battery staple"},
+        "inbox": inbox,
+        "allowed_hosts": ["127.0.0.1"],
+    })
+}
+
+async fn serve_batch(
+    server: &Server,
+    body: &Value,
+    runs: usize,
+    level: usize,
+) -> Result<Batch> {
+    let client = reqwest::Client::new();
+    let url = format!("{}/v1/runs", server.base);
+    let idle = browser_pss_kib(server.pid()) as f64 / 1024.0;
+    let before = usage(server.pid());
+    let memory = MemoryWatch::start(server.pid());
+    let began = Instant::now();
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut workers = tokio::task::JoinSet::new();
+    for _ in 0..level {
+        let (client, url, body, next) = (client.clone(), url.clone(), body.clone(), next.clone());
+        workers.spawn(async move {
+            let mut done = Vec::new();
+            while next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < runs {
+                let t = Instant::now();
+                let answer = client.post(&url).json(&body).send().await;
+                let outcome = match answer {
+                    Ok(r) => {
+                        let status = r.status();
+                        let v: Value = r.json().await.unwrap_or(Value::Null);
+                        if status.is_success() && v["status"] == "succeeded" {
+                            Ok(t.elapsed().as_secs_f64() * 1e3)
+                        } else {
+                            Err(format!("{status}: {}", v["summary"].as_str().unwrap_or(&v.to_string())))
+                        }
+                    }
+                    Err(e) => Err(e.to_string()),
+                };
+                done.push(outcome);
+            }
+            done
+        });
+    }
+    let mut runs_ms = Vec::new();
+    let mut failures = Vec::new();
+    while let Some(done) = workers.join_next().await {
+        for outcome in done? {
+            match outcome {
+                Ok(ms) => runs_ms.push(ms),
+                Err(e) => failures.push(e),
+            }
+        }
+    }
+    let wall_s = began.elapsed().as_secs_f64();
+    let after = usage(server.pid());
+    let (peak, mean) = memory.finish();
+    Ok(Batch {
+        side: "planlock serve",
+        level,
+        wall_s,
+        runs_ms,
+        failures,
+        cpu: Usage {
+            driver_s: after.driver_s - before.driver_s,
+            browser_s: after.browser_s - before.browser_s,
+        },
+        idle_pss_mib: idle,
+        peak_pss_mib: peak,
+        mean_pss_mib: mean,
+    })
+}
+
+/// `planlock run PLAN ×runs --jobs level`: a process of its own, browser launch included.
+fn cli_batch(bin: &Path, plan: &Path, site: &str, inbox: &str, runs: usize, level: usize) -> Result<Batch> {
+    let mut cmd = Command::new(bin);
+    cmd.arg("run");
+    for _ in 0..runs {
+        cmd.arg(plan);
+    }
+    cmd.args(["--jobs", &level.to_string(), "--inbox", inbox, "--allow-host", "127.0.0.1"])
+        .args(["--var", &format!("base_url={site}")])
+        .args(["--var", "password=correct horse battery staple", "--json"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let began = Instant::now();
+    let mut child = cmd.spawn().context("start planlock run")?;
+    let pid = child.id();
+    let memory = MemoryWatch::start(pid);
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().context("stdout")?, &mut stdout)?;
+    // Read its CPU time as a zombie, before reaping: its own, and its reaped children's
+    // (Chromium and everything Chromium reaped).
+    let hz = clock_ticks();
+    let mut cpu = Usage::default();
+    for _ in 0..500 {
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        if state.rsplit(')').next().is_some_and(|r| r.trim_start().starts_with('Z')) {
+            if let Some((_, _, own, reaped)) = stat_of(pid) {
+                cpu = Usage {
+                    driver_s: own as f64 / hz,
+                    browser_s: reaped as f64 / hz,
+                };
+            }
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let status = child.wait()?;
+    let wall_s = began.elapsed().as_secs_f64();
+    let (peak, mean) = memory.finish();
+    let mut runs_ms = Vec::new();
+    let mut failures = Vec::new();
+    // `--json` prints one result per plan, as a JSON array or one object per line.
+    let results: Vec<Value> = match serde_json::from_str::<Value>(&stdout) {
+        Ok(Value::Array(a)) => a,
+        Ok(v) => vec![v],
+        Err(_) => stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect(),
+    };
+    for r in &results {
+        if r["status"] == "succeeded" {
+            runs_ms.push(r["duration_ms"].as_f64().unwrap_or(f64::NAN));
+        } else {
+            failures.push(r["summary"].as_str().unwrap_or("?").to_string());
+        }
+    }
+    if results.is_empty() {
+        failures.push(format!("planlock run exited {status} with no result"));
+    }
+    Ok(Batch {
+        side: "planlock run --jobs",
+        level,
+        wall_s,
+        runs_ms,
+        failures,
+        cpu,
+        idle_pss_mib: 0.0,
+        peak_pss_mib: peak,
+        mean_pss_mib: mean,
+    })
+}
+
+/// `node bench/playwright/throughput.js --serve`, asked one batch at a time.
+struct Playwright {
+    child: Child,
+    stdin: ChildStdin,
+    answers: std::io::Lines<BufReader<std::process::ChildStdout>>,
+    about: Value,
+}
+
+impl Playwright {
+    fn start(site: &str, dovecot: &dovecot::Dovecot) -> Result<Playwright> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/playwright");
+        if !dir.join("node_modules/imapflow").exists() {
+            bail!("bench/playwright/node_modules is missing: run `npm ci` there (scripts/bench does)");
+        }
+        let chrome = planlock::browser::find_executable(None)?;
+        let mut child = Command::new("node")
+            .arg(dir.join("throughput.js"))
+            .arg("--serve")
+            .env("BASE", site)
+            .env("IMAP_PORT", dovecot.port().to_string())
+            .env("IMAP_USER", dovecot::USER)
+            .env("IMAP_PASS", dovecot::PASSWORD)
+            .env("MAIL_DOMAIN", DOMAIN)
+            .env("CHROME", chrome)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .context("start node (is Node.js installed?)")?;
+        let stdin = child.stdin.take().context("stdin")?;
+        let mut answers = BufReader::new(child.stdout.take().context("stdout")?).lines();
+        let first = answers.next().context("throughput.js exited before it was ready")??;
+        let about: Value = serde_json::from_str(&first)?;
+        if about["ready"] != true {
+            bail!("throughput.js: {first}");
+        }
+        Ok(Playwright {
+            child,
+            stdin,
+            answers,
+            about,
+        })
+    }
+
+    fn batch(&mut self, runs: usize, level: usize) -> Result<Batch> {
+        let pid = self.child.id();
+        let idle = browser_pss_kib(pid) as f64 / 1024.0;
+        let before = usage(pid);
+        let memory = MemoryWatch::start(pid);
+        writeln!(self.stdin, "batch {runs} {level}")?;
+        self.stdin.flush()?;
+        let line = self.answers.next().context("throughput.js exited")??;
+        let after = usage(pid);
+        let (peak, mean) = memory.finish();
+        let v: Value = serde_json::from_str(&line)?;
+        if let Some(e) = v["error"].as_str() {
+            bail!("throughput.js: {e}");
+        }
+        let nums = |k: &str| -> Vec<f64> {
+            v[k].as_array()
+                .map(|a| a.iter().filter_map(Value::as_f64).collect())
+                .unwrap_or_default()
+        };
+        Ok(Batch {
+            side: "Playwright",
+            level,
+            wall_s: v["wall_ms"].as_f64().unwrap_or(f64::NAN) / 1e3,
+            runs_ms: nums("runs_ms"),
+            failures: v["failures"]
+                .as_array()
+                .map(|a| a.iter().map(|f| f.as_str().unwrap_or("?").to_string()).collect())
+                .unwrap_or_default(),
+            cpu: Usage {
+                driver_s: after.driver_s - before.driver_s,
+                browser_s: after.browser_s - before.browser_s,
+            },
+            idle_pss_mib: idle,
+            peak_pss_mib: peak,
+            mean_pss_mib: mean,
+        })
+    }
+}
+
+impl Drop for Playwright {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> Result<()> {
+    let args = Args::parse();
+    let bin = planlock_binary()?;
+    let dovecot = Arc::new(dovecot::Dovecot::start().ok_or_else(|| {
+        anyhow!("Dovecot is needed for the mail part (apt-get install dovecot-imapd)")
+    })?);
+    let mailer = Arc::new(DovecotMailer {
+        dovecot: dovecot.clone(),
+        sessions: tokio::sync::Mutex::new(Vec::new()),
+        permits: tokio::sync::Semaphore::new(4),
+    });
+    let site = DemoSite::start(mailer).await?;
+    let base = site.url("");
+    let inbox = dovecot.url(&format!("address={}@{DOMAIN}&plus=true", dovecot::USER));
+    let body = run_body(&base, &inbox);
+    let plan_file = tempfile::Builder::new().suffix(".json").tempfile()?;
+    std::fs::write(plan_file.path(), SIGNUP_PLAN)?;
+
+    let max_level = args.levels.iter().copied().max().unwrap_or(1);
+    let server = Server::start(&bin, max_level)?;
+    // Two unmeasured runs: the browser's first contexts, the IMAP connection.
+    let warm = serve_batch(&server, &body, 2, 1).await?;
+    if !warm.failures.is_empty() {
+        bail!("the warm-up runs through serve failed: {:?}", warm.failures);
+    }
+    let mut playwright = if args.no_playwright {
+        None
+    } else {
+        Some(Playwright::start(&base, &dovecot)?)
+    };
+    let load_before = load();
+    eprintln!("load average before: {load_before}");
+    let mut batches = Vec::new();
+    for &level in &args.levels {
+        let runs = args.runs.max(2 * level);
+        eprintln!("{level} concurrent, {runs} runs per side …");
+        // Alternating, so both sides see the same machine load.
+        let b = serve_batch(&server, &body, runs, level).await?;
+        eprintln!("  {}", b.row());
+        batches.push(b);
+        if let Some(p) = playwright.as_mut() {
+            let b = tokio::task::block_in_place(|| p.batch(runs, level))?;
+            eprintln!("  {}", b.row());
+            batches.push(b);
+        }
+        if !args.no_cli {
+            let (bin, plan, base, inbox) = (&bin, plan_file.path(), &base, &inbox);
+            let b = tokio::task::block_in_place(|| cli_batch(bin, plan, base, inbox, runs, level))?;
+            eprintln!("  {}", b.row());
+            batches.push(b);
+        }
+    }
+    let load_after = load();
+    drop(server);
+
+    println!("### Throughput: signup with an emailed code (IMAP), N runs at once\n");
+    println!("Load average {load_before} before, {load_after} after. CPU and PSS from /proc: \"driver\" is the planlock process (or node with Playwright), \"Chromium\" every process below it.\n");
+    println!("{TABLE_HEAD}");
+    for b in &batches {
+        println!("{}", b.row());
+    }
+    println!();
+    println!("| concurrent | planlock serve runs/s | Playwright runs/s | ratio |\n|---:|---:|---:|---:|");
+    for &level in &args.levels {
+        let rate = |side: &str| {
+            batches
+                .iter()
+                .find(|b| b.side == side && b.level == level)
+                .map(Batch::rate)
+        };
+        if let (Some(p), Some(w)) = (rate("planlock serve"), rate("Playwright")) {
+            println!("| {level} | {p:.2} | {w:.2} | {:.2}× |", p / w);
+        }
+    }
+    if let Some(p) = &playwright {
+        println!("\nPlaywright {} on node {}, driving Chromium {}", p.about["playwright"].as_str().unwrap_or("?"), p.about["node"].as_str().unwrap_or("?"), p.about["browser"].as_str().unwrap_or("?"));
+    }
+    for b in &batches {
+        for f in b.failures.iter().take(3) {
+            println!("\n{} at {}: a run failed: {f}", b.side, b.level);
+        }
+    }
+    if let Some(path) = &args.json {
+        let all: Vec<Value> = batches.iter().map(Batch::to_json).collect();
+        std::fs::write(path, serde_json::to_string_pretty(&json!({"batches": all, "load_before": load_before, "load_after": load_after}))?)?;
+    }
+    drop(playwright);
+    Ok(())
+}
