@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -33,8 +33,8 @@ use serde_json::{Value, json};
 
 /// The mail domain of the benchmark's addresses (`bob+TAG@bench.test`).
 const DOMAIN: &str = "bench.test";
-/// How often Chromium's memory is sampled while a batch runs.
-const MEMORY_SAMPLE: Duration = Duration::from_millis(200);
+/// How often CPU times are read while a batch runs (PSS every fourth time).
+const CPU_SAMPLE: Duration = Duration::from_millis(50);
 
 #[derive(Parser, Debug)]
 #[command(about = "planlock throughput benchmark (side by side with Playwright)")]
@@ -78,12 +78,13 @@ impl Mailer for DovecotMailer {
     }
 }
 
-/// CPU seconds so far of a driver process (its own threads) and of every process below it
-/// (Chromium: its own time plus that of the children it reaped), and Chromium's PSS.
-#[derive(Debug, Clone, Copy, Default)]
+/// CPU seconds of a driver process (planlock, or node with Playwright) and of the browser
+/// below it, by Chromium process type (`browser`, `renderer`, `gpu-process`, `network`, …).
+#[derive(Debug, Clone, Default)]
 struct Usage {
     driver_s: f64,
     browser_s: f64,
+    by_type: Vec<(String, f64)>,
 }
 
 fn clock_ticks() -> f64 {
@@ -91,14 +92,14 @@ fn clock_ticks() -> f64 {
     (unsafe { libc::sysconf(libc::_SC_CLK_TCK) }) as f64
 }
 
-/// (pid, ppid, utime+stime, cutime+cstime) in ticks, from /proc/PID/stat.
-fn stat_of(pid: u32) -> Option<(u32, u32, u64, u64)> {
+/// (ppid, start time, utime+stime) in ticks, from /proc/PID/stat.
+fn stat_of(pid: u32) -> Option<(u32, u64, u64)> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let rest = &text[text.rfind(')')? + 2..];
     let f: Vec<&str> = rest.split_whitespace().collect();
-    // Fields after the command: state(0) ppid(1) … utime(11) stime(12) cutime(13) cstime(14).
+    // Fields after the command: state(0) ppid(1) … utime(11) stime(12) … starttime(19).
     let n = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-    Some((pid, n(1) as u32, n(11) + n(12), n(13) + n(14)))
+    Some((n(1) as u32, n(19), n(11) + n(12)))
 }
 
 /// Every process below `root`.
@@ -107,7 +108,7 @@ fn descendants(root: u32) -> Vec<u32> {
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for entry in dir.flatten() {
             if let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok())
-                && let Some((_, ppid, _, _)) = stat_of(pid)
+                && let Some((ppid, _, _)) = stat_of(pid)
             {
                 parent.insert(pid, ppid);
             }
@@ -126,65 +127,132 @@ fn descendants(root: u32) -> Vec<u32> {
     out
 }
 
-fn usage(driver: u32) -> Usage {
-    let hz = clock_ticks();
-    let own = stat_of(driver).map(|s| s.2).unwrap_or(0);
-    let below: u64 = descendants(driver)
-        .into_iter()
-        .filter_map(stat_of)
-        .map(|(_, _, t, c)| t + c)
-        .sum();
-    Usage {
-        driver_s: own as f64 / hz,
-        browser_s: below as f64 / hz,
+/// What kind of Chromium process `pid` is, from its command line.
+fn process_type(pid: u32) -> String {
+    let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    // Chromium rewrites its command line into one string: split on spaces too.
+    let args: Vec<String> = cmd
+        .split(|b| *b == 0 || *b == b' ')
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    let value = |flag: &str| {
+        args.iter()
+            .find_map(|a| a.strip_prefix(flag).map(str::to_string))
+    };
+    match value("--type=").as_deref() {
+        None => "browser".into(),
+        Some("utility") => match value("--utility-sub-type=") {
+            Some(sub) if sub.contains("NetworkService") => "network".into(),
+            Some(sub) if sub.contains("Storage") => "storage".into(),
+            Some(sub) => format!("utility ({})", sub.rsplit('.').next().unwrap_or(&sub)),
+            None => "utility".into(),
+        },
+        Some("renderer") if args.iter().any(|a| a == "--top-chrome-webui") => {
+            "renderer (browser UI)".into()
+        }
+        Some(t) => t.to_string(),
     }
 }
 
-/// PSS (KiB) summed over every process below `driver` (its browser).
-fn browser_pss_kib(driver: u32) -> u64 {
-    descendants(driver)
-        .into_iter()
-        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok())
-        .filter_map(|text| {
+/// PSS (KiB) of one process, from /proc/PID/smaps_rollup.
+fn pss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+        .ok()
+        .and_then(|text| {
             text.lines()
                 .find(|l| l.starts_with("Pss:"))
                 .and_then(|l| l.split_whitespace().nth(1))
                 .and_then(|v| v.parse::<u64>().ok())
         })
-        .sum()
+        .unwrap_or(0)
 }
 
-/// Samples the browser's PSS until dropped; the peak and mean so far.
-struct MemoryWatch {
-    samples: Arc<Mutex<Vec<u64>>>,
+/// Chromium's PSS (KiB): every process below `driver`.
+fn browser_pss_kib(driver: u32) -> u64 {
+    descendants(driver).into_iter().map(pss_kib).sum()
+}
+
+/// Watches a driver and its browser while a batch runs: every process's CPU time at its
+/// first and last sighting (a process that exits loses at most one interval), and the
+/// browser's PSS.
+struct Sampler {
     stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<Sampled>,
 }
 
-impl MemoryWatch {
-    fn start(driver: u32) -> MemoryWatch {
-        let samples = Arc::new(Mutex::new(Vec::new()));
+#[derive(Default)]
+struct Sampled {
+    /// (pid, start time) → (type, first ticks, last ticks); the driver's type is "".
+    cpu: HashMap<(u32, u64), (String, u64, u64)>,
+    pss_kib: Vec<u64>,
+}
+
+impl Sampler {
+    fn start(driver: u32) -> Sampler {
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (s, st) = (samples.clone(), stop.clone());
-        std::thread::spawn(move || {
-            while !st.load(std::sync::atomic::Ordering::Relaxed) {
-                let kib = browser_pss_kib(driver);
-                s.lock().unwrap().push(kib);
-                std::thread::sleep(MEMORY_SAMPLE);
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut out = Sampled::default();
+            let mut round = 0u64;
+            loop {
+                let last = flag.load(std::sync::atomic::Ordering::Relaxed);
+                let below = descendants(driver);
+                for pid in below.iter().copied().chain([driver]) {
+                    if let Some((_, start, ticks)) = stat_of(pid) {
+                        let entry = out.cpu.entry((pid, start)).or_insert_with(|| {
+                            let kind = if pid == driver {
+                                String::new()
+                            } else {
+                                process_type(pid)
+                            };
+                            // Seen after the batch began: it started during the batch.
+                            let first = if round == 0 { ticks } else { 0 };
+                            (kind, first, ticks)
+                        });
+                        entry.2 = ticks;
+                    }
+                }
+                if round % 4 == 0 || last {
+                    out.pss_kib.push(below.into_iter().map(pss_kib).sum());
+                }
+                if last {
+                    return out;
+                }
+                round += 1;
+                std::thread::sleep(CPU_SAMPLE);
             }
         });
-        MemoryWatch { samples, stop }
+        Sampler { stop, thread }
     }
 
-    /// (peak, mean) in MiB.
-    fn finish(self) -> (f64, f64) {
+    /// CPU used since the start, and the browser's PSS (peak, mean) in MiB.
+    fn finish(self) -> (Usage, f64, f64) {
         self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        let s = self.samples.lock().unwrap();
-        if s.is_empty() {
-            return (f64::NAN, f64::NAN);
+        let sampled = self.thread.join().unwrap_or_default();
+        let hz = clock_ticks();
+        let mut usage = Usage::default();
+        let mut by_type: HashMap<String, f64> = HashMap::new();
+        for (kind, first, last) in sampled.cpu.values() {
+            let s = last.saturating_sub(*first) as f64 / hz;
+            if kind.is_empty() {
+                usage.driver_s += s;
+            } else {
+                usage.browser_s += s;
+                *by_type.entry(kind.clone()).or_default() += s;
+            }
         }
-        let peak = *s.iter().max().unwrap() as f64 / 1024.0;
-        let mean = s.iter().sum::<u64>() as f64 / s.len() as f64 / 1024.0;
-        (peak, mean)
+        usage.by_type = by_type.into_iter().collect();
+        usage.by_type.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let p = &sampled.pss_kib;
+        let (peak, mean) = if p.is_empty() {
+            (f64::NAN, f64::NAN)
+        } else {
+            (
+                *p.iter().max().unwrap() as f64 / 1024.0,
+                p.iter().sum::<u64>() as f64 / p.len() as f64 / 1024.0,
+            )
+        };
+        (usage, peak, mean)
     }
 }
 
@@ -241,6 +309,7 @@ impl Batch {
             "p50_ms": percentile(&self.runs_ms, 50.0), "p95_ms": percentile(&self.runs_ms, 95.0),
             "driver_cpu_s_per_run": self.per_run(self.cpu.driver_s),
             "browser_cpu_s_per_run": self.per_run(self.cpu.browser_s),
+            "browser_cpu_s_per_run_by_type": self.cpu.by_type.iter().map(|(k, s)| (k.clone(), json!(self.per_run(*s)))).collect::<serde_json::Map<_, _>>(),
             "idle_pss_mib": self.idle_pss_mib, "mean_pss_mib": self.mean_pss_mib,
             "peak_pss_mib": self.peak_pss_mib,
         })
@@ -344,8 +413,7 @@ async fn serve_batch(
     let client = reqwest::Client::new();
     let url = format!("{}/v1/runs", server.base);
     let idle = browser_pss_kib(server.pid()) as f64 / 1024.0;
-    let before = usage(server.pid());
-    let memory = MemoryWatch::start(server.pid());
+    let sampler = Sampler::start(server.pid());
     let began = Instant::now();
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut workers = tokio::task::JoinSet::new();
@@ -384,18 +452,14 @@ async fn serve_batch(
         }
     }
     let wall_s = began.elapsed().as_secs_f64();
-    let after = usage(server.pid());
-    let (peak, mean) = memory.finish();
+    let (cpu, peak, mean) = sampler.finish();
     Ok(Batch {
         side: "planlock serve",
         level,
         wall_s,
         runs_ms,
         failures,
-        cpu: Usage {
-            driver_s: after.driver_s - before.driver_s,
-            browser_s: after.browser_s - before.browser_s,
-        },
+        cpu,
         idle_pss_mib: idle,
         peak_pss_mib: peak,
         mean_pss_mib: mean,
@@ -418,29 +482,12 @@ fn cli_batch(bin: &Path, plan: &Path, site: &str, inbox: &str, runs: usize, leve
     let began = Instant::now();
     let mut child = cmd.spawn().context("start planlock run")?;
     let pid = child.id();
-    let memory = MemoryWatch::start(pid);
+    let sampler = Sampler::start(pid);
     let mut stdout = String::new();
     std::io::Read::read_to_string(child.stdout.as_mut().context("stdout")?, &mut stdout)?;
-    // Read its CPU time as a zombie, before reaping: its own, and its reaped children's
-    // (Chromium and everything Chromium reaped).
-    let hz = clock_ticks();
-    let mut cpu = Usage::default();
-    for _ in 0..500 {
-        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        if state.rsplit(')').next().is_some_and(|r| r.trim_start().starts_with('Z')) {
-            if let Some((_, _, own, reaped)) = stat_of(pid) {
-                cpu = Usage {
-                    driver_s: own as f64 / hz,
-                    browser_s: reaped as f64 / hz,
-                };
-            }
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let (cpu, peak, mean) = sampler.finish();
     let status = child.wait()?;
     let wall_s = began.elapsed().as_secs_f64();
-    let (peak, mean) = memory.finish();
     let mut runs_ms = Vec::new();
     let mut failures = Vec::new();
     // `--json` prints one result per plan, as a JSON array or one object per line.
@@ -522,13 +569,11 @@ impl Playwright {
     fn batch(&mut self, runs: usize, level: usize) -> Result<Batch> {
         let pid = self.child.id();
         let idle = browser_pss_kib(pid) as f64 / 1024.0;
-        let before = usage(pid);
-        let memory = MemoryWatch::start(pid);
+        let sampler = Sampler::start(pid);
         writeln!(self.stdin, "batch {runs} {level}")?;
         self.stdin.flush()?;
         let line = self.answers.next().context("throughput.js exited")??;
-        let after = usage(pid);
-        let (peak, mean) = memory.finish();
+        let (cpu, peak, mean) = sampler.finish();
         let v: Value = serde_json::from_str(&line)?;
         if let Some(e) = v["error"].as_str() {
             bail!("throughput.js: {e}");
@@ -547,10 +592,7 @@ impl Playwright {
                 .as_array()
                 .map(|a| a.iter().map(|f| f.as_str().unwrap_or("?").to_string()).collect())
                 .unwrap_or_default(),
-            cpu: Usage {
-                driver_s: after.driver_s - before.driver_s,
-                browser_s: after.browser_s - before.browser_s,
-            },
+            cpu,
             idle_pss_mib: idle,
             peak_pss_mib: peak,
             mean_pss_mib: mean,
@@ -632,6 +674,18 @@ async fn main() -> Result<()> {
     println!("{TABLE_HEAD}");
     for b in &batches {
         println!("{}", b.row());
+    }
+    println!("\nChromium CPU seconds per run by process type:\n");
+    println!("| side | concurrent | by process type (s/run) |\n|---|---:|---|");
+    for b in &batches {
+        let parts: Vec<String> = b
+            .cpu
+            .by_type
+            .iter()
+            .filter(|(_, s)| *s > 0.0)
+            .map(|(k, s)| format!("{k} {:.3}", b.per_run(*s)))
+            .collect();
+        println!("| {} | {} | {} |", b.side, b.level, parts.join(", "));
     }
     println!();
     println!("| concurrent | planlock serve runs/s | Playwright runs/s | ratio |\n|---:|---:|---:|---:|");
