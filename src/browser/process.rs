@@ -14,10 +14,17 @@ use super::BrowserError;
 /// How long Chromium may take to print its DevTools address.
 pub(super) const LAUNCH_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// Quiet, container-friendly flags (no sandbox: tests and CI run as root).
+/// Quiet, container-friendly flags (no sandbox: tests and CI run as root), and nothing a run
+/// never looks at:
+/// - no startup window: the first page is the first run's, in its own context;
+/// - no WebUI omnibox popup: headless Chromium 156 otherwise preloads it into a renderer
+///   process of its own for every browser context, a third of a run's browser CPU;
+/// - WebRTC only through a proxy: in server mode a context's proxy is its egress, and UDP
+///   would go around it.
+///
 /// `--block-new-web-contents` is not among them: headless Chromium (`--headless=new`, 156)
 /// ignores it and popups load. The browser-wide navigation guard governs them.
-const CHROMIUM_FLAGS: [&str; 22] = [
+const CHROMIUM_FLAGS: [&str; 24] = [
     "--no-sandbox",
     "--disable-gpu",
     "--disable-dev-shm-usage",
@@ -29,7 +36,8 @@ const CHROMIUM_FLAGS: [&str; 22] = [
     "--disable-default-apps",
     "--disable-breakpad",
     "--disable-client-side-phishing-detection",
-    "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication",
+    "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--disable-popup-blocking",
     "--no-first-run",
     "--no-default-browser-check",
@@ -40,10 +48,25 @@ const CHROMIUM_FLAGS: [&str; 22] = [
     "--window-size=1280,900",
     "--remote-debugging-port=0",
     "--remote-debugging-address=127.0.0.1",
+    "--no-startup-window",
 ];
 
-/// Finds a Chromium executable: the explicit path, `$CHROME`, then the usual places.
+/// Distribution launch scripts and the binaries they start. Debian's `/usr/bin/chromium`
+/// adds flags of its own (GPU rasterization, which headless Chromium does in software;
+/// extension loading) and runs a shell and `findmnt` before every launch.
+const WRAPPERS: [(&str, &str); 2] = [
+    ("/usr/bin/chromium", "/usr/lib/chromium/chromium"),
+    ("/usr/bin/chromium-browser", "/usr/lib/chromium-browser/chromium-browser"),
+];
+
+/// Finds a Chromium executable: the explicit path, `$CHROME`, then the usual places. A known
+/// distribution launch script is replaced by the binary it starts, so the browser runs with
+/// exactly planlock's flags.
 pub fn find_executable(explicit: Option<&Path>) -> Result<PathBuf, BrowserError> {
+    find_named(explicit).map(|p| behind_wrapper(&p).unwrap_or(p))
+}
+
+fn find_named(explicit: Option<&Path>) -> Result<PathBuf, BrowserError> {
     if let Some(p) = explicit {
         return Ok(p.to_path_buf());
     }
@@ -64,6 +87,17 @@ pub fn find_executable(explicit: Option<&Path>) -> Result<PathBuf, BrowserError>
         .map(PathBuf::from)
         .find(|p| p.exists())
         .ok_or(BrowserError::NotFound)
+}
+
+/// The binary a known launch script at `path` starts, when `path` is that script.
+fn behind_wrapper(path: &Path) -> Option<PathBuf> {
+    let (_, binary) = WRAPPERS.iter().find(|(script, _)| path == Path::new(script))?;
+    let mut head = [0u8; 2];
+    let is_script = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| &head == b"#!");
+    let binary = PathBuf::from(binary);
+    (is_script && binary.is_file()).then_some(binary)
 }
 
 /// A launched Chromium: its process, the DevTools WebSocket URL it printed, the tail of its
@@ -112,7 +146,6 @@ pub(super) async fn launch(path: &Path, headful: bool) -> Result<Launched, Brows
     }
     cmd.args(CHROMIUM_FLAGS)
         .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("about:blank")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
