@@ -2,6 +2,7 @@
 //! browser context per run ([`Tab`]), with the plan lock enforced inside it.
 
 mod egress;
+mod facts;
 mod guard;
 mod process;
 mod tab;
@@ -21,7 +22,8 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use process::find_executable;
-pub use tab::{Clicked, Filled, Tab};
+pub use facts::{Candidate, Clicked, Extracted, Located, Navigated, PageError, Target};
+pub use tab::Tab;
 
 use crate::lock::{AddressPolicy, Lock};
 use egress::Egress;

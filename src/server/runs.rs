@@ -13,7 +13,9 @@ use tokio_util::sync::CancellationToken;
 use super::AppState;
 use super::browser::BrowserHandle;
 use crate::error::{ErrorKind, StepError};
-use crate::runner::{self, Event, EventKind, LockedRun, RunResult, RunStatus};
+use crate::runner::{
+    self, Event, EventDetail, EventKind, LockedRun, RunResult, RunStatus, StepDetail,
+};
 
 /// A locked run and what the service gives it to start.
 pub struct Launch {
@@ -173,10 +175,12 @@ fn running_view(run_id: &str, started_at: &str, events: &[Event]) -> Value {
     for e in events {
         match e.event {
             EventKind::RunStarted => {
-                inbox_address = e.detail["inbox_address"].clone();
-                allowed_hosts = e.detail["allowed_hosts"].clone();
-                plan = e.detail["plan"].clone();
-                total = e.detail["steps"].clone();
+                if let EventDetail::RunStarted(started) = &e.detail {
+                    inbox_address = json!(started.inbox_address);
+                    allowed_hosts = json!(started.allowed_hosts);
+                    plan = json!(started.plan);
+                    total = json!(started.steps);
+                }
             }
             EventKind::StepStarted => steps.push(json!({
                 "index": e.index,
@@ -232,17 +236,15 @@ pub fn line(value: &impl serde::Serialize) -> Bytes {
 }
 
 /// Adds `screenshot_url` next to a failure's server-side `screenshot` path.
-fn link_screenshot(run_id: &str, detail: &mut Value) {
-    let file = detail["screenshot"]
-        .as_str()
+fn link_screenshot(run_id: &str, detail: &mut StepDetail) {
+    let file = detail
+        .screenshot
+        .as_deref()
         .and_then(|p| Path::new(p).file_name())
         .and_then(|f| f.to_str())
         .map(str::to_string);
-    if let (Some(file), Some(obj)) = (file, detail.as_object_mut()) {
-        obj.insert(
-            "screenshot_url".into(),
-            json!(format!("/v1/runs/{run_id}/screenshots/{file}")),
-        );
+    if let Some(file) = file {
+        detail.screenshot_url = Some(format!("/v1/runs/{run_id}/screenshots/{file}"));
     }
 }
 
@@ -294,7 +296,9 @@ pub fn start(state: &AppState, launch: Launch, stream: bool) -> Started {
         async move {
             let mut listener = |event: &Event| {
                 let mut event = event.clone();
-                link_screenshot(&id, &mut event.detail);
+                if let EventDetail::Step(detail) = &mut event.detail {
+                    link_screenshot(&id, detail);
+                }
                 registry.record(&id, &event);
                 if let Some(tx) = &lines_tx {
                     let _ = tx.send(line(&event));
@@ -360,6 +364,7 @@ fn crashed(run_id: &str, e: &tokio::task::JoinError) -> RunResult {
         inbox_address: None,
         duration_ms: 0,
         allowed_hosts: Vec::new(),
+        refused: 0,
         plan: None,
     }
 }

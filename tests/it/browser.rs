@@ -39,7 +39,7 @@ fn form_flow_with_every_label_kind_and_extract() {
     assert_succeeded(&result);
     let strategies: Vec<&str> = result.steps[1..6]
         .iter()
-        .map(|s| s.detail["strategy"].as_str().unwrap())
+        .map(|s| s.detail.located.as_ref().unwrap().strategy.as_str())
         .collect();
     assert_eq!(
         strategies,
@@ -253,8 +253,14 @@ fn ambiguous_texts_prefer_exact_visible_interactive_elements() {
     );
     let (result, _) = run(&p);
     assert_succeeded(&result);
-    assert_eq!(result.steps[1].detail["strategy"], "text");
-    assert_eq!(result.steps[5].detail["strategy"], "text-substring");
+    assert_eq!(
+        result.steps[1].detail.located.as_ref().unwrap().strategy,
+        "text"
+    );
+    assert_eq!(
+        result.steps[5].detail.located.as_ref().unwrap().strategy,
+        "text-substring"
+    );
 }
 
 #[test]
@@ -269,7 +275,10 @@ fn selector_fallback_when_text_finds_nothing() {
     );
     let (result, _) = run_spec(RunSpec::new(p.clone()).settings(quick()));
     assert_succeeded(&result);
-    assert_eq!(result.steps[1].detail["strategy"], "selector");
+    assert_eq!(
+        result.steps[1].detail.located.as_ref().unwrap().strategy,
+        "selector"
+    );
 }
 
 #[test]
@@ -303,14 +312,18 @@ fn missing_element_fails_with_closest_texts_screenshot_and_url() {
     );
     let failed = &result.steps[1];
     assert_eq!(failed.status, StepStatus::Failed);
-    let shot = failed.detail["screenshot"]
-        .as_str()
+    let shot = failed
+        .detail
+        .screenshot
+        .as_deref()
         .expect("a screenshot path");
     let png = std::fs::read(shot).unwrap();
     assert_eq!(&png[..4], b"\x89PNG");
     assert!(
-        failed.detail["url"]
-            .as_str()
+        failed
+            .detail
+            .url
+            .as_deref()
             .unwrap()
             .ends_with("/form.html")
     );
@@ -459,10 +472,12 @@ fn a_click_that_submits_a_form_waits_for_the_new_page() {
     assert_succeeded(&result);
     for click in result.steps.iter().filter(|s| s.step_type == "click") {
         assert!(
-            click.detail["navigation"]
-                .as_str()
+            click
+                .detail
+                .navigation
+                .as_deref()
                 .is_some_and(|u| u.contains("/welcome.html")),
-            "every submit click saw its navigation: {}",
+            "every submit click saw its navigation: {:?}",
             click.detail
         );
     }
@@ -482,10 +497,10 @@ fn a_moving_button_is_clicked_once_it_stops() {
     let (result, _) = run(&p);
     assert_succeeded(&result);
     // 150 ms into a 800 ms slide the button is surely moving: the click waits for it to stop.
-    let x = result.steps[2].detail["x"].as_f64().unwrap();
+    let x = result.steps[2].detail.located.as_ref().unwrap().x.unwrap();
     assert!(
         x > 600.0,
-        "clicked where it stopped: {}",
+        "clicked where it stopped: {:?}",
         result.steps[2].detail
     );
 }
