@@ -107,7 +107,10 @@ fn descendants(root: u32) -> Vec<u32> {
     let mut parent = HashMap::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for entry in dir.flatten() {
-            if let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok())
+            if let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<u32>().ok())
                 && let Some((ppid, _, _)) = stat_of(pid)
             {
                 parent.insert(pid, ppid);
@@ -370,7 +373,11 @@ impl Server {
                 .next()
                 .context("planlock serve exited before serving")??;
             if let Some(rest) = line.split("serving on ").nth(1) {
-                break rest.split_whitespace().next().unwrap_or_default().to_string();
+                break rest
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
             }
         };
         // Keep draining its output.
@@ -404,12 +411,7 @@ fn run_body(site: &str, inbox: &str) -> Value {
     })
 }
 
-async fn serve_batch(
-    server: &Server,
-    body: &Value,
-    runs: usize,
-    level: usize,
-) -> Result<Batch> {
+async fn serve_batch(server: &Server, body: &Value, runs: usize, level: usize) -> Result<Batch> {
     let client = reqwest::Client::new();
     let url = format!("{}/v1/runs", server.base);
     let idle = browser_pss_kib(server.pid()) as f64 / 1024.0;
@@ -431,7 +433,10 @@ async fn serve_batch(
                         if status.is_success() && v["status"] == "succeeded" {
                             Ok(t.elapsed().as_secs_f64() * 1e3)
                         } else {
-                            Err(format!("{status}: {}", v["summary"].as_str().unwrap_or(&v.to_string())))
+                            Err(format!(
+                                "{status}: {}",
+                                v["summary"].as_str().unwrap_or(&v.to_string())
+                            ))
                         }
                     }
                     Err(e) => Err(e.to_string()),
@@ -467,18 +472,32 @@ async fn serve_batch(
 }
 
 /// `planlock run PLAN ×runs --jobs level`: a process of its own, browser launch included.
-fn cli_batch(bin: &Path, plan: &Path, site: &str, inbox: &str, runs: usize, level: usize) -> Result<Batch> {
+fn cli_batch(
+    bin: &Path,
+    plan: &Path,
+    site: &str,
+    inbox: &str,
+    runs: usize,
+    level: usize,
+) -> Result<Batch> {
     let mut cmd = Command::new(bin);
     cmd.arg("run");
     for _ in 0..runs {
         cmd.arg(plan);
     }
-    cmd.args(["--jobs", &level.to_string(), "--inbox", inbox, "--allow-host", "127.0.0.1"])
-        .args(["--var", &format!("base_url={site}")])
-        .args(["--var", "password=correct horse battery staple", "--json"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
+    cmd.args([
+        "--jobs",
+        &level.to_string(),
+        "--inbox",
+        inbox,
+        "--allow-host",
+        "127.0.0.1",
+    ])
+    .args(["--var", &format!("base_url={site}")])
+    .args(["--var", "password=correct horse battery staple", "--json"])
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null());
     let began = Instant::now();
     let mut child = cmd.spawn().context("start planlock run")?;
     let pid = child.id();
@@ -534,7 +553,9 @@ impl Playwright {
     fn start(site: &str, dovecot: &dovecot::Dovecot) -> Result<Playwright> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/playwright");
         if !dir.join("node_modules/imapflow").exists() {
-            bail!("bench/playwright/node_modules is missing: run `npm ci` there (scripts/bench does)");
+            bail!(
+                "bench/playwright/node_modules is missing: run `npm ci` there (scripts/bench does)"
+            );
         }
         let chrome = planlock::browser::find_executable(None)?;
         let mut child = Command::new("node")
@@ -553,7 +574,9 @@ impl Playwright {
             .context("start node (is Node.js installed?)")?;
         let stdin = child.stdin.take().context("stdin")?;
         let mut answers = BufReader::new(child.stdout.take().context("stdout")?).lines();
-        let first = answers.next().context("throughput.js exited before it was ready")??;
+        let first = answers
+            .next()
+            .context("throughput.js exited before it was ready")??;
         let about: Value = serde_json::from_str(&first)?;
         if about["ready"] != true {
             bail!("throughput.js: {first}");
@@ -590,7 +613,11 @@ impl Playwright {
             runs_ms: nums("runs_ms"),
             failures: v["failures"]
                 .as_array()
-                .map(|a| a.iter().map(|f| f.as_str().unwrap_or("?").to_string()).collect())
+                .map(|a| {
+                    a.iter()
+                        .map(|f| f.as_str().unwrap_or("?").to_string())
+                        .collect()
+                })
                 .unwrap_or_default(),
             cpu,
             idle_pss_mib: idle,
@@ -670,7 +697,9 @@ async fn main() -> Result<()> {
     drop(server);
 
     println!("### Throughput: signup with an emailed code (IMAP), N runs at once\n");
-    println!("Load average {load_before} before, {load_after} after. CPU and PSS from /proc: \"driver\" is the planlock process (or node with Playwright), \"Chromium\" every process below it.\n");
+    println!(
+        "Load average {load_before} before, {load_after} after. CPU and PSS from /proc: \"driver\" is the planlock process (or node with Playwright), \"Chromium\" every process below it.\n"
+    );
     println!("{TABLE_HEAD}");
     for b in &batches {
         println!("{}", b.row());
@@ -688,7 +717,9 @@ async fn main() -> Result<()> {
         println!("| {} | {} | {} |", b.side, b.level, parts.join(", "));
     }
     println!();
-    println!("| concurrent | planlock serve runs/s | Playwright runs/s | ratio |\n|---:|---:|---:|---:|");
+    println!(
+        "| concurrent | planlock serve runs/s | Playwright runs/s | ratio |\n|---:|---:|---:|---:|"
+    );
     for &level in &args.levels {
         let rate = |side: &str| {
             batches
@@ -701,7 +732,12 @@ async fn main() -> Result<()> {
         }
     }
     if let Some(p) = &playwright {
-        println!("\nPlaywright {} on node {}, driving Chromium {}", p.about["playwright"].as_str().unwrap_or("?"), p.about["node"].as_str().unwrap_or("?"), p.about["browser"].as_str().unwrap_or("?"));
+        println!(
+            "\nPlaywright {} on node {}, driving Chromium {}",
+            p.about["playwright"].as_str().unwrap_or("?"),
+            p.about["node"].as_str().unwrap_or("?"),
+            p.about["browser"].as_str().unwrap_or("?")
+        );
     }
     for b in &batches {
         for f in b.failures.iter().take(3) {
@@ -710,7 +746,12 @@ async fn main() -> Result<()> {
     }
     if let Some(path) = &args.json {
         let all: Vec<Value> = batches.iter().map(Batch::to_json).collect();
-        std::fs::write(path, serde_json::to_string_pretty(&json!({"batches": all, "load_before": load_before, "load_after": load_after}))?)?;
+        std::fs::write(
+            path,
+            serde_json::to_string_pretty(
+                &json!({"batches": all, "load_before": load_before, "load_after": load_after}),
+            )?,
+        )?;
     }
     drop(playwright);
     Ok(())

@@ -21,8 +21,8 @@ use futures::StreamExt;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use process::find_executable;
 pub use facts::{Candidate, Clicked, Extracted, Located, Navigated, PageError, Target};
+pub use process::find_executable;
 pub use tab::Tab;
 
 use crate::lock::{AddressPolicy, Lock};

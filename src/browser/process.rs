@@ -56,7 +56,10 @@ const CHROMIUM_FLAGS: [&str; 24] = [
 /// extension loading) and runs a shell and `findmnt` before every launch.
 const WRAPPERS: [(&str, &str); 2] = [
     ("/usr/bin/chromium", "/usr/lib/chromium/chromium"),
-    ("/usr/bin/chromium-browser", "/usr/lib/chromium-browser/chromium-browser"),
+    (
+        "/usr/bin/chromium-browser",
+        "/usr/lib/chromium-browser/chromium-browser",
+    ),
 ];
 
 /// Finds a Chromium executable: the explicit path, `$CHROME`, then the usual places. A known
@@ -91,7 +94,9 @@ fn find_named(explicit: Option<&Path>) -> Result<PathBuf, BrowserError> {
 
 /// The binary a known launch script at `path` starts, when `path` is that script.
 fn behind_wrapper(path: &Path) -> Option<PathBuf> {
-    let (_, binary) = WRAPPERS.iter().find(|(script, _)| path == Path::new(script))?;
+    let (_, binary) = WRAPPERS
+        .iter()
+        .find(|(script, _)| path == Path::new(script))?;
     let mut head = [0u8; 2];
     let is_script = std::fs::File::open(path)
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
