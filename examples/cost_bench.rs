@@ -145,6 +145,38 @@ async fn main() -> Result<()> {
         Ok(())
     })
     .await?;
+    let fill_form = || async {
+        signup_page(&tab, &site).await?;
+        for (label, value) in [("Email", "a@b.test"), ("Password", "pw")] {
+            tab.fill("field", Some(label), None, value, deadline())
+                .await
+                .map_err(|e| anyhow!("fill: {e:?}"))?;
+        }
+        anyhow::Ok(())
+    };
+    measure("navigate /signup, fill ×2", n, fill_form).await?;
+    measure(
+        "navigate /signup, fill ×2, click Create account (→ /verify)",
+        n,
+        || async {
+            fill_form().await?;
+            tab.click("the button", Some("Create account"), None, deadline())
+                .await
+                .map_err(|e| anyhow!("click: {e:?}"))?;
+            tab.wait_for_text("Check your email", deadline())
+                .await
+                .map_err(|e| anyhow!("wait: {e:?}"))?;
+            Ok(())
+        },
+    )
+    .await?;
+    measure("fill_code (6 boxes, on /verify)", n, || async {
+        tab.fill_code("input.otp", "123456", deadline())
+            .await
+            .map_err(|e| anyhow!("fill_code: {e:?}"))?;
+        Ok(())
+    })
+    .await?;
     measure("screenshot", n, || async {
         tab.screenshot()
             .await

@@ -51,6 +51,10 @@ struct Args {
     /// Skip `planlock run --jobs N`.
     #[arg(long)]
     no_cli: bool,
+    /// The `planlock` binary to drive (default: the one built next to this example), e.g.
+    /// an older build for a before/after comparison.
+    #[arg(long)]
+    planlock: Option<PathBuf>,
     /// Also write every batch as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -462,7 +466,10 @@ fn load() -> String {
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<()> {
     let args = Args::parse();
-    let bin = planlock_binary()?;
+    let bin = match &args.planlock {
+        Some(p) => p.clone(),
+        None => planlock_binary()?,
+    };
     let dovecot = Arc::new(dovecot::Dovecot::start().ok_or_else(|| {
         anyhow!("Dovecot is needed for the mail part (apt-get install dovecot-imapd)")
     })?);
