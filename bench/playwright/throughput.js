@@ -6,7 +6,8 @@
 //   node throughput.js --serve      one command per stdin line, one JSON line back
 //
 // Configuration comes from the environment: BASE (the demo shop's origin), IMAP_PORT, IMAP_USER,
-// IMAP_PASS, MAIL_DOMAIN (addresses are IMAP_USER+TAG@MAIL_DOMAIN), CHROME (the browser binary).
+// IMAP_PASS, MAIL_DOMAIN (addresses are IMAP_USER+TAG@MAIL_DOMAIN), CHROME (the browser binary),
+// and optionally PLAYWRIGHT_EXTRA_ARGS (more Chromium flags, space-separated).
 // After launching its browser, connecting to IMAP and two warm-up runs it prints
 // {"ready":true,...}; then `batch RUNS CONCURRENCY` answers
 // {"wall_ms":N,"runs_ms":[...],"failures":[...]}; end of input closes the browser.
@@ -157,7 +158,7 @@ async function main() {
   const browser = await chromium.launch({
     executablePath: process.env.CHROME || '/usr/bin/chromium',
     headless: true,
-    args: FLAGS,
+    args: [...FLAGS, ...(process.env.PLAYWRIGHT_EXTRA_ARGS || '').split(' ').filter(Boolean)],
   });
   const mail = new Mail();
   await mail.open();
