@@ -55,6 +55,10 @@ struct Args {
     /// an older build for a before/after comparison.
     #[arg(long)]
     planlock: Option<PathBuf>,
+    /// Also drive `planlock serve` of this binary (e.g. a build of an earlier commit), as a
+    /// side of its own ("planlock serve (baseline)"), alternating with the others.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
     /// Also write every batch as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -155,6 +159,9 @@ fn percentile(samples: &[f64], p: f64) -> f64 {
     s[rank.clamp(1, s.len()) - 1]
 }
 
+const SERVE: &str = "planlock serve";
+const BASELINE: &str = "planlock serve (baseline)";
+
 /// The `planlock` binary built next to this example.
 fn planlock_binary() -> Result<PathBuf> {
     let exe = std::env::current_exe()?;
@@ -234,7 +241,13 @@ fn run_body(site: &str, inbox: &str) -> Value {
     })
 }
 
-async fn serve_batch(server: &Server, body: &Value, runs: usize, level: usize) -> Result<Batch> {
+async fn serve_batch(
+    side: &'static str,
+    server: &Server,
+    body: &Value,
+    runs: usize,
+    level: usize,
+) -> Result<Batch> {
     let client = reqwest::Client::new();
     let url = format!("{}/v1/runs", server.base);
     let idle = browser_pss_kib(server.pid()) as f64 / 1024.0;
@@ -282,7 +295,7 @@ async fn serve_batch(server: &Server, body: &Value, runs: usize, level: usize) -
     let wall_s = began.elapsed().as_secs_f64();
     let (cpu, peak, mean) = sampler.finish();
     Ok(Batch {
-        side: "planlock serve",
+        side,
         level,
         wall_s,
         runs_ms,
@@ -488,10 +501,21 @@ async fn main() -> Result<()> {
     let max_level = args.levels.iter().copied().max().unwrap_or(1);
     let server = Server::start(&bin, max_level)?;
     // Two unmeasured runs: the browser's first contexts, the IMAP connection.
-    let warm = serve_batch(&server, &body, 2, 1).await?;
+    let warm = serve_batch(SERVE, &server, &body, 2, 1).await?;
     if !warm.failures.is_empty() {
         bail!("the warm-up runs through serve failed: {:?}", warm.failures);
     }
+    let baseline = match &args.baseline {
+        Some(path) => {
+            let server = Server::start(path, max_level)?;
+            let warm = serve_batch(BASELINE, &server, &body, 2, 1).await?;
+            if !warm.failures.is_empty() {
+                bail!("the baseline's warm-up runs failed: {:?}", warm.failures);
+            }
+            Some(server)
+        }
+        None => None,
+    };
     let mut playwright = if args.no_playwright {
         None
     } else {
@@ -504,9 +528,14 @@ async fn main() -> Result<()> {
         let runs = args.runs.max(2 * level);
         eprintln!("{level} concurrent, {runs} runs per side …");
         // Alternating, so both sides see the same machine load.
-        let b = serve_batch(&server, &body, runs, level).await?;
+        let b = serve_batch(SERVE, &server, &body, runs, level).await?;
         eprintln!("  {}", b.row());
         batches.push(b);
+        if let Some(baseline) = &baseline {
+            let b = serve_batch(BASELINE, baseline, &body, runs, level).await?;
+            eprintln!("  {}", b.row());
+            batches.push(b);
+        }
         if let Some(p) = playwright.as_mut() {
             let b = tokio::task::block_in_place(|| p.batch(runs, level))?;
             eprintln!("  {}", b.row());
@@ -521,6 +550,8 @@ async fn main() -> Result<()> {
     }
     let load_after = load();
     drop(server);
+    let baseline_given = baseline.is_some();
+    drop(baseline);
 
     println!("### Throughput: signup with an emailed code (IMAP), N runs at once\n");
     println!(
@@ -543,9 +574,15 @@ async fn main() -> Result<()> {
         println!("| {} | {} | {} |", b.side, b.level, parts.join(", "));
     }
     println!();
-    println!(
-        "| concurrent | planlock serve runs/s | Playwright runs/s | ratio |\n|---:|---:|---:|---:|"
-    );
+    if baseline_given {
+        println!(
+            "| concurrent | planlock serve runs/s | Playwright runs/s | planlock / Playwright | baseline serve runs/s | planlock / baseline |\n|---:|---:|---:|---:|---:|---:|"
+        );
+    } else {
+        println!(
+            "| concurrent | planlock serve runs/s | Playwright runs/s | planlock / Playwright |\n|---:|---:|---:|---:|"
+        );
+    }
     for &level in &args.levels {
         let rate = |side: &str| {
             batches
@@ -553,8 +590,11 @@ async fn main() -> Result<()> {
                 .find(|b| b.side == side && b.level == level)
                 .map(Batch::rate)
         };
-        if let (Some(p), Some(w)) = (rate("planlock serve"), rate("Playwright")) {
-            println!("| {level} | {p:.2} | {w:.2} | {:.2}× |", p / w);
+        if let (Some(p), Some(w)) = (rate(SERVE), rate("Playwright")) {
+            let before = rate(BASELINE)
+                .map(|b| format!(" {b:.2} | {:.2}× |", p / b))
+                .unwrap_or_default();
+            println!("| {level} | {p:.2} | {w:.2} | {:.2}× |{before}", p / w);
         }
     }
     if let Some(p) = &playwright {

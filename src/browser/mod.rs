@@ -84,7 +84,14 @@ pub struct Chromium {
     /// a service).
     spare: Mutex<Option<JoinHandle<Result<FreshPage, BrowserError>>>>,
     warm: AtomicBool,
+    /// Contexts being made at once. Making one is work for the browser process alone, so more
+    /// at a time only makes each slower: 32 runs starting together left each of its commands
+    /// unanswered past the CDP deadline. Queued here, a run waits without a deadline running.
+    making: Arc<tokio::sync::Semaphore>,
 }
+
+/// How many browser contexts are made at once.
+const CONTEXTS_MADE_AT_ONCE: usize = 2;
 
 /// A new browser context with one blank page in it, and the context's egress when its
 /// connections are judged by planlock.
@@ -210,6 +217,7 @@ impl Chromium {
             profile: None,
             spare: Mutex::new(None),
             warm: AtomicBool::new(false),
+            making: Arc::new(tokio::sync::Semaphore::new(CONTEXTS_MADE_AT_ONCE)),
         })
     }
 
@@ -229,9 +237,11 @@ impl Chromium {
         };
         if spare.is_none() {
             let browser = self.browser.clone();
-            *spare = Some(tokio::spawn(
-                async move { fresh_page(&browser, egress).await },
-            ));
+            let making = self.making.clone();
+            *spare = Some(tokio::spawn(async move {
+                let _turn = making.acquire().await;
+                fresh_page(&browser, egress).await
+            }));
         }
     }
 
@@ -269,6 +279,7 @@ impl Chromium {
                         let _ = timed(browser.dispose_browser_context(unfit.context)).await;
                     });
                 }
+                let _turn = self.making.acquire().await;
                 fresh_page(&self.browser, egress).await?
             }
         };
