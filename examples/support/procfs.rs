@@ -146,7 +146,7 @@ impl Sampler {
                         entry.2 = ticks;
                     }
                 }
-                if round % 4 == 0 || last {
+                if round.is_multiple_of(4) || last {
                     out.pss_kib.push(below.into_iter().map(pss_kib).sum());
                 }
                 if last {
