@@ -43,6 +43,10 @@ pub struct Located {
     /// Milliseconds the locator spent choosing (for benchmarks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locate_ms: Option<f64>,
+    /// What marked the code field when the step's selector matched none
+    /// (`autocomplete`, `name`, `boxes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
     /// Split code boxes filled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boxes: Option<usize>,
@@ -63,7 +67,8 @@ pub struct Candidate {
     /// ARIA role, explicit or implicit (`link`, `button`, `tab`…).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
-    /// `main`, or the landmark it sits in (`navigation`, `banner`, `contentinfo`, `complementary`).
+    /// `main`, or the landmark it sits in: `nav`, `header`, `footer`, `aside` (or their ARIA
+    /// roles).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub landmark: Option<String>,
     /// The form it belongs to, e.g. `form#signup`.

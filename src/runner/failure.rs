@@ -372,10 +372,10 @@ fn element_phrase(element: Option<&Candidate>, described: &Option<String>) -> St
         None => format!("the {role} {}", e.element.as_deref().unwrap_or("")),
     };
     match e.landmark.as_deref() {
-        Some("navigation") => s.push_str(" in the page's navigation"),
-        Some("banner") => s.push_str(" in the page's header"),
-        Some("contentinfo") => s.push_str(" in the page's footer"),
-        Some("complementary") => s.push_str(" in a sidebar"),
+        Some("nav") => s.push_str(" in the page's navigation"),
+        Some("header") => s.push_str(" in the page's header"),
+        Some("footer") => s.push_str(" in the page's footer"),
+        Some("aside") => s.push_str(" in a sidebar"),
         _ => {}
     }
     s
@@ -416,7 +416,7 @@ fn closest(query: &str, seen: &[String], n: usize) -> String {
 
 /// Seconds without a needless `.0`.
 pub(crate) fn fmt_secs(d: Duration) -> String {
-    let s = d.as_secs_f64();
+    let s = (d.as_secs_f64() * 10.0).round() / 10.0;
     if s.fract() == 0.0 {
         format!("{s:.0}")
     } else {
@@ -433,7 +433,7 @@ mod tests {
             tag: Some("a".into()),
             text: Some("Sign Up".into()),
             role: Some("link".into()),
-            landmark: Some("navigation".into()),
+            landmark: Some("nav".into()),
             submits: Some(false),
             in_filled_form: Some(false),
             ..Candidate::default()

@@ -210,6 +210,9 @@ impl RunSpec {
                     urls.push(parsed);
                 }
             }
+            if self.inboxes.is_empty() && uses_inbox_address(step) {
+                return Err(SpecError::NoInboxAddress { step: index });
+            }
             if let Some(id) = step.inbox()
                 && !self.inboxes.iter().any(|(name, _)| name.as_deref() == id)
             {
@@ -238,6 +241,14 @@ impl RunSpec {
             settings: self.settings,
         })
     }
+}
+
+/// Whether a step types or visits `{{inbox_address}}`.
+fn uses_inbox_address(step: &Step) -> bool {
+    step.strings()
+        .into_iter()
+        .filter_map(|(_, v)| Template::parse(v).ok())
+        .any(|t| t.variables().any(|v| v == "inbox_address"))
 }
 
 /// Every `{{variable}}` a plan uses, in step order.
@@ -306,6 +317,9 @@ pub enum SpecError {
     /// The lock cannot be built as asked.
     #[error(transparent)]
     Lock(LockError),
+    /// A step uses `{{inbox_address}}`, but the request binds no inbox to give it a value.
+    #[error("steps[{step}] uses {{{{inbox_address}}}}, but no inbox is bound to this run")]
+    NoInboxAddress { step: usize },
     /// A step reads mail from an inbox the request did not bind.
     #[error("{}", unbound_inbox(*.step, .step_type, .inbox.as_deref()))]
     UnboundInbox {

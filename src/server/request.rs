@@ -166,23 +166,12 @@ pub fn plan_from(value: &Value, limits: &Limits, vars: &Vars) -> Result<Plan, Ap
                 "invalid_plan",
                 format!(
                     "`plan` must be a plan object {{\"reasoning\": ..., \"steps\": [...]}}, not {}",
-                    json_type(other)
+                    plan::json_kind(other)
                 ),
             ));
         }
     };
     plan::parse_and_validate(&text, limits, vars).map_err(|e| ApiError::invalid_plan(&e))
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Parsed inbox bindings: names are unique, at most one is unnamed.
@@ -291,7 +280,7 @@ pub fn request_secrets(secrets: &BTreeMap<String, String>) -> Result<Secrets, Ap
 
 /// A request error in the API's words (its fields).
 pub fn spec_error(e: SpecError) -> ApiError {
-    match e {
+    match &e {
         SpecError::Variable(v) => ApiError::unprocessable(
             "invalid_variables",
             match v {
@@ -304,10 +293,17 @@ pub fn spec_error(e: SpecError) -> ApiError {
         SpecError::NavigateUrl { step, problem, .. } => {
             ApiError::invalid_plan(&plan::PlanError::Invalid(vec![plan::Problem {
                 path: format!("steps[{step}].url"),
-                message: problem,
+                message: problem.clone(),
             }]))
         }
-        SpecError::Lock(e) => lock_error(e),
+        SpecError::Lock(e) => lock_error(e.clone()),
+        SpecError::NoInboxAddress { .. } => ApiError::unprocessable(
+            "invalid_inbox",
+            format!(
+                "{e}: pass `inbox` (imap://USER:PASS@HOST:PORT/INBOX?address=ADDR, or \
+                 smtp://127.0.0.1:2525?domain=DOMAIN)"
+            ),
+        ),
         SpecError::UnboundInbox {
             step,
             step_type,

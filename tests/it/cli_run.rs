@@ -493,3 +493,31 @@ fn an_unreachable_or_refusing_imap_server_exits_3_before_any_step() {
         "no step ran"
     );
 }
+
+#[test]
+fn inbox_address_without_an_inbox_is_invalid_input_before_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "signup.json",
+        r#"{"reasoning":"","steps":[
+          {"type":"navigate","url":"{SITE}/form.html"},
+          {"type":"fill","describe":"the Email field","label":"Email","value":"{{inbox_address}}"},
+          {"type":"done","summary":"x"}]}"#,
+    );
+    // Chromium that cannot start: proves nothing was launched.
+    let out = util::planlock()
+        .arg("run")
+        .arg(&plan)
+        .args(["--browser", "/nonexistent/chromium"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("steps[1]")
+            && stderr.contains("{{inbox_address}}")
+            && stderr.contains("--inbox"),
+        "{stderr}"
+    );
+}

@@ -1,7 +1,7 @@
-//! The plan lock's probe suite (SPEC §4, issue 6), on real headless Chromium: pages and emails
+//! The plan lock's probe suite (docs/lock.md), on real headless Chromium: pages and emails
 //! that try to send the run somewhere else. A second local server on another address stands in
 //! for the attacker and records every request it receives; every probe asserts it received
-//! none, that the step failed with `lock_refused`, and that the refusal is the SPEC sentence.
+//! none, that the step failed with `lock_refused`, and that the refusal is the documented sentence.
 //! The same pages with in-lock destinations still work.
 
 use crate::util::{self, need_browser};
@@ -56,7 +56,7 @@ fn evil(a: &Attacker) -> String {
     format!("http://{}", a.addr)
 }
 
-/// The refusal sentence of SPEC §4 for `host` under the site lock.
+/// The documented refusal sentence for `host` under the site lock.
 fn refusal_for(host: &str) -> String {
     format!(
         "[plan] {host} is not part of this run. This run may visit: 127.0.0.1. Links and text \
@@ -140,7 +140,7 @@ fn assert_refused_at(
     assert_eq!(err.kind, ErrorKind::LockRefused, "{}", dump(result));
     assert!(
         err.message.contains(sentence),
-        "the refusal must be the SPEC sentence\n  expected: {sentence}\n  got:      {}",
+        "the refusal must be the documented sentence\n  expected: {sentence}\n  got:      {}",
         err.message
     );
     let failed = result.failed_step.expect("a failed step");
@@ -164,13 +164,7 @@ fn assert_refused_at(
 }
 
 fn assert_refused(result: &RunResult, events: &[Event], a: &Attacker, steps: &[usize]) {
-    assert_refused_at(
-        result,
-        events,
-        a,
-        steps,
-        &refusal_for(&a.addr.ip().to_string()),
-    );
+    assert_refused_at(result, events, a, steps, &refusal_for(&a.addr.to_string()));
 }
 
 fn assert_succeeded(result: &RunResult) {
@@ -425,9 +419,38 @@ fn navigate_steps_to_the_attacker_never_start() {
         refused
     });
     match refused.expect_err("the attacker's URL was loaded") {
-        PageError::Refused(r) => assert_eq!(r.reason, refusal_for(&a.addr.ip().to_string())),
+        PageError::Refused(r) => assert_eq!(r.reason, refusal_for(&a.addr.to_string())),
         other => panic!("not a refusal: {other:?}"),
     }
+    assert_untouched(&a);
+}
+
+#[test]
+fn an_ip_address_is_locked_with_its_port() {
+    need_browser!();
+    // Another service on the site's own address (a DevTools port, the planlock service
+    // itself): a plan that names 127.0.0.1:PORT may not reach 127.0.0.1:OTHER.
+    let a = Attacker::start_beside_the_site();
+    let p = probe_plan(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/tpl/probe-js-click.html?to={EVIL_Q}%2Fport"},
+        {"type":"click","describe":"the Continue button","text":"Continue"},
+        {"type":"done","summary":"ok"}]}"#,
+        &evil(&a),
+    );
+    let (result, _) = util::run(&p);
+    assert_eq!(result.status, RunStatus::Failed, "{}", result.summary);
+    let err = result.error.expect("refused");
+    assert_eq!(err.kind, ErrorKind::LockRefused);
+    let site = site().addr;
+    assert!(
+        err.message.starts_with(&format!(
+            "[plan] {} is not part of this run. This run may visit: {site}.",
+            a.addr
+        )),
+        "{}",
+        err.message
+    );
     assert_untouched(&a);
 }
 
@@ -565,21 +588,25 @@ fn a_refusal_after_the_last_browser_step_fails_the_run() {
             "{start}: {}",
             result.summary
         );
-        assert_eq!(result.failed_step, None, "{start}");
         let err = result.error.as_ref().expect("an error");
         assert_eq!(err.kind, ErrorKind::LockRefused, "{start}");
-        assert_eq!(
-            err.message,
-            format!(
-                "after the last step, the page tried to leave the lock: {}",
-                refusal_for(&a.addr.ip().to_string())
-            )
-        );
-        assert!(
-            result.summary.starts_with("failed after the last step: "),
-            "{}",
-            result.summary
-        );
+        let refusal = refusal_for(&a.addr.to_string());
+        // Usually after `done`; on a loaded machine the page may leave while a step still runs,
+        // and then that step fails. Never a success.
+        match result.failed_step {
+            None => {
+                assert_eq!(
+                    err.message,
+                    format!("after the last step, the page tried to leave the lock: {refusal}")
+                );
+                assert!(
+                    result.summary.starts_with("failed after the last step: "),
+                    "{}",
+                    result.summary
+                );
+            }
+            Some(_) => assert_eq!(err.message, refusal, "{start}"),
+        }
         assert!(result.refused >= 1, "{start}: {}", result.refused);
         let finished = events.last().expect("run_finished");
         assert_eq!(finished.event, EventKind::RunFinished);

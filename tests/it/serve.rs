@@ -1,4 +1,4 @@
-//! `planlock serve` (SPEC §7): the HTTP API driven in-process with `oneshot` and on a real
+//! `planlock serve` (docs/http-api.md): the HTTP API driven in-process with `oneshot` and on a real
 //! loopback port with reqwest, runs on real Chromium against the fixture site, a local fake
 //! model for `act`, the embedded SMTP receiver for inbox steps, and the real binary.
 
