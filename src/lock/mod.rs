@@ -297,8 +297,8 @@ impl Lock {
     /// [`Lock::check`], and under [`AddressPolicy::Service`] also the addresses a domain
     /// resolves to, so an allowed site's name that points at a private address
     /// (`metadata.shop.example` → 169.254.169.254) is refused before the browser connects.
-    /// Chromium resolves the name again itself, so DNS rebinding between the two answers is
-    /// not covered.
+    /// Chromium resolves the name again itself; what it then connects to is judged by
+    /// [`Lock::connection_addresses`] where the browser's connections go through planlock.
     pub async fn check_navigation(&self, url: &Url) -> Result<(), Refusal> {
         self.check(url)?;
         if self.policy != AddressPolicy::Service {
