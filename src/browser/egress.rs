@@ -9,13 +9,14 @@
 //! request, and only contexts of runs that refuse private addresses have one.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
+use super::tab::Refusals;
 use crate::lock::Lock;
 
 /// How long a client may take to say where it wants to go.
@@ -40,15 +41,21 @@ const REPLY_COMMAND_NOT_SUPPORTED: u8 = 7;
 /// context was given to. Until then (a context made ahead of its run) nothing gets out.
 pub(super) struct Egress {
     addr: SocketAddr,
-    lock: Arc<OnceLock<Arc<Lock>>>,
+    lock: Arc<OnceLock<Admitted>>,
     task: JoinHandle<()>,
+}
+
+/// The run a context was given to: its lock, and where its refusals are counted.
+struct Admitted {
+    lock: Arc<Lock>,
+    refusals: Weak<Refusals>,
 }
 
 impl Egress {
     pub async fn start() -> std::io::Result<Egress> {
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
         let addr = listener.local_addr()?;
-        let lock: Arc<OnceLock<Arc<Lock>>> = Arc::default();
+        let lock: Arc<OnceLock<Admitted>> = Arc::default();
         let task = {
             let lock = lock.clone();
             tokio::spawn(async move {
@@ -84,9 +91,10 @@ impl Egress {
         "<-loopback>"
     }
 
-    /// Judges this context's connections by `lock` from now on (set once).
-    pub fn admit(&self, lock: Arc<Lock>) {
-        let _ = self.lock.set(lock);
+    /// Judges this context's connections by `lock` from now on (set once), counting the
+    /// refused ones in `refusals`.
+    pub fn admit(&self, lock: Arc<Lock>, refusals: Weak<Refusals>) {
+        let _ = self.lock.set(Admitted { lock, refusals });
     }
 }
 
@@ -97,7 +105,7 @@ impl Drop for Egress {
 }
 
 /// One SOCKS5 CONNECT: read where the client wants to go, judge it, connect, relay.
-async fn tunnel(mut client: TcpStream, lock: Arc<OnceLock<Arc<Lock>>>) {
+async fn tunnel(mut client: TcpStream, admitted: Arc<OnceLock<Admitted>>) {
     let asked = tokio::time::timeout(HANDSHAKE_TIMEOUT, destination(&mut client)).await;
     let (host, port) = match asked {
         Ok(Ok(Some(dest))) => dest,
@@ -108,7 +116,7 @@ async fn tunnel(mut client: TcpStream, lock: Arc<OnceLock<Arc<Lock>>>) {
         }
         Err(_) => return,
     };
-    let Some(lock) = lock.get() else {
+    let Some(Admitted { lock, refusals }) = admitted.get() else {
         let _ = reply(&mut client, REPLY_NOT_ALLOWED).await;
         return;
     };
@@ -116,6 +124,9 @@ async fn tunnel(mut client: TcpStream, lock: Arc<OnceLock<Arc<Lock>>>) {
         Ok(a) => a,
         Err(refusal) => {
             tracing::debug!(host = %host, port, "egress refused: {}", refusal.reason);
+            if let Some(refusals) = refusals.upgrade() {
+                refusals.count_connection();
+            }
             let _ = reply(&mut client, REPLY_NOT_ALLOWED).await;
             return;
         }

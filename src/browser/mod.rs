@@ -295,7 +295,7 @@ impl Chromium {
         // Registered before the tab is handed out: its first navigation is judged by its lock.
         let (lock, refusals, calls) = tab.guard_handles();
         if let Some(egress) = &egress {
-            egress.admit(lock.clone());
+            egress.admit(lock.clone(), refusals.clone());
         }
         if let Ok(mut g) = self.guarded.lock() {
             g.insert(

@@ -104,6 +104,12 @@ fn server_mode_refuses_private_addresses_for_frames_images_fetches_and_websocket
         "in server mode an allowed page reached the private address {}: {reached:?}",
         private.addr
     );
+    // Refused, not failed: the run reports how many connections the lock refused.
+    assert!(
+        result.refused >= 4,
+        "the frame, image, fetch and WebSocket were refused: refused = {}",
+        result.refused
+    );
 }
 
 #[test]
@@ -118,6 +124,10 @@ fn the_private_address_probe_reaches_its_target_when_allowed() {
         let private = PrivateEndpoint::start();
         let result = probe(&private.origin(), policy, allow);
         util::assert_succeeded(&result);
+        assert_eq!(
+            result.refused, 0,
+            "{policy:?} {allow:?}: nothing was refused"
+        );
         let mut reached = private.connections();
         reached.sort();
         let paths: Vec<&str> = reached.iter().filter_map(|l| l.split(' ').nth(1)).collect();
