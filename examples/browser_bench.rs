@@ -605,10 +605,13 @@ impl Playwright {
         use tokio::io::AsyncBufReadExt;
         Self::check_installed()?;
         let dir = Self::dir();
+        // The binary planlock launches (the one behind a distribution's launch script).
+        let chrome = planlock::browser::find_executable(None)?;
         let mut child = tokio::process::Command::new("node")
             .arg(dir.join("flow.js"))
             .arg(base)
             .arg("--serve")
+            .env("CHROME", chrome)
             .current_dir(&dir)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -698,11 +701,13 @@ async fn run_playwright_batch(
 ) -> Result<(Value, Series, FlowSeries)> {
     Playwright::check_installed()?;
     let dir = Playwright::dir();
+    let chrome = planlock::browser::find_executable(None)?;
     let out = tokio::process::Command::new("node")
         .arg(dir.join("flow.js"))
         .arg(base)
         .arg(flows.to_string())
         .arg(launches.to_string())
+        .env("CHROME", chrome)
         .current_dir(&dir)
         .kill_on_drop(true)
         .output()

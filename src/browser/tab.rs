@@ -152,7 +152,6 @@ impl Tab {
         self.refusals.take()
     }
 
-    /// Where the browser-wide popup guard records refusals of this tab's popups.
     /// What the browser-wide guard needs to judge this tab's requests: its lock, where to
     /// record refusals, and the tab's CDP command count.
     pub(super) fn guard_handles(&self) -> (Arc<Lock>, std::sync::Weak<Refusals>, Arc<AtomicU64>) {
@@ -643,17 +642,24 @@ async fn install_locator(
     Ok((world, task))
 }
 
-/// Destinations the lock refused in one tab — by the tab's own guard or the browser-wide popup
-/// guard — with a signal, so a step waiting for a page stops at once.
+/// Destinations the lock refused in one tab — by the tab's own guard or the browser-wide
+/// navigation guard — with a signal, so a step waiting for a page stops at once; and the
+/// connections its context's egress refused (frames, sub-resources: counted, failing no step).
 pub(crate) struct Refusals {
     list: Mutex<Vec<Refusal>>,
     signal: watch::Sender<u64>,
+    connections: std::sync::atomic::AtomicUsize,
 }
 
 impl Refusals {
-    /// Every refusal so far, taken or not.
+    /// Every refusal so far, taken or not, refused connections included.
     fn count(&self) -> usize {
-        *self.signal.borrow() as usize
+        *self.signal.borrow() as usize + self.connections.load(Ordering::Relaxed)
+    }
+
+    /// A connection of the page that the lock refused.
+    pub(crate) fn count_connection(&self) {
+        self.connections.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -661,6 +667,7 @@ impl Refusals {
     fn new() -> Refusals {
         Refusals {
             list: Mutex::new(Vec::new()),
+            connections: std::sync::atomic::AtomicUsize::new(0),
             signal: watch::Sender::new(0),
         }
     }

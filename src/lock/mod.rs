@@ -7,7 +7,7 @@ pub mod injection;
 
 use std::collections::BTreeSet;
 use std::fmt;
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 
 use url::{Host, Url};
 
@@ -297,8 +297,8 @@ impl Lock {
     /// [`Lock::check`], and under [`AddressPolicy::Service`] also the addresses a domain
     /// resolves to, so an allowed site's name that points at a private address
     /// (`metadata.shop.example` → 169.254.169.254) is refused before the browser connects.
-    /// Chromium resolves the name again itself, so DNS rebinding between the two answers is
-    /// not covered.
+    /// Chromium resolves the name again itself; what it then connects to is judged by
+    /// [`Lock::connection_addresses`] where the browser's connections go through planlock.
     pub async fn check_navigation(&self, url: &Url) -> Result<(), Refusal> {
         self.check(url)?;
         if self.policy != AddressPolicy::Service {
@@ -312,6 +312,36 @@ impl Lock {
             self.check_resolved(name, ip)?;
         }
         Ok(())
+    }
+
+    /// Where a connection the run's browser opens to `host:port` may go: the addresses `host`
+    /// names or resolves to. Under [`AddressPolicy::Service`] a private, loopback or
+    /// link-local address that was not allowed explicitly refuses the connection, whatever
+    /// asked for it (a frame, an image, a fetch, a WebSocket). The caller connects to exactly
+    /// these addresses, so the address judged is the address reached. None when the name does
+    /// not resolve.
+    pub async fn connection_addresses(
+        &self,
+        host: &str,
+        port: u16,
+    ) -> Result<Vec<SocketAddr>, Refusal> {
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        let ips = match bare.parse::<IpAddr>() {
+            Ok(ip) => vec![ip],
+            Err(_) => address::resolve(bare, port).await,
+        };
+        for ip in &ips {
+            self.check_resolved(bare, *ip)?;
+        }
+        Ok(ips
+            .into_iter()
+            .map(|ip| SocketAddr::new(ip, port))
+            .collect())
+    }
+
+    /// Whether private, loopback and link-local addresses are refused.
+    pub fn policy(&self) -> AddressPolicy {
+        self.policy
     }
 
     /// The lock is immutable: any attempt to widen it during a run is refused with the rule.
@@ -665,6 +695,37 @@ mod tests {
                 .await
                 .is_ok()
         );
+    }
+
+    #[tokio::test]
+    async fn connections_are_judged_on_the_address_they_reach() {
+        let lock = Lock::of_hosts(["127.0.0.1", "shop.example"])
+            .unwrap()
+            .refusing_private_addresses();
+        let ok = lock.connection_addresses("127.0.0.1", 8080).await.unwrap();
+        assert_eq!(ok, ["127.0.0.1:8080".parse::<SocketAddr>().unwrap()]);
+        for (host, shown) in [
+            ("127.0.0.3", "[plan] 127.0.0.3 is a private"),
+            ("169.254.169.254", "[plan] 169.254.169.254 is a private"),
+            ("[::1]", "[plan] ::1 is a private"),
+        ] {
+            let r = lock.connection_addresses(host, 80).await.unwrap_err();
+            assert!(r.reason.starts_with(shown), "{host}: {r}");
+        }
+        // A name is judged on what it resolves to: allowed as 127.0.0.1, refused otherwise.
+        assert!(lock.connection_addresses("localhost", 80).await.is_ok());
+        let shop = Lock::of_hosts(["shop.example"])
+            .unwrap()
+            .refusing_private_addresses();
+        let r = shop
+            .connection_addresses("localhost", 80)
+            .await
+            .unwrap_err();
+        assert!(r.reason.starts_with("[plan] localhost resolves to "), "{r}");
+        // Outside server mode the addresses are only looked up.
+        let open = Lock::of_hosts(["shop.example"]).unwrap();
+        assert!(open.connection_addresses("127.0.0.3", 80).await.is_ok());
+        assert!(open.connection_addresses("localhost", 80).await.is_ok());
     }
 
     #[test]

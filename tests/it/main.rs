@@ -17,6 +17,7 @@ mod inbox_smtp;
 mod lock_probes;
 mod plan_fuzz;
 mod planner;
+mod private_addresses;
 mod report_html;
 mod report_junit;
 mod schema;

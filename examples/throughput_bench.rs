@@ -1,0 +1,624 @@
+//! planlock's throughput benchmark: the demo shop's signup with an emailed code (over real
+//! IMAP, a Dovecot of its own) at 1, 2, 4, … concurrent runs, through `planlock serve`
+//! (concurrent `POST /v1/runs`) and through `planlock run --jobs N`, alternating level by level
+//! with the same flow in Playwright (`bench/playwright/throughput.js`: one browser, a context
+//! per run). Reports runs/s, per-run p50/p95, CPU seconds per run (the driver and Chromium
+//! separately, from /proc) and Chromium's memory (PSS from /proc/PID/smaps_rollup, summed over
+//! its processes) while the runs are in flight.
+//!
+//! ```text
+//! scripts/bench --throughput                        # builds, installs what is missing, runs this
+//! cargo run --example throughput_bench -- --levels 1,2,4,8 --runs 16 [--no-playwright] [--no-cli]
+//! ```
+//!
+//! Needs the `planlock` binary next to this example (`cargo build --bin planlock`), Dovecot
+//! (`apt-get install dovecot-imapd`), and for the Playwright side Node.js with
+//! `bench/playwright/node_modules` (`npm ci` there). Not a test: it prints Markdown tables.
+
+#[path = "../tests/it/util/dovecot.rs"]
+mod dovecot;
+#[path = "support/procfs.rs"]
+mod procfs;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result, anyhow, bail};
+use async_trait::async_trait;
+use clap::Parser;
+use planlock::demo::{DemoSite, Mailer, SIGNUP_PLAN};
+use procfs::{Sampler, Usage, browser_pss_kib};
+use serde_json::{Value, json};
+
+/// The mail domain of the benchmark's addresses (`bob+TAG@bench.test`).
+const DOMAIN: &str = "bench.test";
+
+#[derive(Parser, Debug)]
+#[command(about = "planlock throughput benchmark (side by side with Playwright)")]
+struct Args {
+    /// Concurrency levels, comma-separated.
+    #[arg(long, default_value = "1,2,4,8,16,32", value_delimiter = ',')]
+    levels: Vec<usize>,
+    /// Runs per level and side: at least this many, and at least twice the level.
+    #[arg(long, default_value_t = 12)]
+    runs: usize,
+    /// Skip the Playwright side.
+    #[arg(long)]
+    no_playwright: bool,
+    /// Skip `planlock run --jobs N`.
+    #[arg(long)]
+    no_cli: bool,
+    /// The `planlock` binary to drive (default: the one built next to this example), e.g.
+    /// an older build for a before/after comparison.
+    #[arg(long)]
+    planlock: Option<PathBuf>,
+    /// Also drive `planlock serve` of this binary (e.g. a build of an earlier commit), as a
+    /// side of its own ("planlock serve (baseline)"), alternating with the others.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// Also write every batch as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+/// The shop's mail, appended to the benchmark's Dovecot over a few kept sessions.
+struct DovecotMailer {
+    dovecot: Arc<dovecot::Dovecot>,
+    sessions: tokio::sync::Mutex<Vec<dovecot::Appender>>,
+    permits: tokio::sync::Semaphore,
+}
+
+#[async_trait]
+impl Mailer for DovecotMailer {
+    async fn send(&self, _from: &str, _to: &str, raw: Vec<u8>) -> Result<(), String> {
+        let _permit = self.permits.acquire().await.map_err(|e| e.to_string())?;
+        let kept = self.sessions.lock().await.pop();
+        let mut session = match kept {
+            Some(s) => s,
+            None => self.dovecot.appender().await,
+        };
+        session.append(&raw).await;
+        self.sessions.lock().await.push(session);
+        Ok(())
+    }
+}
+
+/// One batch: `runs` runs, `level` at a time, on one side.
+#[derive(Debug, Clone)]
+struct Batch {
+    side: &'static str,
+    level: usize,
+    wall_s: f64,
+    runs_ms: Vec<f64>,
+    failures: Vec<String>,
+    cpu: Usage,
+    idle_pss_mib: f64,
+    peak_pss_mib: f64,
+    mean_pss_mib: f64,
+}
+
+impl Batch {
+    fn rate(&self) -> f64 {
+        self.runs_ms.len() as f64 / self.wall_s
+    }
+
+    fn per_run(&self, s: f64) -> f64 {
+        s / self.runs_ms.len().max(1) as f64
+    }
+
+    fn row(&self) -> String {
+        format!(
+            "| {} | {} | {}{} | {:.2} | {:.0} | {:.0} | {:.2} | {:.2} | {:.0} → {:.0} (peak {:.0}) | {:.1} |",
+            self.side,
+            self.level,
+            self.runs_ms.len(),
+            if self.failures.is_empty() {
+                String::new()
+            } else {
+                format!(" ({} failed)", self.failures.len())
+            },
+            self.rate(),
+            percentile(&self.runs_ms, 50.0),
+            percentile(&self.runs_ms, 95.0),
+            self.per_run(self.cpu.driver_s),
+            self.per_run(self.cpu.browser_s),
+            self.idle_pss_mib,
+            self.mean_pss_mib,
+            self.peak_pss_mib,
+            (self.peak_pss_mib - self.idle_pss_mib) / self.level as f64,
+        )
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "side": self.side, "level": self.level, "wall_s": self.wall_s,
+            "runs_per_s": self.rate(), "runs_ms": self.runs_ms, "failures": self.failures,
+            "p50_ms": percentile(&self.runs_ms, 50.0), "p95_ms": percentile(&self.runs_ms, 95.0),
+            "driver_cpu_s_per_run": self.per_run(self.cpu.driver_s),
+            "browser_cpu_s_per_run": self.per_run(self.cpu.browser_s),
+            "browser_cpu_s_per_run_by_type": self.cpu.by_type.iter().map(|(k, s)| (k.clone(), json!(self.per_run(*s)))).collect::<serde_json::Map<_, _>>(),
+            "idle_pss_mib": self.idle_pss_mib, "mean_pss_mib": self.mean_pss_mib,
+            "peak_pss_mib": self.peak_pss_mib,
+        })
+    }
+}
+
+const TABLE_HEAD: &str = "| side | concurrent | runs | runs/s | p50 ms | p95 ms | driver CPU s/run | Chromium CPU s/run | Chromium PSS MiB idle → mean (peak) | PSS MiB per concurrent run (peak − idle) / N |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---:|";
+
+/// Nearest-rank percentile.
+fn percentile(samples: &[f64], p: f64) -> f64 {
+    if samples.is_empty() {
+        return f64::NAN;
+    }
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * s.len() as f64).ceil() as usize;
+    s[rank.clamp(1, s.len()) - 1]
+}
+
+const SERVE: &str = "planlock serve";
+const BASELINE: &str = "planlock serve (baseline)";
+
+/// The `planlock` binary built next to this example.
+fn planlock_binary() -> Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .context("no directory above the example")?;
+    let bin = dir.join("planlock");
+    if !bin.exists() {
+        bail!(
+            "{} is missing: build it first (cargo build --bin planlock; scripts/bench --throughput does)",
+            bin.display()
+        );
+    }
+    Ok(bin)
+}
+
+/// `planlock serve` on a port of its choosing, as a child process.
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    fn start(bin: &Path, max_runs: usize) -> Result<Server> {
+        let mut child = Command::new(bin)
+            .args(["serve", "--listen", "127.0.0.1:0", "--max-runs"])
+            .arg(max_runs.to_string())
+            .env_remove("PLANLOCK_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .context("start planlock serve")?;
+        let stderr = child.stderr.take().context("no stderr")?;
+        let mut lines = BufReader::new(stderr).lines();
+        let base = loop {
+            let line = lines
+                .next()
+                .context("planlock serve exited before serving")??;
+            if let Some(rest) = line.split("serving on ").nth(1) {
+                break rest
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+            }
+        };
+        // Keep draining its output.
+        std::thread::spawn(move || for _ in lines.by_ref() {});
+        Ok(Server { child, base })
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        // SAFETY: SIGTERM to our own child, which then shuts down gracefully.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// The signup plan's request body for `POST /v1/runs`.
+fn run_body(site: &str, inbox: &str) -> Value {
+    let plan: Value = serde_json::from_str(SIGNUP_PLAN).expect("the bundled plan is JSON");
+    json!({
+        "plan": plan,
+        "vars": {"base_url": site, "password": "correct horse battery staple"},
+        "inbox": inbox,
+        "allowed_hosts": ["127.0.0.1"],
+    })
+}
+
+async fn serve_batch(
+    side: &'static str,
+    server: &Server,
+    body: &Value,
+    runs: usize,
+    level: usize,
+) -> Result<Batch> {
+    let client = reqwest::Client::new();
+    let url = format!("{}/v1/runs", server.base);
+    let idle = browser_pss_kib(server.pid()) as f64 / 1024.0;
+    let sampler = Sampler::start(server.pid());
+    let began = Instant::now();
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut workers = tokio::task::JoinSet::new();
+    for _ in 0..level {
+        let (client, url, body, next) = (client.clone(), url.clone(), body.clone(), next.clone());
+        workers.spawn(async move {
+            let mut done = Vec::new();
+            while next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < runs {
+                let t = Instant::now();
+                let answer = client.post(&url).json(&body).send().await;
+                let outcome = match answer {
+                    Ok(r) => {
+                        let status = r.status();
+                        let v: Value = r.json().await.unwrap_or(Value::Null);
+                        if status.is_success() && v["status"] == "succeeded" {
+                            Ok(t.elapsed().as_secs_f64() * 1e3)
+                        } else {
+                            Err(format!(
+                                "{status}: {}",
+                                v["summary"].as_str().unwrap_or(&v.to_string())
+                            ))
+                        }
+                    }
+                    Err(e) => Err(e.to_string()),
+                };
+                done.push(outcome);
+            }
+            done
+        });
+    }
+    let mut runs_ms = Vec::new();
+    let mut failures = Vec::new();
+    while let Some(done) = workers.join_next().await {
+        for outcome in done? {
+            match outcome {
+                Ok(ms) => runs_ms.push(ms),
+                Err(e) => failures.push(e),
+            }
+        }
+    }
+    let wall_s = began.elapsed().as_secs_f64();
+    let (cpu, peak, mean) = sampler.finish();
+    Ok(Batch {
+        side,
+        level,
+        wall_s,
+        runs_ms,
+        failures,
+        cpu,
+        idle_pss_mib: idle,
+        peak_pss_mib: peak,
+        mean_pss_mib: mean,
+    })
+}
+
+/// `planlock run PLAN ×runs --jobs level`: a process of its own, browser launch included.
+fn cli_batch(
+    bin: &Path,
+    plan: &Path,
+    site: &str,
+    inbox: &str,
+    runs: usize,
+    level: usize,
+) -> Result<Batch> {
+    let mut cmd = Command::new(bin);
+    cmd.arg("run");
+    for _ in 0..runs {
+        cmd.arg(plan);
+    }
+    cmd.args([
+        "--jobs",
+        &level.to_string(),
+        "--inbox",
+        inbox,
+        "--allow-host",
+        "127.0.0.1",
+    ])
+    .args(["--var", &format!("base_url={site}")])
+    .args(["--var", "password=correct horse battery staple", "--json"])
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::null());
+    let began = Instant::now();
+    let mut child = cmd.spawn().context("start planlock run")?;
+    let pid = child.id();
+    let sampler = Sampler::start(pid);
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().context("stdout")?, &mut stdout)?;
+    let (cpu, peak, mean) = sampler.finish();
+    let status = child.wait()?;
+    let wall_s = began.elapsed().as_secs_f64();
+    let mut runs_ms = Vec::new();
+    let mut failures = Vec::new();
+    // `--json` prints one result per plan, as a JSON array or one object per line.
+    let results: Vec<Value> = match serde_json::from_str::<Value>(&stdout) {
+        Ok(Value::Array(a)) => a,
+        Ok(v) => vec![v],
+        Err(_) => stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect(),
+    };
+    for r in &results {
+        if r["status"] == "succeeded" {
+            runs_ms.push(r["duration_ms"].as_f64().unwrap_or(f64::NAN));
+        } else {
+            failures.push(r["summary"].as_str().unwrap_or("?").to_string());
+        }
+    }
+    if results.is_empty() {
+        failures.push(format!("planlock run exited {status} with no result"));
+    }
+    Ok(Batch {
+        side: "planlock run --jobs",
+        level,
+        wall_s,
+        runs_ms,
+        failures,
+        cpu,
+        idle_pss_mib: 0.0,
+        peak_pss_mib: peak,
+        mean_pss_mib: mean,
+    })
+}
+
+/// `node bench/playwright/throughput.js --serve`, asked one batch at a time.
+struct Playwright {
+    child: Child,
+    stdin: ChildStdin,
+    answers: std::io::Lines<BufReader<std::process::ChildStdout>>,
+    about: Value,
+}
+
+impl Playwright {
+    fn start(site: &str, dovecot: &dovecot::Dovecot) -> Result<Playwright> {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/playwright");
+        if !dir.join("node_modules/imapflow").exists() {
+            bail!(
+                "bench/playwright/node_modules is missing: run `npm ci` there (scripts/bench does)"
+            );
+        }
+        let chrome = planlock::browser::find_executable(None)?;
+        let mut child = Command::new("node")
+            .arg(dir.join("throughput.js"))
+            .arg("--serve")
+            .env("BASE", site)
+            .env("IMAP_PORT", dovecot.port().to_string())
+            .env("IMAP_USER", dovecot::USER)
+            .env("IMAP_PASS", dovecot::PASSWORD)
+            .env("MAIL_DOMAIN", DOMAIN)
+            .env("CHROME", chrome)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .context("start node (is Node.js installed?)")?;
+        let stdin = child.stdin.take().context("stdin")?;
+        let mut answers = BufReader::new(child.stdout.take().context("stdout")?).lines();
+        let first = answers
+            .next()
+            .context("throughput.js exited before it was ready")??;
+        let about: Value = serde_json::from_str(&first)?;
+        if about["ready"] != true {
+            bail!("throughput.js: {first}");
+        }
+        Ok(Playwright {
+            child,
+            stdin,
+            answers,
+            about,
+        })
+    }
+
+    fn batch(&mut self, runs: usize, level: usize) -> Result<Batch> {
+        let pid = self.child.id();
+        let idle = browser_pss_kib(pid) as f64 / 1024.0;
+        let sampler = Sampler::start(pid);
+        writeln!(self.stdin, "batch {runs} {level}")?;
+        self.stdin.flush()?;
+        let line = self.answers.next().context("throughput.js exited")??;
+        let (cpu, peak, mean) = sampler.finish();
+        let v: Value = serde_json::from_str(&line)?;
+        if let Some(e) = v["error"].as_str() {
+            bail!("throughput.js: {e}");
+        }
+        let nums = |k: &str| -> Vec<f64> {
+            v[k].as_array()
+                .map(|a| a.iter().filter_map(Value::as_f64).collect())
+                .unwrap_or_default()
+        };
+        Ok(Batch {
+            side: "Playwright",
+            level,
+            wall_s: v["wall_ms"].as_f64().unwrap_or(f64::NAN) / 1e3,
+            runs_ms: nums("runs_ms"),
+            failures: v["failures"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|f| f.as_str().unwrap_or("?").to_string())
+                        .collect()
+                })
+                .unwrap_or_default(),
+            cpu,
+            idle_pss_mib: idle,
+            peak_pss_mib: peak,
+            mean_pss_mib: mean,
+        })
+    }
+}
+
+impl Drop for Playwright {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() -> Result<()> {
+    let args = Args::parse();
+    let bin = match &args.planlock {
+        Some(p) => p.clone(),
+        None => planlock_binary()?,
+    };
+    let dovecot = Arc::new(dovecot::Dovecot::start().ok_or_else(|| {
+        anyhow!("Dovecot is needed for the mail part (apt-get install dovecot-imapd)")
+    })?);
+    let mailer = Arc::new(DovecotMailer {
+        dovecot: dovecot.clone(),
+        sessions: tokio::sync::Mutex::new(Vec::new()),
+        permits: tokio::sync::Semaphore::new(4),
+    });
+    let site = DemoSite::start(mailer).await?;
+    let base = site.url("");
+    let inbox = dovecot.url(&format!("address={}@{DOMAIN}&plus=true", dovecot::USER));
+    let body = run_body(&base, &inbox);
+    let plan_file = tempfile::Builder::new().suffix(".json").tempfile()?;
+    std::fs::write(plan_file.path(), SIGNUP_PLAN)?;
+
+    let max_level = args.levels.iter().copied().max().unwrap_or(1);
+    let server = Server::start(&bin, max_level)?;
+    // Two unmeasured runs: the browser's first contexts, the IMAP connection.
+    let warm = serve_batch(SERVE, &server, &body, 2, 1).await?;
+    if !warm.failures.is_empty() {
+        bail!("the warm-up runs through serve failed: {:?}", warm.failures);
+    }
+    let baseline = match &args.baseline {
+        Some(path) => {
+            let server = Server::start(path, max_level)?;
+            let warm = serve_batch(BASELINE, &server, &body, 2, 1).await?;
+            if !warm.failures.is_empty() {
+                bail!("the baseline's warm-up runs failed: {:?}", warm.failures);
+            }
+            Some(server)
+        }
+        None => None,
+    };
+    let mut playwright = if args.no_playwright {
+        None
+    } else {
+        Some(Playwright::start(&base, &dovecot)?)
+    };
+    let load_before = load();
+    eprintln!("load average before: {load_before}");
+    let mut batches = Vec::new();
+    for &level in &args.levels {
+        let runs = args.runs.max(2 * level);
+        eprintln!("{level} concurrent, {runs} runs per side …");
+        // Alternating, so both sides see the same machine load.
+        let b = serve_batch(SERVE, &server, &body, runs, level).await?;
+        eprintln!("  {}", b.row());
+        batches.push(b);
+        if let Some(baseline) = &baseline {
+            let b = serve_batch(BASELINE, baseline, &body, runs, level).await?;
+            eprintln!("  {}", b.row());
+            batches.push(b);
+        }
+        if let Some(p) = playwright.as_mut() {
+            let b = tokio::task::block_in_place(|| p.batch(runs, level))?;
+            eprintln!("  {}", b.row());
+            batches.push(b);
+        }
+        if !args.no_cli {
+            let (bin, plan, base, inbox) = (&bin, plan_file.path(), &base, &inbox);
+            let b = tokio::task::block_in_place(|| cli_batch(bin, plan, base, inbox, runs, level))?;
+            eprintln!("  {}", b.row());
+            batches.push(b);
+        }
+    }
+    let load_after = load();
+    drop(server);
+    let baseline_given = baseline.is_some();
+    drop(baseline);
+
+    println!("### Throughput: signup with an emailed code (IMAP), N runs at once\n");
+    println!(
+        "Load average {load_before} before, {load_after} after. CPU and PSS from /proc: \"driver\" is the planlock process (or node with Playwright), \"Chromium\" every process below it.\n"
+    );
+    println!("{TABLE_HEAD}");
+    for b in &batches {
+        println!("{}", b.row());
+    }
+    println!("\nChromium CPU seconds per run by process type:\n");
+    println!("| side | concurrent | by process type (s/run) |\n|---|---:|---|");
+    for b in &batches {
+        let parts: Vec<String> = b
+            .cpu
+            .by_type
+            .iter()
+            .filter(|(_, s)| *s > 0.0)
+            .map(|(k, s)| format!("{k} {:.3}", b.per_run(*s)))
+            .collect();
+        println!("| {} | {} | {} |", b.side, b.level, parts.join(", "));
+    }
+    println!();
+    if baseline_given {
+        println!(
+            "| concurrent | planlock serve runs/s | Playwright runs/s | planlock / Playwright | baseline serve runs/s | planlock / baseline |\n|---:|---:|---:|---:|---:|---:|"
+        );
+    } else {
+        println!(
+            "| concurrent | planlock serve runs/s | Playwright runs/s | planlock / Playwright |\n|---:|---:|---:|---:|"
+        );
+    }
+    for &level in &args.levels {
+        let rate = |side: &str| {
+            batches
+                .iter()
+                .find(|b| b.side == side && b.level == level)
+                .map(Batch::rate)
+        };
+        if let (Some(p), Some(w)) = (rate(SERVE), rate("Playwright")) {
+            let before = rate(BASELINE)
+                .map(|b| format!(" {b:.2} | {:.2}× |", p / b))
+                .unwrap_or_default();
+            println!("| {level} | {p:.2} | {w:.2} | {:.2}× |{before}", p / w);
+        }
+    }
+    if let Some(p) = &playwright {
+        println!(
+            "\nPlaywright {} on node {}, driving Chromium {}",
+            p.about["playwright"].as_str().unwrap_or("?"),
+            p.about["node"].as_str().unwrap_or("?"),
+            p.about["browser"].as_str().unwrap_or("?")
+        );
+    }
+    for b in &batches {
+        for f in b.failures.iter().take(3) {
+            println!("\n{} at {}: a run failed: {f}", b.side, b.level);
+        }
+    }
+    if let Some(path) = &args.json {
+        let all: Vec<Value> = batches.iter().map(Batch::to_json).collect();
+        std::fs::write(
+            path,
+            serde_json::to_string_pretty(
+                &json!({"batches": all, "load_before": load_before, "load_after": load_after}),
+            )?,
+        )?;
+    }
+    drop(playwright);
+    Ok(())
+}

@@ -1,0 +1,175 @@
+//! The browser-wide navigation guard: every document request of every page is paused here and
+//! judged by the lock of the tab whose browser context it belongs to, popups included.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
+use chromiumoxide::cdp::browser_protocol::fetch::{
+    ContinueRequestParams, EnableParams as FetchEnable, EventRequestPaused, FailRequestParams,
+    RequestPattern, RequestStage,
+};
+use chromiumoxide::cdp::browser_protocol::network::{ErrorReason, ResourceType};
+use chromiumoxide::cdp::browser_protocol::target::{
+    CloseTargetParams, GetTargetInfoParams, TargetId,
+};
+use futures::StreamExt;
+use tokio::task::JoinHandle;
+
+use super::egress::Egress;
+use super::tab::Refusals;
+use super::{BrowserError, timed};
+use crate::lock::{Lock, Refusal};
+
+/// One tab, as the guard sees it.
+pub(super) struct GuardedTab {
+    /// The tab's own main frame.
+    pub main_frame: String,
+    pub lock: Arc<Lock>,
+    pub refusals: Weak<Refusals>,
+    /// The tab's CDP command count (its navigations' interception is counted there).
+    pub calls: Arc<AtomicU64>,
+    /// The context's egress (server mode), closed with it.
+    #[expect(dead_code, reason = "held, not read: dropping it closes the egress")]
+    pub egress: Option<Egress>,
+}
+
+/// The browser contexts of open tabs (one tab per context).
+pub(super) type GuardedTabs = Arc<Mutex<HashMap<BrowserContextId, GuardedTab>>>;
+
+/// Starts the guard: every document request of every page is paused here (popups included:
+/// they are new targets a page-level interception never sees, and headless Chromium ignores
+/// `--block-new-web-contents`). A tab's own main-frame request and the top-level document of
+/// any other page in its context (a popup) are judged by the tab's lock: a refusal fails the
+/// request before it is sent and is recorded in the tab (failing its step); a refused popup is
+/// closed. Subframes and pages that are not ours continue unchanged.
+pub(super) async fn start(
+    browser: &Arc<chromiumoxide::Browser>,
+    tabs: &GuardedTabs,
+) -> Result<JoinHandle<()>, BrowserError> {
+    // Subscribe before enabling interception, so no paused request is missed.
+    let mut paused = timed(browser.event_listener::<EventRequestPaused>()).await?;
+    let task = {
+        let browser = browser.clone();
+        let tabs = tabs.clone();
+        tokio::spawn(async move {
+            let mut decisions = tokio::task::JoinSet::new();
+            while let Some(ev) = paused.next().await {
+                // One at a time would stall every page behind one slow answer.
+                decisions.spawn(decide(browser.clone(), tabs.clone(), ev));
+                while decisions.try_join_next().is_some() {}
+            }
+        })
+    };
+    let pattern = RequestPattern {
+        url_pattern: Some("*".into()),
+        resource_type: Some(ResourceType::Document),
+        request_stage: Some(RequestStage::Request),
+    };
+    let enabled = timed(browser.execute(FetchEnable {
+        patterns: Some(vec![pattern]),
+        handle_auth_requests: None,
+    }))
+    .await;
+    if let Err(e) = enabled {
+        task.abort();
+        return Err(e);
+    }
+    Ok(task)
+}
+
+/// Continues or refuses one document request paused at the browser level.
+async fn decide(
+    browser: Arc<chromiumoxide::Browser>,
+    tabs: GuardedTabs,
+    ev: Arc<EventRequestPaused>,
+) {
+    let frame = ev.frame_id.inner().clone();
+    let id = ev.request_id.clone();
+    let own_tab = tabs.lock().ok().and_then(|g| {
+        g.values()
+            .find(|t| t.main_frame == frame)
+            .map(|t| (t.lock.clone(), t.refusals.clone(), t.calls.clone()))
+    });
+    // (refusal, the tab to record it in, whether to close the requesting page)
+    let verdict = if let Some((lock, refusals, calls)) = own_tab {
+        calls.fetch_add(1, Ordering::Relaxed);
+        judge(&lock, &ev.request.url)
+            .await
+            .err()
+            .map(|r| (r, Some(refusals), false))
+    } else {
+        // A page's main frame has its target's id; a subframe's id is no target at all.
+        match timed(browser.execute(GetTargetInfoParams {
+            target_id: Some(TargetId::from(frame.clone())),
+        }))
+        .await
+        {
+            Ok(info) => {
+                let info = &info.result.target_info;
+                let tab = info.browser_context_id.as_ref().and_then(|ctx| {
+                    tabs.lock()
+                        .ok()?
+                        .get(ctx)
+                        .map(|t| (t.lock.clone(), t.refusals.clone()))
+                });
+                match tab {
+                    Some((lock, refusals)) if info.r#type == "page" => {
+                        judge(&lock, &ev.request.url)
+                            .await
+                            .err()
+                            .map(|r| (r, Some(refusals), true))
+                    }
+                    _ => None,
+                }
+            }
+            Err(e) if e.to_string().contains("No target") => None,
+            // Unknown: fail closed.
+            Err(e) => Some((
+                Refusal {
+                    url: ev.request.url.clone(),
+                    reason: format!(
+                        "[plan] {} was not loaded: the browser could not say which page asked for it ({e}).",
+                        ev.request.url
+                    ),
+                },
+                None,
+                false,
+            )),
+        }
+    };
+    let sent = match verdict {
+        None => timed(browser.execute(ContinueRequestParams::new(id)))
+            .await
+            .map(|_| ()),
+        Some((refusal, refusals, popup)) => {
+            if let Some(tab) = refusals.and_then(|w| w.upgrade()) {
+                tab.push(refusal);
+            }
+            let failed =
+                timed(browser.execute(FailRequestParams::new(id, ErrorReason::BlockedByClient)))
+                    .await
+                    .map(|_| ());
+            if popup {
+                // Nothing is left for the popup to show; the run has one tab.
+                let _ = timed(browser.execute(CloseTargetParams::new(TargetId::from(frame)))).await;
+            }
+            failed
+        }
+    };
+    if let Err(e) = sent {
+        tracing::debug!("navigation guard: {e}");
+    }
+}
+
+/// One top-level destination against a lock (resolved addresses too, in server mode).
+async fn judge(lock: &Lock, url: &str) -> Result<(), Refusal> {
+    match url::Url::parse(url) {
+        Ok(u) => lock.check_navigation(&u).await,
+        Err(_) => Err(Refusal {
+            url: url.to_string(),
+            reason: format!("[plan] `{url}` is not a URL."),
+        }),
+    }
+}

@@ -1,0 +1,302 @@
+//! The Chromium process: finding the binary, its flags and profile, spawning it, reading its
+//! DevTools address, and killing and reaping it on every path.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use super::BrowserError;
+
+/// How long Chromium may take to print its DevTools address.
+pub(super) const LAUNCH_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Quiet, container-friendly flags (no sandbox: tests and CI run as root), and nothing a run
+/// never looks at:
+/// - no startup window: the first page is the first run's, in its own context;
+/// - no WebUI omnibox popup: headless Chromium 156 otherwise preloads it into a renderer
+///   process of its own for every browser context, a third of a run's browser CPU;
+/// - no back/forward cache: a run never goes back, and every page it leaves would stay
+///   alive in the cache (10–25% of a navigation's browser CPU here);
+/// - WebRTC only through a proxy: in server mode a context's proxy is its egress, and UDP
+///   would go around it.
+///
+/// `--block-new-web-contents` is not among them: headless Chromium (`--headless=new`, 156)
+/// ignores it and popups load. The browser-wide navigation guard governs them.
+const CHROMIUM_FLAGS: [&str; 25] = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--disable-breakpad",
+    "--disable-client-side-phishing-detection",
+    "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--disable-back-forward-cache",
+    "--disable-popup-blocking",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    "--mute-audio",
+    "--hide-scrollbars",
+    "--window-size=1280,900",
+    "--remote-debugging-port=0",
+    "--remote-debugging-address=127.0.0.1",
+    "--no-startup-window",
+];
+
+/// Distribution launch scripts and the binaries they start. Debian's `/usr/bin/chromium`
+/// adds flags of its own (GPU rasterization, which headless Chromium does in software;
+/// extension loading) and runs a shell and `findmnt` before every launch.
+const WRAPPERS: [(&str, &str); 2] = [
+    ("/usr/bin/chromium", "/usr/lib/chromium/chromium"),
+    (
+        "/usr/bin/chromium-browser",
+        "/usr/lib/chromium-browser/chromium-browser",
+    ),
+];
+
+/// Finds a Chromium executable: the explicit path, `$CHROME`, then the usual places. A known
+/// distribution launch script is replaced by the binary it starts, so the browser runs with
+/// exactly planlock's flags.
+pub fn find_executable(explicit: Option<&Path>) -> Result<PathBuf, BrowserError> {
+    find_named(explicit).map(|p| behind_wrapper(&p).unwrap_or(p))
+}
+
+fn find_named(explicit: Option<&Path>) -> Result<PathBuf, BrowserError> {
+    if let Some(p) = explicit {
+        return Ok(p.to_path_buf());
+    }
+    if let Some(p) = std::env::var_os("CHROME").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    const CANDIDATES: [&str; 7] = [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome",
+        "/usr/bin/google-chrome-stable",
+        "/snap/bin/chromium",
+        "/opt/google/chrome/chrome",
+        "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+    ];
+    CANDIDATES
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.exists())
+        .ok_or(BrowserError::NotFound)
+}
+
+/// The binary a known launch script at `path` starts, when `path` is that script.
+fn behind_wrapper(path: &Path) -> Option<PathBuf> {
+    let (_, binary) = WRAPPERS
+        .iter()
+        .find(|(script, _)| path == Path::new(script))?;
+    let mut head = [0u8; 2];
+    let is_script = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| &head == b"#!");
+    let binary = PathBuf::from(binary);
+    (is_script && binary.is_file()).then_some(binary)
+}
+
+/// A launched Chromium: its process, the DevTools WebSocket URL it printed, the tail of its
+/// output and its temporary profile (removed when dropped, after the process is gone).
+pub(super) struct Launched {
+    pub process: Process,
+    pub ws: String,
+    pub stderr: Arc<Mutex<Vec<String>>>,
+    pub profile: tempfile::TempDir,
+}
+
+/// Starts Chromium at `path` in a fresh temporary profile and waits for its DevTools address.
+pub(super) async fn launch(path: &Path, headful: bool) -> Result<Launched, BrowserError> {
+    let launch_err = |message: String, stderr: String| BrowserError::Launch {
+        path: path.display().to_string(),
+        message,
+        stderr,
+    };
+    let profile = tempfile::Builder::new()
+        .prefix("planlock-chromium-")
+        .tempdir()
+        .map_err(|e| {
+            launch_err(
+                format!("cannot create a profile directory: {e}"),
+                String::new(),
+            )
+        })?;
+    // No preloading: a speculation-rules prefetch is a document request made outside the
+    // page, which neither the tab's nor the browser's interception is shown.
+    let prefs = profile.path().join("Default");
+    let written = std::fs::create_dir_all(&prefs).and_then(|()| {
+        std::fs::write(
+            prefs.join("Preferences"),
+            r#"{"net":{"network_prediction_options":2}}"#,
+        )
+    });
+    if let Err(e) = written {
+        return Err(launch_err(
+            format!("cannot write the profile's preferences: {e}"),
+            String::new(),
+        ));
+    }
+    let mut cmd = std::process::Command::new(path);
+    if !headful {
+        cmd.arg("--headless=new");
+    }
+    cmd.args(CHROMIUM_FLAGS)
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let stderr = Arc::new(Mutex::new(Vec::new()));
+    let (process, devtools) = Process::spawn(cmd, stderr.clone())
+        .map_err(|e| launch_err(e.to_string(), String::new()))?;
+    let output = || stderr.lock().map(|l| l.join("\n")).unwrap_or_default();
+    let ws = match tokio::time::timeout(LAUNCH_TIMEOUT, devtools).await {
+        Ok(Ok(ws)) => ws,
+        Ok(Err(_)) => {
+            let status = process
+                .wait(Duration::from_secs(2))
+                .await
+                .unwrap_or_default();
+            return Err(launch_err(
+                format!("it exited ({status}) before accepting connections"),
+                output(),
+            ));
+        }
+        Err(_) => {
+            process.kill();
+            return Err(launch_err(
+                format!(
+                    "it printed no DevTools address within {} s",
+                    LAUNCH_TIMEOUT.as_secs()
+                ),
+                output(),
+            ));
+        }
+    };
+    Ok(Launched {
+        process,
+        ws,
+        stderr,
+        profile,
+    })
+}
+
+/// The last lines Chromium printed, for error messages.
+pub(super) fn stderr_tail(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        String::new()
+    } else {
+        let tail = &lines[lines.len().saturating_sub(8)..];
+        format!("\nbrowser output:\n  {}", tail.join("\n  "))
+    }
+}
+
+fn push_line(buf: &Mutex<Vec<String>>, line: String) {
+    if let Ok(mut lines) = buf.lock() {
+        if lines.len() >= 200 {
+            lines.remove(0);
+        }
+        lines.push(line);
+    }
+}
+
+/// The Chromium process. It is spawned by a dedicated thread that then waits for it, so the
+/// thread lives exactly as long as the browser: Linux's parent-death signal (which follows the
+/// spawning *thread*) then kills Chromium if planlock dies, even by SIGKILL.
+pub(super) struct Process {
+    pub pid: u32,
+    exited: watch::Receiver<Option<String>>,
+}
+
+impl Process {
+    /// Spawns `cmd`; the future resolves to the DevTools WebSocket URL Chromium prints.
+    fn spawn(
+        mut cmd: std::process::Command,
+        stderr_lines: Arc<Mutex<Vec<String>>>,
+    ) -> std::io::Result<(Process, tokio::sync::oneshot::Receiver<String>)> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+            unsafe {
+                cmd.pre_exec(|| {
+                    libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                    Ok(())
+                });
+            }
+        }
+        let (spawned_tx, spawned_rx) = std::sync::mpsc::channel();
+        let (exited_tx, exited) = watch::channel(None);
+        std::thread::Builder::new()
+            .name("planlock-chromium".into())
+            .spawn(move || match cmd.spawn() {
+                Ok(mut child) => {
+                    let stderr = child.stderr.take();
+                    let _ = spawned_tx.send(Ok((child.id(), stderr)));
+                    let status = match child.wait() {
+                        Ok(s) => s.to_string(),
+                        Err(e) => e.to_string(),
+                    };
+                    let _ = exited_tx.send(Some(status));
+                }
+                Err(e) => {
+                    let _ = spawned_tx.send(Err(e));
+                }
+            })?;
+        let (pid, stderr) = spawned_rx
+            .recv()
+            .map_err(|_| std::io::Error::other("the launcher thread died"))??;
+        let (ws_tx, ws_rx) = tokio::sync::oneshot::channel();
+        if let Some(stderr) = stderr {
+            // Drain stderr for the browser's life (a full pipe would block it); keep the tail.
+            std::thread::spawn(move || {
+                let mut ws_tx = Some(ws_tx);
+                for line in std::io::BufReader::new(stderr)
+                    .lines()
+                    .map_while(Result::ok)
+                {
+                    if let Some(ws) = line.strip_prefix("DevTools listening on ")
+                        && let Some(tx) = ws_tx.take()
+                    {
+                        let _ = tx.send(ws.trim().to_string());
+                        continue;
+                    }
+                    push_line(&stderr_lines, line);
+                }
+            });
+        }
+        Ok((Process { pid, exited }, ws_rx))
+    }
+
+    /// Kills the process unless it already exited (so a reused pid is never hit).
+    pub fn kill(&self) {
+        if self.exited.borrow().is_none() {
+            // SAFETY: plain syscall on a pid this process spawned and has not yet reaped.
+            unsafe {
+                libc::kill(self.pid as libc::pid_t, libc::SIGKILL);
+            }
+        }
+    }
+
+    /// Waits up to `limit` for the process to exit; its exit status, or `None`.
+    pub async fn wait(&self, limit: Duration) -> Option<String> {
+        let mut exited = self.exited.clone();
+        let exited = tokio::time::timeout(limit, exited.wait_for(Option::is_some))
+            .await
+            .ok()?
+            .ok()?;
+        exited.clone()
+    }
+}
