@@ -308,6 +308,9 @@ pub fn spec_error(e: SpecError) -> ApiError {
             }]))
         }
         SpecError::Lock(e) => lock_error(e),
+        e @ SpecError::SecretOutsideLock { .. } => {
+            ApiError::unprocessable("secret_not_allowed", e.to_string())
+        }
         SpecError::UnboundInbox {
             step,
             step_type,

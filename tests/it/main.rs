@@ -16,4 +16,5 @@ mod plan_fuzz;
 mod planner;
 mod schema;
 mod serve;
+mod serve_security;
 mod validate_cli;

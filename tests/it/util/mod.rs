@@ -5,6 +5,7 @@
 
 pub mod dovecot;
 pub mod model;
+pub mod serve;
 pub mod smtp;
 
 use std::net::SocketAddr;
