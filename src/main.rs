@@ -45,14 +45,7 @@ enum Command {
     /// Plan, show the plan for review, then run it.
     Act(cli::ActArgs),
     /// Serve the HTTP API.
-    Serve {
-        /// Address to listen on.
-        #[arg(long, default_value = "127.0.0.1:8080")]
-        listen: String,
-        /// Most runs at once.
-        #[arg(long = "max-runs", default_value_t = 4)]
-        max_runs: usize,
-    },
+    Serve(cli::ServeArgs),
     /// Run the built-in demo: a local site, an embedded inbox, a signup verified by email.
     Demo {
         #[command(flatten)]
@@ -101,9 +94,7 @@ fn main() -> ExitCode {
         Command::Run(args) => runtime.block_on(cli::run_command(args)),
         Command::Plan(args) => runtime.block_on(cli::plan_command(args)),
         Command::Act(args) => runtime.block_on(cli::act_command(args)),
-        Command::Serve { listen, max_runs } => {
-            runtime.block_on(cli::serve_command(listen, max_runs))
-        }
+        Command::Serve(args) => runtime.block_on(cli::serve_command(args)),
         Command::Demo { options } => runtime.block_on(cli::demo_command(options)),
     };
     ExitCode::from(code)

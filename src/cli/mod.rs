@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 pub use act::{ActArgs, act_command};
 pub use demo::{DemoArgs, demo_command};
 pub use plan::{PlanArgs, plan_command};
-pub use serve::serve_command;
+pub use serve::{ServeArgs, serve_command};
 
 /// Options shared by `run` and `act`.
 #[derive(Debug, Clone, clap::Args)]

@@ -5,16 +5,43 @@ use std::time::Duration;
 
 use planlock::browser::LaunchOptions;
 use planlock::exit;
+use planlock::plan::SECRET_ENV_PREFIX;
 use planlock::planner::PlannerConfig;
+use planlock::runner::Secrets;
 use planlock::server::{
     ApiError, AppState, BROWSER_WS_VAR, BrowserSource, ServerConfig, TOKEN_VAR, serve,
 };
 use tokio::net::TcpListener;
 
-/// `planlock serve [--listen ADDR] [--max-runs N]`. The token comes from `PLANLOCK_TOKEN`,
-/// the planner from `PLANLOCK_MODEL` etc., the browser from `$CHROME` (or
-/// `PLANLOCK_BROWSER_WS` for a remote one).
-pub async fn serve_command(listen: String, max_runs: usize) -> u8 {
+/// `planlock serve`: the token comes from `PLANLOCK_TOKEN`, the planner from
+/// `PLANLOCK_MODEL` etc., secret values from `PLANLOCK_SECRET_NAME`, the browser from
+/// `--browser-ws` (or `PLANLOCK_BROWSER_WS`), else `$CHROME` or the usual paths.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on (`IP:PORT`; loopback unless PLANLOCK_TOKEN is set).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// Most runs at once.
+    #[arg(long = "max-runs", default_value_t = 4)]
+    max_runs: usize,
+    /// A host name callers may use to reach this server (repeatable). IP addresses and
+    /// `localhost` are always accepted; any other `Host` is refused (DNS rebinding).
+    #[arg(long = "host-name", value_name = "NAME")]
+    host_names: Vec<String>,
+    /// A secret plans may use as `{{secret.NAME}}`, with its value from
+    /// PLANLOCK_SECRET_NAME, sent only to these hosts (and their sites): a run that uses it
+    /// may visit nothing else. Other PLANLOCK_SECRET_* variables are not readable by requests.
+    #[arg(long = "secret", value_name = "NAME@HOST[,HOST]")]
+    secrets: Vec<String>,
+    /// Connect to a running Chromium over CDP (`ws://…`) instead of launching one.
+    #[arg(long = "browser-ws", value_name = "URL", env = BROWSER_WS_VAR)]
+    browser_ws: Option<String>,
+}
+
+pub async fn serve_command(args: ServeArgs) -> u8 {
+    let ServeArgs {
+        listen, max_runs, ..
+    } = args.clone();
     let addr = match parse_listen(&listen) {
         Ok(a) => a,
         Err(m) => {
@@ -38,17 +65,24 @@ pub async fn serve_command(listen: String, max_runs: usize) -> u8 {
         eprintln!("planlock: --max-runs must be at least 1");
         return exit::INVALID_INPUT;
     }
+    let secrets = match server_secrets(&args.secrets) {
+        Ok(s) => s,
+        Err(m) => {
+            eprintln!("planlock: {m}");
+            return exit::INVALID_INPUT;
+        }
+    };
     let launch = LaunchOptions {
         executable: None,
-        connect_to: std::env::var(BROWSER_WS_VAR)
-            .ok()
-            .filter(|v| !v.trim().is_empty()),
+        connect_to: args.browser_ws.filter(|v| !v.trim().is_empty()),
         headful: false,
     };
     let mut config = ServerConfig::new(BrowserSource::Launch(launch));
     config.planner = PlannerConfig::from_env().map_err(|e| ApiError::from_planner(&e));
     config.token = token;
     config.max_runs = max_runs;
+    config.host_names = args.host_names;
+    config.secrets = secrets;
     let state = AppState::new(config);
     if let Err(e) = state.start_browser().await {
         eprintln!("planlock: {e}");
@@ -83,6 +117,46 @@ pub async fn serve_command(listen: String, max_runs: usize) -> u8 {
             exit::ENVIRONMENT
         }
     }
+}
+
+/// `--secret NAME@HOST[,HOST]`, each value read from `PLANLOCK_SECRET_NAME`.
+fn server_secrets(given: &[String]) -> Result<Secrets, String> {
+    let mut secrets = Secrets::none();
+    for spec in given {
+        let Some((name, hosts)) = spec.split_once('@') else {
+            return Err(format!(
+                "--secret {spec}: give the hosts the secret may be sent to, e.g. \
+                 --secret {spec}@shop.example"
+            ));
+        };
+        let valid = !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit());
+        if !valid {
+            return Err(format!(
+                "--secret {spec}: `{name}` is not a secret name (letters, digits and `_`, not \
+                 starting with a digit)"
+            ));
+        }
+        let hosts: Vec<String> = hosts
+            .split(',')
+            .map(str::trim)
+            .filter(|h| !h.is_empty())
+            .map(str::to_string)
+            .collect();
+        if hosts.is_empty() {
+            return Err(format!("--secret {spec}: no host after `@`"));
+        }
+        let var = format!("{SECRET_ENV_PREFIX}{name}");
+        let value = std::env::var(&var)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| format!("--secret {spec}: the environment variable {var} is not set"))?;
+        secrets = secrets
+            .with_bound(name, value, &hosts)
+            .map_err(|e| format!("--secret {spec}: {e}"))?;
+    }
+    Ok(secrets)
 }
 
 fn parse_listen(listen: &str) -> Result<SocketAddr, String> {

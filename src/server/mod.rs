@@ -3,6 +3,8 @@
 
 mod browser;
 mod error;
+mod guard;
+mod listener;
 mod openapi;
 mod request;
 mod routes;
@@ -28,8 +30,9 @@ pub use openapi::document as openapi_document;
 
 use crate::plan::Limits;
 use crate::planner::PlannerConfig;
-use crate::runner::Settings;
+use crate::runner::{Secrets, Settings};
 use browser::BrowserSlot;
+use listener::ApiListener;
 use request::SmtpReceivers;
 use routes::{
     act, cancel_run, create_plan, create_run, get_run, healthz, method_not_allowed, not_found,
@@ -64,6 +67,11 @@ pub struct ServerConfig {
     pub limits: Limits,
     pub body_limit: usize,
     pub keep_finished: usize,
+    /// Names callers may use in `Host`, besides IP addresses and `localhost`.
+    pub host_names: Vec<String>,
+    /// The server's own secrets, each bound to the hosts it may be sent to. Nothing else
+    /// of the server's environment is readable by requests.
+    pub secrets: Secrets,
 }
 
 impl ServerConfig {
@@ -81,6 +89,8 @@ impl ServerConfig {
             limits: Limits::default(),
             body_limit: DEFAULT_BODY_LIMIT,
             keep_finished: DEFAULT_KEEP_FINISHED,
+            host_names: Vec::new(),
+            secrets: Secrets::none(),
         }
     }
 }
@@ -96,6 +106,8 @@ struct Shared {
     settings: Settings,
     limits: Limits,
     body_limit: usize,
+    host_names: Vec<String>,
+    secrets: Secrets,
     browser: BrowserSlot,
     registry: Arc<Registry>,
     /// One permit per run (or `act` planning) in flight.
@@ -124,6 +136,8 @@ impl AppState {
             settings: config.settings,
             limits: config.limits,
             body_limit: config.body_limit,
+            host_names: config.host_names,
+            secrets: config.secrets,
             browser: BrowserSlot::new(config.browser),
             registry: Arc::new(Registry::new(config.keep_finished, artifacts_path)),
             runs: Arc::new(Semaphore::new(max_runs)),
@@ -136,6 +150,12 @@ impl AppState {
 
     pub(crate) fn body_limit(&self) -> usize {
         self.0.body_limit
+    }
+    pub(crate) fn host_names(&self) -> &[String] {
+        &self.0.host_names
+    }
+    pub(crate) fn secrets(&self) -> &Secrets {
+        &self.0.secrets
     }
     pub(crate) fn settings(&self) -> &Settings {
         &self.0.settings
@@ -254,6 +274,10 @@ pub fn app(state: AppState) -> Router {
         .merge(v1)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            guard::same_origin_only,
+        ))
         .layer(DefaultBodyLimit::max(state.body_limit()))
         .with_state(state)
 }
@@ -266,7 +290,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let on_signal = state.clone();
-    let result = axum::serve(listener, app(state.clone()))
+    let result = axum::serve(ApiListener(listener), app(state.clone()))
         .with_graceful_shutdown(async move {
             shutdown.await;
             let running = on_signal.registry().running();

@@ -18,14 +18,16 @@ use crate::lock::LockError;
 use crate::plan::{self, Limits, Plan, Vars, VarsError};
 use crate::runner::{Binding, Secrets, SpecError};
 
-/// A JSON body read with the server's size bound. Malformed JSON and bodies of the wrong
-/// shape are 400; a body over the bound is 413. The `Content-Type` is not required.
+/// A JSON body read with the server's size bound. Only `Content-Type: application/json`
+/// is read (415 otherwise); malformed JSON and bodies of the wrong shape are 400; a body over
+/// the bound is 413.
 pub struct JsonBody<T>(pub T);
 
 impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
+        super::guard::check_json_content_type(req.headers())?;
         let bytes = Bytes::from_request(req, state).await.map_err(|r| {
             if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::new(
@@ -270,8 +272,12 @@ pub async fn check_inboxes(inboxes: &[Binding]) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// The request's secret names are checked here: letters, digits and `_`.
-pub fn request_secrets(secrets: &BTreeMap<String, String>) -> Result<Secrets, ApiError> {
+/// The request's own secrets (names checked here: letters, digits and `_`) over the
+/// server's bound ones.
+pub fn request_secrets(
+    state: &AppState,
+    secrets: &BTreeMap<String, String>,
+) -> Result<Secrets, ApiError> {
     for name in secrets.keys() {
         let ok = !name.is_empty()
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -286,7 +292,7 @@ pub fn request_secrets(secrets: &BTreeMap<String, String>) -> Result<Secrets, Ap
             ));
         }
     }
-    Ok(Secrets::from_environment().with_given(secrets.clone()))
+    Ok(state.secrets().clone().with_given(secrets.clone()))
 }
 
 /// A request error in the API's words (its fields).
@@ -295,9 +301,11 @@ pub fn spec_error(e: SpecError) -> ApiError {
         SpecError::Variable(v) => ApiError::unprocessable(
             "invalid_variables",
             match v {
-                VarsError::MissingSecret(_) => {
-                    format!("{v} on the server, or pass it in the request's `secrets`")
-                }
+                VarsError::MissingSecret(name) => format!(
+                    "`{{{{secret.{name}}}}}` has no value: give it in the request's `secrets`, \
+                     or declare it on the server (planlock serve --secret {name}@HOST with \
+                     PLANLOCK_SECRET_{name} set)"
+                ),
                 other => other.to_string(),
             },
         ),

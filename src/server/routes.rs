@@ -256,7 +256,7 @@ async fn prepare(
     allowed_hosts: &[String],
     permit: OwnedSemaphorePermit,
 ) -> Result<Launch, ApiError> {
-    let secrets = request_secrets(secrets)?;
+    let secrets = request_secrets(state, secrets)?;
     let inboxes = connect_inboxes(state, bindings).await?;
     let registry = state.registry();
     let run_id = registry.new_id();

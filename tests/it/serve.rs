@@ -420,7 +420,10 @@ fn malformed_or_misshapen_bodies_are_400() {
             (r#"{"vars": {}}"#, "invalid_request"),
             (r#"{"plan": {}, "vars": {"a": 1}}"#, "invalid_request"),
         ] {
-            let req = Request::post("/v1/runs").body(Body::from(raw)).unwrap();
+            let req = Request::post("/v1/runs")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(raw))
+                .unwrap();
             let (status, _, body) = oneshot(&state, req).await;
             assert_eq!(status, 400, "{raw}: {body:#}");
             assert_eq!(body["error"]["kind"], kind, "{raw}");
