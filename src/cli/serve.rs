@@ -4,7 +4,10 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use planlock::browser::LaunchOptions;
+use std::sync::Arc;
+
 use planlock::exit;
+use planlock::inbox::{Caller, Inbox, InboxError, connect, parse_binding_as};
 use planlock::plan::SECRET_ENV_PREFIX;
 use planlock::planner::PlannerConfig;
 use planlock::runner::Secrets;
@@ -33,6 +36,17 @@ pub struct ServeArgs {
     /// may visit nothing else. Other PLANLOCK_SECRET_* variables are not readable by requests.
     #[arg(long = "secret", value_name = "NAME@HOST[,HOST]")]
     secrets: Vec<String>,
+    /// A mailbox requests may choose by name (`"inbox": "NAME"`), repeatable. `${VAR}` in
+    /// the URL is replaced by that environment variable, so passwords stay out of `ps`.
+    #[arg(long = "inbox", value_name = "NAME=URL")]
+    inboxes: Vec<String>,
+    /// More `NAME=URL` inboxes, one a line (`#` starts a comment; `${VAR}` as for --inbox).
+    #[arg(long = "inbox-file", value_name = "FILE")]
+    inbox_files: Vec<std::path::PathBuf>,
+    /// Let requests bring mailbox URLs of their own (judged by the address rule pages
+    /// follow: private addresses only when the request's allowed_hosts names them).
+    #[arg(long = "allow-request-inboxes")]
+    allow_request_inboxes: bool,
     /// Connect to a running Chromium over CDP (`ws://…`) instead of launching one.
     #[arg(long = "browser-ws", value_name = "URL", env = BROWSER_WS_VAR)]
     browser_ws: Option<String>,
@@ -72,6 +86,13 @@ pub async fn serve_command(args: ServeArgs) -> u8 {
             return exit::INVALID_INPUT;
         }
     };
+    let inboxes = match server_inboxes(&args.inboxes, &args.inbox_files).await {
+        Ok(i) => i,
+        Err(m) => {
+            eprintln!("planlock: {m}");
+            return exit::INVALID_INPUT;
+        }
+    };
     let launch = LaunchOptions {
         executable: None,
         connect_to: args.browser_ws.filter(|v| !v.trim().is_empty()),
@@ -83,6 +104,8 @@ pub async fn serve_command(args: ServeArgs) -> u8 {
     config.max_runs = max_runs;
     config.host_names = args.host_names;
     config.secrets = secrets;
+    config.inboxes = inboxes;
+    config.allow_request_inboxes = args.allow_request_inboxes;
     let state = AppState::new(config);
     if let Err(e) = state.start_browser().await {
         eprintln!("planlock: {e}");
@@ -116,6 +139,99 @@ pub async fn serve_command(args: ServeArgs) -> u8 {
             eprintln!("planlock: the server stopped: {e}");
             exit::ENVIRONMENT
         }
+    }
+}
+
+/// `--inbox NAME=URL` and the lines of `--inbox-file`, `${VAR}`s filled in, each bound
+/// once for the life of the server (an IMAP inbox keeps its connections between runs).
+async fn server_inboxes(
+    given: &[String],
+    files: &[std::path::PathBuf],
+) -> Result<Vec<(String, Arc<dyn Inbox>)>, String> {
+    let mut specs: Vec<(String, String)> = given
+        .iter()
+        .map(|s| (format!("--inbox {}", redact_url(s)), s.clone()))
+        .collect();
+    for file in files {
+        let text = std::fs::read_to_string(file).map_err(|e| {
+            format!(
+                "--inbox-file {}: {}",
+                file.display(),
+                super::io_sentence(&e)
+            )
+        })?;
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            specs.push((
+                format!("{} line {}", file.display(), n + 1),
+                line.to_string(),
+            ));
+        }
+    }
+    let mut out: Vec<(String, Arc<dyn Inbox>)> = Vec::new();
+    for (place, spec) in specs {
+        let spec = expand_env(&spec).map_err(|m| format!("{place}: {m}"))?;
+        let (name, url) = parse_binding_as(&spec, Caller::Service)
+            .map_err(|e| format!("{place}: {}", e.to_string().trim_start_matches("--inbox ")))?;
+        let Some(name) = name else {
+            return Err(format!(
+                "{place}: a server inbox needs a name requests choose it by: NAME=URL"
+            ));
+        };
+        if out.iter().any(|(n, _)| *n == name) {
+            return Err(format!("{place}: the inbox name `{name}` is given twice"));
+        }
+        let inbox = connect(&url).await.map_err(|e| format!("{place}: {e}"))?;
+        if let Err(e) = tokio::time::timeout(Duration::from_secs(10), inbox.check())
+            .await
+            .unwrap_or_else(|_| Err(InboxError::Unreachable("no answer within 10 s".into())))
+        {
+            // Runs that use it answer 503 until it is reachable; the server serves the rest.
+            eprintln!(
+                "planlock: warning: the inbox `{name}` ({}) is not reachable now: {e}",
+                inbox.describe()
+            );
+        }
+        out.push((name, inbox));
+    }
+    Ok(out)
+}
+
+/// `${VAR}` replaced by the environment variable's value; a missing one is an error.
+fn expand_env(s: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err("`${` without a closing `}`".to_string());
+        };
+        let var = &after[..end];
+        let value = std::env::var(var).map_err(|_| {
+            format!("the environment variable {var} (named as ${{{var}}}) is not set")
+        })?;
+        out.push_str(&value);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// A binding as it may be shown: the password of a URL hidden.
+fn redact_url(s: &str) -> String {
+    match (s.find("://"), s.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &s[scheme + 3..at];
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!("{}{user}:••••{}", &s[..scheme + 3], &s[at..]),
+                None => s.to_string(),
+            }
+        }
+        _ => s.to_string(),
     }
 }
 

@@ -28,6 +28,7 @@ pub use browser::{BrowserHandle, BrowserSource};
 pub use error::ApiError;
 pub use openapi::document as openapi_document;
 
+use crate::inbox::Inbox;
 use crate::plan::Limits;
 use crate::planner::PlannerConfig;
 use crate::runner::{Secrets, Settings};
@@ -72,6 +73,10 @@ pub struct ServerConfig {
     /// The server's own secrets, each bound to the hosts it may be sent to. Nothing else
     /// of the server's environment is readable by requests.
     pub secrets: Secrets,
+    /// The server's inboxes, by name: requests choose them with `"inbox": "NAME"`.
+    pub inboxes: Vec<(String, Arc<dyn Inbox>)>,
+    /// Whether requests may bring mailbox URLs of their own.
+    pub allow_request_inboxes: bool,
 }
 
 impl ServerConfig {
@@ -91,6 +96,8 @@ impl ServerConfig {
             keep_finished: DEFAULT_KEEP_FINISHED,
             host_names: Vec::new(),
             secrets: Secrets::none(),
+            inboxes: Vec::new(),
+            allow_request_inboxes: false,
         }
     }
 }
@@ -108,6 +115,8 @@ struct Shared {
     body_limit: usize,
     host_names: Vec<String>,
     secrets: Secrets,
+    inboxes: Vec<(String, Arc<dyn Inbox>)>,
+    allow_request_inboxes: bool,
     browser: BrowserSlot,
     registry: Arc<Registry>,
     /// One permit per run (or `act` planning) in flight.
@@ -138,6 +147,8 @@ impl AppState {
             body_limit: config.body_limit,
             host_names: config.host_names,
             secrets: config.secrets,
+            inboxes: config.inboxes,
+            allow_request_inboxes: config.allow_request_inboxes,
             browser: BrowserSlot::new(config.browser),
             registry: Arc::new(Registry::new(config.keep_finished, artifacts_path)),
             runs: Arc::new(Semaphore::new(max_runs)),
@@ -156,6 +167,28 @@ impl AppState {
     }
     pub(crate) fn secrets(&self) -> &Secrets {
         &self.0.secrets
+    }
+    pub(crate) fn allows_request_inboxes(&self) -> bool {
+        self.0.allow_request_inboxes
+    }
+    pub(crate) fn has_inbox(&self, name: &str) -> bool {
+        self.0.inboxes.iter().any(|(n, _)| n == name)
+    }
+    pub(crate) fn server_inbox(&self, name: &str) -> Option<Arc<dyn Inbox>> {
+        self.0
+            .inboxes
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, i)| i.clone())
+    }
+    /// `: its inboxes are a, b` (or how to configure some), for messages.
+    pub(crate) fn inbox_names_phrase(&self) -> String {
+        if self.0.inboxes.is_empty() {
+            " (it has none: planlock serve --inbox NAME=URL)".to_string()
+        } else {
+            let names: Vec<&str> = self.0.inboxes.iter().map(|(n, _)| n.as_str()).collect();
+            format!(" (its inboxes: {})", names.join(", "))
+        }
     }
     pub(crate) fn settings(&self) -> &Settings {
         &self.0.settings

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::AppState;
 use super::error::ApiError;
 use crate::inbox::{Caller, Inbox, InboxError, InboxUrl, connect, parse_binding_as};
-use crate::lock::LockError;
+use crate::lock::{LockError, check_service_host};
 use crate::plan::{self, Limits, Plan, Vars, VarsError};
 use crate::runner::{Binding, Secrets, SpecError};
 
@@ -187,25 +187,83 @@ fn json_type(v: &Value) -> &'static str {
     }
 }
 
-/// Parsed inbox bindings: names are unique, at most one is unnamed.
-pub fn parse_bindings(list: &[String]) -> Result<Vec<(Option<String>, InboxUrl)>, ApiError> {
-    let mut out: Vec<(Option<String>, InboxUrl)> = Vec::new();
+/// Where a request's inbox comes from.
+#[derive(Clone)]
+pub enum InboxSource {
+    /// One of the server's inboxes (`--inbox NAME=URL`), by name.
+    Server(String),
+    /// A mailbox URL the request brings (only with `--allow-request-inboxes`).
+    Url(InboxUrl),
+}
+
+/// A request's inbox binding: the name steps use (`None`: the default inbox) and its source.
+pub type RequestInbox = (Option<String>, InboxSource);
+
+/// Parses `inbox` entries, `[BINDING=]NAME` (a server inbox) or `[BINDING=]URL`: binding
+/// names are unique and at most one is unnamed. Nothing is connected yet.
+pub fn parse_bindings(state: &AppState, list: &[String]) -> Result<Vec<RequestInbox>, ApiError> {
+    let mut out: Vec<RequestInbox> = Vec::new();
     for (i, s) in list.iter().enumerate() {
-        let (name, url) = parse_binding_as(s, Caller::Service).map_err(|e| {
-            ApiError::unprocessable("invalid_inbox", format!("inbox[{i}]: {}", server_words(&e)))
-        })?;
+        let (name, source) = if s.contains("://") {
+            if !state.allows_request_inboxes() {
+                return Err(ApiError::unprocessable(
+                    "invalid_inbox",
+                    format!(
+                        "inbox[{i}]: this server does not take mailbox URLs from requests (it \
+                         would connect wherever a caller says): choose one of its inboxes by \
+                         name{}, or start it with --allow-request-inboxes",
+                        state.inbox_names_phrase()
+                    ),
+                ));
+            }
+            let (name, url) = parse_binding_as(s, Caller::Service).map_err(|e| {
+                ApiError::unprocessable(
+                    "invalid_inbox",
+                    format!("inbox[{i}]: {}", server_words(&e)),
+                )
+            })?;
+            (name, InboxSource::Url(url))
+        } else {
+            let (name, inbox) = match s.split_once('=') {
+                Some((binding, inbox)) => (Some(binding.trim().to_string()), inbox.trim()),
+                None => (None, s.trim()),
+            };
+            if !state.has_inbox(inbox) {
+                return Err(ApiError::unprocessable(
+                    "invalid_inbox",
+                    format!(
+                        "inbox[{i}]: this server has no inbox named `{inbox}`{}",
+                        state.inbox_names_phrase()
+                    ),
+                ));
+            }
+            if let Some(b) = &name
+                && (b.is_empty()
+                    || !b
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            {
+                return Err(ApiError::unprocessable(
+                    "invalid_inbox",
+                    format!(
+                        "inbox[{i}]: `{b}` is not an inbox name (letters, digits, `_` and `-`)"
+                    ),
+                ));
+            }
+            (name, InboxSource::Server(inbox.to_string()))
+        };
         if out.iter().any(|(n, _)| *n == name) {
             return Err(ApiError::unprocessable(
                 "invalid_inbox",
                 match &name {
                     Some(n) => format!("inbox[{i}]: the inbox name `{n}` is given twice"),
                     None => format!(
-                        "inbox[{i}]: two unnamed inboxes: name all but one, e.g. \"work=imap://…\""
+                        "inbox[{i}]: two unnamed inboxes: name all but one, e.g. \"work=NAME\""
                     ),
                 },
             ));
         }
-        out.push((name, url));
+        out.push((name, source));
     }
     Ok(out)
 }
@@ -241,19 +299,38 @@ impl SmtpReceivers {
     }
 }
 
-/// Connects every binding (an IMAP inbox connects lazily; an embedded receiver starts
-/// listening). Whether each can be reached is [`check_inboxes`]' question, asked once the
-/// request is known to be valid.
+/// Binds every inbox of the request: a server inbox is shared as it is; a request's IMAP
+/// server is judged by the address rule pages follow (a private address only when
+/// `allowed_hosts` names it), then bound (it connects lazily); an embedded receiver starts
+/// listening on loopback. Whether each can be reached is [`check_inboxes`]' question, asked
+/// once the request is known to be valid.
 pub async fn connect_inboxes(
     state: &AppState,
-    bindings: &[(Option<String>, InboxUrl)],
+    bindings: &[RequestInbox],
+    allowed_hosts: &[String],
 ) -> Result<Vec<Binding>, ApiError> {
     let mut out = Vec::new();
-    for (name, url) in bindings {
-        let inbox = state.smtp().connect(url).await.map_err(|e| match e {
-            InboxError::InvalidUrl(m) => ApiError::unprocessable("invalid_inbox", m),
-            InboxError::Unreachable(m) => ApiError::unavailable("inbox_unavailable", m),
-        })?;
+    for (i, (name, source)) in bindings.iter().enumerate() {
+        let inbox = match source {
+            InboxSource::Server(server_name) => state
+                .server_inbox(server_name)
+                .ok_or_else(|| ApiError::internal(format!("inbox {server_name} vanished")))?,
+            InboxSource::Url(url) => {
+                if let InboxUrl::Imap(imap) = url {
+                    check_service_host(&imap.host, imap.port, allowed_hosts)
+                        .await
+                        .map_err(|e| {
+                            let mut err = lock_error(e);
+                            err.message = format!("inbox[{i}]: {}", err.message);
+                            err
+                        })?;
+                }
+                state.smtp().connect(url).await.map_err(|e| match e {
+                    InboxError::InvalidUrl(m) => ApiError::unprocessable("invalid_inbox", m),
+                    InboxError::Unreachable(m) => ApiError::unavailable("inbox_unavailable", m),
+                })?
+            }
+        };
         out.push((name.clone(), inbox));
     }
     Ok(out)

@@ -11,8 +11,8 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use super::error::ApiError;
 use super::request::{
-    ActBody, JsonBody, PlansBody, RunBody, caller_vars, check_inboxes, connect_inboxes,
-    parse_bindings, plan_from, request_secrets, spec_error,
+    ActBody, JsonBody, PlansBody, RequestInbox, RunBody, caller_vars, check_inboxes,
+    connect_inboxes, parse_bindings, plan_from, request_secrets, spec_error,
 };
 use super::runs::{self, Launch, Started};
 use super::{AppState, CANCEL_WAIT};
@@ -118,7 +118,7 @@ fn planned(outcome: &PlanOutcome) -> Value {
 
 fn plan_request(
     config: PlannerConfig,
-    inbox: &[(Option<String>, crate::inbox::InboxUrl)],
+    inbox: &[RequestInbox],
     allowed_hosts: &[String],
     vars: crate::plan::Vars,
     limits: &Limits,
@@ -153,7 +153,7 @@ pub(super) async fn create_plan(
     JsonBody(body): JsonBody<PlansBody>,
 ) -> Result<Response, ApiError> {
     let vars = caller_vars(&body.vars)?;
-    let bindings = parse_bindings(&body.inbox.list())?;
+    let bindings = parse_bindings(&state, &body.inbox.list())?;
     state.accepting()?;
     let config = state.planner()?;
     let _permit = state.planning_permit()?;
@@ -177,7 +177,7 @@ pub(super) async fn act(
 ) -> Result<Response, ApiError> {
     let reply = Reply::of(&headers);
     let vars = caller_vars(&body.vars)?;
-    let bindings = parse_bindings(&body.inbox.list())?;
+    let bindings = parse_bindings(&state, &body.inbox.list())?;
     state.accepting()?;
     let config = state.planner()?;
     let permit = state.run_permit()?;
@@ -226,7 +226,7 @@ pub(super) async fn create_run(
     let reply = Reply::of(&headers);
     let vars = caller_vars(&body.vars)?;
     let plan = plan_from(&body.plan, &state.0.limits, &vars)?;
-    let bindings = parse_bindings(&body.inbox.list())?;
+    let bindings = parse_bindings(&state, &body.inbox.list())?;
     state.accepting()?;
     let permit = state.run_permit()?;
     let launch = prepare(
@@ -252,12 +252,12 @@ async fn prepare(
     plan: crate::plan::Plan,
     vars: crate::plan::Vars,
     secrets: &std::collections::BTreeMap<String, String>,
-    bindings: &[(Option<String>, crate::inbox::InboxUrl)],
+    bindings: &[RequestInbox],
     allowed_hosts: &[String],
     permit: OwnedSemaphorePermit,
 ) -> Result<Launch, ApiError> {
     let secrets = request_secrets(state, secrets)?;
-    let inboxes = connect_inboxes(state, bindings).await?;
+    let inboxes = connect_inboxes(state, bindings, allowed_hosts).await?;
     let registry = state.registry();
     let run_id = registry.new_id();
     let mut spec = RunSpec::new(plan)

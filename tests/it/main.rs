@@ -16,5 +16,6 @@ mod plan_fuzz;
 mod planner;
 mod schema;
 mod serve;
+mod serve_inboxes;
 mod serve_security;
 mod validate_cli;

@@ -390,7 +390,9 @@ fn an_invalid_plan_is_422_with_every_problem_and_its_path() {
 
 #[test]
 fn the_service_never_binds_an_embedded_receiver_beyond_loopback() {
-    let state = AppState::new(without_browser());
+    let mut config = without_browser();
+    config.allow_request_inboxes = true;
+    let state = AppState::new(config);
     util::rt().block_on(async {
         for inbox in [
             "smtp://0.0.0.0:0?domain=x.test&allow_remote=true",
@@ -848,20 +850,31 @@ fn an_unconfigured_or_unreachable_model_is_503() {
     });
 }
 
-#[test]
-fn an_inbox_step_reads_mail_sent_to_the_embedded_receiver() {
-    let Some(config) = with_browser() else { return };
-    let server = Server::start(config);
+/// An embedded SMTP receiver on a free loopback port, as a server inbox; and its port.
+fn smtp_inbox(domain: &str) -> (std::sync::Arc<dyn planlock::inbox::Inbox>, u16) {
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
+    let url =
+        planlock::inbox::parse_url(&format!("smtp://127.0.0.1:{port}?domain={domain}")).unwrap();
+    let inbox = util::rt().block_on(planlock::inbox::connect(&url)).unwrap();
+    (inbox, port)
+}
+
+#[test]
+fn an_inbox_step_reads_mail_sent_to_a_server_inbox() {
+    let Some(mut config) = with_browser() else {
+        return;
+    };
+    let (inbox, port) = smtp_inbox("serve.test");
+    config.inboxes = vec![("mail".to_string(), inbox)];
+    let server = Server::start(config);
     util::rt().block_on(async {
         let plan = json!({"reasoning": "r", "steps": [
             {"type": "wait_for_email", "subject": "code", "timeout_seconds": 10},
             {"type": "done", "summary": "got it"}]});
-        let inbox = format!("smtp://127.0.0.1:{port}?domain=serve.test");
-        let id = start_async(&server, &json!({"plan": plan, "inbox": inbox})).await;
+        let id = start_async(&server, &json!({"plan": plan, "inbox": "mail"})).await;
         let view = poll_run(&server, &id, |v| v["inbox_address"].is_string()).await;
         let address = view["inbox_address"].as_str().unwrap().to_string();
         assert_eq!(address, format!("run-{id}@serve.test"));
@@ -889,15 +902,32 @@ fn an_inbox_step_reads_mail_sent_to_the_embedded_receiver() {
         assert_eq!(response.status(), 422);
         let body: Value = response.json().await.unwrap();
         assert_eq!(body["error"]["kind"], "invalid_inbox");
-        // A malformed inbox URL too.
-        let plan = json!({"reasoning": "r", "steps": [{"type": "done", "summary": "s"}]});
+        // So is an inbox this server does not have, naming the ones it has.
         let response = http()
             .post(server.url("/v1/runs"))
-            .json(&json!({"plan": plan, "inbox": "pop3://x"}))
+            .json(&json!({"plan": plan, "inbox": "work"}))
             .send()
             .await
             .unwrap();
         assert_eq!(response.status(), 422);
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(
+            body["error"]["message"],
+            "inbox[0]: this server has no inbox named `work` (its inboxes: mail)"
+        );
+        // And a URL, which this server does not take from requests.
+        let plan = json!({"reasoning": "r", "steps": [{"type": "done", "summary": "s"}]});
+        let response = http()
+            .post(server.url("/v1/runs"))
+            .json(&json!({"plan": plan, "inbox": "smtp://127.0.0.1:2525?domain=x.test"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 422);
+        let body: Value = response.json().await.unwrap();
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains("--allow-request-inboxes"), "{message}");
+        assert!(message.contains("(its inboxes: mail)"), "{message}");
     });
 }
 
