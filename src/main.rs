@@ -67,16 +67,27 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("PLANLOCK_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("off"))
-                // Raw CDP traffic carries typed values (secrets included): never log it.
-                .add_directive("chromiumoxide::conn=info".parse().expect("directive"))
-                .add_directive("tungstenite=info".parse().expect("directive")),
-        )
+    // The service logs what it does (requests, runs) by default; the other commands only
+    // when asked with PLANLOCK_LOG.
+    let default_filter = if matches!(cli.command, Command::Serve(_)) {
+        "planlock=info"
+    } else {
+        "off"
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("PLANLOCK_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter))
+        // Raw CDP traffic carries typed values (secrets included): never log it.
+        .add_directive("chromiumoxide::conn=info".parse().expect("directive"))
+        .add_directive("tungstenite=info".parse().expect("directive"));
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .init();
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    if std::env::var("PLANLOCK_LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json")) {
+        logs.json().init();
+    } else {
+        logs.init();
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {

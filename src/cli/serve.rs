@@ -12,7 +12,8 @@ use planlock::plan::SECRET_ENV_PREFIX;
 use planlock::planner::PlannerConfig;
 use planlock::runner::Secrets;
 use planlock::server::{
-    ApiError, AppState, BROWSER_WS_VAR, BrowserSource, ServerConfig, TOKEN_VAR, serve,
+    ApiError, AppState, BROWSER_WS_VAR, BrowserSource, ServerConfig, TOKEN_VAR, WEBHOOK_SECRET_VAR,
+    default_sqlite_path, serve,
 };
 use tokio::net::TcpListener;
 
@@ -47,6 +48,22 @@ pub struct ServeArgs {
     /// follow: private addresses only when the request's allowed_hosts names them).
     #[arg(long = "allow-request-inboxes")]
     allow_request_inboxes: bool,
+    /// Runs that may wait for a slot (first come, first served); more are answered 429.
+    #[arg(long, default_value_t = planlock::server::DEFAULT_QUEUE)]
+    queue: usize,
+    /// Where runs, events and screenshots are kept: `sqlite:PATH` (default: runs.sqlite3
+    /// under $XDG_DATA_HOME/planlock or ~/.local/share/planlock) or `postgres://…` (shared
+    /// by replicas; `${VAR}` is filled in from the environment).
+    #[arg(long, value_name = "sqlite:PATH|postgres://…")]
+    store: Option<String>,
+    /// This replica's name in a shared store (default: the host name and the port). Runs it
+    /// left in flight are marked interrupted when it starts again; give each live replica
+    /// its own.
+    #[arg(long = "replica-id", value_name = "ID")]
+    replica_id: Option<String>,
+    /// Days finished runs are kept.
+    #[arg(long = "keep-days", default_value_t = planlock::server::DEFAULT_KEEP_DAYS)]
+    keep_days: u32,
     /// Connect to a running Chromium over CDP (`ws://…`) instead of launching one.
     #[arg(long = "browser-ws", value_name = "URL", env = BROWSER_WS_VAR)]
     browser_ws: Option<String>,
@@ -93,6 +110,17 @@ pub async fn serve_command(args: ServeArgs) -> u8 {
             return exit::INVALID_INPUT;
         }
     };
+    let listener = match TcpListener::bind(addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!(
+                "planlock: cannot listen on {addr}: {}",
+                super::io_sentence(&e)
+            );
+            return exit::ENVIRONMENT;
+        }
+    };
+    let local = listener.local_addr().unwrap_or(addr);
     let launch = LaunchOptions {
         executable: None,
         connect_to: args.browser_ws.filter(|v| !v.trim().is_empty()),
@@ -106,27 +134,46 @@ pub async fn serve_command(args: ServeArgs) -> u8 {
     config.secrets = secrets;
     config.inboxes = inboxes;
     config.allow_request_inboxes = args.allow_request_inboxes;
-    let state = AppState::new(config);
-    if let Err(e) = state.start_browser().await {
-        eprintln!("planlock: {e}");
-        return exit::ENVIRONMENT;
-    }
-    let listener = match TcpListener::bind(addr).await {
-        Ok(l) => l,
+    config.queue = args.queue;
+    config.keep_days = args.keep_days;
+    config.webhook_secret = std::env::var(WEBHOOK_SECRET_VAR)
+        .ok()
+        .filter(|v| !v.trim().is_empty());
+    config.store = Some(match &args.store {
+        Some(s) => match expand_env(s) {
+            Ok(s) => s,
+            Err(m) => {
+                eprintln!("planlock: --store: {m}");
+                return exit::INVALID_INPUT;
+            }
+        },
+        None => format!("sqlite:{}", default_sqlite_path().display()),
+    });
+    config.replica_id = args
+        .replica_id
+        .clone()
+        .filter(|r| !r.trim().is_empty())
+        .unwrap_or_else(|| default_replica_id(local));
+    let state = match AppState::start(config).await {
+        Ok(s) => s,
         Err(e) => {
-            eprintln!(
-                "planlock: cannot listen on {addr}: {}",
-                super::io_sentence(&e)
-            );
-            state.begin_shutdown();
-            state.finish_shutdown(Duration::ZERO).await;
+            eprintln!("planlock: {e}");
             return exit::ENVIRONMENT;
         }
     };
-    let local = listener.local_addr().unwrap_or(addr);
+    if let Err(e) = state.start_browser().await {
+        eprintln!("planlock: {e}");
+        state.begin_shutdown();
+        state.finish_shutdown(Duration::ZERO).await;
+        return exit::ENVIRONMENT;
+    }
     eprintln!(
-        "planlock: serving on http://{local} (at most {max_runs} run{} at once; {})",
+        "planlock: serving on http://{local} (at most {max_runs} run{} at once, {} waiting; \
+         runs kept in {} as replica {}; {})",
         if max_runs == 1 { "" } else { "s" },
+        args.queue,
+        state.store_place(),
+        state.replica(),
         if state.requires_token() {
             "callers must send the bearer token"
         } else {
@@ -140,6 +187,18 @@ pub async fn serve_command(args: ServeArgs) -> u8 {
             exit::ENVIRONMENT
         }
     }
+}
+
+/// A name for this replica that stays the same across restarts on one machine: the host
+/// name and the port (a restarted replica then finds the runs it left behind).
+fn default_replica_id(addr: SocketAddr) -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "planlock".to_string());
+    format!("{host}:{}", addr.port())
 }
 
 /// `--inbox NAME=URL` and the lines of `--inbox-file`, `${VAR}`s filled in, each bound

@@ -112,6 +112,9 @@ pub struct RunBody {
     pub inbox: Inboxes,
     #[serde(default)]
     pub allowed_hosts: Vec<String>,
+    /// Where to POST the result, signed, when the run ends.
+    #[serde(default)]
+    pub callback_url: Option<String>,
 }
 
 /// `POST /v1/act`
@@ -129,6 +132,9 @@ pub struct ActBody {
     pub allowed_hosts: Vec<String>,
     #[serde(default)]
     pub no_cache: bool,
+    /// Where to POST the result, signed, when the run ends.
+    #[serde(default)]
+    pub callback_url: Option<String>,
 }
 
 /// `POST /v1/plans`

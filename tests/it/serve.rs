@@ -40,6 +40,13 @@ fn without_browser() -> ServerConfig {
     config
 }
 
+/// The state of a service over `config`, its store a temporary SQLite file.
+pub(crate) fn started(config: ServerConfig) -> AppState {
+    util::rt()
+        .block_on(AppState::start(config))
+        .expect("the service starts")
+}
+
 /// The service on a real loopback port; stopped (gracefully) on drop.
 struct Server {
     base: String,
@@ -50,7 +57,7 @@ struct Server {
 
 impl Server {
     fn start(config: ServerConfig) -> Server {
-        let state = AppState::new(config);
+        let state = started(config);
         let listener = util::rt()
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
             .unwrap();
@@ -193,7 +200,10 @@ async fn start_async(server: &Server, body: &Value) -> String {
         .unwrap()
         .to_string();
     let accepted: Value = response.json().await.unwrap();
-    assert_eq!(accepted["status"], "running");
+    assert!(
+        accepted["status"] == "running" || accepted["status"] == "queued",
+        "{accepted}"
+    );
     let id = accepted["run_id"].as_str().unwrap().to_string();
     assert_eq!(location, format!("/v1/runs/{id}"));
     id
@@ -239,7 +249,7 @@ fn a_replayed_plan_succeeds_on_a_real_port() {
 #[test]
 fn a_replayed_plan_succeeds_through_oneshot() {
     let Some(config) = with_browser() else { return };
-    let state = AppState::new(config);
+    let state = started(config);
     util::rt().block_on(async {
         let (status, _, result) =
             oneshot(&state, post_json("/v1/runs", &run_body(signup_plan()))).await;
@@ -250,7 +260,7 @@ fn a_replayed_plan_succeeds_through_oneshot() {
 
 #[test]
 fn loopback_is_refused_unless_allowed_explicitly() {
-    let state = AppState::new(without_browser());
+    let state = started(without_browser());
     util::rt().block_on(async {
         let body = json!({ "plan": signup_plan(), "vars": {"name": "Ada"} });
         let (status, _, body) = oneshot(&state, post_json("/v1/runs", &body)).await;
@@ -343,7 +353,7 @@ fn ndjson_streams_events_as_they_happen_then_the_result() {
             ]
         );
         let result = lines.last().unwrap();
-        assert!(result.get("event").is_none());
+        assert_eq!(result["event"], "result");
         assert_eq!(result["run_id"], json!(id));
         assert_eq!(result["status"], "succeeded");
         assert_eq!(result["summary"], "streamed");
@@ -352,7 +362,7 @@ fn ndjson_streams_events_as_they_happen_then_the_result() {
 
 #[test]
 fn an_invalid_plan_is_422_with_every_problem_and_its_path() {
-    let state = AppState::new(without_browser());
+    let state = started(without_browser());
     util::rt().block_on(async {
         let plan = json!({"reasoning": "r", "steps": [
             {"type": "navigate", "url": "shop.example/signup"},
@@ -392,7 +402,7 @@ fn an_invalid_plan_is_422_with_every_problem_and_its_path() {
 fn the_service_never_binds_an_embedded_receiver_beyond_loopback() {
     let mut config = without_browser();
     config.allow_request_inboxes = true;
-    let state = AppState::new(config);
+    let state = started(config);
     util::rt().block_on(async {
         for inbox in [
             "smtp://0.0.0.0:0?domain=x.test&allow_remote=true",
@@ -412,7 +422,7 @@ fn the_service_never_binds_an_embedded_receiver_beyond_loopback() {
 
 #[test]
 fn malformed_or_misshapen_bodies_are_400() {
-    let state = AppState::new(without_browser());
+    let state = started(without_browser());
     util::rt().block_on(async {
         for (raw, kind) in [
             (r#"{"plan": "#, "malformed_json"),
@@ -439,7 +449,7 @@ fn malformed_or_misshapen_bodies_are_400() {
 
 #[test]
 fn a_body_over_the_limit_is_413() {
-    let state = AppState::new(without_browser());
+    let state = started(without_browser());
     let server = Server::start(without_browser());
     util::rt().block_on(async {
         let big = json!({"plan": {"reasoning": "x".repeat(2 << 20), "steps": []}});
@@ -467,7 +477,7 @@ fn a_body_over_the_limit_is_413() {
 fn a_configured_token_is_required_on_v1() {
     let mut config = without_browser();
     config.token = Some("s3cret-token-for-tests".to_string());
-    let state = AppState::new(config);
+    let state = started(config);
     util::rt().block_on(async {
         let (status, headers, body) = oneshot(&state, get("/v1/schema/plan")).await;
         assert_eq!(status, 401);
@@ -501,11 +511,12 @@ fn a_configured_token_is_required_on_v1() {
 }
 
 #[test]
-fn max_runs_answers_429_while_a_run_is_in_flight() {
+fn a_full_queue_answers_429_while_a_run_is_in_flight() {
     let Some(mut config) = with_browser() else {
         return;
     };
     config.max_runs = 1;
+    config.queue = 0;
     let server = Server::start(config);
     util::rt().block_on(async {
         let id = start_async(&server, &run_body(waiting_plan())).await;
@@ -523,7 +534,7 @@ fn max_runs_answers_429_while_a_run_is_in_flight() {
             body["error"]["message"]
                 .as_str()
                 .unwrap()
-                .contains("--max-runs 1"),
+                .contains("--max-runs 1, --queue 0"),
             "{body}"
         );
         let health: Value = http()
@@ -637,13 +648,16 @@ fn a_failed_step_links_its_screenshot() {
             .unwrap();
         assert_eq!(result["status"], "failed", "{result:#}");
         assert_eq!(result["error"]["kind"], "not_found", "{result:#}");
-        let url = result["steps"][1]["detail"]["screenshot_url"]
+        let url = result["steps"][1]["detail"]["screenshot"]
             .as_str()
             .expect("a screenshot");
         let png = http().get(server.url(url)).send().await.unwrap();
         assert_eq!(png.status(), 200);
         assert_eq!(png.headers()[header::CONTENT_TYPE], "image/png");
         assert!(png.bytes().await.unwrap().starts_with(b"\x89PNG"));
+        // Only the URL: no path on the server.
+        assert!(url.starts_with("/v1/runs/"), "{url}");
+        assert!(!result.to_string().contains("/tmp"), "{result}");
         let other = http()
             .get(server.url(&format!(
                 "/v1/runs/{}/screenshots/..%2F..%2Fetc%2Fpasswd",
@@ -658,7 +672,7 @@ fn a_failed_step_links_its_screenshot() {
 
 #[test]
 fn health_schema_and_openapi() {
-    let state = AppState::new(without_browser());
+    let state = started(without_browser());
     util::rt().block_on(async {
         let (status, _, health) = oneshot(&state, get("/healthz")).await;
         assert_eq!(status, 200);
@@ -713,7 +727,8 @@ fn health_schema_and_openapi() {
         let (status, _, body) = oneshot(&state, get("/v1/nothing")).await;
         assert_eq!(status, 404);
         assert_eq!(body["error"]["kind"], "not_found");
-        let (status, _, body) = oneshot(&state, get("/v1/runs")).await;
+        let delete_all = Request::delete("/v1/runs").body(Body::empty()).unwrap();
+        let (status, _, body) = oneshot(&state, delete_all).await;
         assert_eq!(status, 405);
         assert_eq!(body["error"]["kind"], "method_not_allowed");
     });
@@ -794,7 +809,7 @@ fn plans_only_plans() {
     let cache = tempfile::tempdir().unwrap();
     let mut config = without_browser();
     config.planner = Ok(planner_for(&model, cache.path()));
-    let state = AppState::new(config);
+    let state = started(config);
     util::rt().block_on(async {
         let goal = format!("sign up at {}/form.html as Ada", util::site().url(""));
         let (status, _, body) =
@@ -824,7 +839,7 @@ fn plans_only_plans() {
 
 #[test]
 fn an_unconfigured_or_unreachable_model_is_503() {
-    let state = AppState::new(without_browser());
+    let state = started(without_browser());
     util::rt().block_on(async {
         let body = json!({"goal": "sign up at https://shop.example"});
         let (status, _, body) = oneshot(&state, post_json("/v1/act", &body)).await;
@@ -841,7 +856,7 @@ fn an_unconfigured_or_unreachable_model_is_503() {
         cache_dir: None,
         ..PlannerConfig::default()
     });
-    let state = AppState::new(config);
+    let state = started(config);
     util::rt().block_on(async {
         let body = json!({"goal": "sign up at https://shop.example"});
         let (status, _, body) = oneshot(&state, post_json("/v1/plans", &body)).await;

@@ -351,7 +351,8 @@ fn a_server_secret_goes_only_to_the_hosts_it_is_bound_to() {
     let Some(config) = with_bound_secret(&["127.0.0.1"]) else {
         return;
     };
-    let state = planlock::server::AppState::new(config);
+    let state = crate::serve::started(config);
+    let state_elsewhere = crate::serve::started(with_bound_secret(&["shop.example"]).unwrap());
     let exfil = util::Attacker::start();
     let site = util::site().url("");
     util::rt().block_on(async {
@@ -392,8 +393,6 @@ fn a_server_secret_goes_only_to_the_hosts_it_is_bound_to() {
         let plan = json!({"reasoning": "", "steps": [
             {"type": "navigate", "url": format!("{site}/form.html?s={{{{secret.DEMO}}}}")},
             {"type": "done", "summary": "sent"}]});
-        let state_elsewhere =
-            planlock::server::AppState::new(with_bound_secret(&["shop.example"]).unwrap());
         let (status, body) = post_run(
             &state_elsewhere,
             &json!({"plan": plan.clone(), "allowed_hosts": ["127.0.0.1"]}),

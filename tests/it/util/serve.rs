@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 pub struct ServeProcess {
     child: Child,
+    /// The run store, unless the test gave `--store`.
+    _store: Option<tempfile::TempDir>,
     /// `http://127.0.0.1:PORT`
     pub base: String,
     lines: Arc<Mutex<Vec<String>>>,
@@ -23,6 +25,17 @@ impl ServeProcess {
         if !args.contains(&"--listen") {
             cmd.args(["--listen", "127.0.0.1:0"]);
         }
+        let store = (!args.contains(&"--store")).then(|| {
+            let dir = tempfile::Builder::new()
+                .prefix("planlock-serve-test-")
+                .tempdir()
+                .expect("a temp dir for the run store");
+            cmd.arg("--store").arg(format!(
+                "sqlite:{}",
+                dir.path().join("runs.sqlite3").display()
+            ));
+            dir
+        });
         cmd.args(args)
             .env_remove("PLANLOCK_TOKEN")
             .stdout(Stdio::null())
@@ -66,7 +79,12 @@ impl ServeProcess {
             .expect("an address")
             .trim_end_matches([',', ')'])
             .to_string();
-        ServeProcess { child, base, lines }
+        ServeProcess {
+            child,
+            _store: store,
+            base,
+            lines,
+        }
     }
 
     pub fn url(&self, path: &str) -> String {
