@@ -61,6 +61,10 @@ pub struct ServeArgs {
     /// its own.
     #[arg(long = "replica-id", value_name = "ID")]
     replica_id: Option<String>,
+    /// A live run whose replica has not renewed its lease for this long is marked failed
+    /// (interrupted) by another replica.
+    #[arg(long = "lease-seconds", default_value_t = 30, value_name = "SECS")]
+    lease_seconds: u64,
     /// Days finished runs are kept.
     #[arg(long = "keep-days", default_value_t = planlock::server::DEFAULT_KEEP_DAYS)]
     keep_days: u32,
@@ -136,6 +140,13 @@ pub async fn serve_command(args: ServeArgs) -> u8 {
     config.allow_request_inboxes = args.allow_request_inboxes;
     config.queue = args.queue;
     config.keep_days = args.keep_days;
+    if args.lease_seconds == 0 {
+        eprintln!("planlock: --lease-seconds must be at least 1");
+        return exit::INVALID_INPUT;
+    }
+    config.lease = Duration::from_secs(args.lease_seconds);
+    // Renewed several times per lease, so one slow write does not lose it.
+    config.heartbeat = (config.lease / 4).clamp(Duration::from_millis(250), Duration::from_secs(5));
     config.webhook_secret = std::env::var(WEBHOOK_SECRET_VAR)
         .ok()
         .filter(|v| !v.trim().is_empty());

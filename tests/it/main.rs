@@ -17,5 +17,6 @@ mod planner;
 mod schema;
 mod serve;
 mod serve_inboxes;
+mod serve_replicas;
 mod serve_security;
 mod validate_cli;

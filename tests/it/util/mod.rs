@@ -5,6 +5,7 @@
 
 pub mod dovecot;
 pub mod model;
+pub mod postgres;
 pub mod serve;
 pub mod smtp;
 
