@@ -17,6 +17,7 @@ mod planner;
 mod schema;
 mod serve;
 mod serve_inboxes;
+mod serve_load;
 mod serve_replicas;
 mod serve_security;
 mod validate_cli;

@@ -23,7 +23,7 @@ use tower::ServiceExt;
 const STEP_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// A config over the shared test browser, or `None` when Chromium is missing (outside CI).
-fn with_browser() -> Option<ServerConfig> {
+pub(crate) fn with_browser() -> Option<ServerConfig> {
     // The fixture site starts on first use, which must not happen inside `block_on`.
     util::site();
     let browser = util::browser()?;
@@ -48,7 +48,7 @@ pub(crate) fn started(config: ServerConfig) -> AppState {
 }
 
 /// The service on a real loopback port; stopped (gracefully) on drop.
-struct Server {
+pub(crate) struct Server {
     base: String,
     state: AppState,
     stop: Option<oneshot::Sender<()>>,
@@ -56,7 +56,7 @@ struct Server {
 }
 
 impl Server {
-    fn start(config: ServerConfig) -> Server {
+    pub(crate) fn start(config: ServerConfig) -> Server {
         let state = started(config);
         let listener = util::rt()
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
@@ -74,7 +74,7 @@ impl Server {
         }
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
 
