@@ -21,8 +21,8 @@ use axum::Router;
 use axum::http::{StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use clap::Parser;
+use planlock::browser::PageError;
 use planlock::browser::{Chromium, LaunchOptions, Tab};
-use planlock::error::StepError;
 use planlock::lock::Lock;
 use planlock::plan::{self, Limits, Vars};
 use planlock::runner::{self, Event, EventKind, RunSpec};
@@ -191,13 +191,13 @@ fn deadline() -> Instant {
     Instant::now() + STEP_DEADLINE
 }
 
-fn step_failed(what: &str) -> impl FnOnce(StepError) -> anyhow::Error + '_ {
-    move |e| anyhow!("{what} failed ({:?}): {}", e.kind, e.message)
+fn step_failed(what: &str) -> impl FnOnce(PageError) -> anyhow::Error + '_ {
+    move |e| anyhow!("{what} failed: {e:?}")
 }
 
 /// Runs `step` WARMUP + n times on `tab`, timing the measured ones and counting their CDP
 /// commands; `before` runs untimed ahead of each (e.g. loading the page a click needs).
-async fn series<B, BF, S, SF>(
+async fn series<B, BF, S, SF, T>(
     name: &str,
     tab: &Tab,
     n: usize,
@@ -206,9 +206,9 @@ async fn series<B, BF, S, SF>(
 ) -> Result<Series>
 where
     B: FnMut(usize) -> BF,
-    BF: Future<Output = Result<(), StepError>>,
+    BF: Future<Output = Result<(), PageError>>,
     S: FnMut(usize) -> SF,
-    SF: Future<Output = Result<Value, StepError>>,
+    SF: Future<Output = Result<T, PageError>>,
 {
     let mut out = Series::new(name);
     for i in 0..WARMUP + n {
@@ -224,7 +224,7 @@ where
     Ok(out)
 }
 
-async fn nothing(_: usize) -> Result<(), StepError> {
+async fn nothing(_: usize) -> Result<(), PageError> {
     Ok(())
 }
 
@@ -295,14 +295,20 @@ async fn bench_steps(
         out.push(
             series("fill (label for)", tab, n, nothing, |i| {
                 let value = format!("Ada {i}");
-                async move { tab.fill(Some("Full name"), None, &value, deadline()).await }
+                async move {
+                    tab.fill("", Some("Full name"), None, &value, deadline())
+                        .await
+                }
             })
             .await?,
         );
         out.push(
             series("fill (aria-labelledby)", tab, n, nothing, |i| {
                 let value = format!("secret {i}");
-                async move { tab.fill(Some("Password"), None, &value, deadline()).await }
+                async move {
+                    tab.fill("", Some("Password"), None, &value, deadline())
+                        .await
+                }
             })
             .await?,
         );
@@ -312,13 +318,13 @@ async fn bench_steps(
                 tab,
                 n,
                 nothing,
-                |_| tab.click(Some("I accept the terms"), None, deadline()),
+                |_| tab.click("", Some("I accept the terms"), None, deadline()),
             )
             .await?,
         );
         out.push(
             series("wait_for_text (already shown)", tab, n, nothing, |_| {
-                tab.wait_for_text("Create your account", deadline(), STEP_DEADLINE)
+                tab.wait_for_text("Create your account", deadline())
             })
             .await?,
         );
@@ -344,15 +350,16 @@ async fn bench_steps(
                 n,
                 |i| async move {
                     if i > 0 {
-                        tab.wait_for_text("Welcome aboard", deadline(), STEP_DEADLINE)
-                            .await?;
+                        tab.wait_for_text("Welcome aboard", deadline()).await?;
                     }
                     tab.navigate(form, deadline()).await?;
                     Ok(())
                 },
                 |_| async {
-                    let detail = tab.click(Some("Create account"), None, deadline()).await?;
-                    if detail.get("navigation").is_some() {
+                    let detail = tab
+                        .click("", Some("Create account"), None, deadline())
+                        .await?;
+                    if detail.navigation.is_some() {
                         noticed.set(noticed.get() + 1);
                     }
                     Ok(detail)
@@ -360,7 +367,7 @@ async fn bench_steps(
             )
             .await?,
         );
-        tab.wait_for_text("Welcome aboard", deadline(), STEP_DEADLINE)
+        tab.wait_for_text("Welcome aboard", deadline())
             .await
             .map_err(step_failed("wait_for_text"))?;
         notes.push(format!(
@@ -376,10 +383,11 @@ async fn bench_steps(
                 n,
                 |_| async {
                     tab.navigate(form, deadline()).await?;
-                    tab.click(Some("Create account"), None, deadline()).await?;
+                    tab.click("", Some("Create account"), None, deadline())
+                        .await?;
                     Ok(())
                 },
-                |_| tab.wait_for_text("Welcome aboard", deadline(), STEP_DEADLINE),
+                |_| tab.wait_for_text("Welcome aboard", deadline()),
             )
             .await?,
         );
@@ -392,7 +400,7 @@ async fn bench_steps(
             })
             .await?,
         );
-        tab.wait_for_text("Verified with 123456", deadline(), STEP_DEADLINE)
+        tab.wait_for_text("Verified with 123456", deadline())
             .await
             .map_err(step_failed("the split OTP check"))?;
         anyhow::Ok(())
@@ -487,7 +495,7 @@ async fn runner_flow(
             EventKind::StepStarted => started[ix] = Some(Instant::now()),
             EventKind::StepSucceeded => {
                 ended[ix] = Some(Instant::now());
-                if ix == 5 && e.detail.get("navigation").is_some() {
+                if ix == 5 && e.detail.step().is_some_and(|d| d.navigation.is_some()) {
                     noticed = true;
                 }
             }
@@ -538,22 +546,22 @@ async fn tab_api_flow(browser: &Chromium, base: &str, into: Option<&mut FlowSeri
         tab.navigate(&form, deadline()).await?;
         marks.push((Instant::now(), tab.cdp_calls()));
         for (label, value) in FLOW_LABELS {
-            tab.fill(Some(label), None, value, deadline()).await?;
+            tab.fill("", Some(label), None, value, deadline()).await?;
         }
         marks.push((Instant::now(), tab.cdp_calls()));
-        tab.click(Some("Create account"), None, deadline()).await?;
-        marks.push((Instant::now(), tab.cdp_calls()));
-        tab.wait_for_text("Welcome aboard", deadline(), STEP_DEADLINE)
+        tab.click("", Some("Create account"), None, deadline())
             .await?;
         marks.push((Instant::now(), tab.cdp_calls()));
+        tab.wait_for_text("Welcome aboard", deadline()).await?;
+        marks.push((Instant::now(), tab.cdp_calls()));
         let who = tab.extract_text(Some("#who"), deadline()).await?;
-        Ok::<_, StepError>((marks, who))
+        Ok::<_, PageError>((marks, who))
     }
     .await;
     browser.close_tab(tab).await;
     let took = opened.elapsed();
     let (marks, who) = flow.map_err(step_failed("the Tab API flow"))?;
-    let who = who["text"].as_str().unwrap_or_default();
+    let who = who.text.as_str();
     if !who.contains("ada@example.com") || !who.contains("ACME") {
         bail!("the Tab API flow did not submit the form: {who:?}");
     }

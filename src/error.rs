@@ -24,8 +24,10 @@ pub enum ErrorKind {
     NoLink,
     /// The mailbox could not be reached.
     Inbox,
-    /// The browser could not be started, or crashed.
+    /// The browser could not be started, or a browser command failed.
     Browser,
+    /// The browser process went away while a step ran.
+    BrowserCrashed,
     /// The run was cancelled (Ctrl-C, DELETE).
     Cancelled,
     /// The request itself was invalid (variables, inbox names).

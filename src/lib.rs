@@ -1,7 +1,40 @@
 //! planlock: a goal becomes a JSON plan with one model call; a model-free executor runs it
 //! against headless Chromium and a bound mailbox, inside a lock fixed from the request.
+//!
+//! The way through the library: a [`Plan`] (written by hand or by the [`planner`]) goes into
+//! a [`RunSpec`] with what the run may use (variables, secrets, inboxes, extra hosts);
+//! [`RunSpec::lock`] checks all of it and fixes where the run may go; [`run`] executes the
+//! [`LockedRun`] in a fresh context of a [`Chromium`] and always returns a complete
+//! [`RunResult`], telling a [`Listener`] each event as it happens.
+//!
+//! ```
+//! use planlock::{AddressPolicy, Plan, RunSpec};
+//!
+//! # fn main() -> planlock::Result<()> {
+//! let plan = Plan::from_json(
+//!     r#"{"reasoning": "Open the pricing page.",
+//!         "steps": [{"type": "navigate", "url": "https://www.shop.example/pricing"},
+//!                   {"type": "click", "describe": "the Yearly tab", "text": "Yearly"},
+//!                   {"type": "done", "summary": "Shown the yearly prices."}]}"#,
+//! )?;
+//! let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+//! let run = runtime.block_on(
+//!     RunSpec::new(plan)
+//!         .allow_host("checkout.example")
+//!         .address_policy(AddressPolicy::Open)
+//!         .lock(),
+//! )?;
+//! // Fixed before any page is read: the plan's site and the allowed host, nothing else.
+//! assert_eq!(run.lock().sites().collect::<Vec<_>>(), ["checkout.example", "shop.example"]);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Running it needs a browser: see `examples/library.rs`. The command line and the HTTP
+//! service are front ends over exactly this path.
 
 pub mod browser;
+#[cfg(feature = "demo")]
 pub mod demo;
 pub mod error;
 pub mod inbox;
@@ -10,7 +43,40 @@ pub mod plan;
 pub mod planner;
 pub mod report;
 pub mod runner;
+#[cfg(feature = "server")]
 pub mod server;
+
+pub use browser::{BrowserError, Chromium, LaunchOptions};
+pub use error::{ErrorKind, StepError};
+pub use inbox::{Inbox, InboxError};
+pub use lock::{AddressPolicy, Lock};
+pub use plan::{Plan, PlanError, Step, Vars};
+pub use runner::{
+    Event, Listener, LockedRun, Recorder, RunResult, RunSpec, RunStatus, Secrets, Settings,
+    SpecError, run,
+};
+
+/// Why a run could not be prepared or started (a run that starts always ends in a
+/// [`RunResult`], never in an error).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The plan is not valid JSON or breaks a rule.
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// The request cannot become a run (variables, secrets, the lock, inboxes).
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// The browser cannot be started or reached.
+    #[error(transparent)]
+    Browser(#[from] BrowserError),
+    /// A mailbox cannot be bound or reached.
+    #[error(transparent)]
+    Inbox(#[from] InboxError),
+}
+
+/// `Result` with planlock's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Process exit codes (docs/exit-codes.md).
 pub mod exit {

@@ -1,37 +1,56 @@
-// planlock's one locator engine. Evaluated as `(SOURCE)(request)` in the page's main world:
-// finds the target of a step (text, label, selector; open shadow roots and same-origin
-// iframes included), auto-waits until it is actionable, performs in-page actions, and
-// returns a plain JSON verdict. Waiting happens here, inside the page, so a step costs one
-// CDP round trip however long it waits; the Rust side re-evaluates after navigations.
+// planlock's one locator engine. Installed in planlock's isolated world of every document
+// (evaluated in the main world only until that world exists): finds the target of a step (text,
+// label, selector; open shadow roots and same-origin iframes included), ranks the matches as a
+// person reading the page would, auto-waits until the winner is actionable, performs in-page
+// actions, and returns a plain JSON verdict that explains its choice. Waiting happens here,
+// inside the page, so a step costs one CDP round trip however long it waits; the Rust side
+// re-evaluates after navigations.
 async (req) => {
   const started = performance.now();
   const budget = req.budget_ms;
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim().toLowerCase();
   const squash = (s) => (s || "").replace(/\s+/g, "").toLowerCase();
+  // Finding and ranking time of the attempt that succeeded (waiting excluded), to the µs.
+  const ms = (t) => Math.round(t * 1000) / 1000;
 
   // ---- the tree: document, open shadow roots, same-origin iframes, in document order ----
-  function collect(root, out, frames) {
+  function collect(root, out, frames, roots) {
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
     let node = root.nodeType === Node.ELEMENT_NODE ? root : walker.nextNode();
     while (node) {
       out.push(node);
-      if (node.shadowRoot) collect(node.shadowRoot, out, frames);
+      if (node.shadowRoot) {
+        roots.push(node.shadowRoot);
+        collect(node.shadowRoot, out, frames, roots);
+      }
       if (node.tagName === "IFRAME" || node.tagName === "FRAME") {
         let doc = null;
         try { doc = node.contentDocument; } catch (e) { doc = null; }
         if (doc && doc.documentElement) {
           frames.set(doc, node);
-          collect(doc.documentElement, out, frames);
+          roots.push(doc);
+          collect(doc.documentElement, out, frames, roots);
         }
       }
       node = walker.nextNode();
     }
   }
+  // One walk per attempt: every finder of the attempt reads the same tree, and the roots
+  // (document, open shadow roots, same-origin frames) it went through.
+  let tree = null, treeRoots = null;
   function everything() {
+    if (tree) return tree;
     const out = [];
     const frames = new Map();
-    if (document.documentElement) collect(document.documentElement, out, frames);
+    const roots = [document];
+    if (document.documentElement) collect(document.documentElement, out, frames, roots);
+    tree = out;
+    treeRoots = roots;
     return out;
+  }
+  function queryAll(sel) {
+    everything();
+    return treeRoots.flatMap((r) => [...r.querySelectorAll(sel)]);
   }
 
   // ---- element state ----
@@ -59,6 +78,11 @@ async (req) => {
   }
   const TEXT_INPUTS = new Set(["", "text", "email", "password", "search", "tel", "url", "number",
     "date", "datetime-local", "month", "time", "week"]);
+  function isTextControl(el) {
+    const tag = el.tagName;
+    if (tag === "INPUT") return TEXT_INPUTS.has((el.getAttribute("type") || "").toLowerCase());
+    return tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable === true;
+  }
   function isEditable(el) {
     if (!isEnabled(el)) return false;
     const tag = el.tagName;
@@ -85,7 +109,10 @@ async (req) => {
     if (el.id) s += "#" + el.id;
     else if (el.classList && el.classList.length) s += "." + [...el.classList].slice(0, 2).join(".");
     const t = norm(textOf(el)).slice(0, 40);
-    return t ? `<${s}> "${t}"` : `<${s}>`;
+    if (t) return `<${s}> "${t}"`;
+    // A part of a web component says little by itself; its host says what it is.
+    const root = el.getRootNode();
+    return root && root.host ? `<${s}> in ${describeEl(root.host)}` : `<${s}>`;
   }
   function textOf(el) {
     if (el.tagName === "INPUT") {
@@ -108,36 +135,214 @@ async (req) => {
     return null;
   }
   function selectorAll(sel) {
-    const out = [];
-    const seen = new Set();
-    const roots = [document];
-    for (const el of everything()) {
-      if (el.shadowRoot) roots.push(el.shadowRoot);
-      if (el.tagName === "HTML" && el.ownerDocument !== document) roots.push(el.ownerDocument);
+    return [...new Set(queryAll(sel))];
+  }
+
+  // ---- names, roles, landmarks: what a person reads off an element ----
+  // The next element up, across shadow roots and out of same-origin iframes.
+  function up(node) {
+    if (node.parentElement) return node.parentElement;
+    const p = node.parentNode;
+    if (p && p.host) return p.host;
+    if (p && p.nodeType === Node.DOCUMENT_NODE) {
+      try { return p.defaultView && p.defaultView.frameElement; } catch (e) { return null; }
     }
-    for (const r of roots) {
-      for (const el of r.querySelectorAll(sel)) {
-        if (!seen.has(el)) { seen.add(el); out.push(el); }
+    return null;
+  }
+  function contains(outer, inner) {
+    for (let n = inner; n; n = up(n)) if (n === outer) return true;
+    return false;
+  }
+  function byIds(el, attr) {
+    const ids = el.getAttribute(attr);
+    if (!ids) return "";
+    const root = el.getRootNode();
+    return ids.split(/\s+/).map((id) => {
+      const r = root.getElementById ? root.getElementById(id) : null;
+      return r ? r.innerText || r.textContent : "";
+    }).join(" ");
+  }
+  // The accessible name an author gave an element (not its content): aria-labelledby,
+  // aria-label, then title.
+  function givenName(el) {
+    return norm(byIds(el, "aria-labelledby")) || norm(el.getAttribute("aria-label")) || norm(el.getAttribute("title"));
+  }
+  // Custom elements that stand for a control (e.g. <sl-button>, <md-checkbox>) keep the
+  // control's name in their tag; their real control sits in a shadow root.
+  const HOST_ROLE = /-(button|checkbox|switch|radio|tab|option|menu-item|link)$/;
+  function hostRole(el) {
+    const m = el.localName.includes("-") && el.localName.match(HOST_ROLE);
+    return m ? (m[1] === "menu-item" ? "menuitem" : m[1]) : null;
+  }
+  function roleOf(el) {
+    const explicit = (el.getAttribute("role") || "").trim().split(/\s+/)[0].toLowerCase();
+    if (explicit) return explicit;
+    switch (el.tagName) {
+      case "A": return el.hasAttribute("href") ? "link" : "generic";
+      case "BUTTON": case "SUMMARY": return "button";
+      case "SELECT": return el.multiple || el.size > 1 ? "listbox" : "combobox";
+      case "OPTION": return "option";
+      case "TEXTAREA": return "textbox";
+      case "INPUT": {
+        const t = (el.getAttribute("type") || "").toLowerCase();
+        if (["submit", "button", "reset", "image"].includes(t)) return "button";
+        if (t === "checkbox" || t === "radio") return t;
+        return "textbox";
+      }
+      case "LABEL": {
+        const c = el.control;
+        return c && ["checkbox", "radio"].includes(roleOf(c)) ? roleOf(c) : "label";
       }
     }
+    return hostRole(el) || "generic";
+  }
+  // The role a step's `describe` names ("the Sign Up button", "Pricing link"), or null. The
+  // role word before any "in/on/under ..." phrase wins: "the button in the menu" is a button.
+  const ROLE_WORDS = {
+    button: "button", btn: "button", submit: "button", link: "link", hyperlink: "link", anchor: "link",
+    tab: "tab", checkbox: "checkbox", radio: "radio", menuitem: "menuitem", option: "option",
+    switch: "switch", toggle: "switch", dropdown: "combobox", combobox: "combobox", select: "combobox",
+    field: "textbox", input: "textbox", textbox: "textbox",
+  };
+  const PLACE_WORDS = new Set(["in", "on", "of", "inside", "within", "under", "below", "above", "near",
+    "next", "beside", "from", "at", "by"]);
+  function wantedRole(describe, query) {
+    let d = norm(describe);
+    if (!d) return null;
+    const q = norm(query);
+    if (q && q.length > 1) d = d.split(q).join(" ");
+    d = d.replace(/radio\s*button/g, "radio").replace(/menu\s*(item|entry|option)/g, "menuitem")
+      .replace(/(check|tick)\s*box/g, "checkbox").replace(/text\s*(box|field)/g, "textbox")
+      .replace(/drop\s*-?\s*down/g, "dropdown");
+    let role = null;
+    for (const w of d.split(/[^a-z]+/)) {
+      if (ROLE_WORDS[w]) role = ROLE_WORDS[w];
+      else if (role && PLACE_WORDS.has(w)) break;
+    }
+    return role;
+  }
+  function roleMatches(el, wanted) {
+    const r = roleOf(el);
+    if (r === wanted) return true;
+    if (wanted === "menuitem") return r === "menuitemcheckbox" || r === "menuitemradio";
+    if (wanted === "checkbox") return r === "switch" || r === "menuitemcheckbox";
+    return false;
+  }
+  // The page landmark an element sits in when that is not main content: "nav", "header",
+  // "footer" or "aside" (elements or their ARIA roles). A header or footer inside an article,
+  // section or main belongs to that content, as browsers map them; a dialog is main content.
+  const LANDMARK_ROLES = { navigation: "nav", banner: "header", contentinfo: "footer", complementary: "aside" };
+  function landmarkOf(el) {
+    let scoped = null;
+    for (let n = el; n; n = up(n)) {
+      const role = (n.getAttribute("role") || "").trim().toLowerCase();
+      if (LANDMARK_ROLES[role]) return LANDMARK_ROLES[role];
+      if (role === "main" || role === "dialog" || role === "alertdialog" || n.tagName === "MAIN" || n.tagName === "DIALOG") return null;
+      if (n.tagName === "NAV") return "nav";
+      if (n.tagName === "ASIDE") return "aside";
+      if ((n.tagName === "HEADER" || n.tagName === "FOOTER") && scoped === null) scoped = n.tagName.toLowerCase();
+      if (["ARTICLE", "SECTION"].includes(n.tagName) || ["article", "region"].includes(role)) scoped = false;
+    }
+    return scoped || null;
+  }
+  function formOf(el) {
+    if (el.form) return el.form;
+    for (let n = el; n; n = up(n)) if (n.tagName === "FORM") return n;
+    return null;
+  }
+  function isSubmit(el) {
+    if (el.tagName === "BUTTON") return (el.getAttribute("type") || "submit").toLowerCase() === "submit";
+    if (el.tagName === "INPUT") return ["submit", "image"].includes((el.getAttribute("type") || "").toLowerCase());
+    // A web component's button (e.g. <sl-button type="submit">) submits its form.
+    return hostRole(el) === "button" && (el.getAttribute("type") || "").toLowerCase() === "submit";
+  }
+  // The field this run filled last in this document. The locator lives in a per-document
+  // isolated world, so a global here is exactly "in this document".
+  function lastFilledForm() {
+    const ref = globalThis.__planlockLastFilled;
+    const el = ref && ref.deref ? ref.deref() : null;
+    return el && el.isConnected ? formOf(el) : null;
+  }
+  function rememberFilled(el) {
+    globalThis.__planlockLastFilled = new WeakRef(el);
+  }
+
+  // ---- ranking ----
+  // Sorts candidates by `rules` (each a name and a score, higher first; a rule only decides
+  // between candidates the ones before it left tied), then document order, and says which
+  // rule set the winner apart and what came next.
+  function rank(cands, rules) {
+    for (const c of cands) c.scores = rules.map(([, score]) => score(c));
+    cands.sort((a, b) => {
+      for (let i = 0; i < rules.length; i++) if (a.scores[i] !== b.scores[i]) return b.scores[i] - a.scores[i];
+      return a.order - b.order;
+    });
+    let decidedBy = "only";
+    let ambiguous = false;
+    if (cands.length > 1) {
+      const [a, b] = cands;
+      const i = rules.findIndex((_, k) => a.scores[k] !== b.scores[k]);
+      decidedBy = i < 0 ? "order" : rules[i][0];
+      ambiguous = i < 0;
+    }
+    return { decidedBy, ambiguous };
+  }
+  function formLabel(form) {
+    if (!form) return null;
+    if (form.id) return "form#" + form.id;
+    const name = form.getAttribute("name") || form.getAttribute("aria-label") || form.getAttribute("action");
+    return name ? `form[${name}]` : "form";
+  }
+  // One candidate as the step's detail lists it.
+  function candidate(el) {
+    return {
+      element: describeEl(el),
+      tag: el.tagName.toLowerCase(),
+      text: (norm(textOf(el)) || givenName(el)).slice(0, 40),
+      role: roleOf(el),
+      landmark: landmarkOf(el) || "main",
+      form: formLabel(formOf(el)),
+    };
+  }
+  // The chosen element, with what a failed wait after it needs to explain itself: does it
+  // submit a form, and is that the form this run last filled?
+  function chosenFacts(el) {
+    const form = formOf(el);
+    const filled = lastFilledForm();
+    return { ...candidate(el), submits: !!form && isSubmit(el), in_filled_form: !!form && form === filled };
+  }
+  function explain(cands, chosen, verdict, hidden) {
+    const out = {
+      candidates: cands.length,
+      decided_by: verdict.decidedBy,
+      ambiguous: verdict.ambiguous,
+      runners_up: cands.filter((c) => c !== chosen).slice(0, 3).map((c) => candidate(c.el)),
+      chosen: chosenFacts(chosen.el),
+    };
+    if (hidden) out.hidden = hidden;
     return out;
   }
 
   // ---- finding ----
+  const SKIP = new Set(["SCRIPT", "STYLE", "HEAD", "TITLE", "TEMPLATE", "NOSCRIPT"]);
   function byText(query) {
     const q = norm(query);
     const qs = squash(query);
     const all = everything();
     const hits = [];
     for (const el of all) {
-      if (el.tagName === "SCRIPT" || el.tagName === "STYLE" || el.tagName === "HEAD" || el.tagName === "TITLE") continue;
+      if (SKIP.has(el.tagName)) continue;
       if (el.tagName === "INPUT") {
-        const t = norm(textOf(el));
-        if (t && t.includes(q)) hits.push(el);
+        const t = norm(textOf(el)) || givenName(el);
+        if (t && t.includes(q) && ["button", "checkbox", "radio"].includes(roleOf(el))) hits.push(el);
         continue;
       }
-      const aria = norm(el.getAttribute("aria-label"));
-      if (aria && aria.includes(q) && el.matches(INTERACTIVE)) { hits.push(el); continue; }
+      if (el.tagName === "IMG") {
+        if (norm(el.alt).includes(q)) hits.push(el);
+        continue;
+      }
+      const given = givenName(el);
+      if (given && given.includes(q) && (el.matches(INTERACTIVE) || hostRole(el))) { hits.push(el); continue; }
       if (!squash(el.textContent).includes(qs)) continue;
       if (norm(textOf(el)).includes(q)) hits.push(el);
     }
@@ -147,21 +352,23 @@ async (req) => {
       for (const other of set) if (other !== el && el.contains(other)) return false;
       return true;
     });
-    const ranked = [];
+    const found = [];
     const seen = new Set();
     innermost.forEach((el, order) => {
       const ia = interactiveAncestor(el);
-      const target = ia || el;
+      const target = clickable(ia || el);
       if (seen.has(target)) return;
       seen.add(target);
-      const t = norm(textOf(target)) || norm(target.getAttribute("aria-label"));
-      const exact = t === q || norm(textOf(el)) === q || norm(el.getAttribute && el.getAttribute("aria-label")) === q;
-      ranked.push({ el: target, exact, interactive: !!ia, order });
+      const names = [norm(textOf(target)), givenName(target), norm(textOf(el)), givenName(el),
+        el.tagName === "IMG" ? norm(el.alt) : ""];
+      found.push({ el: target, exact: names.includes(q), interactive: !!ia, order });
     });
-    ranked.sort((a, b) => (b.exact - a.exact) || (b.interactive - a.interactive) || (a.order - b.order));
-    return ranked;
+    return found;
   }
 
+  // Labels often end in a colon or a required-field star ("Password:", "Email *"): a label
+  // that says exactly the query apart from those is an exact match.
+  const bare = (s) => s.replace(/[\s:*]+$/, "");
   function labelled(query) {
     const q = norm(query);
     const found = [];
@@ -174,26 +381,50 @@ async (req) => {
         const t = norm(el.innerText);
         if (t && t.includes(q)) {
           const control = el.control || el.querySelector("input, textarea, select, [contenteditable]");
-          add(control, t === q, control && el.htmlFor ? 0 : 1, order);
+          add(control, bare(t) === bare(q), control && el.htmlFor ? 0 : 1, order);
         }
       }
       const aria = norm(el.getAttribute("aria-label"));
-      if (aria && aria.includes(q) && !["LABEL", "BUTTON", "A"].includes(el.tagName)) add(el, aria === q, 2, order);
+      if (aria && aria.includes(q) && !["LABEL", "BUTTON", "A"].includes(el.tagName)) add(el, bare(aria) === bare(q), 2, order);
       const lb = el.getAttribute("aria-labelledby");
       if (lb) {
-        const root = el.getRootNode();
-        const t = norm(lb.split(/\s+/).map((id) => {
-          const r = root.getElementById ? root.getElementById(id) : null;
-          return r ? r.innerText || r.textContent : "";
-        }).join(" "));
-        if (t && t.includes(q)) add(el, t === q, 3, order);
+        const t = norm(byIds(el, "aria-labelledby"));
+        if (t && t.includes(q)) add(el, bare(t) === bare(q), 3, order);
       }
       const ph = norm(el.getAttribute("placeholder"));
-      if (ph && ph.includes(q)) add(el, ph === q, 4, order);
+      if (ph && ph.includes(q)) add(el, bare(ph) === bare(q), 4, order);
     });
-    found.sort((a, b) => (b.exact - a.exact) || (a.source - b.source) || (a.order - b.order));
-    const seen = new Set();
-    return found.filter((f) => (seen.has(f.el) ? false : (seen.add(f.el), true)));
+    const best = new Map();
+    for (const f of found) {
+      f.el = editableInside(f.el);
+      const prev = best.get(f.el);
+      if (!prev || f.exact > prev.exact || (f.exact === prev.exact && f.source < prev.source)) best.set(f.el, f);
+    }
+    return [...best.values()];
+  }
+
+  // What an action aimed at `el` should reach, as a person would operate it: the editable
+  // control inside a custom element's open shadow root (<sl-input>), and for a native
+  // checkbox or radio that the page hides behind a styled one, its label or visible wrapper.
+  function editableInside(el) {
+    if (isTextControl(el) || !el.shadowRoot) return el;
+    for (const n of el.shadowRoot.querySelectorAll("*")) {
+      const inner = n.shadowRoot ? editableInside(n) : n;
+      if (isTextControl(inner)) return inner;
+    }
+    return el;
+  }
+  function clickable(el) {
+    // A custom element's host can be far wider than what it draws (a block-level <sl-checkbox>
+    // whose centre is blank space): aim at the control its shadow root shows.
+    if (el.shadowRoot) {
+      for (const n of el.shadowRoot.querySelectorAll(INTERACTIVE)) if (isVisible(n)) return clickable(n);
+    }
+    if (el.tagName !== "INPUT" || !["checkbox", "radio"].includes(roleOf(el)) || isVisible(el)) return el;
+    for (const l of el.labels || []) if (isVisible(l)) return l;
+    let n = up(el);
+    for (let i = 0; n && i < 3; i++, n = up(n)) if (isVisible(n)) return n;
+    return el;
   }
 
   // ---- actionability ----
@@ -208,6 +439,9 @@ async (req) => {
     if (el.tagName === "LABEL" && el.control === at) return { ok: true };
     let n = at;
     while (n) { if (n === el) return { ok: true }; n = n.parentNode || n.host; }
+    // Seen from inside a shadow root, text slotted into `el` belongs to the host: a hit on the
+    // host that holds `el` is a hit on what `el` renders.
+    if (at.shadowRoot && contains(at, el)) return { ok: true };
     return { ok: false, by: at };
   }
   function inViewport(el) {
@@ -236,42 +470,91 @@ async (req) => {
       && doc.getAnimations().length === 0;
   }
 
-  async function actionable(candidates, need, pointer) {
-    let why = null;
-    for (const c of candidates) {
-      const el = c.el;
-      const b = blocker(el, need);
-      if (b) { why = why || `${describeEl(el)} ${b}`; continue; }
-      if (!pointer) return { el, c };
-      let scrolled = false;
-      if (!inViewport(el)) {
-        el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-        scrolled = true;
-      }
-      // Stable: the same box over two animation frames (an animation that has not started yet
-      // holds still for its first frame), as Playwright checks. A loaded page that is calm (no
-      // animations, no DOM change since it last rendered, nothing just scrolled) cannot be
-      // moving, so it skips the frames.
-      if (scrolled || !calm(el)) {
-        const boxes = [el.getBoundingClientRect()];
-        await frame();
-        boxes.push(el.getBoundingClientRect());
-        await frame();
-        boxes.push(el.getBoundingClientRect());
-        const same = (a, b) => a.top === b.top && a.left === b.left && a.width === b.width && a.height === b.height;
-        if (!same(boxes[0], boxes[1]) || !same(boxes[1], boxes[2])) {
-          why = why || `${describeEl(el)} is still moving`;
-          continue;
-        }
-      }
-      const hit = hitTarget(el);
-      if (!hit.ok) {
-        why = why || `${describeEl(el)} is covered by ${hit.by ? describeEl(hit.by) : "another element"}`;
-        continue;
-      }
-      return { el, c };
+  // What covers `el` at the point a click would land: the outermost element around the hit
+  // one that does not hold `el` (the banner or dialog as a whole, not a paragraph inside it).
+  function coverOf(at, el) {
+    let cover = at;
+    for (let n = up(at); n && !contains(n, el) && n.tagName !== "BODY" && n.tagName !== "HTML"; n = up(n)) cover = n;
+    const role = cover.getAttribute("role");
+    const name = givenName(cover);
+    let s = describeEl(cover);
+    if (role || name) s += ` (${[role, name && `"${name.slice(0, 40)}"`].filter(Boolean).join(" ")})`;
+    return s;
+  }
+
+  const MOVING = /^(opacity|transform|translate|scale|rotate|top|left|right|bottom|inset|visibility|display|width|height|margin|all$)/;
+  function movesOrFades(a) {
+    if (a.transitionProperty) return MOVING.test(a.transitionProperty);
+    try {
+      return a.effect.getKeyframes().some((k) => Object.keys(k).some((p) => MOVING.test(p)));
+    } catch (e) {
+      return true;
     }
-    return { why };
+  }
+
+  // Null when `el` is actionable, else why not. A person acts on the element they mean and
+  // waits for it; so does this: it never falls through to a lesser match that happens to be free.
+  async function unready(el, need, pointer) {
+    const b = blocker(el, need);
+    if (b) return `${describeEl(el)} ${b}`;
+    if (!pointer) return null;
+    let scrolled = false;
+    if (!inViewport(el)) {
+      el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+      scrolled = true;
+    }
+    // Stable: the same box over two animation frames (an animation that has not started yet
+    // holds still for its first frame), as Playwright checks. A loaded page that is calm (no
+    // animations, no DOM change since it last rendered, nothing just scrolled) cannot be
+    // moving, so it skips the frames.
+    if (scrolled || !calm(el)) {
+      const boxes = [el.getBoundingClientRect()];
+      await frame();
+      boxes.push(el.getBoundingClientRect());
+      await frame();
+      boxes.push(el.getBoundingClientRect());
+      const same = (a, b) => a.top === b.top && a.left === b.left && a.width === b.width && a.height === b.height;
+      if (!same(boxes[0], boxes[1]) || !same(boxes[1], boxes[2])) return `${describeEl(el)} is still moving`;
+    }
+    // A dialog fading in or out is not there to be used yet (or any more): wait for finite
+    // animations that move or fade the element or anything around it (a colour pulse does not).
+    const doc = el.ownerDocument;
+    if (!calm(el) && doc.getAnimations().some((a) => a.playState === "running" && a.effect && a.effect.target
+      && contains(a.effect.target, el) && Number.isFinite(a.effect.getComputedTiming().endTime) && movesOrFades(a))) {
+      return `${describeEl(el)} is still animating`;
+    }
+    const hit = hitTarget(el);
+    if (!hit.ok) return `${describeEl(el)} is covered by ${hit.by ? coverOf(hit.by, el) : "another element"}`;
+    return null;
+  }
+
+  // Ranks the visible candidates and names the winner; hidden ones are not on the page as a
+  // person sees it (a collapsed mobile menu, a template), so they neither win nor tie.
+  // Likewise, while a modal dialog is open, what lies behind it (outside the dialog, or made
+  // inert or aria-hidden by it) is out of a person's reach, unless nothing else matches.
+  function choose(cands, rules) {
+    const visible = cands.filter((c) => isVisible(c.el));
+    if (!visible.length) {
+      const first = cands[0];
+      return { pending: `${describeEl(first.el)} ${blocker(first.el, "visible") || "is not visible"}` };
+    }
+    if (visible.length === 1) {
+      const why = { candidates: 1, decided_by: "only", ambiguous: false, runners_up: [], chosen: chosenFacts(visible[0].el) };
+      if (cands.length > 1) why.hidden = cands.length - 1;
+      return { chosen: visible[0], why };
+    }
+    const modals = queryAll('dialog, [aria-modal="true"]').filter((n) => (n.tagName === "DIALOG" ? n.matches(":modal") : isVisible(n)));
+    const behind = (el) => {
+      for (let n = el; n; n = up(n)) if (n.inert || n.getAttribute("aria-hidden") === "true") return true;
+      return modals.length > 0 && !modals.some((m) => contains(m, el));
+    };
+    const reachable = visible.filter((c) => !behind(c.el));
+    const ranked = reachable.length ? reachable : visible;
+    const verdict = rank(ranked, rules);
+    const chosen = ranked[0];
+    const why = explain(ranked, chosen, verdict, cands.length - visible.length);
+    if (ranked.length < visible.length) why.behind_modal = visible.length - ranked.length;
+    return { chosen, why };
   }
 
   // ---- actions ----
@@ -323,59 +606,145 @@ async (req) => {
     return { x: off.x + r.left + r.width / 2, y: off.y + r.top + r.height / 2 };
   }
 
+  // The field a page marks as the one-time code, when the plan's selector finds none: the
+  // autocomplete hint browsers use, then a control named like a code, then a row of
+  // single-character boxes. Returns the control(s) and which sign found them.
+  const CODE_WORDS = /(^|[^a-z])(code|otp|one[-_ ]?time|passcode|pin|token|verification)([^a-z]|$)/;
+  const NOT_CODE_WORDS = /promo|coupon|voucher|discount|gift|referral|invit|zip|postal|post code|country|area code|captcha/;
+  function codeField() {
+    const controls = everything().filter((el) => isTextControl(el) && el.tagName !== "SELECT" && isVisible(el) && isEditable(el));
+    const marked = controls.find((el) => (el.getAttribute("autocomplete") || "").toLowerCase().includes("one-time-code"));
+    if (marked) {
+      const row = boxesAround(marked, controls);
+      return { els: row || [marked], by: "autocomplete" };
+    }
+    const named = controls.find((el) => {
+      const labels = [...(el.labels || [])].map((l) => l.innerText).join(" ");
+      const says = [labels, givenName(el), el.getAttribute("name"), el.id, el.getAttribute("placeholder")]
+        .map((t) => norm(t).replace(/[_-]/g, " ")).join(" | ");
+      return CODE_WORDS.test(says) && !NOT_CODE_WORDS.test(says);
+    });
+    if (named) return { els: boxesAround(named, controls) || [named], by: "name" };
+    const single = controls.filter((el) => el.maxLength === 1 || el.getAttribute("maxlength") === "1");
+    for (const el of single) {
+      const row = boxesAround(el, single);
+      if (row) return { els: row, by: "boxes" };
+    }
+    return null;
+  }
+  // The row of single-character boxes `el` belongs to (at least four sharing a parent or
+  // grandparent), or null.
+  function boxesAround(el, controls) {
+    if (!(el.maxLength === 1 || el.getAttribute("maxlength") === "1")) return null;
+    for (const box of [up(el), el.parentElement && up(up(el))]) {
+      if (!box) continue;
+      const row = controls.filter((c) => (c.maxLength === 1 || c.getAttribute("maxlength") === "1") && contains(box, c));
+      if (row.length >= 4) return row;
+    }
+    return null;
+  }
+
   // ---- the operation, retried until actionable or out of budget ----
   async function attempt() {
+    tree = null;
+    treeRoots = null;
     switch (req.op) {
       case "click": {
-        let strategy = null, candidates = [];
+        // Layout the page owes from its last change is not the locator's time: settle it first.
+        void document.documentElement.getBoundingClientRect();
+        const t0 = performance.now();
+        let strategy = null, cands = [];
         if (req.text) {
-          candidates = byText(req.text);
-          if (candidates.length) strategy = candidates[0].exact ? "text" : "text-substring";
+          cands = byText(req.text);
+          if (cands.length) strategy = "text";
         }
-        if (!candidates.length && req.selector) {
-          candidates = selectorAll(req.selector).map((el, order) => ({ el, exact: true, order }));
-          if (candidates.length) strategy = "selector";
+        if (!cands.length && req.selector) {
+          cands = selectorAll(req.selector).map((el, order) => ({ el: clickable(el), exact: true, interactive: true, order }));
+          if (cands.length) strategy = "selector";
         }
-        if (!candidates.length) return { pending: "nothing matches" };
-        const a = await actionable(candidates, "click", true);
-        if (!a.el) return { pending: a.why };
-        const p = where(a.el);
-        return { ok: true, strategy, x: p.x, y: p.y, element: describeEl(a.el) };
+        if (!cands.length) return { pending: "nothing matches" };
+        const form = lastFilledForm();
+        const wanted = wantedRole(req.describe, req.text);
+        const pick = choose(cands, [
+          ["exact", (c) => (c.exact ? 1 : 0)],
+          ["form", (c) => (form && formOf(c.el) === form ? (isSubmit(c.el) ? 2 : 1) : 0)],
+          ["role", (c) => (wanted && roleMatches(c.el, wanted) ? 1 : 0)],
+          ["landmark", (c) => (landmarkOf(c.el) ? 0 : 1)],
+          ["interactive", (c) => (c.interactive || hostRole(c.el) ? 1 : 0)],
+        ]);
+        if (pick.pending) return { pending: pick.pending };
+        const locateMs = performance.now() - t0;
+        const el = pick.chosen.el;
+        const why = await unready(el, "click", true);
+        if (why) return { pending: why };
+        if (strategy === "text" && !pick.chosen.exact) strategy = "text-substring";
+        const p = where(el);
+        return { ok: true, strategy, x: p.x, y: p.y, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) };
       }
       case "fill": {
-        let strategy = null, candidates = [];
+        // Layout the page owes from its last change is not the locator's time: settle it first.
+        void document.documentElement.getBoundingClientRect();
+        const t0 = performance.now();
+        let strategy = null, cands = [];
         if (req.label) {
-          candidates = labelled(req.label);
-          if (candidates.length) strategy = ["label", "label", "aria-label", "aria-labelledby", "placeholder"][candidates[0].source];
+          cands = labelled(req.label);
+          if (cands.length) strategy = "label";
         }
-        if (!candidates.length && req.selector) {
-          candidates = selectorAll(req.selector).map((el, order) => ({ el, order }));
-          if (candidates.length) strategy = "selector";
+        if (!cands.length && req.selector) {
+          cands = selectorAll(req.selector).map((el, order) => ({ el: editableInside(el), exact: true, source: 0, order }));
+          if (cands.length) strategy = "selector";
         }
-        if (!candidates.length) return { pending: "nothing matches" };
-        const a = await actionable(candidates, "editable", false);
-        if (!a.el) return { pending: a.why };
-        const err = fillOne(a.el, req.value);
-        if (err) return { fatal: `${describeEl(a.el)} ${err}` };
-        const got = a.el.value;
-        if (got !== undefined && a.el.tagName !== "SELECT" && got !== req.value) {
-          return { fatal: `${describeEl(a.el)} holds "${got}" after typing: the page rejected or rewrote the value` };
+        if (!cands.length) return { pending: "nothing matches" };
+        // A label that also names a checkbox or a button ("Email me offers") is not where a
+        // value is typed; drop those when a text control matches too.
+        if (cands.some((c) => isTextControl(c.el))) cands = cands.filter((c) => isTextControl(c.el));
+        const form = lastFilledForm();
+        const pick = choose(cands, [
+          ["exact", (c) => (c.exact ? 1 : 0)],
+          ["form", (c) => (form && formOf(c.el) === form ? 1 : 0)],
+          ["landmark", (c) => (landmarkOf(c.el) ? 0 : 1)],
+          ["label", (c) => -c.source],
+        ]);
+        if (pick.pending) return { pending: pick.pending };
+        const locateMs = performance.now() - t0;
+        const chosen = pick.chosen;
+        const el = chosen.el;
+        const why = await unready(el, "editable", false);
+        if (why) return { pending: why };
+        if (strategy === "label") strategy = ["label", "label", "aria-label", "aria-labelledby", "placeholder"][chosen.source];
+        const err = fillOne(el, req.value);
+        if (err) return { fatal: `${describeEl(el)} ${err}` };
+        rememberFilled(el);
+        const got = el.value;
+        if (got !== undefined && el.tagName !== "SELECT" && got !== req.value) {
+          return { fatal: `${describeEl(el)} holds "${got}" after typing: the page rejected or rewrote the value` };
         }
-        return { ok: true, strategy, element: describeEl(a.el) };
+        return { ok: true, strategy, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) };
       }
       case "code": {
-        const els = selectorAll(req.selector);
-        if (!els.length) return { pending: "nothing matches" };
-        const live = els.filter((el) => isVisible(el) && isEditable(el));
-        if (!live.length) return { pending: `${describeEl(els[0])} ${blocker(els[0], "editable") || "is not editable"}` };
+        const matched = selectorAll(req.selector).map(editableInside);
+        let live = matched.filter((el) => isVisible(el) && isEditable(el));
+        let strategy = "selector", fallback = null;
+        if (!live.length) {
+          const found = codeField();
+          if (!found) {
+            if (!matched.length) return { pending: "nothing matches" };
+            return { pending: `${describeEl(matched[0])} ${blocker(matched[0], "editable") || "is not editable"}` };
+          }
+          live = found.els;
+          strategy = "fallback";
+          fallback = found.by;
+        }
         const compact = req.code.replace(/[\s-]/g, "");
         const single = live.length > 1 && live.every((el) => el.maxLength === 1 || el.getAttribute("maxlength") === "1" || (el.size && el.size <= 2));
+        const extra = fallback ? { fallback, element: describeEl(live[0]) } : {};
         if (single) {
           if (live.length < compact.length) {
             return { fatal: `the code has ${compact.length} characters but ${req.selector} matches ${live.length} boxes` };
           }
           compact.split("").forEach((ch, i) => fillOne(live[i], ch));
-          return { ok: true, strategy: "split", boxes: live.length, form: "compact" };
+          rememberFilled(live[0]);
+          return { ok: true, strategy: fallback ? strategy : "split", boxes: live.length, form: "compact", ...extra };
         }
         const el = live[0];
         const max = el.maxLength > 0 ? el.maxLength : Infinity;
@@ -384,7 +753,8 @@ async (req) => {
         const value = useCompact ? compact : req.code;
         const err = fillOne(el, value);
         if (err) return { fatal: `${describeEl(el)} ${err}` };
-        return { ok: true, strategy: "selector", form: useCompact ? "compact" : "as shown", element: describeEl(el) };
+        rememberFilled(el);
+        return { ok: true, strategy, form: useCompact ? "compact" : "as shown", element: describeEl(el), ...extra };
       }
       case "text": {
         const q = norm(req.text);

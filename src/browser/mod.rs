@@ -1,6 +1,7 @@
 //! Headless Chromium over CDP (chromiumoxide): launching and always reaping the process, and
 //! one isolated browser context per run ([`Tab`]), with the plan lock enforced inside it.
 
+mod facts;
 mod tab;
 
 use std::collections::HashMap;
@@ -26,7 +27,8 @@ use std::io::BufRead;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use tab::{Clicked, Filled, Tab};
+pub use facts::{Candidate, Clicked, Extracted, Located, Navigated, PageError, Target};
+pub use tab::Tab;
 
 use crate::lock::{Lock, Refusal};
 use tab::Refusals;

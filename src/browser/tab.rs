@@ -25,8 +25,10 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use url::Url;
 
+use serde::de::DeserializeOwned;
+
+use super::facts::{Clicked, Extracted, Located, Navigated, PageError, Target};
 use super::{BrowserError, CDP_TIMEOUT, timed};
-use crate::error::{ErrorKind, StepError};
 use crate::lock::{Lock, Refusal};
 
 const LOCATOR_JS: &str = include_str!("locator.js");
@@ -47,11 +49,6 @@ const LOCATOR_SLICE: Duration = Duration::from_secs(2);
 
 /// The longest a click waits for the navigation it started to commit.
 const NAVIGATION_SETTLE: Duration = Duration::from_secs(10);
-
-/// Details of a successful click (which strategy matched, which element).
-pub type Clicked = Value;
-/// Details of a successful fill.
-pub type Filled = Value;
 
 /// A page in its own browser context.
 pub struct Tab {
@@ -133,6 +130,23 @@ impl Tab {
         &self.lock
     }
 
+    /// Resolves with the reason once the browser goes away (a crash, a kill, a closed
+    /// connection), so a run can stop whatever step it is in.
+    pub fn crashed(&self) -> std::pin::Pin<Box<dyn std::future::Future<Output = String> + Send>> {
+        let mut gone = self.gone.clone();
+        Box::pin(async move {
+            match gone.wait_for(Option::is_some).await {
+                Ok(reason) => reason.clone().unwrap_or_default(),
+                Err(_) => "the connection to the browser closed".to_string(),
+            }
+        })
+    }
+
+    /// How many requests the lock refused in this tab so far.
+    pub fn refused_count(&self) -> usize {
+        self.refusals.count()
+    }
+
     /// The first destination the lock refused since the last call, if any.
     pub fn take_refusal(&self) -> Option<Refusal> {
         self.refusals.take()
@@ -189,31 +203,52 @@ impl Tab {
         base64::engine::general_purpose::STANDARD.decode(data).ok()
     }
 
-    fn browser_gone(&self) -> Option<StepError> {
-        self.gone.borrow().clone().map(|reason| {
-            StepError::new(
-                ErrorKind::Browser,
-                format!("the browser went away during the step: {reason}"),
-            )
-        })
+    fn browser_gone(&self) -> Option<PageError> {
+        self.gone
+            .borrow()
+            .clone()
+            .map(|reason| PageError::BrowserGone { reason })
     }
 
-    fn refused(&self) -> Option<StepError> {
-        self.take_refusal()
-            .map(|r| StepError::new(ErrorKind::LockRefused, r.reason))
+    fn refused(&self) -> Option<PageError> {
+        self.take_refusal().map(PageError::Refused)
+    }
+
+    /// The one wait of a step: `done` until `deadline`, ended early by a refusal of the plan
+    /// lock or the browser going away (both reported as the step's error).
+    async fn wait_until<T>(
+        &self,
+        deadline: Instant,
+        done: impl std::future::Future<Output = T>,
+    ) -> Result<Option<T>, PageError> {
+        let mut refused = self.refusals.subscribe();
+        let mut gone = self.gone.clone();
+        let outcome = tokio::select! {
+            biased;
+            _ = refused.changed() => None,
+            _ = gone.wait_for(Option::is_some) => None,
+            v = done => Some(Some(v)),
+            _ = tokio::time::sleep_until(deadline) => Some(None),
+        };
+        match outcome {
+            Some(v) => Ok(v),
+            None => Err(self
+                .refused()
+                .or_else(|| self.browser_gone())
+                .unwrap_or(PageError::PageClosed)),
+        }
     }
 
     /// Goes to `url` and waits for its `load` event. HTTP errors (4xx/5xx) fail the step.
-    pub async fn navigate(&self, url: &str, deadline: Instant) -> Result<Value, StepError> {
-        let parsed = Url::parse(url).map_err(|e| {
-            StepError::new(
-                ErrorKind::InvalidInput,
-                format!("`{url}` is not a URL: {e}"),
-            )
+    pub async fn navigate(&self, url: &str, deadline: Instant) -> Result<Navigated, PageError> {
+        let parsed = Url::parse(url).map_err(|e| PageError::BadUrl {
+            url: url.to_string(),
+            problem: e.to_string(),
         })?;
-        if let Err(r) = self.lock.check_navigation(&parsed).await {
-            return Err(StepError::new(ErrorKind::LockRefused, r.reason));
-        }
+        self.lock
+            .check_navigation(&parsed)
+            .await
+            .map_err(PageError::Refused)?;
         let cdp = |e: BrowserError| self.cdp_failure(e);
         let mut lifecycle = timed(self.page.event_listener::<EventLifecycleEvent>())
             .await
@@ -221,37 +256,38 @@ impl Tab {
         let mut responses = timed(self.page.event_listener::<EventResponseReceived>())
             .await
             .map_err(cdp)?;
-        // A refusal (of a redirect, a script or meta-refresh redirect) ends the wait at once.
-        let mut refused = self.refusals.subscribe();
         let nav = NavigateParams::new(url);
         self.count();
-        let sent = match tokio::time::timeout(remaining(deadline), self.page.execute(nav)).await {
-            Ok(Ok(r)) => r.result,
-            Ok(Err(e)) => {
+        let sent = match self.wait_until(deadline, self.page.execute(nav)).await? {
+            Some(Ok(r)) => r.result,
+            Some(Err(e)) => {
                 return Err(self
                     .refused()
                     .or_else(|| self.browser_gone())
-                    .unwrap_or_else(|| {
-                        StepError::new(ErrorKind::Navigation, format!("could not load {url}: {e}"))
+                    .unwrap_or_else(|| PageError::LoadFailed {
+                        url: url.to_string(),
+                        reason: e.to_string(),
                     }));
             }
-            Err(_) => {
-                return Err(StepError::new(
-                    ErrorKind::Navigation,
-                    format!("{url} did not start loading before the step deadline"),
-                ));
+            None => {
+                return Err(PageError::LoadTimedOut {
+                    url: url.to_string(),
+                    started: false,
+                });
             }
         };
         if let Some(err) = sent.error_text.filter(|t| !t.is_empty()) {
-            return Err(self.refused().unwrap_or_else(|| {
-                StepError::new(
-                    ErrorKind::Navigation,
-                    format!("could not load {url}: {err}"),
-                )
+            return Err(self.refused().unwrap_or_else(|| PageError::LoadFailed {
+                url: url.to_string(),
+                reason: err,
             }));
         }
         let Some(loader) = sent.loader_id else {
-            return Ok(json!({ "url": url, "same_document": true }));
+            return Ok(Navigated {
+                url: url.to_string(),
+                status: None,
+                same_document: true,
+            });
         };
         let main = self.page.target_id().inner().clone();
         // Status codes of main-frame documents, by loader.
@@ -264,7 +300,6 @@ impl Tab {
                 tokio::select! {
                     // Earlier events first: a response is always handled before its load.
                     biased;
-                    _ = refused.changed() => return true,
                     ev = responses.next() => {
                         if let Some(ev) = ev
                             && ev.r#type == ResourceType::Document
@@ -283,65 +318,55 @@ impl Tab {
                 }
             }
         };
-        let finished = tokio::time::timeout(remaining(deadline), loaded).await;
-        if let Some(e) = self.refused().or_else(|| self.browser_gone()) {
+        match self.wait_until(deadline, loaded).await? {
+            Some(true) => {}
+            Some(false) => return Err(self.browser_gone().unwrap_or(PageError::PageClosed)),
+            None => {
+                return Err(PageError::LoadTimedOut {
+                    url: url.to_string(),
+                    started: true,
+                });
+            }
+        }
+        if let Some(e) = self.refused() {
             return Err(e);
         }
-        match finished {
-            Ok(true) => {}
-            Ok(false) => {
-                return Err(self.browser_gone().unwrap_or_else(|| {
-                    StepError::new(ErrorKind::Browser, "the page closed while loading")
-                }));
-            }
-            Err(_) => {
-                return Err(StepError::new(
-                    ErrorKind::Navigation,
-                    format!("{url} started loading but did not finish before the step deadline"),
-                ));
-            }
-        }
-        let status = statuses.get(&current).copied();
-        let final_url = self.url().await;
+        let status = statuses
+            .get(&current)
+            .copied()
+            .and_then(|c| u16::try_from(c).ok());
         if let Some(code) = status
             && code >= 400
         {
-            return Err(StepError::new(
-                ErrorKind::Navigation,
-                format!("{url} answered HTTP {code}: the page is missing or broken"),
-            ));
+            return Err(PageError::HttpStatus {
+                url: url.to_string(),
+                status: code,
+            });
         }
-        Ok(json!({ "url": final_url, "status": status }))
+        Ok(Navigated {
+            url: self.url().await,
+            status,
+            same_document: false,
+        })
     }
 
     /// Clicks the element found by `text` (preferred) or `selector`, with real mouse events.
+    /// `describe` names the role a person would look for ("the Sign Up button").
     pub async fn click(
         &self,
+        describe: &str,
         text: Option<&str>,
         selector: Option<&str>,
         deadline: Instant,
-    ) -> Result<Clicked, StepError> {
-        let req = json!({ "op": "click", "text": text, "selector": selector });
-        let found = match self.locate(req, deadline).await? {
-            Located::Ready(v) => v,
-            Located::Fatal(m) => return Err(StepError::new(ErrorKind::NotActionable, m)),
-            Located::Missing { why, seen } => {
-                let what = match (text, selector) {
-                    (Some(t), Some(s)) => format!("element with text \"{t}\" or matching `{s}`"),
-                    (Some(t), None) => format!("element with text \"{t}\""),
-                    (None, Some(s)) => format!("element matching `{s}`"),
-                    (None, None) => "element".to_string(),
-                };
-                return Err(missing(
-                    &what,
-                    why,
-                    &seen,
-                    text.or(selector).unwrap_or_default(),
-                    "clickable texts",
-                ));
-            }
+    ) -> Result<Clicked, PageError> {
+        let target = Target::Click {
+            text: text.map(str::to_string),
+            selector: selector.map(str::to_string),
         };
-        let (x, y) = (num(&found, "x"), num(&found, "y"));
+        let req =
+            json!({ "op": "click", "text": text, "selector": selector, "describe": describe });
+        let located: Located = self.locate(req, target, deadline).await?;
+        let (x, y) = (located.x.unwrap_or(0.0), located.y.unwrap_or(0.0));
         let cdp = |e: BrowserError| self.cdp_failure(e);
         // Subscribe before the click, so a navigation it starts is seen.
         let mut requested = timed(self.page.event_listener::<EventFrameRequestedNavigation>())
@@ -364,28 +389,25 @@ impl Tab {
                 .button(MouseButton::Left)
                 .click_count(1)
                 .build()
-                .map_err(|e| StepError::new(ErrorKind::Browser, e))?;
+                .map_err(PageError::Command)?;
             self.count();
             timed(self.page.execute(ev)).await.map_err(cdp)?;
         }
-        let mut detail = found;
-        // A click that starts a top-level navigation waits for it to finish loading, so the next
-        // step never acts on the page being left.
         let main = self.page.target_id().inner().clone();
         // A form submission or script navigation is reported after the mouse event's reply.
         self.count();
         let _ = tokio::time::timeout(CDP_TIMEOUT, self.page.execute(task_barrier())).await;
-        let mut navigating = false;
+        let mut navigation = None;
         while let Some(Some(ev)) = requested.now_or_never_ready() {
             if ev.frame_id.inner() == &main {
-                navigating = true;
-                detail["navigation"] = json!(ev.url);
+                navigation = Some(ev.url.clone());
             }
         }
-        if navigating {
-            // Wait until the new document is committed (or the load ended without one, e.g.
-            // refused or a download): from then on the next step's locator sees the new page.
-            let settle = async {
+        if navigation.is_some() {
+            // A click that starts a top-level navigation waits until the new document is
+            // committed (or the load ended without one, e.g. refused or a download), so the next
+            // step never acts on the page being left.
+            let settled = async {
                 loop {
                     tokio::select! {
                         ev = committed.next() => match ev {
@@ -401,42 +423,33 @@ impl Tab {
                     }
                 }
             };
-            let _ = tokio::time::timeout(remaining(deadline).min(NAVIGATION_SETTLE), settle).await;
+            let settle_by = deadline.min(Instant::now() + NAVIGATION_SETTLE);
+            self.wait_until(settle_by, settled).await?;
         }
         if let Some(e) = self.refused() {
             return Err(e);
         }
-        Ok(detail)
+        Ok(Clicked {
+            located,
+            navigation,
+        })
     }
 
     /// Types `value` into the control found by `label` (preferred) or `selector`.
     pub async fn fill(
         &self,
+        describe: &str,
         label: Option<&str>,
         selector: Option<&str>,
         value: &str,
         deadline: Instant,
-    ) -> Result<Filled, StepError> {
-        let req = json!({ "op": "fill", "label": label, "selector": selector, "value": value });
-        match self.locate(req, deadline).await? {
-            Located::Ready(v) => Ok(v),
-            Located::Fatal(m) => Err(StepError::new(ErrorKind::NotActionable, m)),
-            Located::Missing { why, seen } => {
-                let what = match (label, selector) {
-                    (Some(l), Some(s)) => format!("field labelled \"{l}\" or matching `{s}`"),
-                    (Some(l), None) => format!("field labelled \"{l}\""),
-                    (None, Some(s)) => format!("field matching `{s}`"),
-                    (None, None) => "field".to_string(),
-                };
-                Err(missing(
-                    &what,
-                    why,
-                    &seen,
-                    label.or(selector).unwrap_or_default(),
-                    "fields",
-                ))
-            }
-        }
+    ) -> Result<Located, PageError> {
+        let target = Target::Field {
+            label: label.map(str::to_string),
+            selector: selector.map(str::to_string),
+        };
+        let req = json!({ "op": "fill", "label": label, "selector": selector, "value": value, "describe": describe });
+        self.locate(req, target, deadline).await
     }
 
     /// Fills a one-time code into `selector`, spreading it over split single-character boxes.
@@ -445,44 +458,26 @@ impl Tab {
         selector: &str,
         code: &str,
         deadline: Instant,
-    ) -> Result<Value, StepError> {
+    ) -> Result<Located, PageError> {
+        let target = Target::CodeInput {
+            selector: selector.to_string(),
+        };
         let req = json!({ "op": "code", "selector": selector, "code": code });
-        match self.locate(req, deadline).await? {
-            Located::Ready(v) => Ok(v),
-            Located::Fatal(m) => Err(StepError::new(ErrorKind::NotActionable, m)),
-            Located::Missing { why, seen } => Err(missing(
-                &format!("code input matching `{selector}`"),
-                why,
-                &seen,
-                selector,
-                "fields",
-            )),
-        }
+        self.locate(req, target, deadline).await
     }
 
     /// Waits until `text` is visible on the page.
-    pub async fn wait_for_text(
-        &self,
-        text: &str,
-        deadline: Instant,
-        waited: Duration,
-    ) -> Result<Value, StepError> {
+    pub async fn wait_for_text(&self, text: &str, deadline: Instant) -> Result<(), PageError> {
         let req = json!({ "op": "text", "text": text });
-        match self.locate(req, deadline).await? {
-            Located::Ready(_) => Ok(json!({ "text": text })),
-            Located::Fatal(m) => Err(StepError::new(ErrorKind::Timeout, m)),
-            Located::Missing { seen, .. } => {
-                let closest = closest(text, &seen, 3);
-                let mut msg = format!(
-                    "the text \"{text}\" did not appear on {} within {} s",
-                    self.url().await,
-                    fmt_secs(waited)
-                );
-                if !closest.is_empty() {
-                    msg.push_str(&format!("; the page shows: {closest}"));
-                }
-                Err(StepError::new(ErrorKind::Timeout, msg))
-            }
+        let target = Target::Element { selector: None };
+        match self.locate::<Value>(req, target, deadline).await {
+            Ok(_) => Ok(()),
+            Err(PageError::NotFound { seen, .. }) => Err(PageError::TextAbsent {
+                text: text.to_string(),
+                url: self.url().await,
+                seen,
+            }),
+            Err(e) => Err(e),
         }
     }
 
@@ -491,23 +486,21 @@ impl Tab {
         &self,
         selector: Option<&str>,
         deadline: Instant,
-    ) -> Result<Value, StepError> {
+    ) -> Result<Extracted, PageError> {
+        let target = Target::Element {
+            selector: selector.map(str::to_string),
+        };
         let req = json!({ "op": "extract", "selector": selector });
-        match self.locate(req, deadline).await? {
-            Located::Ready(v) => Ok(v),
-            Located::Fatal(m) => Err(StepError::new(ErrorKind::NotFound, m)),
-            Located::Missing { why, seen } => Err(missing(
-                &format!("element matching `{}`", selector.unwrap_or("main")),
-                why,
-                &seen,
-                selector.unwrap_or_default(),
-                "texts",
-            )),
-        }
+        self.locate(req, target, deadline).await
     }
 
     /// Runs the locator until it answers or the deadline passes, re-running after navigations.
-    async fn locate(&self, mut req: Value, deadline: Instant) -> Result<Located, StepError> {
+    async fn locate<T: DeserializeOwned>(
+        &self,
+        mut req: Value,
+        target: Target,
+        deadline: Instant,
+    ) -> Result<T, PageError> {
         let mut last_error: Option<String>;
         loop {
             if let Some(e) = self.refused().or_else(|| self.browser_gone()) {
@@ -528,7 +521,7 @@ impl Tab {
             .await_promise(true)
             .return_by_value(true)
             .build()
-            .map_err(|e| StepError::new(ErrorKind::Browser, e))?;
+            .map_err(PageError::Command)?;
             self.count();
             let answer = tokio::time::timeout(slice + CDP_TIMEOUT, self.page.execute(params)).await;
             match answer {
@@ -538,14 +531,15 @@ impl Tab {
                     } else {
                         let v = resp.result.result.value.clone().unwrap_or(Value::Null);
                         if v["ok"] == json!(true) {
-                            let mut v = v;
-                            if let Some(o) = v.as_object_mut() {
-                                o.remove("ok");
-                            }
-                            return Ok(Located::Ready(v));
+                            return serde_json::from_value(v).map_err(|e| {
+                                PageError::Command(format!("the locator's answer: {e}"))
+                            });
                         }
                         if let Some(f) = v["fatal"].as_str() {
-                            return Ok(Located::Fatal(f.to_string()));
+                            return Err(PageError::Rejected {
+                                target,
+                                why: f.to_string(),
+                            });
                         }
                         if remaining(deadline).is_zero() {
                             let seen = v["seen"]
@@ -556,10 +550,7 @@ impl Tab {
                                         .collect()
                                 })
                                 .unwrap_or_default();
-                            return Ok(Located::Missing {
-                                why: v["pending"].as_str().map(str::to_string),
-                                seen,
-                            });
+                            return Err(unfound(target, v["pending"].as_str(), seen));
                         }
                         continue;
                     }
@@ -582,10 +573,7 @@ impl Tab {
                 return Err(e);
             }
             if remaining(deadline).is_zero() {
-                return Ok(Located::Missing {
-                    why: last_error,
-                    seen: Vec::new(),
-                });
+                return Err(unfound(target, last_error.as_deref(), Vec::new()));
             }
             tokio::time::sleep(Duration::from_millis(20).min(remaining(deadline))).await;
         }
@@ -600,9 +588,9 @@ impl Tab {
         self.calls.load(Ordering::Relaxed)
     }
 
-    fn cdp_failure(&self, e: BrowserError) -> StepError {
+    fn cdp_failure(&self, e: BrowserError) -> PageError {
         self.browser_gone()
-            .unwrap_or_else(|| StepError::new(ErrorKind::Browser, e.to_string()))
+            .unwrap_or_else(|| PageError::Command(e.to_string()))
     }
 }
 
@@ -658,6 +646,13 @@ async fn install_locator(
 pub(crate) struct Refusals {
     list: Mutex<Vec<Refusal>>,
     signal: watch::Sender<u64>,
+}
+
+impl Refusals {
+    /// Every refusal so far, taken or not.
+    fn count(&self) -> usize {
+        *self.signal.borrow() as usize
+    }
 }
 
 impl Refusals {
@@ -749,65 +744,24 @@ fn check_commit(
     }
 }
 
-enum Located {
-    Ready(Value),
-    Fatal(String),
-    Missing {
-        why: Option<String>,
-        seen: Vec<String>,
-    },
-}
-
-fn missing(what: &str, why: Option<String>, seen: &[String], query: &str, noun: &str) -> StepError {
-    match why.as_deref() {
-        Some(w) if w != "nothing matches" && !w.is_empty() && !w.starts_with("nothing") => {
-            StepError::new(
-                ErrorKind::NotActionable,
-                format!("found the {what}, but it never became actionable: {w}"),
-            )
-        }
-        _ => {
-            let mut msg = format!("no visible {what} on the page");
-            let close = closest(query, seen, 5);
-            if !close.is_empty() {
-                msg.push_str(&format!("; {noun} on the page: {close}"));
+/// What the locator's last "not yet" means once the deadline passed: the target was there but
+/// never actionable, or nothing matched.
+fn unfound(target: Target, pending: Option<&str>, seen: Vec<String>) -> PageError {
+    match pending {
+        Some(why)
+            if !why.is_empty() && !why.starts_with("nothing") && why != "not on the page yet" =>
+        {
+            PageError::NotActionable {
+                target,
+                why: why.to_string(),
             }
-            StepError::new(ErrorKind::NotFound, msg)
         }
+        _ => PageError::NotFound { target, seen },
     }
-}
-
-/// The `n` texts most like `query`, quoted and comma-separated.
-fn closest(query: &str, seen: &[String], n: usize) -> String {
-    let q = query.to_lowercase();
-    let mut scored: Vec<(f64, &String)> = seen
-        .iter()
-        .map(|s| (strsim::jaro_winkler(&q, &s.to_lowercase()), s))
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
-    scored
-        .iter()
-        .take(n)
-        .map(|(_, s)| format!("\"{s}\""))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn num(v: &Value, key: &str) -> f64 {
-    v[key].as_f64().unwrap_or(0.0)
 }
 
 pub(crate) fn remaining(deadline: Instant) -> Duration {
     deadline.saturating_duration_since(Instant::now())
-}
-
-pub(crate) fn fmt_secs(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s.fract() == 0.0 {
-        format!("{s:.0}")
-    } else {
-        format!("{s:.1}")
-    }
 }
 
 /// Polls a stream once without waiting.

@@ -70,16 +70,10 @@ async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
         max_steps: args.options.max_steps,
     };
     req.no_cache = args.no_cache;
-    let outcome = match planner::plan_goal(&args.goal, &req).await {
+    let outcome = match super::plan::planned(&args.goal, &req).await {
         Ok(o) => o,
-        Err(e) => {
-            eprintln!("planlock: {e}");
-            return e.exit_code();
-        }
+        Err(code) => return code,
     };
-    for w in &outcome.warnings {
-        eprintln!("planlock: warning: {w}");
-    }
     eprintln!("{}", planner::outcome_summary(&outcome));
     let named = match sites_named(Some(&args.goal), &args.options.allow_hosts) {
         Ok(sites) => sites,

@@ -335,7 +335,7 @@ fn spec_sentence(plan: &str, e: &SpecError) -> String {
         SpecError::UnboundInbox {
             inbox: Some(name), ..
         } => format!("{plan}: {e}: pass --inbox {name}=URL"),
-        SpecError::UnboundInbox { inbox: None, .. } => format!(
+        SpecError::UnboundInbox { inbox: None, .. } | SpecError::NoInboxAddress { .. } => format!(
             "{plan}: {e}: pass --inbox URL (imap://USER:PASS@HOST:PORT/INBOX?address=ADDR, \
              or smtp://127.0.0.1:2525?domain=DOMAIN)"
         ),

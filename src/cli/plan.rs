@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use planlock::exit;
 use planlock::plan::{Limits, Vars};
-use planlock::planner::{PlanRequest, PlannerConfig, outcome_summary, plan_goal};
+use planlock::planner::{PlanOutcome, PlanRequest, PlannerConfig, outcome_summary, plan_goal};
 
 /// Arguments of `planlock plan`.
 #[derive(Debug, Clone, clap::Args)]
@@ -65,16 +65,10 @@ pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> u8 {
         no_cache: args.no_cache,
         config,
     };
-    let outcome = match plan_goal(&args.goal, &request).await {
+    let outcome = match planned(&args.goal, &request).await {
         Ok(o) => o,
-        Err(e) => {
-            eprintln!("planlock: {e}");
-            return e.exit_code();
-        }
+        Err(code) => return code,
     };
-    for w in &outcome.warnings {
-        eprintln!("planlock: warning: {w}");
-    }
     let mut text = match serde_json::to_string_pretty(&outcome.plan) {
         Ok(t) => t,
         Err(e) => {
@@ -106,4 +100,17 @@ pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> u8 {
         }
     }
     exit::SUCCESS
+}
+
+/// Plans `goal` and prints the planner's warnings; on failure, prints the error and gives
+/// its exit code.
+pub(super) async fn planned(goal: &str, request: &PlanRequest) -> Result<PlanOutcome, u8> {
+    let outcome = plan_goal(goal, request).await.map_err(|e| {
+        eprintln!("planlock: {e}");
+        e.exit_code()
+    })?;
+    for w in &outcome.warnings {
+        eprintln!("planlock: warning: {w}");
+    }
+    Ok(outcome)
 }

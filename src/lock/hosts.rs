@@ -58,7 +58,17 @@ pub(crate) fn parse_allowed_host(host: &str) -> Result<String, LockError> {
 
 /// Hosts named in free text: absolute URLs and bare domain-like words (`shop.example`).
 pub fn hosts_in_text(text: &str) -> Vec<String> {
-    let mut hosts = Vec::new();
+    endpoints_in_text(text)
+        .iter()
+        .filter_map(|u| u.host_str().map(str::to_string))
+        .collect()
+}
+
+/// Places named in free text, as URLs: absolute URLs as written, bare domain-like words and
+/// IP addresses (`shop.example`, `127.0.0.1:3000`) as `http://WORD/`, so a port named in
+/// the text is kept.
+pub(crate) fn endpoints_in_text(text: &str) -> Vec<Url> {
+    let mut found = Vec::new();
     for word in text.split(|c: char| c.is_whitespace() || "\"'<>(),;".contains(c)) {
         let word = word.trim_matches(|c: char| ".:!?".contains(c));
         if word.is_empty() || word.contains('@') {
@@ -66,9 +76,9 @@ pub fn hosts_in_text(text: &str) -> Vec<String> {
         }
         if word.contains("://") {
             if let Ok(u) = Url::parse(word)
-                && let Some(h) = u.host_str()
+                && u.host_str().is_some()
             {
-                hosts.push(h.to_string());
+                found.push(u);
             }
             continue;
         }
@@ -89,13 +99,41 @@ pub fn hosts_in_text(text: &str) -> Vec<String> {
             && tld.len() >= 2
             && tld.chars().all(|c| c.is_ascii_alphabetic());
         let is_ip = host_only.parse::<IpAddr>().is_ok();
-        if (looks_like_domain && psl::suffix_str(&host_only.to_ascii_lowercase()).is_some())
-            || is_ip
+        if ((looks_like_domain && psl::suffix_str(&host_only.to_ascii_lowercase()).is_some())
+            || is_ip)
+            && let Ok(u) = Url::parse(&format!("http://{}/", host.to_ascii_lowercase()))
         {
-            hosts.push(host_only.to_ascii_lowercase());
+            found.push(u);
         }
     }
-    hosts
+    found
+}
+
+/// Whether a host is reached by its port as much as by its name: an IP address, or a name
+/// for this machine (`localhost`, `*.localhost`). Many services share such a host.
+pub(crate) fn is_port_bound(host: &Host<&str>) -> bool {
+    match host {
+        Host::Domain(d) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+        Host::Ipv4(_) | Host::Ipv6(_) => true,
+    }
+}
+
+/// The lock's key for a URL's host: its site, with the port for port-bound hosts
+/// (`127.0.0.1:8080`, `[::1]:3000`, `localhost:5173`).
+pub(crate) fn site_with_port(url: &Url) -> Option<String> {
+    let host = url.host()?;
+    let site = site_of_host(&host);
+    if !is_port_bound(&host) {
+        return Some(site);
+    }
+    let port = url.port_or_known_default().unwrap_or(80);
+    Some(match host {
+        Host::Ipv6(_) => format!("[{site}]:{port}"),
+        _ => format!("{site}:{port}"),
+    })
 }
 
 /// `[::1]` → `::1`; other hosts unchanged. A `host:port` keeps only the host.

@@ -1,5 +1,5 @@
 //! A reported-only count of text that looks like instructions aimed at an agent ("ignore
-//! previous instructions…"). SPEC §4: callers may see the number; nothing in the lock or the
+//! previous instructions…"). Callers may see the number (docs/lock.md); nothing in the lock or the
 //! executor decides on it (a test in `tests/lock_probes.rs` fails if they reference it). The
 //! lock and the model-free executor are what keep a run on its plan, not this heuristic.
 

@@ -14,7 +14,9 @@ use url::{Host, Url};
 pub use address::is_private;
 pub use hosts::{hosts_in_text, site_of};
 
-use hosts::{bare_host, parse_allowed_host, site_of_host};
+use hosts::{
+    bare_host, endpoints_in_text, is_port_bound, parse_allowed_host, site_of_host, site_with_port,
+};
 
 /// Whether a run may visit private, loopback and link-local addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -30,8 +32,13 @@ pub enum AddressPolicy {
 /// The allowed destinations of one run. Built once, never widened.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lock {
-    /// Registrable domains (`shop.example`) and literal IP addresses.
+    /// Registrable domains (`shop.example`); IP addresses and names of this machine with the
+    /// port the request named (`127.0.0.1:8080`), or without one when allowed explicitly
+    /// (every port).
     sites: BTreeSet<String>,
+    /// Host names the request allowed explicitly: under [`AddressPolicy::Service`] these may
+    /// resolve to private addresses (the caller said so).
+    explicit_names: BTreeSet<String>,
     policy: AddressPolicy,
 }
 
@@ -190,18 +197,23 @@ impl Lock {
             .iter()
             .map(|h| bare_host(h).to_ascii_lowercase())
             .collect();
-        let mut named: Vec<String> = req
-            .urls
-            .iter()
-            .filter_map(|u| u.host_str().map(str::to_string))
-            .collect();
+        let mut named: Vec<Url> = req.urls.clone();
         if let Some(goal) = req.goal {
-            named.extend(hosts_in_text(goal));
+            named.extend(endpoints_in_text(goal));
         }
         let mut sites = explicit_sites.clone();
-        sites.extend(named.iter().map(|h| site_of(h)));
+        for url in &named {
+            let Some(host) = url.host() else { continue };
+            // A port-bound host allowed explicitly is allowed on every port already.
+            if !(is_port_bound(&host) && explicit_sites.contains(&site_of_host(&host)))
+                && let Some(key) = site_with_port(url)
+            {
+                sites.insert(key);
+            }
+        }
         let lock = Lock {
             sites,
+            explicit_names: explicit_names.clone(),
             policy: req.policy,
         };
         if req.policy == AddressPolicy::Service {
@@ -212,6 +224,7 @@ impl Lock {
             // A name allowed explicitly is not resolved: it passes whatever it points at.
             let names: BTreeSet<String> = named
                 .iter()
+                .filter_map(|u| u.host_str())
                 .map(|h| bare_host(h).to_ascii_lowercase())
                 .filter(|h| !explicit.names.contains(h))
                 .collect();
@@ -227,11 +240,15 @@ impl Lock {
         S: AsRef<str>,
     {
         let mut sites = BTreeSet::new();
+        let mut explicit_names = BTreeSet::new();
         for h in hosts {
-            sites.insert(site_of(&parse_allowed_host(h.as_ref())?));
+            let host = parse_allowed_host(h.as_ref())?;
+            explicit_names.insert(bare_host(&host).to_ascii_lowercase());
+            sites.insert(site_of(&host));
         }
         Ok(Lock {
             sites,
+            explicit_names,
             policy: AddressPolicy::Open,
         })
     }
@@ -277,12 +294,23 @@ impl Lock {
             return Err(refuse(format!("[plan] {url} has no host.")));
         };
         let site = site_of_host(&host);
-        if !self.sites.contains(&site) {
+        let allowed = self.sites.contains(&site)
+            || (is_port_bound(&host)
+                && site_with_port(url).is_some_and(|key| self.sites.contains(&key)));
+        if !allowed {
+            let shown = if is_port_bound(&host) {
+                format!(
+                    "{}:{}",
+                    host_display(&host),
+                    url.port_or_known_default().unwrap_or(80)
+                )
+            } else {
+                host_display(&host)
+            };
             return Err(refuse(format!(
-                "[plan] {} is not part of this run. This run may visit: {}. Links and text found \
-                 in pages or emails cannot add to that set -- it was fixed from the request before \
-                 any of it was read.",
-                host_display(&host),
+                "[plan] {shown} is not part of this run. This run may visit: {}. Links and text \
+                 found in pages or emails cannot add to that set -- it was fixed from the request \
+                 before any of it was read.",
                 self.describe()
             )));
         }
@@ -298,6 +326,9 @@ impl Lock {
         if self.policy == AddressPolicy::Service
             && is_private(ip)
             && !self.sites.contains(&ip.to_string())
+            && !self
+                .explicit_names
+                .contains(&bare_host(host).to_ascii_lowercase())
         {
             return Err(Refusal {
                 url: host.to_string(),
@@ -498,16 +529,23 @@ mod tests {
         let lock = Lock::of_hosts(["shop.example"])
             .unwrap()
             .refusing_private_addresses();
+        // A name of an allowed site, not allowed by that name: judged on its address.
+        let name = "metadata.shop.example";
+        assert!(
+            lock.check_resolved(name, "10.0.0.1".parse().unwrap())
+                .is_err()
+        );
+        assert!(
+            lock.check_resolved(name, "::ffff:127.0.0.1".parse().unwrap())
+                .is_err()
+        );
+        assert!(
+            lock.check_resolved(name, "93.184.216.34".parse().unwrap())
+                .is_ok()
+        );
+        // The name the caller allowed explicitly may be private: the caller said so.
         assert!(
             lock.check_resolved("shop.example", "10.0.0.1".parse().unwrap())
-                .is_err()
-        );
-        assert!(
-            lock.check_resolved("shop.example", "::ffff:127.0.0.1".parse().unwrap())
-                .is_err()
-        );
-        assert!(
-            lock.check_resolved("shop.example", "93.184.216.34".parse().unwrap())
                 .is_ok()
         );
     }
@@ -541,24 +579,24 @@ mod tests {
         ] {
             let addr: IpAddr = ip.parse().unwrap();
             assert!(is_private(addr), "{ip}");
-            let r = other.check_resolved("shop.example", addr).unwrap_err();
+            let r = other.check_resolved("www.shop.example", addr).unwrap_err();
             assert!(
-                r.reason.starts_with("[plan] shop.example resolves to ")
+                r.reason.starts_with("[plan] www.shop.example resolves to ")
                     && r.reason.contains("private, loopback or link-local"),
                 "{r}"
             );
         }
         // Allowed explicitly: that address, not its neighbours or other spellings.
         let meta: IpAddr = "169.254.169.254".parse().unwrap();
-        assert!(lock.check_resolved("shop.example", meta).is_ok());
+        assert!(lock.check_resolved("www.shop.example", meta).is_ok());
         assert!(
-            lock.check_resolved("shop.example", "169.254.169.253".parse().unwrap())
+            lock.check_resolved("www.shop.example", "169.254.169.253".parse().unwrap())
                 .is_err()
         );
         for public in ["93.184.216.34", "2606:2800:220:1::", "64:ff9b::5db8:d822"] {
             let addr: IpAddr = public.parse().unwrap();
             assert!(!is_private(addr), "{public}");
-            assert!(other.check_resolved("shop.example", addr).is_ok());
+            assert!(other.check_resolved("www.shop.example", addr).is_ok());
         }
     }
 
@@ -610,14 +648,17 @@ mod tests {
             let r = lock.check(&url(u)).unwrap_err();
             assert!(
                 r.reason
-                    .contains("is not part of this run. This run may visit: 127.0.0.1."),
+                    .contains(" is not part of this run. This run may visit: 127.0.0.1."),
                 "{u}: {r}"
             );
         }
         let r = lock
             .check(&url("http://127.0.0.1@127.0.0.2:9/"))
             .unwrap_err();
-        assert!(r.reason.starts_with("[plan] 127.0.0.2 is not part"), "{r}");
+        assert!(
+            r.reason.starts_with("[plan] 127.0.0.2:9 is not part"),
+            "{r}"
+        );
         // Homographs are other sites (punycode).
         let lock = Lock::of_hosts(["shop.example"]).unwrap();
         let r = lock
@@ -651,16 +692,20 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn server_mode_judges_the_resolved_address() {
-        let lock = Lock::of_hosts(["localhost", "shop.example"])
+    async fn server_mode_judges_the_resolved_address_of_names_not_allowed_by_name() {
+        // The site is allowed (`localhost` is its own site), but `app.localhost` was not
+        // allowed by name and resolves to loopback (where it resolves at all).
+        let lock = Lock::of_hosts(["localhost"])
             .unwrap()
             .refusing_private_addresses();
-        // `localhost` is allowed by name, but resolves to loopback: refused in server mode.
-        let r = lock
-            .check_navigation(&url("http://localhost:9/"))
-            .await
-            .unwrap_err();
-        assert!(r.reason.contains("resolves to"), "{r}");
+        assert!(
+            lock.check_navigation(&url("http://localhost:9/"))
+                .await
+                .is_ok(),
+            "allowed by that very name"
+        );
+        let r = lock.check_resolved("app.localhost", "127.0.0.1".parse().unwrap());
+        assert!(r.unwrap_err().reason.contains("resolves to"));
         // Outside server mode the name alone decides.
         let open = Lock::of_hosts(["localhost"]).unwrap();
         assert!(
@@ -668,6 +713,44 @@ mod tests {
                 .await
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn ip_addresses_and_local_names_are_locked_with_their_port() {
+        let req = |urls: &[&str], allow: &[String]| {
+            let urls = urls.iter().map(|u| url(u)).collect();
+            let req = LockRequest {
+                goal: Some("then check http://127.0.0.1:4000/admin"),
+                urls,
+                allow_hosts: allow,
+                policy: AddressPolicy::Open,
+            };
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+                .block_on(Lock::build(&req))
+                .unwrap()
+        };
+        let lock = req(&["http://127.0.0.1:8080/", "http://localhost:5173/x"], &[]);
+        assert_eq!(
+            lock.sites().collect::<Vec<_>>(),
+            ["127.0.0.1:4000", "127.0.0.1:8080", "localhost:5173"]
+        );
+        assert!(lock.check(&url("http://127.0.0.1:8080/a")).is_ok());
+        assert!(lock.check(&url("http://127.0.0.1:4000/admin")).is_ok());
+        assert!(lock.check(&url("http://localhost:5173/b")).is_ok());
+        let r = lock.check(&url("http://127.0.0.1:9222/json")).unwrap_err();
+        assert!(
+            r.reason
+                .starts_with("[plan] 127.0.0.1:9222 is not part of this run."),
+            "{r}"
+        );
+        assert!(lock.check(&url("http://localhost:8080/")).is_err());
+        // Allowed explicitly, an address is allowed on every port.
+        let lock = req(&["http://127.0.0.1:8080/"], &["127.0.0.1".to_string()]);
+        assert_eq!(lock.sites().collect::<Vec<_>>(), ["127.0.0.1"]);
+        assert!(lock.check(&url("http://127.0.0.1:9222/")).is_ok());
     }
 
     #[test]

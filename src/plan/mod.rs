@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 pub use template::{MASK, Masker, SECRET_ENV_PREFIX, Template, Vars, VarsError};
 pub use validate::{Limits, PlanError, Problem, parse, parse_and_validate};
+pub use wording::json_kind;
 
 /// A plan: why, then what, in order. Produced by the planner or written by hand.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -24,6 +25,14 @@ pub struct Plan {
     pub reasoning: String,
     /// The steps, run in order. Must end with `done`.
     pub steps: Vec<Step>,
+}
+
+impl Plan {
+    /// Parses and validates a plan with the default limits, allowing every variable name
+    /// that is built in or a secret (caller variables: use [`parse_and_validate`]).
+    pub fn from_json(text: &str) -> Result<Plan, PlanError> {
+        parse_and_validate(text, &Limits::default(), &template::Vars::default())
+    }
 }
 
 /// One step of a plan, tagged by `type`.
@@ -45,6 +54,9 @@ pub enum Step {
         /// CSS selector, used when `text` is absent or finds nothing.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         selector: Option<String>,
+        /// Deadline in seconds for the element to appear and become actionable (default 10).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_seconds: Option<f64>,
     },
     /// Type a value into a form control found by label, else by CSS selector.
     Fill {
@@ -58,6 +70,9 @@ pub enum Step {
         label: Option<String>,
         /// The value to type; may use `{{variables}}`.
         value: String,
+        /// Deadline in seconds for the control to appear and become editable (default 10).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout_seconds: Option<f64>,
     },
     /// Pause for a fixed time.
     WaitSeconds {
@@ -187,6 +202,7 @@ impl Step {
                 describe,
                 text,
                 selector,
+                ..
             } => {
                 push(&mut out, "describe", Some(describe));
                 push(&mut out, "text", text.as_ref());
@@ -197,6 +213,7 @@ impl Step {
                 selector,
                 label,
                 value,
+                ..
             } => {
                 push(&mut out, "describe", Some(describe));
                 push(&mut out, "selector", selector.as_ref());
@@ -245,21 +262,25 @@ impl Step {
                 describe,
                 text,
                 selector,
+                timeout_seconds,
             } => Step::Click {
                 describe: m(describe),
                 text: mo(text),
                 selector: mo(selector),
+                timeout_seconds: *timeout_seconds,
             },
             Step::Fill {
                 describe,
                 selector,
                 label,
                 value,
+                timeout_seconds,
             } => Step::Fill {
                 describe: m(describe),
                 selector: mo(selector),
                 label: mo(label),
                 value: m(value),
+                timeout_seconds: *timeout_seconds,
             },
             Step::WaitSeconds { seconds } => Step::WaitSeconds { seconds: *seconds },
             Step::WaitForText {
@@ -311,7 +332,13 @@ impl Step {
     /// The step's own deadline in seconds, if it names one.
     pub fn timeout_seconds(&self) -> Option<f64> {
         match self {
-            Step::WaitForText {
+            Step::Click {
+                timeout_seconds, ..
+            }
+            | Step::Fill {
+                timeout_seconds, ..
+            }
+            | Step::WaitForText {
                 timeout_seconds, ..
             }
             | Step::WaitForEmail {

@@ -1,4 +1,4 @@
-//! The planner (SPEC §5): a goal becomes a validated plan with exactly one model request —
+//! The planner: a goal becomes a validated plan with exactly one model request —
 //! zero when the plan cache has it. Anthropic Messages and OpenAI-compatible Chat Completions,
 //! chosen by `PLANLOCK_MODEL=provider:model`.
 //!
@@ -275,7 +275,7 @@ fn invalid_plan_message(problems: &[Problem], returned: &str, note: Option<&str>
 }
 
 impl PlannerError {
-    /// The process exit code (SPEC §6): 2 for the goal, variables, a refusal or an invalid
+    /// The process exit code (docs/exit-codes.md): 2 for the goal, variables, a refusal or an invalid
     /// plan (plan validation); 3 for the model's environment (configuration, network,
     /// keys, provider errors).
     pub fn exit_code(&self) -> u8 {

@@ -48,6 +48,7 @@ pub fn flags(step: &Step) -> Vec<String> {
             describe,
             text,
             selector,
+            ..
         } => [Some(describe), text.as_ref(), selector.as_ref()]
             .into_iter()
             .flatten()
@@ -227,6 +228,7 @@ fn step_detail(step: &Step) -> String {
             describe,
             text,
             selector,
+            ..
         } => {
             let mut d = describe.clone();
             let mut by = Vec::new();
@@ -246,6 +248,7 @@ fn step_detail(step: &Step) -> String {
             selector,
             label,
             value,
+            ..
         } => {
             let mut d = format!("{describe} = {}", q(value));
             let mut by = Vec::new();
@@ -313,6 +316,7 @@ mod tests {
             describe: "the button".into(),
             text: Some(t.into()),
             selector: None,
+            timeout_seconds: None,
         };
         for (text, word) in [
             ("Delete account", "delete"),
@@ -345,6 +349,7 @@ mod tests {
             describe: "x".into(),
             text: None,
             selector: Some("#delete-btn".into()),
+            timeout_seconds: None,
         };
         assert_eq!(flags(&sel), ["delete"]);
     }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::runner::{Event, EventKind, Listener, RunResult, RunStatus, StepStatus};
+use crate::runner::{Event, EventDetail, EventKind, Listener, RunResult, RunStatus, StepStatus};
 
 /// Writes each event as one JSON line and flushes it at once, so a crash loses nothing.
 pub struct EventLog {
@@ -82,13 +82,14 @@ impl Listener for Progress {
         let p = self.prefix.clone();
         match e.event {
             EventKind::RunStarted => {
-                self.total = e.detail["steps"].as_u64().unwrap_or(0) as usize;
-                let hosts: Vec<&str> = e.detail["allowed_hosts"]
-                    .as_array()
-                    .map(|a| a.iter().filter_map(|h| h.as_str()).collect())
-                    .unwrap_or_default();
-                let inbox = e.detail["inbox_address"]
-                    .as_str()
+                let EventDetail::RunStarted(started) = &e.detail else {
+                    return;
+                };
+                self.total = started.steps;
+                let hosts = &started.allowed_hosts;
+                let inbox = started
+                    .inbox_address
+                    .as_ref()
                     .map(|a| format!(" · inbox {a}"))
                     .unwrap_or_default();
                 eprintln!(
@@ -136,20 +137,28 @@ impl Listener for Progress {
             EventKind::StepSucceeded | EventKind::StepFailed => {
                 self.stop_spinner();
                 let ok = e.event == EventKind::StepSucceeded;
+                let detail = e.detail.step().cloned().unwrap_or_default();
                 let mut extra = String::new();
                 // The two most telling details of the step, e.g. `code=48•••• strategy=split`.
-                let keys = ["code", "link", "email_subject", "strategy", "status"];
-                for key in keys
+                let telling = [
+                    ("code", detail.code.clone()),
+                    ("link", detail.link.clone()),
+                    (
+                        "email_subject",
+                        detail.email.as_ref().map(|m| m.subject.clone()),
+                    ),
+                    (
+                        "strategy",
+                        detail.located.as_ref().map(|l| l.strategy.clone()),
+                    ),
+                    ("status", detail.status.map(|s| s.to_string())),
+                ];
+                for (key, value) in telling
                     .iter()
-                    .filter(|k| e.detail.get(**k).is_some_and(|v| !v.is_null()))
+                    .filter_map(|(k, v)| Some((k, v.as_ref()?)))
                     .take(2)
                 {
-                    let v = &e.detail[*key];
-                    let v = v
-                        .as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| v.to_string());
-                    let _ = write!(extra, " {key}={v}");
+                    let _ = write!(extra, " {key}={value}");
                 }
                 eprintln!(
                     "{p}  {} {}/{} {:<20} {}  {} ms{}",
@@ -163,22 +172,28 @@ impl Listener for Progress {
                 );
                 if let Some(err) = &e.error {
                     eprintln!("{p}    {}: {}", kind_name(err.kind), err.message);
-                    if let Some(shot) = e.detail["screenshot"].as_str() {
+                    if let Some(shot) = &detail.screenshot {
                         eprintln!("{p}    screenshot: {shot}");
                     }
-                    if let Some(url) = e.detail["url"].as_str().filter(|u| !u.is_empty()) {
+                    if let Some(url) = detail.url.as_ref().filter(|u| !u.is_empty()) {
                         eprintln!("{p}    page: {url}");
                     }
                 }
             }
             EventKind::RunFinished => {
                 self.stop_spinner();
-                let status = e.detail["status"].as_str().unwrap_or("");
+                let EventDetail::RunFinished(finished) = &e.detail else {
+                    return;
+                };
+                let status = serde_json::to_value(finished.status)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default();
                 let mark = if status == "succeeded" { "✓" } else { "✗" };
                 eprintln!(
                     "{p}{mark} {status} in {} ms: {}",
                     e.duration_ms.unwrap_or(0),
-                    e.detail["summary"].as_str().unwrap_or("")
+                    finished.summary
                 );
             }
         }

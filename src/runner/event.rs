@@ -1,10 +1,9 @@
-//! Run events (SPEC §2), written as they happen. The runner knows nothing of terminals or
+//! Run events (docs/steps.md), written as they happen. The runner knows nothing of terminals or
 //! files: it hands each event to a [`Listener`].
 
-use serde::Serialize;
-use serde_json::Value;
-
+use super::EventDetail;
 use crate::error::StepError;
+use serde::Serialize;
 
 /// What happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -36,8 +35,8 @@ pub struct Event {
     pub duration_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<StepError>,
-    /// Matched strategy, URL, email subject and sender, masked code, chosen link, status...
-    pub detail: Value,
+    /// The run's facts (start, end) or the step's: matched element, URL, email, masked code…
+    pub detail: EventDetail,
 }
 
 /// Receives every event of a run, in order.

@@ -1,30 +1,31 @@
 //! The model-free executor: runs a validated plan step by step in one tab and the bound
 //! mailboxes, stops at the first failure, and always returns a complete [`RunResult`].
 
+mod detail;
 pub mod event;
+mod failure;
 pub mod result;
 mod spec;
+mod steps;
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{SecondsFormat, Utc};
-use serde_json::{Value, json};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+pub use detail::{BoundInbox, EmailSeen, EventDetail, RunFinished, RunStarted, StepDetail};
 pub use event::{Event, EventKind, Listener, Recorder};
+pub use failure::{Failure, Previous, PreviousAction};
 pub use result::{RunResult, RunStatus, StepOutcome, StepStatus};
 pub use spec::{Binding, LockedRun, RunSpec, Secrets, SpecError};
 
 use crate::browser::{Chromium, Tab};
-use crate::error::{ErrorKind, StepError};
-use crate::inbox::extract::{self, LinkError};
-use crate::inbox::wait::{MailFilter, wait_for_message};
-use crate::inbox::{Inbox, Message, RunMailbox};
-use crate::plan::{Masker, Step, Template, Vars};
+use crate::error::StepError;
+use crate::inbox::{Message, RunMailbox};
+use crate::plan::{Masker, Step, Template, Vars, VarsError};
 
 /// Default deadline of steps that locate elements.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -34,6 +35,8 @@ pub const TEXT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const INBOX_TIMEOUT: Duration = Duration::from_secs(120);
 /// Default deadline of a whole run.
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(600);
+/// Default time a successful run watches for a late refusal before reporting.
+pub const SETTLE: Duration = Duration::from_millis(200);
 
 /// How a run behaves, beyond its plan.
 #[derive(Debug, Clone)]
@@ -46,6 +49,9 @@ pub struct Settings {
     pub artifacts_dir: Option<PathBuf>,
     /// Wrap extracted (untrusted) text in a tag carrying a per-call random nonce.
     pub wrap_untrusted: bool,
+    /// How long a run that succeeded watches its page for a late attempt to leave the lock
+    /// (a script redirect scheduled by the last step) before it reports success.
+    pub settle: Duration,
 }
 
 impl Default for Settings {
@@ -55,6 +61,7 @@ impl Default for Settings {
             run_timeout: RUN_TIMEOUT,
             artifacts_dir: None,
             wrap_untrusted: false,
+            settle: SETTLE,
         }
     }
 }
@@ -69,7 +76,7 @@ pub fn new_run_id() -> String {
         .collect()
 }
 
-/// Runs a plan to its end, its first failure, cancellation or the run deadline.
+/// Runs a locked run to its end, its first failure, cancellation or the run deadline.
 /// Never returns early: the result and the event log are complete on every path.
 pub async fn run(
     browser: &Chromium,
@@ -81,6 +88,16 @@ pub async fn run(
     let result = run.execute(browser, &req, cancel).await;
     run.emit_run_finished(&result);
     result
+}
+
+/// Where a run stopped when it did not succeed.
+enum Stop {
+    /// Before its first step (inboxes, browser).
+    Before(Failure),
+    /// At a step.
+    At(usize, Failure),
+    /// After its last step (a late refusal).
+    After(Failure),
 }
 
 struct Run<'l> {
@@ -95,6 +112,11 @@ struct Run<'l> {
     /// The message `wait_for_email` matched, per inbox, until an OTP or link step uses it.
     remembered: HashMap<Option<String>, Message>,
     consumed: HashMap<Option<String>, HashSet<String>>,
+    /// The last browser step, to explain a wait that runs out after it.
+    previous: Option<Previous>,
+    /// `fill` steps since the last click or navigation.
+    filled: Vec<usize>,
+    refused: usize,
 }
 
 impl<'l> Run<'l> {
@@ -110,6 +132,9 @@ impl<'l> Run<'l> {
             mailboxes: HashMap::new(),
             remembered: HashMap::new(),
             consumed: HashMap::new(),
+            previous: None,
+            filled: Vec::new(),
+            refused: 0,
         }
     }
 
@@ -119,9 +144,8 @@ impl<'l> Run<'l> {
         step: Option<(usize, &Step)>,
         duration: Option<Duration>,
         error: Option<&StepError>,
-        mut detail: Value,
+        detail: EventDetail,
     ) {
-        self.masker.mask_json(&mut detail);
         let event = Event {
             event: kind,
             run_id: self.run_id.clone(),
@@ -136,23 +160,44 @@ impl<'l> Run<'l> {
         self.listener.on_event(&event);
     }
 
+    fn emit_step(
+        &mut self,
+        kind: EventKind,
+        index: usize,
+        step: &Step,
+        duration: Option<Duration>,
+        error: Option<&StepError>,
+        detail: &StepDetail,
+    ) {
+        let detail = EventDetail::Step(Box::new(detail.clone()));
+        self.emit(kind, Some((index, step)), duration, error, detail);
+    }
+
     fn emit_run_started(&mut self, req: &LockedRun) {
-        let detail = json!({
-            "plan": req.name,
-            "steps": req.plan.steps.len(),
-            "inbox_address": self.inbox_address,
-            "allowed_hosts": req.lock.sites().collect::<Vec<_>>(),
-            "inboxes": req.inboxes.iter().map(|(n, i)| json!({"name": n, "inbox": i.describe()})).collect::<Vec<_>>(),
+        let detail = EventDetail::RunStarted(RunStarted {
+            plan: req.name.clone(),
+            steps: req.plan.steps.len(),
+            inbox_address: self.inbox_address.clone(),
+            allowed_hosts: req.lock.sites().map(str::to_string).collect(),
+            inboxes: req
+                .inboxes
+                .iter()
+                .map(|(name, inbox)| BoundInbox {
+                    name: name.clone(),
+                    inbox: inbox.describe(),
+                })
+                .collect(),
         });
         self.emit(EventKind::RunStarted, None, None, None, detail);
     }
 
     fn emit_run_finished(&mut self, result: &RunResult) {
-        let detail = json!({
-            "status": result.status,
-            "summary": result.summary,
-            "failed_step": result.failed_step,
-            "inbox_address": result.inbox_address,
+        let detail = EventDetail::RunFinished(RunFinished {
+            status: result.status,
+            summary: result.summary.clone(),
+            failed_step: result.failed_step,
+            inbox_address: result.inbox_address.clone(),
+            refused: result.refused,
         });
         let duration = Duration::from_millis(result.duration_ms);
         self.emit(
@@ -162,6 +207,15 @@ impl<'l> Run<'l> {
             result.error.as_ref(),
             detail,
         );
+    }
+
+    /// Hides every secret in a step's facts.
+    fn masked(&self, detail: StepDetail) -> StepDetail {
+        let Ok(mut value) = serde_json::to_value(&detail) else {
+            return detail;
+        };
+        self.masker.mask_json(&mut value);
+        serde_json::from_value(value).unwrap_or(detail)
     }
 
     async fn execute(
@@ -179,18 +233,23 @@ impl<'l> Run<'l> {
         );
         match opened {
             Ok(mailboxes) => self.mailboxes = mailboxes,
-            Err(err) => {
+            Err(failure) => {
                 self.emit_run_started(req);
                 if let Ok(tab) = tab {
                     browser.close_tab(tab).await;
                 }
-                return self.finish(req, None, Some(err));
+                return self.finish(req, Some(Stop::Before(failure)), None);
             }
         }
-        self.inbox_address = self
-            .mailboxes
-            .get(&None)
-            .or_else(|| self.mailboxes.values().next())
+        // `{{inbox_address}}`: the default inbox's address, else the first bound inbox's.
+        let first = req
+            .inboxes
+            .iter()
+            .find(|(name, _)| name.is_none())
+            .or(req.inboxes.first())
+            .map(|(name, _)| name.clone());
+        self.inbox_address = first
+            .and_then(|name| self.mailboxes.get(&name))
             .map(|mb| mb.address().to_string());
         let vars = req
             .vars
@@ -199,79 +258,79 @@ impl<'l> Run<'l> {
         self.emit_run_started(req);
         let tab = match tab {
             Ok(tab) => tab,
-            Err(e) => {
-                let err = StepError::new(ErrorKind::Browser, e.to_string());
-                return self.finish(req, None, Some(err));
-            }
+            Err(e) => return self.finish(req, Some(Stop::Before(e.into())), None),
         };
         let mut summary = None;
-        let mut failure: Option<(usize, StepError)> = None;
+        let mut stop = None;
+        let mut crashed = tab.crashed();
         for (index, raw_step) in req.plan.steps.iter().enumerate() {
             let step = match render(raw_step, &vars) {
                 Ok(s) => s,
-                Err(e) => {
-                    let step = Some((index, raw_step));
-                    self.emit(EventKind::StepStarted, step, None, None, json!({}));
-                    self.emit(
+                Err(failure) => {
+                    let e = failure.to_step_error();
+                    let none = StepDetail::default();
+                    self.emit_step(EventKind::StepStarted, index, raw_step, None, None, &none);
+                    let zero = Some(Duration::ZERO);
+                    self.emit_step(
                         EventKind::StepFailed,
-                        step,
-                        Some(Duration::ZERO),
+                        index,
+                        raw_step,
+                        zero,
                         Some(&e),
-                        json!({}),
+                        &none,
                     );
                     let mut outcome = skipped(index, raw_step, StepStatus::Failed);
-                    outcome.error = Some(e.clone());
+                    outcome.error = Some(self.masked_error(&e));
                     self.outcomes.push(outcome);
-                    failure = Some((index, e));
+                    stop = Some(Stop::At(index, failure));
                     break;
                 }
             };
-            self.emit(
-                EventKind::StepStarted,
-                Some((index, &step)),
-                None,
-                None,
-                json!({}),
-            );
+            let none = StepDetail::default();
+            self.emit_step(EventKind::StepStarted, index, &step, None, None, &none);
             let began = Instant::now();
             let deadline = (began + self.step_deadline(&step, &req.settings)).min(run_deadline);
             let outcome = tokio::select! {
-                r = self.step(&tab, &step, deadline) => r,
-                _ = cancel.cancelled() => Err(StepError::new(ErrorKind::Cancelled, "the run was cancelled")),
-                _ = tokio::time::sleep_until(run_deadline) => Err(StepError::new(
-                    ErrorKind::RunTimeout,
-                    format!("the run's deadline of {} s passed during this step", req.settings.run_timeout.as_secs()),
-                )),
+                r = self.step(&tab, index, &step, deadline) => r,
+                _ = cancel.cancelled() => Err(Failure::Cancelled),
+                reason = &mut crashed => Err(Failure::BrowserCrashed { reason }),
+                _ = tokio::time::sleep_until(run_deadline) => Err(Failure::RunTimeout {
+                    limit: req.settings.run_timeout,
+                }),
             };
             // A refusal of a page-initiated navigation fails the step it happened in.
             let outcome = match (outcome, tab.take_refusal()) {
-                (Ok(_), Some(r)) => Err(StepError::new(ErrorKind::LockRefused, r.reason)),
+                (Ok(_), Some(r)) => Err(Failure::Page {
+                    error: Box::new(crate::browser::PageError::Refused(r)),
+                    waited: Duration::ZERO,
+                    previous: None,
+                }),
                 (o, _) => o,
             };
             let took = began.elapsed();
             match outcome {
-                Ok(mut detail) => {
+                Ok(detail) => {
                     if let Step::Done { summary: s } = &step {
                         summary = Some(s.clone());
                     }
+                    let mut detail = self.masked(detail);
                     if let Step::ExtractText { .. } = &step {
-                        let text = detail["text"].as_str().unwrap_or_default().to_string();
-                        let text = self.masker.mask(&text);
+                        let text = detail.text.clone().unwrap_or_default();
                         let shown = if req.settings.wrap_untrusted {
                             wrap_untrusted(&text)
                         } else {
                             text
                         };
-                        detail["text"] = json!(shown.clone());
+                        detail.text = Some(shown.clone());
                         self.extracted.push(shown);
                     }
-                    self.masker.mask_json(&mut detail);
-                    self.emit(
+                    self.emit_step(
                         EventKind::StepSucceeded,
-                        Some((index, &step)),
+                        index,
+                        &step,
                         Some(took),
                         None,
-                        detail.clone(),
+                        &detail,
                     );
                     self.outcomes.push(StepOutcome {
                         index,
@@ -283,17 +342,19 @@ impl<'l> Run<'l> {
                         error: None,
                     });
                 }
-                Err(err) => {
-                    let err = StepError::new(err.kind, self.masker.mask(&err.message));
+                Err(failure) => {
+                    let err = self.masked_error(&failure.to_step_error());
                     let detail = failure_detail(&tab, &self.run_id, index, &req.settings).await;
-                    self.emit(
+                    let detail = self.masked(detail);
+                    self.emit_step(
                         EventKind::StepFailed,
-                        Some((index, &step)),
+                        index,
+                        &step,
                         Some(took),
                         Some(&err),
-                        detail.clone(),
+                        &detail,
                     );
-                    let status = if err.kind == ErrorKind::Cancelled {
+                    let status = if matches!(failure, Failure::Cancelled) {
                         StepStatus::Cancelled
                     } else {
                         StepStatus::Failed
@@ -305,9 +366,9 @@ impl<'l> Run<'l> {
                         status,
                         duration_ms: took.as_millis() as u64,
                         detail,
-                        error: Some(err.clone()),
+                        error: Some(err),
                     });
-                    failure = Some((index, err));
+                    stop = Some(Stop::At(index, failure));
                     break;
                 }
             }
@@ -315,47 +376,70 @@ impl<'l> Run<'l> {
                 break;
             }
         }
+        if stop.is_none()
+            && let Some(refusal) = tab.settle_refusal(req.settings.settle).await
+        {
+            stop = Some(Stop::After(Failure::LateRefusal(refusal)));
+        }
+        self.refused = tab.refused_count();
         browser.close_tab(tab).await;
-        if let Some((index, _)) = &failure {
+        if let Some(Stop::At(index, _)) = &stop {
             for (i, s) in req.plan.steps.iter().enumerate().skip(index + 1) {
                 self.outcomes.push(skipped(i, s, StepStatus::Skipped));
             }
         }
-        match failure {
-            Some((index, err)) => self.finish(req, Some(index), Some(err)),
-            None => {
-                let summary =
-                    summary.unwrap_or_else(|| format!("all {} steps ran", req.plan.steps.len()));
-                let mut result = self.finish(req, None, None);
-                result.summary = self.masker.mask(&summary);
-                result
-            }
-        }
+        let summary = summary.unwrap_or_else(|| format!("all {} steps ran", req.plan.steps.len()));
+        self.finish(req, stop, Some(summary))
+    }
+
+    fn masked_error(&self, e: &StepError) -> StepError {
+        StepError::new(e.kind, self.masker.mask(&e.message))
     }
 
     fn finish(
         &mut self,
         req: &LockedRun,
-        failed_step: Option<usize>,
-        error: Option<StepError>,
+        stop: Option<Stop>,
+        summary: Option<String>,
     ) -> RunResult {
-        let status = match &error {
-            None => RunStatus::Succeeded,
-            Some(e) if e.kind == ErrorKind::Cancelled => RunStatus::Cancelled,
-            Some(_) => RunStatus::Failed,
-        };
-        let summary = match (&error, failed_step) {
-            (None, _) => String::new(),
-            (Some(e), Some(i)) if status == RunStatus::Cancelled => {
-                format!("cancelled during step {} ({})", i + 1, e.message)
-            }
-            (Some(e), Some(i)) => format!(
-                "failed at step {} ({}): {}",
-                i + 1,
-                req.plan.steps[i].kind(),
-                e.message
+        let (status, failed_step, error, summary) = match stop {
+            None => (
+                RunStatus::Succeeded,
+                None,
+                None,
+                summary.unwrap_or_default(),
             ),
-            (Some(e), None) => format!("failed before the first step: {}", e.message),
+            Some(stop) => {
+                let (index, failure) = match &stop {
+                    Stop::Before(f) | Stop::After(f) => (None, f),
+                    Stop::At(i, f) => (Some(*i), f),
+                };
+                let error = self.masked_error(&failure.to_step_error());
+                let cancelled = matches!(failure, Failure::Cancelled);
+                let summary = match (&stop, cancelled) {
+                    (Stop::At(i, _), true) => {
+                        format!("cancelled during step {} ({})", i + 1, error.message)
+                    }
+                    (Stop::At(i, _), false) => format!(
+                        "failed at step {} ({}): {}",
+                        i + 1,
+                        req.plan.steps[*i].kind(),
+                        error.message
+                    ),
+                    (Stop::Before(_), _) => {
+                        format!("failed before the first step: {}", error.message)
+                    }
+                    (Stop::After(_), _) => {
+                        format!("failed after the last step: {}", error.message)
+                    }
+                };
+                let status = if cancelled {
+                    RunStatus::Cancelled
+                } else {
+                    RunStatus::Failed
+                };
+                (status, index, Some(error), summary)
+            }
         };
         RunResult {
             run_id: self.run_id.clone(),
@@ -368,6 +452,7 @@ impl<'l> Run<'l> {
             inbox_address: self.inbox_address.clone(),
             duration_ms: self.started.elapsed().as_millis() as u64,
             allowed_hosts: req.lock.sites().map(str::to_string).collect(),
+            refused: self.refused,
             plan: req.name.clone(),
         }
     }
@@ -388,182 +473,18 @@ impl<'l> Run<'l> {
             _ => settings.step_timeout,
         }
     }
-
-    async fn step(
-        &mut self,
-        tab: &Tab,
-        step: &Step,
-        deadline: Instant,
-    ) -> Result<Value, StepError> {
-        let waited = deadline.saturating_duration_since(Instant::now());
-        match step {
-            Step::Navigate { url } => tab.navigate(url, deadline).await,
-            Step::Click { text, selector, .. } => {
-                tab.click(text.as_deref(), selector.as_deref(), deadline)
-                    .await
-            }
-            Step::Fill {
-                label,
-                selector,
-                value,
-                ..
-            } => {
-                tab.fill(label.as_deref(), selector.as_deref(), value, deadline)
-                    .await
-            }
-            Step::WaitSeconds { seconds } => {
-                tokio::time::sleep(Duration::from_secs_f64(*seconds)).await;
-                Ok(json!({ "seconds": seconds }))
-            }
-            Step::WaitForText { text, .. } => tab.wait_for_text(text, deadline, waited).await,
-            Step::ExtractText { selector, .. } => {
-                tab.extract_text(selector.as_deref(), deadline).await
-            }
-            Step::Done { summary } => Ok(json!({ "summary": summary })),
-            Step::WaitForEmail {
-                inbox_id,
-                from,
-                subject,
-                ..
-            } => {
-                let filter = MailFilter {
-                    from: from.clone(),
-                    subject: subject.clone(),
-                };
-                let msg = self.next_message(inbox_id, &filter, deadline).await?;
-                let detail = message_detail(&msg);
-                self.remembered.insert(inbox_id.clone(), msg);
-                Ok(detail)
-            }
-            Step::UseOtpFromInbox {
-                inbox_id, selector, ..
-            } => {
-                let msg = self
-                    .message_for_use(inbox_id, &MailFilter::default(), deadline)
-                    .await?;
-                let address = self.address_of(inbox_id);
-                let Some(otp) = extract::find_otp(&msg.raw, &address) else {
-                    return Err(StepError::new(
-                        ErrorKind::NoCode,
-                        format!(
-                            "the email \"{}\" from {} has no one-time code",
-                            msg.subject, msg.from
-                        ),
-                    ));
-                };
-                let mut detail = tab.fill_code(selector, &otp.code, deadline).await?;
-                merge(&mut detail, message_detail(&msg));
-                detail["code"] = json!(extract::mask_code(&otp.code));
-                Ok(detail)
-            }
-            Step::OpenLinkFromInbox { inbox_id, from, .. } => {
-                let filter = MailFilter {
-                    from: from.clone(),
-                    subject: None,
-                };
-                let msg = self.message_for_use(inbox_id, &filter, deadline).await?;
-                let lock = tab.lock();
-                let link = match extract::find_link(&msg.raw, &|u| lock.check(u).is_ok()) {
-                    Ok(link) => link,
-                    Err(LinkError::OnlyOutside { candidates }) => {
-                        let reason = candidates
-                            .first()
-                            .and_then(|url| lock.check(url).err())
-                            .map(|r| r.reason)
-                            .unwrap_or_default();
-                        return Err(StepError::new(
-                            ErrorKind::LockRefused,
-                            format!(
-                                "the email \"{}\" links only outside this run: {reason}",
-                                msg.subject
-                            ),
-                        ));
-                    }
-                    Err(LinkError::NoCandidates) => {
-                        return Err(StepError::new(
-                            ErrorKind::NoLink,
-                            format!(
-                                "the email \"{}\" from {} has no verification or sign-in link",
-                                msg.subject, msg.from
-                            ),
-                        ));
-                    }
-                };
-                let mut detail = tab.navigate(link.url.as_str(), deadline).await?;
-                merge(&mut detail, message_detail(&msg));
-                detail["link"] = json!(link.url.as_str());
-                detail["anchor_text"] = json!(link.anchor_text);
-                Ok(detail)
-            }
-        }
-    }
-
-    fn address_of(&self, inbox_id: &Option<String>) -> String {
-        self.mailboxes
-            .get(inbox_id)
-            .map(|m| m.address().to_string())
-            .unwrap_or_default()
-    }
-
-    /// The remembered message if it matches, else the next new one.
-    async fn message_for_use(
-        &mut self,
-        inbox_id: &Option<String>,
-        filter: &MailFilter,
-        deadline: Instant,
-    ) -> Result<Message, StepError> {
-        if let Some(msg) = self.remembered.remove(inbox_id) {
-            if filter.matches(&msg) {
-                return Ok(msg);
-            }
-            self.remembered.insert(inbox_id.clone(), msg);
-        }
-        self.next_message(inbox_id, filter, deadline).await
-    }
-
-    async fn next_message(
-        &mut self,
-        inbox_id: &Option<String>,
-        filter: &MailFilter,
-        deadline: Instant,
-    ) -> Result<Message, StepError> {
-        let Some(mailbox) = self.mailboxes.get_mut(inbox_id) else {
-            let msg = match inbox_id {
-                Some(name) => format!("no inbox named \"{name}\" is bound to this run: pass --inbox {name}=URL"),
-                None => "no inbox is bound to this run: pass --inbox URL (e.g. --inbox 'imap://user:pass@host:993/INBOX?address=me@example.com')".to_string(),
-            };
-            return Err(StepError::new(ErrorKind::InvalidInput, msg));
-        };
-        let consumed = self.consumed.entry(inbox_id.clone()).or_default();
-        match wait_for_message(mailbox.as_mut(), filter, consumed, deadline).await {
-            Ok(msg) => {
-                consumed.insert(msg.id.clone());
-                Ok(msg)
-            }
-            Err(e) => {
-                let kind = if e.is_timeout() {
-                    ErrorKind::EmailTimeout
-                } else {
-                    ErrorKind::Inbox
-                };
-                Err(StepError::new(kind, e.to_string()))
-            }
-        }
-    }
 }
 
 /// Opens this run's view of every bound mailbox.
 async fn open_mailboxes(
-    inboxes: &[(Option<String>, Arc<dyn Inbox>)],
+    inboxes: &[Binding],
     run_id: &str,
-) -> Result<HashMap<Option<String>, Box<dyn RunMailbox>>, StepError> {
+) -> Result<HashMap<Option<String>, Box<dyn RunMailbox>>, Failure> {
     let mut opened = HashMap::new();
     for (name, inbox) in inboxes {
-        let mailbox = inbox.open(run_id).await.map_err(|e| {
-            StepError::new(
-                ErrorKind::Inbox,
-                format!("cannot open {}: {e}", inbox.describe()),
-            )
+        let mailbox = inbox.open(run_id).await.map_err(|e| Failure::InboxOpen {
+            inbox: inbox.describe(),
+            error: e.to_string(),
         })?;
         opened.insert(name.clone(), mailbox);
     }
@@ -571,9 +492,11 @@ async fn open_mailboxes(
 }
 
 /// The page URL and a screenshot of a failed step (a free function, so runs stay `Send`).
-async fn failure_detail(tab: &Tab, run_id: &str, index: usize, settings: &Settings) -> Value {
-    let url = tab.url().await;
-    let mut detail = json!({ "url": url });
+async fn failure_detail(tab: &Tab, run_id: &str, index: usize, settings: &Settings) -> StepDetail {
+    let mut detail = StepDetail {
+        url: Some(tab.url().await),
+        ..StepDetail::default()
+    };
     if let Some(png) = tab.screenshot().await {
         let dir = settings
             .artifacts_dir
@@ -581,7 +504,7 @@ async fn failure_detail(tab: &Tab, run_id: &str, index: usize, settings: &Settin
             .unwrap_or_else(|| std::env::temp_dir().join("planlock").join(run_id));
         let path = dir.join(format!("{}-step-{}.png", run_id, index + 1));
         if std::fs::create_dir_all(&dir).is_ok() && std::fs::write(&path, png).is_ok() {
-            detail["screenshot"] = json!(path.display().to_string());
+            detail.screenshot = Some(path.display().to_string());
         }
     }
     detail
@@ -594,30 +517,18 @@ fn skipped(index: usize, step: &Step, status: StepStatus) -> StepOutcome {
         describe: step.describe(),
         status,
         duration_ms: 0,
-        detail: json!({}),
+        detail: StepDetail::default(),
         error: None,
     }
 }
 
-fn message_detail(msg: &Message) -> Value {
-    json!({ "email_subject": msg.subject, "email_from": msg.from, "email_received_at": msg.received_at.to_rfc3339_opts(SecondsFormat::Millis, true) })
-}
-
-fn merge(into: &mut Value, from: Value) {
-    if let (Some(a), Value::Object(b)) = (into.as_object_mut(), from) {
-        a.extend(b);
-    }
-}
-
 /// Substitutes every `{{variable}}` of a step.
-fn render(step: &Step, vars: &Vars) -> Result<Step, StepError> {
+fn render(step: &Step, vars: &Vars) -> Result<Step, Failure> {
     let mut error = None;
     let rendered = step.map_strings(&mut |s: &str| match Template::parse(s)
-        .map_err(|e| StepError::new(ErrorKind::InvalidInput, e))
-        .and_then(|t| {
-            t.render(vars)
-                .map_err(|e| StepError::new(ErrorKind::InvalidInput, e.to_string()))
-        }) {
+        .map_err(|e| Failure::Variable(VarsError::BadVar(s.to_string(), e)))
+        .and_then(|t| t.render(vars).map_err(Failure::Variable))
+    {
         Ok(v) => v,
         Err(e) => {
             error.get_or_insert(e);

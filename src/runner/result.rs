@@ -1,9 +1,8 @@
 //! The complete outcome of a run: always whole, even when a step failed.
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
+use super::StepDetail;
 use crate::error::StepError;
+use serde::{Deserialize, Serialize};
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,12 +33,12 @@ pub struct StepOutcome {
     pub describe: String,
     pub status: StepStatus,
     pub duration_ms: u64,
-    pub detail: Value,
+    pub detail: StepDetail,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<StepError>,
 }
 
-/// The result JSON of SPEC §2.
+/// The result JSON (docs/steps.md).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunResult {
     pub run_id: String,
@@ -53,6 +52,10 @@ pub struct RunResult {
     pub duration_ms: u64,
     /// The sites the plan lock allowed.
     pub allowed_hosts: Vec<String>,
+    /// Requests the lock refused during the run (each one is blocked; the first one that
+    /// happened during a step fails it).
+    #[serde(default)]
+    pub refused: usize,
     /// The plan's file or name, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<String>,

@@ -249,6 +249,9 @@ impl RunSpec {
                     urls.push(parsed);
                 }
             }
+            if self.inboxes.is_empty() && uses_inbox_address(step) {
+                return Err(SpecError::NoInboxAddress { step: index });
+            }
             if let Some(id) = step.inbox()
                 && !self.inboxes.iter().any(|(name, _)| name.as_deref() == id)
             {
@@ -272,7 +275,9 @@ impl RunSpec {
                 continue;
             };
             if let Some(bound) = self.secrets.bound_sites(secret)
-                && let Some(site) = lock.sites().find(|s| !bound.contains(*s))
+                && let Some(site) = lock
+                    .sites()
+                    .find(|s| !bound.contains(*s) && !bound.contains(without_port(s)))
             {
                 return Err(SpecError::SecretOutsideLock {
                     secret: secret.to_string(),
@@ -290,6 +295,27 @@ impl RunSpec {
             inboxes: self.inboxes,
             settings: self.settings,
         })
+    }
+}
+
+/// Whether a step types or visits `{{inbox_address}}`.
+fn uses_inbox_address(step: &Step) -> bool {
+    step.strings()
+        .into_iter()
+        .filter_map(|(_, v)| Template::parse(v).ok())
+        .any(|t| t.variables().any(|v| v == "inbox_address"))
+}
+
+/// A lock key's host: `127.0.0.1:8080` → `127.0.0.1`, `[::1]:3000` → `::1`; a site as it is.
+fn without_port(key: &str) -> &str {
+    if let Some(inner) = key.strip_prefix('[') {
+        return inner.split(']').next().unwrap_or(inner);
+    }
+    match key.rsplit_once(':') {
+        Some((host, port)) if !host.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => {
+            host
+        }
+        _ => key,
     }
 }
 
@@ -372,6 +398,9 @@ pub enum SpecError {
         /// The sites the secret is bound to.
         allowed: Vec<String>,
     },
+    /// A step uses `{{inbox_address}}`, but the request binds no inbox to give it a value.
+    #[error("steps[{step}] uses {{{{inbox_address}}}}, but no inbox is bound to this run")]
+    NoInboxAddress { step: usize },
     /// A step reads mail from an inbox the request did not bind.
     #[error("{}", unbound_inbox(*.step, .step_type, .inbox.as_deref()))]
     UnboundInbox {

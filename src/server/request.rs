@@ -174,23 +174,12 @@ pub fn plan_from(value: &Value, limits: &Limits, vars: &Vars) -> Result<Plan, Ap
                 "invalid_plan",
                 format!(
                     "`plan` must be a plan object {{\"reasoning\": ..., \"steps\": [...]}}, not {}",
-                    json_type(other)
+                    plan::json_kind(other)
                 ),
             ));
         }
     };
     plan::parse_and_validate(&text, limits, vars).map_err(|e| ApiError::invalid_plan(&e))
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Where a request's inbox comes from.
@@ -380,7 +369,7 @@ pub fn request_secrets(
 
 /// A request error in the API's words (its fields).
 pub fn spec_error(e: SpecError) -> ApiError {
-    match e {
+    match &e {
         SpecError::Variable(v) => ApiError::unprocessable(
             "invalid_variables",
             match v {
@@ -395,13 +384,17 @@ pub fn spec_error(e: SpecError) -> ApiError {
         SpecError::NavigateUrl { step, problem, .. } => {
             ApiError::invalid_plan(&plan::PlanError::Invalid(vec![plan::Problem {
                 path: format!("steps[{step}].url"),
-                message: problem,
+                message: problem.clone(),
             }]))
         }
-        SpecError::Lock(e) => lock_error(e),
-        e @ SpecError::SecretOutsideLock { .. } => {
+        SpecError::Lock(e) => lock_error(e.clone()),
+        SpecError::SecretOutsideLock { .. } => {
             ApiError::unprocessable("secret_not_allowed", e.to_string())
         }
+        SpecError::NoInboxAddress { .. } => ApiError::unprocessable(
+            "invalid_inbox",
+            format!("{e}: pass `inbox`, the name of one of this server's inboxes"),
+        ),
         SpecError::UnboundInbox {
             step,
             step_type,

@@ -18,7 +18,8 @@ use super::store::{NewRun, StoredRun, now_ms, timestamp};
 use super::webhook::Callback;
 use crate::error::{ErrorKind, StepError};
 use crate::runner::{
-    self, Event, EventKind, LockedRun, RunResult, RunStatus, StepOutcome, StepStatus,
+    self, Event, EventDetail, EventKind, LockedRun, RunResult, RunStatus, StepDetail, StepOutcome,
+    StepStatus,
 };
 
 /// A locked run and what the service gives it to start.
@@ -138,12 +139,12 @@ fn result_line(result: &RunResult) -> Bytes {
     line(&value)
 }
 
-/// Replaces a failure's server-side `screenshot` path by the URL it is served at. Returns
-/// the file, to be stored.
-fn link_screenshot(run_id: &str, detail: &mut Value) -> Option<PathBuf> {
-    let path = PathBuf::from(detail.get("screenshot")?.as_str()?);
+/// Replaces a failure's server-side `screenshot` path by `screenshot_url`, where it is
+/// served: no path on the server reaches a caller. Returns the file, to be stored.
+fn link_screenshot(run_id: &str, detail: &mut StepDetail) -> Option<PathBuf> {
+    let path = PathBuf::from(detail.screenshot.take()?);
     let file = path.file_name()?.to_str()?.to_string();
-    detail["screenshot"] = json!(format!("/v1/runs/{run_id}/screenshots/{file}"));
+    detail.screenshot_url = Some(format!("/v1/runs/{run_id}/screenshots/{file}"));
     Some(path)
 }
 
@@ -318,7 +319,9 @@ async fn execute(
         async move {
             let mut listener = |event: &Event| {
                 let mut event = event.clone();
-                if let Some(shot) = link_screenshot(&id, &mut event.detail) {
+                if let EventDetail::Step(detail) = &mut event.detail
+                    && let Some(shot) = link_screenshot(&id, detail)
+                {
                     let _ = writer.send(Record::Screenshot(shot));
                 }
                 if matches!(
@@ -387,7 +390,7 @@ fn unstarted(
                 describe: s.describe(),
                 status: StepStatus::Skipped,
                 duration_ms: 0,
-                detail: json!({}),
+                detail: StepDetail::default(),
                 error: None,
             })
             .collect(),
@@ -395,6 +398,7 @@ fn unstarted(
         inbox_address: None,
         duration_ms: began.elapsed().as_millis() as u64,
         allowed_hosts: run.lock().sites().map(str::to_string).collect(),
+        refused: 0,
         plan: run.name().map(str::to_string),
     }
 }
@@ -417,6 +421,7 @@ fn crashed(run_id: &str, e: &tokio::task::JoinError) -> RunResult {
         inbox_address: None,
         duration_ms: 0,
         allowed_hosts: Vec::new(),
+        refused: 0,
         plan: None,
     }
 }

@@ -1,5 +1,5 @@
 //! The executor against real headless Chromium and the fixture site: every browser step,
-//! the hard cases of SPEC §2, and the failure paths.
+//! the hard cases of locating (docs/locating.md), and the failure paths.
 
 use crate::util::{self, need_browser};
 
@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use crate::util::{assert_succeeded, plan, run, run_spec};
 use planlock::error::ErrorKind;
-use planlock::lock::AddressPolicy;
-use planlock::runner::{EventKind, RunSpec, RunStatus, Settings, StepStatus};
+use planlock::lock::{AddressPolicy, LockError};
+use planlock::runner::{EventKind, RunSpec, RunStatus, Settings, SpecError, StepStatus};
 
 fn quick() -> Settings {
     Settings {
@@ -39,7 +39,7 @@ fn form_flow_with_every_label_kind_and_extract() {
     assert_succeeded(&result);
     let strategies: Vec<&str> = result.steps[1..6]
         .iter()
-        .map(|s| s.detail["strategy"].as_str().unwrap())
+        .map(|s| s.detail.located.as_ref().unwrap().strategy.as_str())
         .collect();
     assert_eq!(
         strategies,
@@ -253,8 +253,14 @@ fn ambiguous_texts_prefer_exact_visible_interactive_elements() {
     );
     let (result, _) = run(&p);
     assert_succeeded(&result);
-    assert_eq!(result.steps[1].detail["strategy"], "text");
-    assert_eq!(result.steps[5].detail["strategy"], "text-substring");
+    assert_eq!(
+        result.steps[1].detail.located.as_ref().unwrap().strategy,
+        "text"
+    );
+    assert_eq!(
+        result.steps[5].detail.located.as_ref().unwrap().strategy,
+        "text-substring"
+    );
 }
 
 #[test]
@@ -269,7 +275,10 @@ fn selector_fallback_when_text_finds_nothing() {
     );
     let (result, _) = run_spec(RunSpec::new(p.clone()).settings(quick()));
     assert_succeeded(&result);
-    assert_eq!(result.steps[1].detail["strategy"], "selector");
+    assert_eq!(
+        result.steps[1].detail.located.as_ref().unwrap().strategy,
+        "selector"
+    );
 }
 
 #[test]
@@ -303,14 +312,18 @@ fn missing_element_fails_with_closest_texts_screenshot_and_url() {
     );
     let failed = &result.steps[1];
     assert_eq!(failed.status, StepStatus::Failed);
-    let shot = failed.detail["screenshot"]
-        .as_str()
+    let shot = failed
+        .detail
+        .screenshot
+        .as_deref()
         .expect("a screenshot path");
     let png = std::fs::read(shot).unwrap();
     assert_eq!(&png[..4], b"\x89PNG");
     assert!(
-        failed.detail["url"]
-            .as_str()
+        failed
+            .detail
+            .url
+            .as_deref()
             .unwrap()
             .ends_with("/form.html")
     );
@@ -459,10 +472,12 @@ fn a_click_that_submits_a_form_waits_for_the_new_page() {
     assert_succeeded(&result);
     for click in result.steps.iter().filter(|s| s.step_type == "click") {
         assert!(
-            click.detail["navigation"]
-                .as_str()
+            click
+                .detail
+                .navigation
+                .as_deref()
                 .is_some_and(|u| u.contains("/welcome.html")),
-            "every submit click saw its navigation: {}",
+            "every submit click saw its navigation: {:?}",
             click.detail
         );
     }
@@ -482,34 +497,42 @@ fn a_moving_button_is_clicked_once_it_stops() {
     let (result, _) = run(&p);
     assert_succeeded(&result);
     // 150 ms into a 800 ms slide the button is surely moving: the click waits for it to stop.
-    let x = result.steps[2].detail["x"].as_f64().unwrap();
+    let x = result.steps[2].detail.located.as_ref().unwrap().x.unwrap();
     assert!(
         x > 600.0,
-        "clicked where it stopped: {}",
+        "clicked where it stopped: {:?}",
         result.steps[2].detail
     );
 }
 
 #[test]
-fn server_mode_refuses_a_name_that_resolves_to_a_private_address() {
+fn server_mode_visits_a_private_name_only_when_it_is_allowed_by_name() {
     need_browser!();
     let port = util::site().addr.port();
     let p = plan(&format!(
         r#"{{"reasoning":"","steps":[{{"type":"navigate","url":"http://localhost:{port}/form.html"}},{{"type":"done","summary":"x"}}]}}"#
     ));
-    let service = RunSpec::new(p.clone())
-        .allow_host("localhost")
-        .address_policy(AddressPolicy::Service)
-        .settings(quick());
-    let (result, _) = run_spec(service);
-    let err = result.error.expect("refused");
-    assert_eq!(err.kind, ErrorKind::LockRefused);
+    let service = || {
+        RunSpec::new(p.clone())
+            .address_policy(AddressPolicy::Service)
+            .settings(quick())
+    };
+    // Not allowed: refused before anything runs, saying how to allow it.
+    let refused = util::rt()
+        .block_on(service().lock())
+        .err()
+        .expect("refused");
     assert!(
-        err.message.contains("localhost resolves to"),
-        "{}",
-        err.message
+        matches!(
+            &refused,
+            SpecError::Lock(LockError::PrivateAddress { host, .. }) if host == "localhost"
+        ),
+        "{refused}"
     );
-    // The same lock outside server mode visits it.
+    // Allowed by that name: the run visits it (the advice of the refusal works).
+    let (result, _) = run_spec(service().allow_host("localhost"));
+    assert_succeeded(&result);
+    // Outside server mode the name alone decides.
     let (result, _) = run_spec(RunSpec::new(p.clone()).settings(quick()));
     assert_succeeded(&result);
 }
@@ -530,4 +553,36 @@ fn each_run_gets_a_context_no_run_used_before() {
         assert_succeeded(&result);
         assert_eq!(result.extracted, ["first visit"]);
     }
+}
+
+#[test]
+fn a_wait_that_runs_out_names_what_the_click_before_it_did() {
+    need_browser!();
+    // The plan guessed "Pricing" where the form's button says "Join": the click follows the
+    // menu link, the form is never sent, and the wait for the welcome page runs out. The
+    // sentence must point at that click, not only at the missing text.
+    let p = plan(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/menu-form.html"},
+        {"type":"fill","describe":"the Email field","label":"Email","value":"ada@example.com"},
+        {"type":"fill","describe":"the Company field","label":"Company","value":"ACME"},
+        {"type":"click","describe":"the Pricing link","text":"Pricing"},
+        {"type":"wait_for_text","text":"Welcome aboard","timeout_seconds":1},
+        {"type":"done","summary":"joined"}]}"#,
+    );
+    let (result, _) = run(&p);
+    assert_eq!(result.status, RunStatus::Failed);
+    assert_eq!(result.failed_step, Some(4));
+    let err = result.error.expect("an error");
+    assert_eq!(err.kind, ErrorKind::Timeout);
+    let site = util::site().url("");
+    assert_eq!(
+        err.message,
+        format!(
+            "the text \"Welcome aboard\" did not appear on {site}/menu-form.html within 1 s; \
+             the page shows: \"email company join\", \"home pricing\", \"join the list\"; step 4 clicked the link \
+             \"pricing\" in the page's navigation and the page went to {site}/menu-form.html; \
+             the form filled in steps 2 and 3 was not submitted"
+        )
+    );
 }

@@ -244,12 +244,18 @@ struct Running {
 impl Running {
     /// Starts `plan` and returns once the step of type `long_step` has started.
     fn start(plan: &str, long_step: &str) -> Running {
+        Running::start_with(plan, long_step, &[])
+    }
+
+    /// [`Running::start`] with more arguments to `planlock run`.
+    fn start_with(plan: &str, long_step: &str, args: &[&str]) -> Running {
         let dir = tempfile::tempdir().unwrap();
         let plan = write_plan(dir.path(), "plan.json", plan);
         let events = dir.path().join("events.jsonl");
         let child = util::planlock()
             .arg("run")
             .arg(&plan)
+            .args(args)
             .arg("--json")
             .arg("--events")
             .arg(&events)
@@ -330,32 +336,60 @@ fn ctrl_c_cancels_with_a_complete_log_and_no_orphan_browser() {
 }
 
 #[test]
-fn a_browser_killed_mid_run_fails_fast_with_a_sentence() {
+fn a_browser_killed_mid_run_fails_at_once_whatever_the_step() {
     if util::browser().is_none() {
         return;
     }
-    let run = Running::start(
-        r#"{"reasoning":"","steps":[
-          {"type":"navigate","url":"{SITE}/form.html"},
-          {"type":"wait_for_text","text":"this never appears","timeout_seconds":60},
-          {"type":"done","summary":"x"}]}"#,
-        "wait_for_text",
-    );
-    unsafe {
-        libc::kill(run.chromium as i32, libc::SIGKILL);
+    // A browser step, a plain pause, and an inbox wait: each must notice the browser's death
+    // at once (not when its own deadline passes) and say so.
+    for (long_step, step, args) in [
+        (
+            "wait_for_text",
+            r#"{"type":"wait_for_text","text":"this never appears","timeout_seconds":60}"#,
+            &[][..],
+        ),
+        (
+            "wait_seconds",
+            r#"{"type":"wait_seconds","seconds":20}"#,
+            &[][..],
+        ),
+        (
+            "wait_for_email",
+            r#"{"type":"wait_for_email","timeout_seconds":60}"#,
+            &["--inbox", "smtp://127.0.0.1:0?domain=crash.test"][..],
+        ),
+    ] {
+        let plan = format!(
+            r#"{{"reasoning":"","steps":[
+              {{"type":"navigate","url":"{{SITE}}/form.html"}},
+              {step},
+              {{"type":"done","summary":"x"}}]}}"#
+        );
+        let run = Running::start_with(&plan, long_step, args);
+        // SAFETY: a plain syscall on the Chromium child this test found.
+        unsafe {
+            libc::kill(run.chromium as i32, libc::SIGKILL);
+        }
+        let killed_at = Instant::now();
+        let (code, result, _) = run.finish();
+        assert!(
+            killed_at.elapsed() < Duration::from_secs(5),
+            "{long_step}: took {:?}",
+            killed_at.elapsed()
+        );
+        assert_eq!(code, Some(1), "{long_step}");
+        assert_eq!(result["status"], "failed", "{long_step}");
+        assert_eq!(result["failed_step"], 1, "{long_step}: {result}");
+        assert_eq!(
+            result["error"]["kind"], "browser_crashed",
+            "{long_step}: {result}"
+        );
+        let message = result["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("browser went away"),
+            "{long_step}: {result}"
+        );
     }
-    let killed_at = Instant::now();
-    let (code, result, _) = run.finish();
-    assert!(
-        killed_at.elapsed() < Duration::from_secs(5),
-        "took {:?}",
-        killed_at.elapsed()
-    );
-    assert_eq!(code, Some(1));
-    assert_eq!(result["status"], "failed");
-    assert_eq!(result["error"]["kind"], "browser");
-    let message = result["error"]["message"].as_str().unwrap();
-    assert!(message.contains("browser went away"), "{result}");
 }
 
 #[test]
@@ -457,5 +491,33 @@ fn an_unreachable_or_refusing_imap_server_exits_3_before_any_step() {
     assert!(
         !events.exists() || std::fs::read_to_string(&events).unwrap().is_empty(),
         "no step ran"
+    );
+}
+
+#[test]
+fn inbox_address_without_an_inbox_is_invalid_input_before_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "signup.json",
+        r#"{"reasoning":"","steps":[
+          {"type":"navigate","url":"{SITE}/form.html"},
+          {"type":"fill","describe":"the Email field","label":"Email","value":"{{inbox_address}}"},
+          {"type":"done","summary":"x"}]}"#,
+    );
+    // Chromium that cannot start: proves nothing was launched.
+    let out = util::planlock()
+        .arg("run")
+        .arg(&plan)
+        .args(["--browser", "/nonexistent/chromium"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("steps[1]")
+            && stderr.contains("{{inbox_address}}")
+            && stderr.contains("--inbox"),
+        "{stderr}"
     );
 }

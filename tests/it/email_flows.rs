@@ -94,12 +94,12 @@ fn email_code_signup_with_split_boxes_over_imap() {
         let result = run_plan(&bundled("signup"), &site, inbox, runner::new_run_id()).await;
         assert_ok(&result);
         let otp = &result.steps[5];
-        assert_eq!(otp.detail["strategy"], "split");
+        assert_eq!(otp.detail.located.as_ref().unwrap().strategy, "split");
         assert_eq!(
-            otp.detail["email_subject"],
+            otp.detail.email.as_ref().unwrap().subject,
             "Your Demo Shop verification code"
         );
-        let masked = otp.detail["code"].as_str().unwrap();
+        let masked = otp.detail.code.as_deref().unwrap();
         assert!(
             masked.contains('•') && masked.chars().count() == 6,
             "{masked}"
@@ -120,16 +120,17 @@ fn magic_link_through_a_tracking_redirect_over_imap() {
         assert_ok(&result);
         let open = &result.steps[4];
         assert!(
-            open.detail["link"].as_str().unwrap().contains("/t/c/"),
-            "the tracked link was chosen: {}",
+            open.detail.link.as_deref().unwrap().contains("/t/c/"),
+            "the tracked link was chosen: {:?}",
             open.detail
         );
         assert!(
-            open.detail["url"]
-                .as_str()
+            open.detail
+                .url
+                .as_deref()
                 .unwrap()
                 .contains("/magic?token="),
-            "and followed: {}",
+            "and followed: {:?}",
             open.detail
         );
         assert!(
@@ -151,7 +152,7 @@ fn a_decoy_from_another_sender_is_ignored() {
         // The shop only verifies its own code: success proves the decoy's 111111 was not used.
         assert_ok(&result);
         assert_eq!(
-            result.steps[4].detail["email_from"],
+            result.steps[4].detail.email.as_ref().unwrap().from,
             "Demo Shop <no-reply@shop.demo.test>"
         );
     });

@@ -1,7 +1,7 @@
-//! The plan lock's probe suite (SPEC §4, issue 6), on real headless Chromium: pages and emails
+//! The plan lock's probe suite (docs/lock.md), on real headless Chromium: pages and emails
 //! that try to send the run somewhere else. A second local server on another address stands in
 //! for the attacker and records every request it receives; every probe asserts it received
-//! none, that the step failed with `lock_refused`, and that the refusal is the SPEC sentence.
+//! none, that the step failed with `lock_refused`, and that the refusal is the documented sentence.
 //! The same pages with in-lock destinations still work.
 
 use crate::util::{self, need_browser};
@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::util::{Attacker, rt, site};
+use planlock::browser::PageError;
 use planlock::error::ErrorKind;
 use planlock::inbox::Inbox;
 use planlock::inbox::extract::{LinkError, find_link};
@@ -55,7 +56,7 @@ fn evil(a: &Attacker) -> String {
     format!("http://{}", a.addr)
 }
 
-/// The refusal sentence of SPEC §4 for `host` under the site lock.
+/// The documented refusal sentence for `host` under the site lock.
 fn refusal_for(host: &str) -> String {
     format!(
         "[plan] {host} is not part of this run. This run may visit: 127.0.0.1. Links and text \
@@ -139,7 +140,7 @@ fn assert_refused_at(
     assert_eq!(err.kind, ErrorKind::LockRefused, "{}", dump(result));
     assert!(
         err.message.contains(sentence),
-        "the refusal must be the SPEC sentence\n  expected: {sentence}\n  got:      {}",
+        "the refusal must be the documented sentence\n  expected: {sentence}\n  got:      {}",
         err.message
     );
     let failed = result.failed_step.expect("a failed step");
@@ -163,13 +164,7 @@ fn assert_refused_at(
 }
 
 fn assert_refused(result: &RunResult, events: &[Event], a: &Attacker, steps: &[usize]) {
-    assert_refused_at(
-        result,
-        events,
-        a,
-        steps,
-        &refusal_for(&a.addr.ip().to_string()),
-    );
+    assert_refused_at(result, events, a, steps, &refusal_for(&a.addr.to_string()));
 }
 
 fn assert_succeeded(result: &RunResult) {
@@ -423,9 +418,39 @@ fn navigate_steps_to_the_attacker_never_start() {
         browser.close_tab(tab).await;
         refused
     });
-    let err = refused.expect_err("the attacker's URL was loaded");
+    match refused.expect_err("the attacker's URL was loaded") {
+        PageError::Refused(r) => assert_eq!(r.reason, refusal_for(&a.addr.to_string())),
+        other => panic!("not a refusal: {other:?}"),
+    }
+    assert_untouched(&a);
+}
+
+#[test]
+fn an_ip_address_is_locked_with_its_port() {
+    need_browser!();
+    // Another service on the site's own address (a DevTools port, the planlock service
+    // itself): a plan that names 127.0.0.1:PORT may not reach 127.0.0.1:OTHER.
+    let a = Attacker::start_beside_the_site();
+    let p = probe_plan(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/tpl/probe-js-click.html?to={EVIL_Q}%2Fport"},
+        {"type":"click","describe":"the Continue button","text":"Continue"},
+        {"type":"done","summary":"ok"}]}"#,
+        &evil(&a),
+    );
+    let (result, _) = util::run(&p);
+    assert_eq!(result.status, RunStatus::Failed, "{}", result.summary);
+    let err = result.error.expect("refused");
     assert_eq!(err.kind, ErrorKind::LockRefused);
-    assert_eq!(err.message, refusal_for(&a.addr.ip().to_string()));
+    let site = site().addr;
+    assert!(
+        err.message.starts_with(&format!(
+            "[plan] {} is not part of this run. This run may visit: {site}.",
+            a.addr
+        )),
+        "{}",
+        err.message
+    );
     assert_untouched(&a);
 }
 
@@ -535,28 +560,89 @@ fn speculation_rules_prefetch_and_prerender_do_not_reach_the_attacker() {
 }
 
 #[test]
-fn a_refusal_after_the_last_browser_step_is_still_seen() {
+fn a_refusal_after_the_last_browser_step_fails_the_run() {
     need_browser!();
-    // The page leaves 150 ms after its load, when the step that opened it has returned. The
-    // guard refuses it all the same; `Tab::settle_refusal` is how the runner sees it before it
-    // reports success.
+    // The page leaves 100 ms after the click, when the click step has returned and `done` is
+    // next. The guard refuses it; the runner watches for it before it reports success.
+    for (start, steps) in [
+        (
+            "/tpl/probe-js-late-click.html",
+            r#"{"type":"click","describe":"the Continue button","text":"Continue"},"#,
+        ),
+        ("/tpl/probe-js-late.html", ""),
+    ] {
+        let a = attacker();
+        let p = probe_plan(
+            &format!(
+                r#"{{"reasoning":"","steps":[
+                {{"type":"navigate","url":"{{SITE}}{start}?to={{EVIL_Q}}%2Flate"}},
+                {steps}
+                {{"type":"done","summary":"ok"}}]}}"#
+            ),
+            &evil(&a),
+        );
+        let (result, events) = run_probe(&p);
+        assert_eq!(
+            result.status,
+            RunStatus::Failed,
+            "{start}: {}",
+            result.summary
+        );
+        let err = result.error.as_ref().expect("an error");
+        assert_eq!(err.kind, ErrorKind::LockRefused, "{start}");
+        let refusal = refusal_for(&a.addr.to_string());
+        // Usually after `done`; on a loaded machine the page may leave while a step still runs,
+        // and then that step fails. Never a success.
+        match result.failed_step {
+            None => {
+                assert_eq!(
+                    err.message,
+                    format!("after the last step, the page tried to leave the lock: {refusal}")
+                );
+                assert!(
+                    result.summary.starts_with("failed after the last step: "),
+                    "{}",
+                    result.summary
+                );
+            }
+            Some(_) => assert_eq!(err.message, refusal, "{start}"),
+        }
+        assert!(result.refused >= 1, "{start}: {}", result.refused);
+        let finished = events.last().expect("run_finished");
+        assert_eq!(finished.event, EventKind::RunFinished);
+        assert!(finished.error.is_some());
+        assert_untouched(&a);
+    }
+}
+
+#[test]
+fn every_refused_request_is_counted() {
+    need_browser!();
+    // A page that keeps trying to leave every 20 ms during a wait is reported every time, and
+    // the result counts the attempts the lock blocked (Chromium replaces a page whose
+    // navigation was blocked by an error page, which ends the retrying).
     let a = attacker();
-    let url = site().url(&format!(
-        "/tpl/probe-js-late.html?to={}",
-        enc(&format!("{}/late", evil(&a)))
-    ));
-    let browser = util::browser().expect("browser");
-    let refusal = rt().block_on(async {
-        let tab = browser.new_tab(site_lock()).await.unwrap();
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-        tab.navigate(&url, deadline).await.unwrap();
-        let refusal = tab.settle_refusal(Duration::from_millis(500)).await;
-        browser.close_tab(tab).await;
-        refusal
-    });
-    let refusal = refusal.expect("the late redirect was refused");
-    assert_eq!(refusal.reason, refusal_for(&a.addr.ip().to_string()));
-    assert_untouched(&a);
+    let p = probe_plan(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/tpl/probe-js-late-click.html?to={EVIL_Q}%2Fretry"},
+        {"type":"click","describe":"the Keep trying button","text":"Keep trying"},
+        {"type":"wait_seconds","seconds":0.5},
+        {"type":"done","summary":"ok"}]}"#,
+        &evil(&a),
+    );
+    for _ in 0..3 {
+        let (result, _) = run_probe(&p);
+        assert_eq!(result.status, RunStatus::Failed, "{}", result.summary);
+        let err = result.error.as_ref().expect("an error");
+        assert_eq!(err.kind, ErrorKind::LockRefused);
+        assert!(
+            matches!(result.failed_step, Some(1) | Some(2)),
+            "{:?}",
+            result.failed_step
+        );
+        assert!(result.refused >= 1, "counted: {}", result.refused);
+        assert_untouched(&a);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -730,8 +816,10 @@ fn injected_instructions_do_not_change_the_run() {
     );
     assert_eq!(result.summary, "subscribed");
     assert!(
-        result.steps[0].detail["url"]
-            .as_str()
+        result.steps[0]
+            .detail
+            .url
+            .as_deref()
             .unwrap()
             .starts_with(&site().url("/")),
     );
@@ -1004,7 +1092,7 @@ fn email_with_a_prominent_attacker_link_opens_the_in_lock_one() {
         )
     });
     assert_succeeded(&result);
-    assert_eq!(result.steps[0].detail["link"], good.as_str());
+    assert_eq!(result.steps[0].detail.link.as_deref(), Some(good.as_str()));
     assert_untouched(&a);
 }
 
@@ -1045,10 +1133,13 @@ fn a_code_from_another_sender_is_not_used() {
         ]
     });
     assert_succeeded(&result);
-    assert_eq!(result.steps[2].detail["code"], "48••••");
+    assert_eq!(result.steps[2].detail.code.as_deref(), Some("48••••"));
     assert!(
-        result.steps[1].detail["email_from"]
-            .as_str()
+        result.steps[1]
+            .detail
+            .email
+            .as_ref()
+            .map(|m| m.from.as_str())
             .unwrap()
             .contains("no-reply@shop.example"),
         "{}",

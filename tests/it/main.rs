@@ -7,6 +7,7 @@ mod util;
 mod act;
 mod browser;
 mod cli_run;
+mod corpus;
 mod email_flows;
 mod extract_corpus;
 mod inbox_imap;

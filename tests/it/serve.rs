@@ -1,4 +1,4 @@
-//! `planlock serve` (SPEC §7): the HTTP API driven in-process with `oneshot` and on a real
+//! `planlock serve` (docs/http-api.md): the HTTP API driven in-process with `oneshot` and on a real
 //! loopback port with reqwest, runs on real Chromium against the fixture site, a local fake
 //! model for `act`, the embedded SMTP receiver for inbox steps, and the real binary.
 
@@ -648,7 +648,7 @@ fn a_failed_step_links_its_screenshot() {
             .unwrap();
         assert_eq!(result["status"], "failed", "{result:#}");
         assert_eq!(result["error"]["kind"], "not_found", "{result:#}");
-        let url = result["steps"][1]["detail"]["screenshot"]
+        let url = result["steps"][1]["detail"]["screenshot_url"]
             .as_str()
             .expect("a screenshot");
         let png = http().get(server.url(url)).send().await.unwrap();

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
+use crate::plan::json_kind;
 use serde_json::Value;
 
 use crate::plan::template::Vars;
@@ -66,7 +67,7 @@ impl Validator {
                 "$",
                 format!(
                     "a plan is a JSON object {{\"reasoning\": ..., \"steps\": [...]}}, not {}",
-                    kind_of(value)
+                    json_kind(value)
                 ),
             );
             return None;
@@ -88,7 +89,7 @@ impl Validator {
             None | Some(Value::String(_) | Value::Null) => {}
             Some(other) => self.problem(
                 "$schema",
-                format!("expected a string, found {}", kind_of(other)),
+                format!("expected a string, found {}", json_kind(other)),
             ),
         }
         let reasoning = match obj.get("reasoning") {
@@ -96,7 +97,7 @@ impl Validator {
             Some(other) => {
                 self.problem(
                     "reasoning",
-                    format!("expected a string, found {}", kind_of(other)),
+                    format!("expected a string, found {}", json_kind(other)),
                 );
                 None
             }
@@ -113,7 +114,7 @@ impl Validator {
             Some(other) => {
                 self.problem(
                     "steps",
-                    format!("expected an array of steps, found {}", kind_of(other)),
+                    format!("expected an array of steps, found {}", json_kind(other)),
                 );
                 return None;
             }
@@ -187,7 +188,10 @@ impl Validator {
         let Some(obj) = value.as_object() else {
             self.problem(
                 path,
-                format!("a step is an object with a `type`, not {}", kind_of(value)),
+                format!(
+                    "a step is an object with a `type`, not {}",
+                    json_kind(value)
+                ),
             );
             return None;
         };
@@ -196,7 +200,7 @@ impl Validator {
             Some(other) => {
                 self.problem(
                     format!("{path}.type"),
-                    format!("expected a string, found {}", kind_of(other)),
+                    format!("expected a string, found {}", json_kind(other)),
                 );
                 return None;
             }
@@ -246,7 +250,7 @@ impl Validator {
                     if !(field_value.is_number() || (!f.required && field_value.is_null())) {
                         self.problem(
                             field_path,
-                            format!("expected a number, found {}", kind_of(field_value)),
+                            format!("expected a number, found {}", json_kind(field_value)),
                         );
                     }
                 }
@@ -254,7 +258,7 @@ impl Validator {
                     if !(field_value.is_string() || (!f.required && field_value.is_null())) {
                         self.problem(
                             field_path,
-                            format!("expected a string, found {}", kind_of(field_value)),
+                            format!("expected a string, found {}", json_kind(field_value)),
                         );
                     }
                 }
@@ -278,17 +282,6 @@ impl Validator {
                 None
             }
         }
-    }
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -250,12 +250,25 @@ pub struct Attacker {
 }
 
 impl Attacker {
+    /// On 127.0.0.2 (another address than the fixture site's), else 127.0.0.1.
     pub fn start() -> Attacker {
-        let hits = Arc::new(Mutex::new(Vec::new()));
         let listener = rt()
             .block_on(tokio::net::TcpListener::bind("127.0.0.2:0"))
             .or_else(|_| rt().block_on(tokio::net::TcpListener::bind("127.0.0.1:0")))
             .expect("bind the attacker server");
+        Attacker::serve(listener)
+    }
+
+    /// On the fixture site's own address, another port.
+    pub fn start_beside_the_site() -> Attacker {
+        let listener = rt()
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .expect("bind the attacker server");
+        Attacker::serve(listener)
+    }
+
+    fn serve(listener: tokio::net::TcpListener) -> Attacker {
+        let hits = Arc::new(Mutex::new(Vec::new()));
         let addr = listener.local_addr().expect("addr");
         let recorded = hits.clone();
         let app = Router::new().fallback(move |req: Request| {

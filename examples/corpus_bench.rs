@@ -1,0 +1,380 @@
+//! The locator corpus as a benchmark: replays every plan of `fixtures/corpus/plans/` N times
+//! on real Chromium against the corpus pages and apps, and reports how many runs pass, how
+//! long the locator took to find and rank the target of each click and fill (`locate_ms` of
+//! its answer: in-page, waiting excluded), and how long the whole step took (the
+//! `Tab::click`/`Tab::fill` call the runner makes: waiting, stability checks, input events and
+//! any navigation included), median and p95.
+//!
+//! ```text
+//! fixtures/corpus/install
+//! cargo run --example corpus_bench -- [--runs 5] [--only NAME]... [--json FILE]
+//! ```
+//!
+//! To compare two locators, run it once per build of `src/browser/locator.js`. Not a test:
+//! a failing plan is counted, not fatal.
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use axum::Router;
+use axum::extract::Path as UrlPath;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use clap::Parser;
+use planlock::browser::PageError;
+use planlock::browser::{Chromium, LaunchOptions, Tab};
+use planlock::lock::Lock;
+use planlock::plan::{self, Limits, Plan, Step, Template, Vars};
+use serde_json::json;
+use tokio::time::Instant;
+
+/// Plans that show a failure on purpose: a run of one "passes" when it fails.
+const FAILURE_CASES: [&str; 3] = [
+    "cookie-banner-blocked",
+    "mui-dialog-slow",
+    "shoelace-fill-a-button",
+];
+
+#[derive(Parser, Debug)]
+#[command(about = "planlock locator corpus benchmark")]
+struct Args {
+    /// Runs of each plan.
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+    /// Only these plans (file stems); all when absent.
+    #[arg(long)]
+    only: Vec<String>,
+    /// Also write every sample as JSON here.
+    #[arg(long)]
+    json: Option<PathBuf>,
+}
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus")
+}
+
+/// One Python app of the corpus on a free loopback port, stopped by its PID on drop.
+struct App {
+    child: Child,
+    url: String,
+    _data: tempfile::TempDir,
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_app(args: &[&str], db_var: &str, db_name: &str, migrate: bool) -> Result<App> {
+    let data = tempfile::tempdir()?;
+    let db = data.path().join(db_name);
+    let python = corpus().join("py/.venv/bin/python");
+    let py = corpus().join("py");
+    if migrate {
+        let out = Command::new(&python)
+            .args(["django_site/manage.py", "migrate", "--noinput"])
+            .current_dir(&py)
+            .env(db_var, &db)
+            .output()?;
+        if !out.status.success() {
+            bail!("migrate failed: {}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
+    let port = TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.replace("PORT", &port.to_string()))
+        .collect();
+    let child = Command::new(&python)
+        .args(&args)
+        .current_dir(&py)
+        .env(db_var, &db)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let app = App {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+        _data: data,
+    };
+    let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+    let started = std::time::Instant::now();
+    while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        if started.elapsed() > Duration::from_secs(60) {
+            bail!("{} did not listen within 60 s", args.join(" "));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Ok(app)
+}
+
+async fn serve_web() -> Result<String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let app = Router::new().route(
+        "/{*path}",
+        axum::routing::get(|UrlPath(path): UrlPath<String>| async move { static_file(&path) }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    Ok(format!("http://{addr}"))
+}
+
+fn static_file(path: &str) -> Response {
+    if path.split('/').any(|p| p == "..") {
+        return StatusCode::BAD_REQUEST.into_response();
+    }
+    match std::fs::read(corpus().join("web").join(path)) {
+        Ok(bytes) => {
+            let ty = match path.rsplit('.').next() {
+                Some("html") => "text/html; charset=utf-8",
+                Some("js" | "mjs") => "text/javascript",
+                Some("css") => "text/css",
+                Some("svg") => "image/svg+xml",
+                _ => "application/octet-stream",
+            };
+            ([(header::CONTENT_TYPE, ty)], bytes).into_response()
+        }
+        Err(_) => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+/// What one replay of a plan measured.
+struct Replay {
+    error: Option<String>,
+    /// (step type, locate ms, step ms) of every click and fill that succeeded.
+    steps: Vec<(&'static str, f64, f64)>,
+}
+
+/// Replays `plan` step by step with the calls the runner makes, timing clicks and fills.
+async fn replay(tab: &Tab, plan: &Plan) -> Replay {
+    let mut steps = Vec::new();
+    for step in &plan.steps {
+        let budget = step.timeout_seconds().map(Duration::from_secs_f64);
+        let deadline =
+            |default: u64| Instant::now() + budget.unwrap_or(Duration::from_secs(default));
+        let began = Instant::now();
+        // The locator's own time for clicks and fills; `None` for other steps.
+        let outcome: Result<Option<f64>, PageError> = match step {
+            Step::Navigate { url } => tab.navigate(url, deadline(30)).await.map(|_| None),
+            Step::Click {
+                describe,
+                text,
+                selector,
+                ..
+            } => tab
+                .click(describe, text.as_deref(), selector.as_deref(), deadline(10))
+                .await
+                .map(|c| c.located.locate_ms),
+            Step::Fill {
+                describe,
+                label,
+                selector,
+                value,
+                ..
+            } => tab
+                .fill(
+                    describe,
+                    label.as_deref(),
+                    selector.as_deref(),
+                    value,
+                    deadline(10),
+                )
+                .await
+                .map(|l| l.locate_ms),
+            Step::WaitForText { text, .. } => {
+                tab.wait_for_text(text, deadline(30)).await.map(|()| None)
+            }
+            Step::WaitSeconds { seconds } => {
+                tokio::time::sleep(Duration::from_secs_f64(*seconds)).await;
+                Ok(None)
+            }
+            Step::Done { .. } => break,
+            other => {
+                return Replay {
+                    error: Some(format!("{} steps are not part of the corpus", other.kind())),
+                    steps,
+                };
+            }
+        };
+        let ms = began.elapsed().as_secs_f64() * 1000.0;
+        match outcome {
+            Ok(locate) if matches!(step, Step::Click { .. } | Step::Fill { .. }) => {
+                steps.push((step.kind(), locate.unwrap_or(f64::NAN), ms))
+            }
+            Ok(_) => {}
+            Err(e) => {
+                return Replay {
+                    error: Some(format!("{e:?}")),
+                    steps,
+                };
+            }
+        }
+    }
+    Replay { error: None, steps }
+}
+
+fn render(plan: &Plan, vars: &Vars) -> Plan {
+    let steps = plan
+        .steps
+        .iter()
+        .map(|s| {
+            s.map_strings(&mut |text| {
+                Template::parse(text)
+                    .ok()
+                    .and_then(|t| t.render(vars).ok())
+                    .unwrap_or_else(|| text.to_string())
+            })
+        })
+        .collect();
+    Plan {
+        steps,
+        ..plan.clone()
+    }
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
+    sorted[i]
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    let check = Command::new(corpus().join("install"))
+        .arg("--check")
+        .status()
+        .context("run fixtures/corpus/install --check")?;
+    if !check.success() {
+        bail!("the corpus is not installed: run fixtures/corpus/install");
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let mut names: Vec<String> = std::fs::read_dir(corpus().join("plans"))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .filter(|n| args.only.is_empty() || args.only.contains(n))
+        .collect();
+    names.sort();
+    let fab = start_app(
+        &["fab_app/app.py", "PORT"],
+        "CORPUS_FAB_DB",
+        "fab.db",
+        false,
+    )?;
+    let browser = rt.block_on(Chromium::start(&LaunchOptions::default()))?;
+    let web = rt.block_on(serve_web())?;
+    let mut rows = Vec::new();
+    let mut all: Vec<(String, &'static str, f64, f64)> = Vec::new();
+    for name in &names {
+        let text = std::fs::read_to_string(corpus().join("plans").join(format!("{name}.json")))?;
+        let mut passed = 0;
+        let mut last_error = None;
+        for _ in 0..args.runs {
+            // Registration plans need an empty user table: a fresh Django per run.
+            let django = if name.starts_with("django") {
+                Some(start_app(
+                    &[
+                        "django_site/manage.py",
+                        "runserver",
+                        "127.0.0.1:PORT",
+                        "--noreload",
+                    ],
+                    "CORPUS_DJANGO_DB",
+                    "db.sqlite3",
+                    true,
+                )?)
+            } else {
+                None
+            };
+            let django_url = django.as_ref().map_or("http://127.0.0.1:9", |d| &d.url);
+            let vars = Vars::from_pairs([
+                format!("corpus={web}"),
+                format!("django={django_url}"),
+                format!("fab={}", fab.url),
+            ])?;
+            let plan = plan::parse_and_validate(&text, &Limits::default(), &vars)
+                .with_context(|| format!("{name} is invalid"))?;
+            let plan = render(&plan, &vars);
+            let result = rt.block_on(async {
+                let tab = browser.new_tab(Lock::of_hosts(["127.0.0.1"])?).await?;
+                let r = replay(&tab, &plan).await;
+                browser.close_tab(tab).await;
+                anyhow::Ok(r)
+            })?;
+            let expected_failure = FAILURE_CASES.contains(&name.as_str());
+            if result.error.is_some() == expected_failure {
+                passed += 1;
+            } else {
+                last_error = result.error.clone();
+            }
+            for (kind, locate, ms) in result.steps {
+                all.push((name.clone(), kind, locate, ms));
+            }
+        }
+        eprintln!("{name}: {passed}/{} as expected", args.runs);
+        rows.push((name.clone(), passed, last_error));
+    }
+    rt.block_on(browser.close());
+    drop(fab);
+
+    println!("| plan | runs as expected | last unexpected outcome |");
+    println!("|---|---|---|");
+    let mut total = 0;
+    for (name, passed, err) in &rows {
+        total += passed;
+        let err = err.as_deref().unwrap_or("").replace('|', "\\|");
+        println!("| {name} | {passed}/{} | {err} |", args.runs);
+    }
+    println!(
+        "\n{total}/{} runs as expected ({} plans x {} runs)\n",
+        rows.len() * args.runs,
+        rows.len(),
+        args.runs
+    );
+    println!("| steps | n | locate median ms | locate p95 ms | step median ms | step p95 ms |");
+    println!("|---|---|---|---|---|---|");
+    for kind in ["click", "fill", "click+fill"] {
+        let pick = |f: fn(&(String, &'static str, f64, f64)) -> f64| {
+            let mut v: Vec<f64> = all
+                .iter()
+                .filter(|s| kind.contains(s.1))
+                .map(f)
+                .filter(|x| !x.is_nan())
+                .collect();
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let locate = pick(|s| s.2);
+        let step = pick(|s| s.3);
+        println!(
+            "| {kind} | {} | {:.3} | {:.3} | {:.1} | {:.1} |",
+            step.len(),
+            quantile(&locate, 0.5),
+            quantile(&locate, 0.95),
+            quantile(&step, 0.5),
+            quantile(&step, 0.95)
+        );
+    }
+    if let Some(path) = args.json {
+        let samples: Vec<_> = all
+            .iter()
+            .map(|(plan, kind, locate, ms)| {
+                json!({ "plan": plan, "step": kind, "locate_ms": locate, "step_ms": ms })
+            })
+            .collect();
+        std::fs::write(&path, serde_json::to_string_pretty(&samples)?)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,476 @@
+//! Why a step or a run failed, as data ([`Failure`]), and the one place those facts become the
+//! sentences people read: what was looked for, what was found, and — when a wait ran out —
+//! what the step before it did, since that is usually the cause.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::browser::{BrowserError, Candidate, PageError, Target};
+use crate::error::{ErrorKind, StepError};
+use crate::inbox::{InboxError, WaitError};
+use crate::lock::Refusal;
+use crate::plan::VarsError;
+
+/// Why a step (or the run around it) failed.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Failure {
+    /// The page could not do what the step asked.
+    Page {
+        error: Box<PageError>,
+        /// How long the step waited (for `wait_for_text`'s sentence).
+        waited: Duration,
+        /// What the browser step before this one did, when this was a wait that ran out.
+        previous: Option<Box<Previous>>,
+    },
+    /// An inbox step's wait ended without a usable message.
+    Mail {
+        error: Box<WaitError>,
+        previous: Option<Box<Previous>>,
+    },
+    /// The matched email has no one-time code.
+    NoCode { subject: String, from: String },
+    /// The matched email has no verification or sign-in link.
+    NoLink { subject: String, from: String },
+    /// The matched email links only outside the run's lock.
+    LinksOutside { subject: String, refusal: Refusal },
+    /// A step names an inbox the run does not have.
+    UnboundInbox { name: Option<String> },
+    /// A variable has no value at run time.
+    Variable(VarsError),
+    /// A mailbox could not be opened for the run.
+    InboxOpen { inbox: String, error: String },
+    /// The browser could not give the run a page.
+    Browser(String),
+    /// The browser process went away while the step ran.
+    BrowserCrashed { reason: String },
+    /// A page left for a refused destination after the last step.
+    LateRefusal(Refusal),
+    /// Ctrl-C, a signal, `DELETE`, or server shutdown.
+    Cancelled,
+    /// The run's own deadline passed.
+    RunTimeout { limit: Duration },
+}
+
+/// What the last browser step before a failed wait did, as facts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Previous {
+    /// 0-based index of that step.
+    pub step: usize,
+    pub action: PreviousAction,
+    /// Where the page was after it.
+    pub url: Option<String>,
+    /// 0-based indexes of the `fill` steps since the last click or navigation.
+    pub filled: Vec<usize>,
+}
+
+/// The kind of browser step a wait followed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PreviousAction {
+    /// A click on this element, which did or did not start a navigation.
+    Clicked {
+        element: Option<Candidate>,
+        described: Option<String>,
+        navigated: bool,
+    },
+    /// A `navigate` or an email's link.
+    Opened,
+    /// A `fill` or code step (nothing submitted yet).
+    Filled,
+}
+
+impl Failure {
+    /// The kind reported in results (`error.kind`).
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Failure::Page { error, .. } => match error.as_ref() {
+                PageError::NotFound {
+                    target: Target::Element { .. },
+                    ..
+                } => ErrorKind::NotFound,
+                PageError::NotFound { .. } => ErrorKind::NotFound,
+                PageError::NotActionable { .. } => ErrorKind::NotActionable,
+                PageError::Rejected {
+                    target: Target::Element { .. },
+                    ..
+                } => ErrorKind::NotFound,
+                PageError::Rejected { .. } => ErrorKind::NotActionable,
+                PageError::TextAbsent { .. } => ErrorKind::Timeout,
+                PageError::BadUrl { .. } => ErrorKind::InvalidInput,
+                PageError::LoadFailed { .. }
+                | PageError::LoadTimedOut { .. }
+                | PageError::HttpStatus { .. } => ErrorKind::Navigation,
+                PageError::Refused(_) => ErrorKind::LockRefused,
+                PageError::BrowserGone { .. } => ErrorKind::BrowserCrashed,
+                PageError::PageClosed | PageError::Command(_) => ErrorKind::Browser,
+            },
+            Failure::Mail { error, .. } => {
+                if error.is_timeout() {
+                    ErrorKind::EmailTimeout
+                } else {
+                    ErrorKind::Inbox
+                }
+            }
+            Failure::NoCode { .. } => ErrorKind::NoCode,
+            Failure::NoLink { .. } => ErrorKind::NoLink,
+            Failure::LinksOutside { .. } | Failure::LateRefusal(_) => ErrorKind::LockRefused,
+            Failure::UnboundInbox { .. } | Failure::Variable(_) => ErrorKind::InvalidInput,
+            Failure::InboxOpen { .. } => ErrorKind::Inbox,
+            Failure::Browser(_) => ErrorKind::Browser,
+            Failure::BrowserCrashed { .. } => ErrorKind::BrowserCrashed,
+            Failure::Cancelled => ErrorKind::Cancelled,
+            Failure::RunTimeout { .. } => ErrorKind::RunTimeout,
+        }
+    }
+
+    /// The kind and the sentence, as results carry them.
+    pub fn to_step_error(&self) -> StepError {
+        StepError::new(self.kind(), self.to_string())
+    }
+
+    /// A wait that ran out is explained by the browser step before it.
+    pub(crate) fn after(mut self, previous: Option<Previous>) -> Failure {
+        match &mut self {
+            Failure::Page {
+                error, previous: p, ..
+            } if matches!(error.as_ref(), PageError::TextAbsent { .. }) => {
+                *p = previous.map(Box::new)
+            }
+            Failure::Mail { previous: p, .. } => *p = previous.map(Box::new),
+            _ => {}
+        }
+        self
+    }
+}
+
+impl From<BrowserError> for Failure {
+    fn from(e: BrowserError) -> Failure {
+        Failure::Browser(e.to_string())
+    }
+}
+
+impl From<InboxError> for Failure {
+    fn from(e: InboxError) -> Failure {
+        Failure::InboxOpen {
+            inbox: String::new(),
+            error: e.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::Page {
+                error,
+                waited,
+                previous,
+            } => {
+                page_sentence(f, error, *waited)?;
+                cause(f, previous.as_deref())
+            }
+            Failure::Mail { error, previous } => {
+                write!(f, "{error}")?;
+                if error.is_timeout() {
+                    cause(f, previous.as_deref())?;
+                }
+                Ok(())
+            }
+            Failure::NoCode { subject, from } => {
+                write!(
+                    f,
+                    "the email \"{subject}\" from {from} has no one-time code"
+                )
+            }
+            Failure::NoLink { subject, from } => write!(
+                f,
+                "the email \"{subject}\" from {from} has no verification or sign-in link"
+            ),
+            Failure::LinksOutside { subject, refusal } => write!(
+                f,
+                "the email \"{subject}\" links only outside this run: {}",
+                refusal.reason
+            ),
+            Failure::UnboundInbox { name: Some(name) } => {
+                write!(f, "no inbox named \"{name}\" is bound to this run")
+            }
+            Failure::UnboundInbox { name: None } => write!(f, "no inbox is bound to this run"),
+            Failure::Variable(e) => write!(f, "{e}"),
+            Failure::InboxOpen { inbox, error } if inbox.is_empty() => {
+                write!(f, "cannot open the inbox: {error}")
+            }
+            Failure::InboxOpen { inbox, error } => write!(f, "cannot open {inbox}: {error}"),
+            Failure::Browser(e) => write!(f, "{e}"),
+            Failure::BrowserCrashed { reason } => {
+                write!(f, "the browser went away during the step: {reason}")
+            }
+            Failure::LateRefusal(r) => write!(
+                f,
+                "after the last step, the page tried to leave the lock: {}",
+                r.reason
+            ),
+            Failure::Cancelled => write!(f, "the run was cancelled"),
+            Failure::RunTimeout { limit } => write!(
+                f,
+                "the run's deadline of {} s passed during this step",
+                limit.as_secs()
+            ),
+        }
+    }
+}
+
+fn page_sentence(f: &mut fmt::Formatter<'_>, error: &PageError, waited: Duration) -> fmt::Result {
+    match error {
+        PageError::NotFound { target, seen } => {
+            write!(f, "no visible {} on the page", target_phrase(target))?;
+            let close = closest(query_of(target), seen, 5);
+            if !close.is_empty() {
+                write!(f, "; {} on the page: {close}", offered(target))?;
+            }
+            Ok(())
+        }
+        PageError::NotActionable { target, why } => write!(
+            f,
+            "found the {}, but it never became actionable: {why}",
+            target_phrase(target)
+        ),
+        PageError::Rejected { why, .. } => write!(f, "{why}"),
+        PageError::TextAbsent { text, url, seen } => {
+            write!(
+                f,
+                "the text \"{text}\" did not appear on {url} within {} s",
+                fmt_secs(waited)
+            )?;
+            let close = closest(text, seen, 3);
+            if !close.is_empty() {
+                write!(f, "; the page shows: {close}")?;
+            }
+            Ok(())
+        }
+        PageError::BadUrl { url, problem } => write!(f, "`{url}` is not a URL: {problem}"),
+        PageError::LoadFailed { url, reason } => write!(f, "could not load {url}: {reason}"),
+        PageError::LoadTimedOut {
+            url,
+            started: false,
+        } => write!(f, "{url} did not start loading before the step deadline"),
+        PageError::LoadTimedOut { url, started: true } => write!(
+            f,
+            "{url} started loading but did not finish before the step deadline"
+        ),
+        PageError::HttpStatus { url, status } => write!(
+            f,
+            "{url} answered HTTP {status}: the page is missing or broken"
+        ),
+        PageError::Refused(r) => write!(f, "{}", r.reason),
+        PageError::PageClosed => write!(f, "the page closed while the step waited for it"),
+        PageError::BrowserGone { reason } => {
+            write!(f, "the browser went away during the step: {reason}")
+        }
+        PageError::Command(e) => write!(f, "browser command failed: {e}"),
+    }
+}
+
+fn target_phrase(target: &Target) -> String {
+    match target {
+        Target::Click { text, selector } => match (text, selector) {
+            (Some(t), Some(s)) => format!("element with text \"{t}\" or matching `{s}`"),
+            (Some(t), None) => format!("element with text \"{t}\""),
+            (None, Some(s)) => format!("element matching `{s}`"),
+            (None, None) => "element".to_string(),
+        },
+        Target::Field { label, selector } => match (label, selector) {
+            (Some(l), Some(s)) => format!("field labelled \"{l}\" or matching `{s}`"),
+            (Some(l), None) => format!("field labelled \"{l}\""),
+            (None, Some(s)) => format!("field matching `{s}`"),
+            (None, None) => "field".to_string(),
+        },
+        Target::CodeInput { selector } => format!("code input matching `{selector}`"),
+        Target::Element { selector } => {
+            format!(
+                "element matching `{}`",
+                selector.as_deref().unwrap_or("main")
+            )
+        }
+    }
+}
+
+fn query_of(target: &Target) -> &str {
+    match target {
+        Target::Click { text, selector } => text.as_deref().or(selector.as_deref()),
+        Target::Field { label, selector } => label.as_deref().or(selector.as_deref()),
+        Target::CodeInput { selector } => Some(selector.as_str()),
+        Target::Element { selector } => selector.as_deref(),
+    }
+    .unwrap_or_default()
+}
+
+/// What the page offers instead, by the kind of target.
+fn offered(target: &Target) -> &'static str {
+    match target {
+        Target::Click { .. } => "clickable texts",
+        Target::Field { .. } | Target::CodeInput { .. } => "fields",
+        Target::Element { .. } => "texts",
+    }
+}
+
+/// "; step 5 clicked the link "Sign Up" in the page's navigation; the form filled in steps
+/// 2–4 was not submitted": the sentence that points at the likely cause of a wait that ran
+/// out.
+fn cause(f: &mut fmt::Formatter<'_>, previous: Option<&Previous>) -> fmt::Result {
+    let Some(p) = previous else {
+        return Ok(());
+    };
+    let n = p.step + 1;
+    match &p.action {
+        PreviousAction::Clicked {
+            element,
+            described,
+            navigated,
+        } => {
+            write!(
+                f,
+                "; step {n} clicked {}",
+                element_phrase(element.as_ref(), described)
+            )?;
+            if *navigated && let Some(url) = &p.url {
+                write!(f, " and the page went to {url}")?;
+            } else if !*navigated {
+                write!(f, " and the page did not go anywhere")?;
+            }
+            let submitted = element
+                .as_ref()
+                .is_some_and(|e| e.submits == Some(true) && e.in_filled_form != Some(false));
+            if !p.filled.is_empty() && !submitted {
+                write!(
+                    f,
+                    "; the form filled in {} was not submitted",
+                    steps_phrase(&p.filled)
+                )?;
+            }
+            Ok(())
+        }
+        PreviousAction::Opened => match &p.url {
+            Some(url) => write!(f, "; step {n} opened {url}"),
+            None => Ok(()),
+        },
+        PreviousAction::Filled => write!(
+            f,
+            "; the last browser step ({n}) filled a field, and nothing was submitted after it"
+        ),
+    }
+}
+
+fn element_phrase(element: Option<&Candidate>, described: &Option<String>) -> String {
+    let Some(e) = element else {
+        return described
+            .clone()
+            .unwrap_or_else(|| "an element".to_string());
+    };
+    let role = e.role.as_deref().or(e.tag.as_deref()).unwrap_or("element");
+    let mut s = match e.text.as_deref().filter(|t| !t.is_empty()) {
+        Some(t) => format!("the {role} \"{t}\""),
+        None => format!("the {role} {}", e.element.as_deref().unwrap_or("")),
+    };
+    match e.landmark.as_deref() {
+        Some("nav") => s.push_str(" in the page's navigation"),
+        Some("header") => s.push_str(" in the page's header"),
+        Some("footer") => s.push_str(" in the page's footer"),
+        Some("aside") => s.push_str(" in a sidebar"),
+        _ => {}
+    }
+    s
+}
+
+/// `step 3`, `steps 2 and 4`, `steps 2–4`.
+fn steps_phrase(indexes: &[usize]) -> String {
+    let nums: Vec<usize> = indexes.iter().map(|i| i + 1).collect();
+    match nums.as_slice() {
+        [one] => format!("step {one}"),
+        [a, b] => format!("steps {a} and {b}"),
+        [first, .., last] if last - first + 1 == nums.len() => format!("steps {first}–{last}"),
+        _ => format!(
+            "steps {}",
+            nums.iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The `n` texts most like `query`, quoted and comma-separated.
+fn closest(query: &str, seen: &[String], n: usize) -> String {
+    let q = query.to_lowercase();
+    let mut scored: Vec<(f64, &String)> = seen
+        .iter()
+        .map(|s| (strsim::jaro_winkler(&q, &s.to_lowercase()), s))
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored
+        .iter()
+        .take(n)
+        .map(|(_, s)| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Seconds without a needless `.0`.
+pub(crate) fn fmt_secs(d: Duration) -> String {
+    let s = (d.as_secs_f64() * 10.0).round() / 10.0;
+    if s.fract() == 0.0 {
+        format!("{s:.0}")
+    } else {
+        format!("{s:.1}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link_in_nav() -> Candidate {
+        Candidate {
+            tag: Some("a".into()),
+            text: Some("Sign Up".into()),
+            role: Some("link".into()),
+            landmark: Some("nav".into()),
+            submits: Some(false),
+            in_filled_form: Some(false),
+            ..Candidate::default()
+        }
+    }
+
+    #[test]
+    fn a_wait_after_a_menu_click_names_the_click_and_the_unsent_form() {
+        let previous = Previous {
+            step: 4,
+            action: PreviousAction::Clicked {
+                element: Some(link_in_nav()),
+                described: None,
+                navigated: true,
+            },
+            url: Some("http://shop.test/signup".into()),
+            filled: vec![1, 2, 3],
+        };
+        struct Cause<'a>(&'a Previous);
+        impl fmt::Display for Cause<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                cause(f, Some(self.0))
+            }
+        }
+        let s = Cause(&previous).to_string();
+        assert_eq!(
+            s,
+            "; step 5 clicked the link \"Sign Up\" in the page's navigation and the page went \
+             to http://shop.test/signup; the form filled in steps 2–4 was not submitted"
+        );
+    }
+
+    #[test]
+    fn step_lists_read_naturally() {
+        assert_eq!(steps_phrase(&[1]), "step 2");
+        assert_eq!(steps_phrase(&[1, 3]), "steps 2 and 4");
+        assert_eq!(steps_phrase(&[1, 2, 3]), "steps 2–4");
+        assert_eq!(steps_phrase(&[0, 2, 5]), "steps 1, 3, 6");
+    }
+}

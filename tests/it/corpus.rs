@@ -1,0 +1,603 @@
+//! The locator against real third-party UI code: pages built from stock npm packages (Material
+//! UI, Shoelace, Bootstrap, vanilla-cookieconsent) and two stock server-rendered auth apps from
+//! PyPI (Django's contrib.auth with django-registration-redux, Flask-AppBuilder), each driven
+//! by a committed plan in `fixtures/corpus/plans/` through the real runner on real Chromium.
+//! `fixtures/corpus/install` puts the packages in place; outside CI a missing install skips.
+
+use crate::util;
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::LazyLock;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::Path as UrlPath;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use planlock::error::ErrorKind;
+use planlock::plan::{self, Limits, Plan, Vars};
+use planlock::runner::{RunResult, RunSpec, RunStatus};
+use serde_json::Value;
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus")
+}
+
+/// True when the corpus is installed; else a note (or, in CI, a failure).
+fn installed() -> bool {
+    static READY: LazyLock<bool> = LazyLock::new(|| {
+        let check = Command::new(corpus_dir().join("install"))
+            .arg("--check")
+            .output();
+        let ok = check.as_ref().is_ok_and(|o| o.status.success());
+        if !ok {
+            let why = match &check {
+                Ok(o) => String::from_utf8_lossy(&o.stderr).trim().to_string(),
+                Err(e) => e.to_string(),
+            };
+            if util::in_ci() {
+                panic!("CI=true but the locator corpus is not installed: {why}");
+            }
+            eprintln!("skipping: the locator corpus is not installed ({why})");
+        }
+        ok
+    });
+    *READY
+}
+
+macro_rules! need_corpus {
+    () => {
+        if util::browser().is_none() || !installed() {
+            return;
+        }
+    };
+}
+
+/// The front-end pages and their packages, served from `fixtures/corpus/web` on port 0.
+fn web() -> &'static str {
+    static WEB: LazyLock<String> = LazyLock::new(|| {
+        let listener = util::rt()
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .expect("bind the corpus server");
+        let addr = listener.local_addr().expect("addr");
+        let app = Router::new().route(
+            "/{*path}",
+            get(|UrlPath(path): UrlPath<String>| async move { static_file(&path) }),
+        );
+        util::rt().spawn(async move {
+            axum::serve(listener, app)
+                .await
+                .expect("serve the corpus pages");
+        });
+        format!("http://{addr}")
+    });
+    &WEB
+}
+
+fn static_file(path: &str) -> Response {
+    if path.split('/').any(|part| part == "..") {
+        return StatusCode::BAD_REQUEST.into_response();
+    }
+    let root = corpus_dir().join("web");
+    match std::fs::read(root.join(path)) {
+        Ok(bytes) => {
+            let ty = match path.rsplit('.').next() {
+                Some("html") => "text/html; charset=utf-8",
+                Some("js" | "mjs") => "text/javascript",
+                Some("css") => "text/css",
+                Some("svg") => "image/svg+xml",
+                Some("json") => "application/json",
+                Some("woff2") => "font/woff2",
+                _ => "application/octet-stream",
+            };
+            ([(header::CONTENT_TYPE, ty)], bytes).into_response()
+        }
+        Err(_) => (StatusCode::NOT_FOUND, "not found").into_response(),
+    }
+}
+
+/// A Python app of the corpus, on a free loopback port, stopped (by its PID) on drop.
+struct App {
+    child: Child,
+    url: String,
+    _data: tempfile::TempDir,
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn python() -> PathBuf {
+    corpus_dir().join("py/.venv/bin/python")
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+/// Starts `args` (after the venv's python) with `env`, and waits until it accepts connections.
+fn start_app(
+    name: &str,
+    args: &[&str],
+    env: &[(&str, &Path)],
+    port: u16,
+    data: tempfile::TempDir,
+) -> App {
+    let mut cmd = Command::new(python());
+    cmd.args(args)
+        .current_dir(corpus_dir().join("py"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start the {name} app: {e}"));
+    let mut app = App {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+        _data: data,
+    };
+    let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+    let started = Instant::now();
+    while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        if let Ok(Some(status)) = app.child.try_wait() {
+            let mut err = String::new();
+            if let Some(mut e) = app.child.stderr.take() {
+                let _ = std::io::Read::read_to_string(&mut e, &mut err);
+            }
+            panic!("the {name} app exited ({status}) before it listened: {err}");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the {name} app did not listen on {addr} within 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    app
+}
+
+/// The Django project: a fresh database, migrated, then the dev server.
+fn django() -> App {
+    let data = tempfile::tempdir().expect("tempdir");
+    let db = data.path().join("db.sqlite3");
+    let migrate = Command::new(python())
+        .args(["django_site/manage.py", "migrate", "--noinput"])
+        .current_dir(corpus_dir().join("py"))
+        .env("CORPUS_DJANGO_DB", &db)
+        .output()
+        .expect("run Django's migrate");
+    assert!(
+        migrate.status.success(),
+        "Django's migrate failed: {}",
+        String::from_utf8_lossy(&migrate.stderr)
+    );
+    let port = free_port();
+    let bind = format!("127.0.0.1:{port}");
+    start_app(
+        "Django",
+        &["django_site/manage.py", "runserver", &bind, "--noreload"],
+        &[("CORPUS_DJANGO_DB", &db)],
+        port,
+        data,
+    )
+}
+
+/// The Flask-AppBuilder app, with its own database and its one user.
+fn flask_appbuilder() -> App {
+    let data = tempfile::tempdir().expect("tempdir");
+    let db = data.path().join("fab.db");
+    let port = free_port();
+    start_app(
+        "Flask-AppBuilder",
+        &["fab_app/app.py", &port.to_string()],
+        &[("CORPUS_FAB_DB", &db)],
+        port,
+        data,
+    )
+}
+
+/// Loads `fixtures/corpus/plans/NAME.json`, validated with the corpus's variables.
+fn corpus_plan(name: &str, vars: &Vars) -> Plan {
+    let path = corpus_dir().join("plans").join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    plan::parse_and_validate(&text, &Limits::default(), vars)
+        .unwrap_or_else(|e| panic!("{} is invalid: {e}", path.display()))
+}
+
+fn vars(pairs: &[(&str, &str)]) -> Vars {
+    Vars::from_pairs(pairs.iter().map(|(k, v)| format!("{k}={v}"))).expect("corpus variables")
+}
+
+/// Runs a corpus plan in a fresh context of the shared browser; the lock allows loopback only.
+fn run_plan(name: &str, pairs: &[(&str, &str)]) -> RunResult {
+    let vars = vars(pairs);
+    let plan = corpus_plan(name, &vars);
+    util::run_spec(RunSpec::new(plan).named(name).vars(vars)).0
+}
+
+fn run_web(name: &str) -> RunResult {
+    run_plan(name, &[("corpus", web())])
+}
+
+/// A step's facts as the event log shows them.
+fn detail(result: &RunResult, step: usize) -> Value {
+    serde_json::to_value(&result.steps[step].detail).expect("a step's detail is JSON")
+}
+
+fn element(result: &RunResult, step: usize) -> String {
+    detail(result, step)["element"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Asserts how the locator chose at `step`: the rule that decided and how many matched.
+fn assert_choice(result: &RunResult, step: usize, decided_by: &str, candidates: u64) {
+    let d = detail(result, step);
+    assert_eq!(d["decided_by"], decided_by, "step {step}: {d:#}");
+    assert_eq!(d["candidates"], candidates, "step {step}: {d:#}");
+}
+
+#[test]
+fn every_corpus_plan_is_valid() {
+    let vars = vars(&[
+        ("corpus", "http://127.0.0.1:1"),
+        ("django", "http://127.0.0.1:2"),
+        ("fab", "http://127.0.0.1:3"),
+    ]);
+    let mut seen = 0;
+    for entry in std::fs::read_dir(corpus_dir().join("plans")).expect("list corpus plans") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            corpus_plan(&name, &vars);
+            seen += 1;
+        }
+    }
+    assert!(seen >= 10, "only {seen} corpus plans");
+}
+
+// ---- Bootstrap: a site menu and a form sharing "Sign Up" ----
+
+#[test]
+fn bootstrap_sign_up_clicks_the_form_button_not_the_menu_link() {
+    need_corpus!();
+    let result = run_web("bootstrap-signup");
+    util::assert_succeeded(&result);
+    // Menu link, form button and footer link all say "Sign Up"; the form of the password the
+    // run just typed holds the button.
+    assert_choice(&result, 5, "form", 3);
+    assert!(
+        element(&result, 5).starts_with("<button.btn.btn-primary>"),
+        "{}",
+        element(&result, 5)
+    );
+    let d = detail(&result, 5);
+    let runners: Vec<&str> = d["runners_up"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["landmark"].as_str().unwrap())
+        .collect();
+    assert_eq!(runners, ["nav", "footer"]);
+    // "Password" is exact for one field and a substring of "Password again".
+    assert_choice(&result, 2, "exact", 2);
+    assert_eq!(element(&result, 2), "<input#password>");
+}
+
+#[test]
+fn bootstrap_sign_up_link_when_the_plan_asks_for_a_link() {
+    need_corpus!();
+    let result = run_web("bootstrap-menu-link");
+    util::assert_succeeded(&result);
+    // The two links (menu, footer) beat the button by role, and tie on everything else: the
+    // menu's comes first, and the detail says the choice was a tie.
+    assert_choice(&result, 1, "order", 3);
+    assert_eq!(detail(&result, 1)["ambiguous"], true);
+    assert!(element(&result, 1).starts_with("<a.btn.btn-outline-primary>"));
+}
+
+#[test]
+fn bootstrap_pricing_link_in_main_content_beats_the_menu() {
+    need_corpus!();
+    let result = run_web("bootstrap-pricing");
+    util::assert_succeeded(&result);
+    assert_choice(&result, 1, "landmark", 2);
+    assert_eq!(detail(&result, 1)["runners_up"][0]["landmark"], "nav");
+    assert_eq!(detail(&result, 1)["ambiguous"], false);
+}
+
+// ---- Material UI: tabs, floating labels, icon buttons, hidden checkbox, dialogs, wizard ----
+
+#[test]
+fn mui_sign_in_tab_then_sign_in_submit() {
+    need_corpus!();
+    let result = run_web("mui-signin");
+    util::assert_succeeded(&result);
+    // Before anything is filled, "the Sign in tab" is the tab (by role), not the submit button.
+    assert_choice(&result, 1, "role", 3);
+    assert!(
+        element(&result, 1).contains("MuiTab-root"),
+        "{}",
+        element(&result, 1)
+    );
+    // Floating labels reach their inputs.
+    assert_eq!(detail(&result, 2)["strategy"], "label");
+    assert_eq!(detail(&result, 3)["strategy"], "label");
+    // An icon-only button, named by aria-label.
+    assert!(
+        element(&result, 4).contains("MuiIconButton-root"),
+        "{}",
+        element(&result, 4)
+    );
+    // The checkbox's real input is invisible: its label is clicked.
+    assert!(
+        element(&result, 5).starts_with("<label.MuiFormControlLabel-root"),
+        "{}",
+        element(&result, 5)
+    );
+    // After the password, "Sign in" is the submit button of that form, not the tab.
+    assert_choice(&result, 6, "form", 3);
+    assert!(
+        element(&result, 6).contains("MuiButton-root"),
+        "{}",
+        element(&result, 6)
+    );
+}
+
+#[test]
+fn mui_create_account_tab_then_submit() {
+    need_corpus!();
+    let result = run_web("mui-create-account");
+    util::assert_succeeded(&result);
+    assert_choice(&result, 1, "only", 1);
+    assert_choice(&result, 4, "form", 2);
+    assert!(element(&result, 4).contains("MuiButton-root"));
+}
+
+#[test]
+fn mui_wizard_steps_select_and_confirmation_dialog() {
+    need_corpus!();
+    let result = run_web("mui-wizard");
+    util::assert_succeeded(&result);
+    // The option of MUI's own select (a listbox, not a <select>).
+    assert!(
+        element(&result, 6).contains("MuiMenuItem-root"),
+        "{}",
+        element(&result, 6)
+    );
+    // The dialog repeats "Create workspace": the page's button is behind the modal.
+    let d = detail(&result, 9);
+    assert_eq!(d["behind_modal"], 1, "{d:#}");
+    assert_eq!(d["runners_up"][0]["text"], "create workspace?", "{d:#}");
+}
+
+#[test]
+fn mui_dialog_form_and_close_icon() {
+    need_corpus!();
+    let result = run_web("mui-dialog");
+    util::assert_succeeded(&result);
+    assert_eq!(detail(&result, 3)["behind_modal"], 1);
+    let result = run_web("mui-dialog-close");
+    util::assert_succeeded(&result);
+    assert!(
+        element(&result, 3).contains("MuiIconButton-root"),
+        "{}",
+        element(&result, 3)
+    );
+    // Once closed, the opener is reachable again.
+    assert!(detail(&result, 5)["behind_modal"].is_null());
+}
+
+#[test]
+fn a_dialog_still_fading_in_fails_as_animating() {
+    need_corpus!();
+    let result = run_web("mui-dialog-slow");
+    assert_eq!(result.status, RunStatus::Failed);
+    assert_eq!(result.failed_step, Some(2));
+    let err = result.error.unwrap();
+    assert_eq!(err.kind, ErrorKind::NotActionable);
+    assert!(
+        err.message.contains("\"subscribe\" is still animating"),
+        "{}",
+        err.message
+    );
+}
+
+// ---- Shoelace: inputs in shadow DOM labelled by an attribute ----
+
+#[test]
+fn shoelace_labels_in_shadow_roots_and_the_form_button() {
+    need_corpus!();
+    let result = run_web("shoelace-signup");
+    util::assert_succeeded(&result);
+    for step in [1, 2] {
+        assert_eq!(detail(&result, step)["strategy"], "label");
+        assert!(
+            element(&result, step).starts_with("<input#input> in <sl-input>"),
+            "{}",
+            element(&result, step)
+        );
+    }
+    assert!(
+        element(&result, 3).contains("in <sl-checkbox>"),
+        "{}",
+        element(&result, 3)
+    );
+    assert_choice(&result, 4, "form", 2);
+}
+
+#[test]
+fn shoelace_selectors_on_hosts_reach_the_inner_controls() {
+    need_corpus!();
+    let result = run_web("shoelace-selectors");
+    util::assert_succeeded(&result);
+    assert_eq!(detail(&result, 1)["strategy"], "selector");
+    assert!(
+        element(&result, 1).starts_with("<input#input> in <sl-input>"),
+        "{}",
+        element(&result, 1)
+    );
+}
+
+#[test]
+fn a_fill_aimed_at_a_button_fails_naming_it() {
+    need_corpus!();
+    let result = run_web("shoelace-fill-a-button");
+    assert_eq!(result.status, RunStatus::Failed);
+    let err = result.error.unwrap();
+    assert_eq!(err.kind, ErrorKind::NotActionable);
+    assert!(
+        err.message
+            .contains("<sl-button> \"sign up\" is not editable"),
+        "{}",
+        err.message
+    );
+}
+
+// ---- vanilla-cookieconsent: a banner over the submit button ----
+
+#[test]
+fn cookie_banner_answered_first() {
+    need_corpus!();
+    let result = run_web("cookie-banner-accept");
+    util::assert_succeeded(&result);
+}
+
+#[test]
+fn cookie_banner_covering_the_submit_fails_naming_the_banner() {
+    need_corpus!();
+    let result = run_web("cookie-banner-blocked");
+    assert_eq!(result.status, RunStatus::Failed);
+    assert_eq!(result.failed_step, Some(4));
+    let err = result.error.clone().unwrap();
+    assert_eq!(err.kind, ErrorKind::NotActionable);
+    assert!(
+        err.message
+            .contains("\"join the waitlist\" is covered by <div#cc-main> \"we use cookies"),
+        "{}",
+        err.message
+    );
+    // The click's own timeout_seconds (2 s), not the 10 s default.
+    let took = result.steps[4].duration_ms;
+    assert!((2000..6000).contains(&took), "the click waited {took} ms");
+}
+
+// ---- Stock server-rendered auth apps ----
+
+#[test]
+fn flask_appbuilder_sign_in_named_without_a_role_prefers_the_interactive_match() {
+    need_corpus!();
+    let app = flask_appbuilder();
+    let result = run_plan("fab-sign-in-by-text", &[("fab", &app.url)]);
+    util::assert_succeeded(&result);
+    // Nothing filled, no role named, both in main content: the submit input beats the
+    // panel title because it is interactive.
+    assert_choice(&result, 1, "interactive", 2);
+    assert!(
+        element(&result, 1).starts_with("<input.btn.btn-primary>"),
+        "{}",
+        element(&result, 1)
+    );
+    assert_eq!(detail(&result, 1)["runners_up"][0]["tag"], "div");
+}
+
+#[test]
+fn django_registration_then_log_in_with_the_form_button() {
+    need_corpus!();
+    let app = django();
+    let result = run_plan("django-register-login", &[("django", &app.url)]);
+    util::assert_succeeded(&result);
+    // "Password:" is exact; "Password confirmation:" only contains it.
+    assert_choice(&result, 3, "exact", 2);
+    assert_eq!(element(&result, 3), "<input#id_password1>");
+    // The menu's "Log in" link against the welcome text that mentions logging in.
+    assert_choice(&result, 8, "exact", 2);
+    // Then the menu link and the form's submit both say "Log in": the form's wins.
+    assert_choice(&result, 11, "form", 2);
+    assert_eq!(element(&result, 11), "<input> \"log in\"");
+    assert_eq!(detail(&result, 11)["runners_up"][0]["landmark"], "nav");
+}
+
+#[test]
+fn flask_appbuilder_sign_in() {
+    need_corpus!();
+    let app = flask_appbuilder();
+    let result = run_plan("fab-login", &[("fab", &app.url)]);
+    util::assert_succeeded(&result);
+    // The panel title "Sign In" against the submit input "Sign In".
+    assert_choice(&result, 3, "form", 2);
+    assert!(
+        element(&result, 3).starts_with("<input.btn.btn-primary>"),
+        "{}",
+        element(&result, 3)
+    );
+}
+
+// ---- The one-time code when the plan's selector finds no field ----
+
+#[test]
+fn a_code_selector_that_matches_nothing_falls_back_to_the_boxes_the_page_shows() {
+    use std::sync::Arc;
+
+    use planlock::demo::{self, DemoSite, SmtpMailer};
+    use planlock::inbox::smtp::SmtpInbox;
+
+    if util::browser().is_none() {
+        return;
+    }
+    let (_, signup) = demo::bundled_plans()
+        .into_iter()
+        .find(|(n, _)| *n == "signup")
+        .expect("the demo's signup plan");
+    // The plan guessed `#otp-code`; the shop renders six single-character boxes instead.
+    let mut steps = signup.steps.clone();
+    let otp = steps
+        .iter()
+        .position(|s| s.kind() == "use_otp_from_inbox")
+        .expect("an OTP step");
+    steps[otp] = serde_json::from_value(serde_json::json!({
+        "type": "use_otp_from_inbox", "selector": "#otp-code"
+    }))
+    .unwrap();
+    let plan = Plan { steps, ..signup };
+    let result = util::rt().block_on(async {
+        let smtp = SmtpInbox::start(
+            SocketAddr::from(([127, 0, 0, 1], 0)),
+            demo::DEMO_MAIL_DOMAIN,
+        )
+        .await
+        .unwrap();
+        let site = DemoSite::start(Arc::new(SmtpMailer::new(smtp.local_addr())))
+            .await
+            .unwrap();
+        let vars = Vars::from_pairs([
+            format!("base_url={}", site.url("")),
+            "password=pw-123456".into(),
+        ])
+        .unwrap();
+        let spec = RunSpec::new(plan).vars(vars).inbox(None, smtp);
+        util::run_locked(spec).await.0
+    });
+    util::assert_succeeded(&result);
+    let d = detail(&result, otp);
+    assert_eq!(d["strategy"], "fallback", "{d:#}");
+    assert_eq!(d["fallback"], "boxes", "{d:#}");
+    assert_eq!(d["boxes"], 6, "{d:#}");
+    assert!(
+        d["element"].as_str().unwrap().starts_with("<input.otp>"),
+        "{d:#}"
+    );
+}
