@@ -10,6 +10,7 @@ use axum::http::StatusCode;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use utoipa::ToSchema;
 
 use super::AppState;
 use super::error::ApiError;
@@ -98,38 +99,50 @@ impl Inboxes {
     }
 }
 
-/// `POST /v1/runs`
-#[derive(Debug, Deserialize)]
+/// `POST /v1/runs`: a plan to replay.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"plan": {"reasoning": "", "steps": [{"type": "navigate", "url": "https://shop.example/"}, {"type": "extract_text", "describe": "the price", "selector": "#price"}, {"type": "done", "summary": "read the price"}]}, "inbox": "support"}))]
 pub struct RunBody {
-    /// The plan as a JSON object (or a string holding one).
+    #[schema(schema_with = super::openapi::plan_or_text)]
     pub plan: Value,
+    /// Caller variables for `{{NAME}}`.
     #[serde(default)]
     pub vars: BTreeMap<String, String>,
+    /// The caller's own values for `{{secret.NAME}}` (the key is NAME), usable on any host
+    /// of the run; masked in every answer.
     #[serde(default)]
     pub secrets: BTreeMap<String, String>,
     #[serde(default)]
+    #[schema(schema_with = super::openapi::inbox_entries)]
     pub inbox: Inboxes,
+    /// More hosts the run may visit, and private addresses it (and its inbox and webhook)
+    /// may reach.
     #[serde(default)]
     pub allowed_hosts: Vec<String>,
     /// Where to POST the result, signed, when the run ends.
     #[serde(default)]
+    #[schema(example = "https://hooks.example.com/planlock")]
     pub callback_url: Option<String>,
 }
 
-/// `POST /v1/act`
-#[derive(Debug, Deserialize)]
+/// `POST /v1/act`: a goal to plan, then run.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"goal": "sign up at https://shop.example with {{inbox_address}} and verify the email", "inbox": "support", "secrets": {"SHOP_PASSWORD": "correct horse"}}))]
 pub struct ActBody {
+    /// What to do, naming the site.
     pub goal: String,
     #[serde(default)]
     pub vars: BTreeMap<String, String>,
     #[serde(default)]
     pub secrets: BTreeMap<String, String>,
     #[serde(default)]
+    #[schema(schema_with = super::openapi::inbox_entries)]
     pub inbox: Inboxes,
     #[serde(default)]
     pub allowed_hosts: Vec<String>,
+    /// Ask the model even if a cached plan exists.
     #[serde(default)]
     pub no_cache: bool,
     /// Where to POST the result, signed, when the run ends.
@@ -137,15 +150,18 @@ pub struct ActBody {
     pub callback_url: Option<String>,
 }
 
-/// `POST /v1/plans`
-#[derive(Debug, Deserialize)]
+/// `POST /v1/plans`: a goal to plan; nothing runs.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"goal": "log in at shop.example with {{inbox_address}}", "inbox": "support"}))]
 pub struct PlansBody {
     pub goal: String,
+    /// Only the names are used: the plan may refer to them.
     #[serde(default)]
     pub vars: BTreeMap<String, String>,
     /// Only which inboxes would be bound matters here (the default one, and names).
     #[serde(default)]
+    #[schema(schema_with = super::openapi::inbox_entries)]
     pub inbox: Inboxes,
     #[serde(default)]
     pub allowed_hosts: Vec<String>,

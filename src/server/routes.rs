@@ -47,6 +47,9 @@ pub(super) async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
     )
 }
 
+/// Liveness and load; open to load balancers (no token, any `Host`).
+#[utoipa::path(get, path = "/healthz", tag = "service",
+    responses((status = 200, description = "The replica's state.", body = super::openapi::Health)))]
 pub(super) async fn healthz(State(state): State<AppState>) -> Response {
     let browser = match state.0.browser.status().await {
         Ok(()) => "ok".to_string(),
@@ -66,6 +69,10 @@ pub(super) async fn healthz(State(state): State<AppState>) -> Response {
 }
 
 /// `GET /metrics`: Prometheus text format.
+#[utoipa::path(get, path = "/metrics", tag = "service",
+    responses((status = 200, description = "Counters and gauges of this replica, in the Prometheus text format.",
+        content_type = "text/plain; version=0.0.4",
+        body = String, example = "planlock_runs_total{status=\"succeeded\"} 12\nplanlock_queue_depth 0\n")))]
 pub(super) async fn metrics(State(state): State<AppState>) -> Response {
     (
         [(
@@ -77,10 +84,17 @@ pub(super) async fn metrics(State(state): State<AppState>) -> Response {
         .into_response()
 }
 
+/// This document.
+#[utoipa::path(get, path = "/openapi.json", tag = "service",
+    responses((status = 200, description = "The OpenAPI 3.1 description of this API.", body = Object)))]
 pub(super) async fn openapi() -> Response {
     axum::Json(super::openapi_document().clone()).into_response()
 }
 
+/// The plan's JSON Schema.
+#[utoipa::path(get, path = "/v1/schema/plan", tag = "planning",
+    responses((status = 200, description = "The JSON Schema of plans (draft 2020-12).",
+        content_type = "application/schema+json", body = Object)))]
 pub(super) async fn plan_schema() -> Response {
     (
         [(
@@ -90,6 +104,19 @@ pub(super) async fn plan_schema() -> Response {
         plan::json_schema_text(),
     )
         .into_response()
+}
+
+/// The headers that choose how a run is answered.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(dead_code)]
+struct RunHeaders {
+    /// `application/x-ndjson`: stream each event as it happens, then the result.
+    #[param(rename = "Accept")]
+    accept: Option<String>,
+    /// `respond-async`: answer 202 at once; poll the run.
+    #[param(rename = "Prefer")]
+    prefer: Option<String>,
 }
 
 /// How the caller wants a run answered.
@@ -168,6 +195,9 @@ async fn plan_goal(
 }
 
 /// `POST /v1/plans`: a plan from the goal, no run.
+/// Plans a goal with one model call (none when cached); nothing runs.
+#[utoipa::path(post, path = "/v1/plans", tag = "planning", request_body = PlansBody,
+    responses((status = 200, description = "The plan.", body = super::openapi::Planned)))]
 pub(super) async fn create_plan(
     State(state): State<AppState>,
     JsonBody(body): JsonBody<PlansBody>,
@@ -190,6 +220,16 @@ pub(super) async fn create_plan(
 }
 
 /// `POST /v1/act`: plan with one model call, then run the plan.
+/// Plans the goal with one model call, then runs the plan. Answered like `POST /v1/runs`,
+/// with the planning added.
+#[utoipa::path(post, path = "/v1/act", tag = "planning", request_body = ActBody,
+    params(RunHeaders),
+    responses(
+        (status = 200, description = "The run ended (read `status`); with `Accept: application/x-ndjson`, a `planned` line, each event, then the result.",
+            content((super::openapi::ActResult = "application/json"), (super::openapi::Event = "application/x-ndjson")),
+            headers(("Location" = String, description = "/v1/runs/RUN_ID"))),
+        (status = 202, description = "`Prefer: respond-async`: the run was accepted; poll `href`.", body = super::openapi::Accepted,
+            headers(("Location" = String, description = "/v1/runs/RUN_ID"), ("Preference-Applied" = String, description = "respond-async")))))]
 pub(super) async fn act(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -239,6 +279,15 @@ pub(super) async fn act(
 }
 
 /// `POST /v1/runs`: replay a plan, no model involved.
+/// Replays a plan; no model involved. Queued when every slot is busy.
+#[utoipa::path(post, path = "/v1/runs", tag = "runs", request_body = RunBody,
+    params(RunHeaders),
+    responses(
+        (status = 200, description = "The run ended (read `status`); with `Accept: application/x-ndjson`, each event as it happens, then the result (`event: result`).",
+            content((super::openapi::RunResult = "application/json"), (super::openapi::Event = "application/x-ndjson")),
+            headers(("Location" = String, description = "/v1/runs/RUN_ID"))),
+        (status = 202, description = "`Prefer: respond-async`: the run was accepted; poll `href`.", body = super::openapi::Accepted,
+            headers(("Location" = String, description = "/v1/runs/RUN_ID"), ("Preference-Applied" = String, description = "respond-async")))))]
 pub(super) async fn create_run(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -380,6 +429,9 @@ async fn respond(
 }
 
 /// `GET /v1/runs/{id}`: from the store, so any replica answers, and after a restart.
+#[utoipa::path(get, path = "/v1/runs/{id}", tag = "runs",
+    params(("id" = String, Path, description = "The run's id.")),
+    responses((status = 200, description = "The run's result once it has ended, else its progress so far.", body = super::openapi::RunView)))]
 pub(super) async fn get_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -422,6 +474,8 @@ pub(super) struct ListQuery {
 const STATUSES: &[&str] = &["queued", "running", "succeeded", "failed", "cancelled"];
 
 /// `GET /v1/runs`: newest first, a page at a time; a cursor stays valid as runs are added.
+#[utoipa::path(get, path = "/v1/runs", tag = "runs", params(ListQuery),
+    responses((status = 200, description = "A page of runs, newest first.", body = super::openapi::RunList)))]
 pub(super) async fn list_runs(
     State(state): State<AppState>,
     query: Result<Query<ListQuery>, QueryRejection>,
@@ -483,6 +537,11 @@ fn run_summary(run: &StoredRun) -> Value {
 /// `DELETE /v1/runs/{id}`: cancels a queued or running run, on this replica or (through the
 /// store) on the one running it, and answers its result (`cancelled`); a finished run is
 /// left as it is and its result answered.
+#[utoipa::path(delete, path = "/v1/runs/{id}", tag = "runs",
+    params(("id" = String, Path, description = "The run's id.")),
+    responses(
+        (status = 200, description = "The run has ended: `cancelled` (or as it ended before).", body = super::openapi::RunResult),
+        (status = 202, description = "Cancellation was asked for; the run has not ended within 10 s.", body = super::openapi::RunProgress)))]
 pub(super) async fn cancel_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -526,6 +585,13 @@ pub(super) async fn cancel_run(
 }
 
 /// `GET /v1/runs/{id}/screenshots/{file}`: a failure screenshot of a run.
+#[utoipa::path(get, path = "/v1/runs/{id}/screenshots/{file}", tag = "runs",
+    params(("id" = String, Path, description = "The run's id."),
+           ("file" = String, Path, description = "As in the step's `screenshot_url`.")),
+    responses(
+        (status = 200, description = "The PNG.", content_type = "image/png", body = Vec<u8>),
+        (status = 404, description = "No such run or file.", body = super::openapi::ErrorBody,
+            example = json!({"error": {"kind": "not_found", "message": "run `qsbqxhbb` has no qsbqxhbb-step-9.png"}}))))]
 pub(super) async fn screenshot(
     State(state): State<AppState>,
     Path((id, file)): Path<(String, String)>,

@@ -19,6 +19,7 @@ mod schema;
 mod serve;
 mod serve_inboxes;
 mod serve_load;
+mod serve_openapi;
 mod serve_replicas;
 mod serve_security;
 mod validate_cli;
