@@ -59,7 +59,7 @@ pub struct ServeArgs {
     /// This replica's name in a shared store (default: the host name and the port). Runs it
     /// left in flight are marked interrupted when it starts again; give each live replica
     /// its own.
-    #[arg(long = "replica-id", value_name = "ID")]
+    #[arg(long = "replica-id", value_name = "ID", env = "PLANLOCK_REPLICA_ID")]
     replica_id: Option<String>,
     /// A live run whose replica has not renewed its lease for this long is marked failed
     /// (interrupted) by another replica.
