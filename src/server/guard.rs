@@ -116,10 +116,11 @@ fn check_origin(headers: &HeaderMap, host: Option<&str>) -> Result<(), ApiError>
     };
     let (host_name, host_port) = split_host(host);
     let (origin_name, _) = split_host(origin_host);
-    let default_port = url.port_or_known_default();
+    // A `Host` without a port names the scheme's default port, as the origin does.
+    let origin_port = url.port_or_known_default();
     let same = matches!(url.scheme(), "http" | "https")
         && origin_name == host_name
-        && url.port_or_known_default() == host_port.or(default_port);
+        && origin_port == host_port.or(origin_port);
     if same { Ok(()) } else { Err(refuse(&from)) }
 }
 

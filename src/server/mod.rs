@@ -193,10 +193,21 @@ pub struct QueueTicket {
 impl QueueTicket {
     /// Waits (first come, first served) for a slot to run in.
     pub async fn slot(&self) -> OwnedSemaphorePermit {
+        /// Counts the run as waiting until it has a slot or stops waiting (a run cancelled
+        /// in the queue drops this future mid-wait).
+        struct Waiting<'a>(&'a AtomicUsize);
+        impl Drop for Waiting<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
         self.waiting.fetch_add(1, Ordering::SeqCst);
-        let permit = self.runs.clone().acquire_owned().await;
-        self.waiting.fetch_sub(1, Ordering::SeqCst);
-        permit.expect("the run semaphore is never closed")
+        let _waiting = Waiting(&self.waiting);
+        self.runs
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the run semaphore is never closed")
     }
 }
 

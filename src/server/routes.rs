@@ -18,7 +18,7 @@ use super::request::{
     connect_inboxes, parse_bindings, plan_from, request_secrets, spec_error,
 };
 use super::runs::{self, Launch, Started};
-use super::store::{StoredRun, timestamp};
+use super::store::{StoredRun, decode_cursor, timestamp};
 use super::webhook;
 use super::{AppState, CANCEL_WAIT};
 use crate::lock::AddressPolicy;
@@ -504,16 +504,19 @@ pub(super) async fn list_runs(
             format!("limit {limit} is out of range: give 1 to 100"),
         ));
     }
+    if let Some(c) = &q.cursor
+        && decode_cursor(c).is_none()
+    {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            format!("cursor `{c}` is not one this server gave: pass a page's `next_cursor`"),
+        ));
+    }
     let page = state
         .store()
         .list(q.status.as_deref(), limit, q.cursor.as_deref())
         .await
-        .map_err(|e| match q.cursor {
-            Some(_) if e.to_string().contains("not a cursor") => {
-                ApiError::bad_request("invalid_query", format!("cursor: {e}"))
-            }
-            _ => ApiError::unavailable("store_unavailable", e.to_string()),
-        })?;
+        .map_err(|e| ApiError::unavailable("store_unavailable", e.to_string()))?;
     let runs: Vec<Value> = page.runs.iter().map(run_summary).collect();
     Ok(axum::Json(json!({ "runs": runs, "next_cursor": page.next })).into_response())
 }

@@ -570,7 +570,8 @@ fn encode_cursor(created_ms: i64, id: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{created_ms}:{id}"))
 }
 
-fn decode_cursor(cursor: &str) -> Option<(i64, String)> {
+/// The place a cursor marks: creation time and id.
+pub fn decode_cursor(cursor: &str) -> Option<(i64, String)> {
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(cursor)
         .ok()?;

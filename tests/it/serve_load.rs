@@ -73,6 +73,40 @@ fn thirty_two_concurrent_runs_wait_in_the_queue_and_all_end() {
             let accepted: Value = response.json().await.unwrap();
             holders.push(accepted["run_id"].as_str().unwrap().to_string());
         }
+        let began = Instant::now();
+        while health(&server).await["runs_in_flight"] != 4 {
+            assert!(began.elapsed() < Duration::from_secs(30));
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // A queued run cancelled never starts.
+        let response = http()
+            .post(server.url("/v1/runs"))
+            .header("prefer", "respond-async")
+            .json(&quick_run())
+            .send()
+            .await
+            .unwrap();
+        let queued: Value = response.json().await.unwrap();
+        assert_eq!(queued["status"], "queued", "{queued}");
+        let id = queued["run_id"].as_str().unwrap();
+        let cancelled: Value = http()
+            .delete(server.url(&format!("/v1/runs/{id}")))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(cancelled["status"], "cancelled", "{cancelled:#}");
+        assert_eq!(cancelled["error"]["kind"], "cancelled");
+        assert!(
+            cancelled["steps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|s| s["status"] == "skipped"),
+            "{cancelled:#}"
+        );
         let body = quick_run();
         let runs: Vec<_> = (0..28)
             .map(|_| {
@@ -203,6 +237,12 @@ fn thirty_two_concurrent_runs_wait_in_the_queue_and_all_end() {
             .await
             .unwrap();
         assert_eq!(bad["error"]["kind"], "invalid_query", "{bad}");
+        let response = http()
+            .get(server.url("/v1/runs?cursor=bm90LWEtY3Vyc29y"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400);
     });
 }
 
