@@ -205,7 +205,7 @@ mod tests {
             "http://127.0.0.1:3000",
             "http://attacker.test",
             "null",
-            "https://127.0.0.1:8080",
+            "http://127.0.0.1",
             "file://",
         ] {
             let e = check_origin(&headers(&[("origin", bad)]), host).unwrap_err();
