@@ -45,14 +45,7 @@ enum Command {
     /// Plan, show the plan for review, then run it.
     Act(cli::ActArgs),
     /// Serve the HTTP API.
-    Serve {
-        /// Address to listen on.
-        #[arg(long, default_value = "127.0.0.1:8080")]
-        listen: String,
-        /// Most runs at once.
-        #[arg(long = "max-runs", default_value_t = 4)]
-        max_runs: usize,
-    },
+    Serve(cli::ServeArgs),
     /// Run the built-in demo: a local site, an embedded inbox, a signup verified by email.
     Demo {
         #[command(flatten)]
@@ -74,16 +67,27 @@ fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("PLANLOCK_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("off"))
-                // Raw CDP traffic carries typed values (secrets included): never log it.
-                .add_directive("chromiumoxide::conn=info".parse().expect("directive"))
-                .add_directive("tungstenite=info".parse().expect("directive")),
-        )
+    // The service logs what it does (requests, runs) by default; the other commands only
+    // when asked with PLANLOCK_LOG.
+    let default_filter = if matches!(cli.command, Command::Serve(_)) {
+        "planlock=info"
+    } else {
+        "off"
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("PLANLOCK_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_filter))
+        // Raw CDP traffic carries typed values (secrets included): never log it.
+        .add_directive("chromiumoxide::conn=info".parse().expect("directive"))
+        .add_directive("tungstenite=info".parse().expect("directive"));
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
-        .init();
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    if std::env::var("PLANLOCK_LOG_FORMAT").is_ok_and(|f| f.eq_ignore_ascii_case("json")) {
+        logs.json().init();
+    } else {
+        logs.init();
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
@@ -101,9 +105,7 @@ fn main() -> ExitCode {
         Command::Run(args) => runtime.block_on(cli::run_command(args)),
         Command::Plan(args) => runtime.block_on(cli::plan_command(args)),
         Command::Act(args) => runtime.block_on(cli::act_command(args)),
-        Command::Serve { listen, max_runs } => {
-            runtime.block_on(cli::serve_command(listen, max_runs))
-        }
+        Command::Serve(args) => runtime.block_on(cli::serve_command(args)),
         Command::Demo { options } => runtime.block_on(cli::demo_command(options)),
     };
     ExitCode::from(code)

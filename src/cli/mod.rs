@@ -31,7 +31,7 @@ use tokio_util::sync::CancellationToken;
 pub use act::{ActArgs, act_command};
 pub use demo::{DemoArgs, demo_command};
 pub use plan::{PlanArgs, plan_command};
-pub use serve::serve_command;
+pub use serve::{ServeArgs, serve_command};
 pub use signals::Interrupt;
 
 /// The largest plan file read (as the HTTP service's largest request).

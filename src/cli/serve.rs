@@ -4,17 +4,79 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use planlock::browser::LaunchOptions;
+use std::sync::Arc;
+
 use planlock::exit;
+use planlock::inbox::{Caller, Inbox, InboxError, connect, parse_binding_as};
+use planlock::plan::SECRET_ENV_PREFIX;
 use planlock::planner::PlannerConfig;
+use planlock::runner::Secrets;
 use planlock::server::{
-    ApiError, AppState, BROWSER_WS_VAR, BrowserSource, ServerConfig, TOKEN_VAR, serve,
+    ApiError, AppState, BROWSER_WS_VAR, BrowserSource, ServerConfig, TOKEN_VAR, WEBHOOK_SECRET_VAR,
+    default_sqlite_path, serve,
 };
 use tokio::net::TcpListener;
 
-/// `planlock serve [--listen ADDR] [--max-runs N]`. The token comes from `PLANLOCK_TOKEN`,
-/// the planner from `PLANLOCK_MODEL` etc., the browser from `$CHROME` (or
-/// `PLANLOCK_BROWSER_WS` for a remote one).
-pub async fn serve_command(listen: String, max_runs: usize) -> u8 {
+/// `planlock serve`: the token comes from `PLANLOCK_TOKEN`, the planner from
+/// `PLANLOCK_MODEL` etc., secret values from `PLANLOCK_SECRET_NAME`, the browser from
+/// `--browser-ws` (or `PLANLOCK_BROWSER_WS`), else `$CHROME` or the usual paths.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// Address to listen on (`IP:PORT`; loopback unless PLANLOCK_TOKEN is set).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// Most runs at once.
+    #[arg(long = "max-runs", default_value_t = 4)]
+    max_runs: usize,
+    /// A host name callers may use to reach this server (repeatable). IP addresses and
+    /// `localhost` are always accepted; any other `Host` is refused (DNS rebinding).
+    #[arg(long = "host-name", value_name = "NAME")]
+    host_names: Vec<String>,
+    /// A secret plans may use as `{{secret.NAME}}`, with its value from
+    /// PLANLOCK_SECRET_NAME, sent only to these hosts (and their sites): a run that uses it
+    /// may visit nothing else. Other PLANLOCK_SECRET_* variables are not readable by requests.
+    #[arg(long = "secret", value_name = "NAME@HOST[,HOST]")]
+    secrets: Vec<String>,
+    /// A mailbox requests may choose by name (`"inbox": "NAME"`), repeatable. `${VAR}` in
+    /// the URL is replaced by that environment variable, so passwords stay out of `ps`.
+    #[arg(long = "inbox", value_name = "NAME=URL")]
+    inboxes: Vec<String>,
+    /// More `NAME=URL` inboxes, one a line (`#` starts a comment; `${VAR}` as for --inbox).
+    #[arg(long = "inbox-file", value_name = "FILE")]
+    inbox_files: Vec<std::path::PathBuf>,
+    /// Let requests bring mailbox URLs of their own (judged by the address rule pages
+    /// follow: private addresses only when the request's allowed_hosts names them).
+    #[arg(long = "allow-request-inboxes")]
+    allow_request_inboxes: bool,
+    /// Runs that may wait for a slot (first come, first served); more are answered 429.
+    #[arg(long, default_value_t = planlock::server::DEFAULT_QUEUE)]
+    queue: usize,
+    /// Where runs, events and screenshots are kept: `sqlite:PATH` (default: runs.sqlite3
+    /// under $XDG_DATA_HOME/planlock or ~/.local/share/planlock) or `postgres://…` (shared
+    /// by replicas; `${VAR}` is filled in from the environment).
+    #[arg(long, value_name = "sqlite:PATH|postgres://…")]
+    store: Option<String>,
+    /// This replica's name in a shared store (default: the host name and the port). Runs it
+    /// left in flight are marked interrupted when it starts again; give each live replica
+    /// its own.
+    #[arg(long = "replica-id", value_name = "ID", env = "PLANLOCK_REPLICA_ID")]
+    replica_id: Option<String>,
+    /// A live run whose replica has not renewed its lease for this long is marked failed
+    /// (interrupted) by another replica.
+    #[arg(long = "lease-seconds", default_value_t = 30, value_name = "SECS")]
+    lease_seconds: u64,
+    /// Days finished runs are kept.
+    #[arg(long = "keep-days", default_value_t = planlock::server::DEFAULT_KEEP_DAYS)]
+    keep_days: u32,
+    /// Connect to a running Chromium over CDP (`ws://…`) instead of launching one.
+    #[arg(long = "browser-ws", value_name = "URL", env = BROWSER_WS_VAR)]
+    browser_ws: Option<String>,
+}
+
+pub async fn serve_command(args: ServeArgs) -> u8 {
+    let ServeArgs {
+        listen, max_runs, ..
+    } = args.clone();
     let addr = match parse_listen(&listen) {
         Ok(a) => a,
         Err(m) => {
@@ -38,22 +100,20 @@ pub async fn serve_command(listen: String, max_runs: usize) -> u8 {
         eprintln!("planlock: --max-runs must be at least 1");
         return exit::INVALID_INPUT;
     }
-    let launch = LaunchOptions {
-        executable: None,
-        connect_to: std::env::var(BROWSER_WS_VAR)
-            .ok()
-            .filter(|v| !v.trim().is_empty()),
-        headful: false,
+    let secrets = match server_secrets(&args.secrets) {
+        Ok(s) => s,
+        Err(m) => {
+            eprintln!("planlock: {m}");
+            return exit::INVALID_INPUT;
+        }
     };
-    let mut config = ServerConfig::new(BrowserSource::Launch(launch));
-    config.planner = PlannerConfig::from_env().map_err(|e| ApiError::from_planner(&e));
-    config.token = token;
-    config.max_runs = max_runs;
-    let state = AppState::new(config);
-    if let Err(e) = state.start_browser().await {
-        eprintln!("planlock: {e}");
-        return exit::ENVIRONMENT;
-    }
+    let inboxes = match server_inboxes(&args.inboxes, &args.inbox_files).await {
+        Ok(i) => i,
+        Err(m) => {
+            eprintln!("planlock: {m}");
+            return exit::INVALID_INPUT;
+        }
+    };
     let listener = match TcpListener::bind(addr).await {
         Ok(l) => l,
         Err(e) => {
@@ -61,15 +121,70 @@ pub async fn serve_command(listen: String, max_runs: usize) -> u8 {
                 "planlock: cannot listen on {addr}: {}",
                 super::io_sentence(&e)
             );
-            state.begin_shutdown();
-            state.finish_shutdown(Duration::ZERO).await;
             return exit::ENVIRONMENT;
         }
     };
     let local = listener.local_addr().unwrap_or(addr);
+    let launch = LaunchOptions {
+        executable: None,
+        connect_to: args.browser_ws.filter(|v| !v.trim().is_empty()),
+        headful: false,
+    };
+    let mut config = ServerConfig::new(BrowserSource::Launch(launch));
+    config.planner = PlannerConfig::from_env().map_err(|e| ApiError::from_planner(&e));
+    config.token = token;
+    config.max_runs = max_runs;
+    config.host_names = args.host_names;
+    config.secrets = secrets;
+    config.inboxes = inboxes;
+    config.allow_request_inboxes = args.allow_request_inboxes;
+    config.queue = args.queue;
+    config.keep_days = args.keep_days;
+    if args.lease_seconds == 0 {
+        eprintln!("planlock: --lease-seconds must be at least 1");
+        return exit::INVALID_INPUT;
+    }
+    config.lease = Duration::from_secs(args.lease_seconds);
+    // Renewed several times per lease, so one slow write does not lose it.
+    config.heartbeat = (config.lease / 4).clamp(Duration::from_millis(250), Duration::from_secs(5));
+    config.webhook_secret = std::env::var(WEBHOOK_SECRET_VAR)
+        .ok()
+        .filter(|v| !v.trim().is_empty());
+    config.store = Some(match &args.store {
+        Some(s) => match expand_env(s) {
+            Ok(s) => s,
+            Err(m) => {
+                eprintln!("planlock: --store: {m}");
+                return exit::INVALID_INPUT;
+            }
+        },
+        None => format!("sqlite:{}", default_sqlite_path().display()),
+    });
+    config.replica_id = args
+        .replica_id
+        .clone()
+        .filter(|r| !r.trim().is_empty())
+        .unwrap_or_else(|| default_replica_id(local));
+    let state = match AppState::start(config).await {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("planlock: {e}");
+            return exit::ENVIRONMENT;
+        }
+    };
+    if let Err(e) = state.start_browser().await {
+        eprintln!("planlock: {e}");
+        state.begin_shutdown();
+        state.finish_shutdown(Duration::ZERO).await;
+        return exit::ENVIRONMENT;
+    }
     eprintln!(
-        "planlock: serving on http://{local} (at most {max_runs} run{} at once; {})",
+        "planlock: serving on http://{local} (at most {max_runs} run{} at once, {} waiting; \
+         runs kept in {} as replica {}; {})",
         if max_runs == 1 { "" } else { "s" },
+        args.queue,
+        state.store_place(),
+        state.replica(),
         if state.requires_token() {
             "callers must send the bearer token"
         } else {
@@ -83,6 +198,151 @@ pub async fn serve_command(listen: String, max_runs: usize) -> u8 {
             exit::ENVIRONMENT
         }
     }
+}
+
+/// A name for this replica that stays the same across restarts on one machine: the host
+/// name and the port (a restarted replica then finds the runs it left behind).
+fn default_replica_id(addr: SocketAddr) -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "planlock".to_string());
+    format!("{host}:{}", addr.port())
+}
+
+/// `--inbox NAME=URL` and the lines of `--inbox-file`, `${VAR}`s filled in, each bound
+/// once for the life of the server (an IMAP inbox keeps its connections between runs).
+async fn server_inboxes(
+    given: &[String],
+    files: &[std::path::PathBuf],
+) -> Result<Vec<(String, Arc<dyn Inbox>)>, String> {
+    let mut specs: Vec<(String, String)> = given
+        .iter()
+        .map(|s| (format!("--inbox {}", redact_url(s)), s.clone()))
+        .collect();
+    for file in files {
+        let text = std::fs::read_to_string(file).map_err(|e| {
+            format!(
+                "--inbox-file {}: {}",
+                file.display(),
+                super::io_sentence(&e)
+            )
+        })?;
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            specs.push((
+                format!("{} line {}", file.display(), n + 1),
+                line.to_string(),
+            ));
+        }
+    }
+    let mut out: Vec<(String, Arc<dyn Inbox>)> = Vec::new();
+    for (place, spec) in specs {
+        let spec = expand_env(&spec).map_err(|m| format!("{place}: {m}"))?;
+        let (name, url) = parse_binding_as(&spec, Caller::Service)
+            .map_err(|e| format!("{place}: {}", e.to_string().trim_start_matches("--inbox ")))?;
+        let Some(name) = name else {
+            return Err(format!(
+                "{place}: a server inbox needs a name requests choose it by: NAME=URL"
+            ));
+        };
+        if out.iter().any(|(n, _)| *n == name) {
+            return Err(format!("{place}: the inbox name `{name}` is given twice"));
+        }
+        let inbox = connect(&url).await.map_err(|e| format!("{place}: {e}"))?;
+        if let Err(e) = tokio::time::timeout(Duration::from_secs(10), inbox.check())
+            .await
+            .unwrap_or_else(|_| Err(InboxError::Unreachable("no answer within 10 s".into())))
+        {
+            // Runs that use it answer 503 until it is reachable; the server serves the rest.
+            eprintln!(
+                "planlock: warning: the inbox `{name}` ({}) is not reachable now: {e}",
+                inbox.describe()
+            );
+        }
+        out.push((name, inbox));
+    }
+    Ok(out)
+}
+
+/// `${VAR}` replaced by the environment variable's value; a missing one is an error.
+fn expand_env(s: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err("`${` without a closing `}`".to_string());
+        };
+        let var = &after[..end];
+        let value = std::env::var(var).map_err(|_| {
+            format!("the environment variable {var} (named as ${{{var}}}) is not set")
+        })?;
+        out.push_str(&value);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// A binding as it may be shown: the password of a URL hidden.
+fn redact_url(s: &str) -> String {
+    match (s.find("://"), s.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &s[scheme + 3..at];
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!("{}{user}:••••{}", &s[..scheme + 3], &s[at..]),
+                None => s.to_string(),
+            }
+        }
+        _ => s.to_string(),
+    }
+}
+
+/// `--secret NAME@HOST[,HOST]`, each value read from `PLANLOCK_SECRET_NAME`.
+fn server_secrets(given: &[String]) -> Result<Secrets, String> {
+    let mut secrets = Secrets::none();
+    for spec in given {
+        let Some((name, hosts)) = spec.split_once('@') else {
+            return Err(format!(
+                "--secret {spec}: give the hosts the secret may be sent to, e.g. \
+                 --secret {spec}@shop.example"
+            ));
+        };
+        let valid = !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit());
+        if !valid {
+            return Err(format!(
+                "--secret {spec}: `{name}` is not a secret name (letters, digits and `_`, not \
+                 starting with a digit)"
+            ));
+        }
+        let hosts: Vec<String> = hosts
+            .split(',')
+            .map(str::trim)
+            .filter(|h| !h.is_empty())
+            .map(str::to_string)
+            .collect();
+        if hosts.is_empty() {
+            return Err(format!("--secret {spec}: no host after `@`"));
+        }
+        let var = format!("{SECRET_ENV_PREFIX}{name}");
+        let value = std::env::var(&var)
+            .ok()
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| format!("--secret {spec}: the environment variable {var} is not set"))?;
+        secrets = secrets
+            .with_bound(name, value, &hosts)
+            .map_err(|e| format!("--secret {spec}: {e}"))?;
+    }
+    Ok(secrets)
 }
 
 fn parse_listen(listen: &str) -> Result<SocketAddr, String> {

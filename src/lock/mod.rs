@@ -117,6 +117,69 @@ pub fn sites_named(goal: Option<&str>, allow_hosts: &[String]) -> Result<Vec<Str
     Ok(sites)
 }
 
+/// What a request allowed explicitly: private addresses it names here pass.
+struct Explicit {
+    sites: BTreeSet<String>,
+    names: BTreeSet<String>,
+}
+
+impl Explicit {
+    fn of(allow_hosts: &[String]) -> Result<Explicit, LockError> {
+        let hosts: Vec<String> = allow_hosts
+            .iter()
+            .map(|h| parse_allowed_host(h))
+            .collect::<Result<_, _>>()?;
+        Ok(Explicit {
+            sites: hosts.iter().map(|h| site_of(h)).collect(),
+            names: hosts
+                .iter()
+                .map(|h| bare_host(h).to_ascii_lowercase())
+                .collect(),
+        })
+    }
+
+    /// A bare host (no brackets, lower case): its addresses, or the private one that
+    /// refuses it. A name allowed explicitly is not resolved.
+    async fn judge(&self, bare: &str, port: u16) -> Result<Vec<IpAddr>, LockError> {
+        if let Ok(ip) = bare.parse::<IpAddr>() {
+            if is_private(ip) && !self.sites.contains(&ip.to_string()) && !self.names.contains(bare)
+            {
+                return Err(LockError::PrivateAddress {
+                    host: bare.to_string(),
+                    ip,
+                });
+            }
+            return Ok(vec![ip]);
+        }
+        let ips = address::resolve(bare, port).await;
+        if self.names.contains(bare) {
+            return Ok(ips);
+        }
+        if let Some(ip) = ips.iter().copied().find(|ip| is_private(*ip)) {
+            return Err(LockError::PrivateAddress {
+                host: bare.to_string(),
+                ip,
+            });
+        }
+        Ok(ips)
+    }
+}
+
+/// Judges a destination the service connects to itself — a mailbox server, a webhook
+/// receiver — by the rule its runs' pages follow: a private, loopback or link-local address,
+/// literal or resolved, is refused unless `allow_hosts` names it. Returns the addresses
+/// judged, so the caller can connect to exactly those (a name resolved again later could
+/// point elsewhere).
+pub async fn check_service_host(
+    host: &str,
+    port: u16,
+    allow_hosts: &[String],
+) -> Result<Vec<IpAddr>, LockError> {
+    let explicit = Explicit::of(allow_hosts)?;
+    let bare = bare_host(host).to_ascii_lowercase();
+    explicit.judge(&bare, port).await
+}
+
 impl Lock {
     /// Builds the lock from the request: the sites of the goal's hosts, of the plan's
     /// `navigate` URLs and of the allowed hosts. Under [`AddressPolicy::Service`], a private,
@@ -154,33 +217,18 @@ impl Lock {
             policy: req.policy,
         };
         if req.policy == AddressPolicy::Service {
-            let mut names = BTreeSet::new();
-            for url in &named {
-                let Some(host) = url.host_str() else { continue };
-                let bare = bare_host(host).to_ascii_lowercase();
-                if explicit_names.contains(&bare) {
-                    continue;
-                }
-                match bare.parse::<IpAddr>() {
-                    Ok(ip) if is_private(ip) && !explicit_sites.contains(&ip.to_string()) => {
-                        return Err(LockError::PrivateAddress { host: bare, ip });
-                    }
-                    Ok(_) => {}
-                    Err(_) => {
-                        names.insert(bare);
-                    }
-                }
-            }
-            let resolved =
-                futures::future::join_all(names.iter().map(|n| address::resolve(n, 80))).await;
-            for (name, ips) in names.iter().zip(resolved) {
-                if let Some(ip) = ips.into_iter().find(|ip| is_private(*ip)) {
-                    return Err(LockError::PrivateAddress {
-                        host: name.clone(),
-                        ip,
-                    });
-                }
-            }
+            let explicit = Explicit {
+                sites: explicit_sites,
+                names: explicit_names,
+            };
+            // A name allowed explicitly is not resolved: it passes whatever it points at.
+            let names: BTreeSet<String> = named
+                .iter()
+                .filter_map(|u| u.host_str())
+                .map(|h| bare_host(h).to_ascii_lowercase())
+                .filter(|h| !explicit.names.contains(h))
+                .collect();
+            futures::future::try_join_all(names.iter().map(|n| explicit.judge(n, 80))).await?;
         }
         Ok(lock)
     }

@@ -1,7 +1,7 @@
 //! What a caller asks of a run ([`RunSpec`]), and the run it becomes once everything the
 //! request names is checked and fixed ([`LockedRun`]): variables, secrets, lock, inboxes.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 
@@ -9,7 +9,7 @@ use url::Url;
 
 use super::Settings;
 use crate::inbox::Inbox;
-use crate::lock::{AddressPolicy, Lock, LockError, LockRequest};
+use crate::lock::{AddressPolicy, Lock, LockError, LockRequest, sites_named};
 use crate::plan::{self, Plan, SECRET_ENV_PREFIX, Step, Template, Vars, VarsError};
 
 /// A mailbox bound to a run: `None` names the default inbox, `Some(name)` the one that steps
@@ -22,6 +22,14 @@ pub type Binding = (Option<String>, Arc<dyn Inbox>);
 pub struct Secrets {
     given: BTreeMap<String, String>,
     environment: bool,
+    bound: BTreeMap<String, BoundSecret>,
+}
+
+/// A secret its owner allowed to be sent to some sites only.
+#[derive(Clone)]
+struct BoundSecret {
+    value: String,
+    sites: BTreeSet<String>,
 }
 
 impl Secrets {
@@ -33,8 +41,8 @@ impl Secrets {
     /// From the environment: `{{secret.NAME}}` is `$PLANLOCK_SECRET_NAME`.
     pub fn from_environment() -> Secrets {
         Secrets {
-            given: BTreeMap::new(),
             environment: true,
+            ..Secrets::default()
         }
     }
 
@@ -44,12 +52,42 @@ impl Secrets {
         self
     }
 
+    /// A secret that may only be sent to `hosts`: a run that uses it is refused when its
+    /// lock reaches any other site. Each host stands for its site, as in the lock, so
+    /// `accounts.shop.example` allows all of `shop.example`. Values given with
+    /// [`with_given`](Self::with_given) under the same name take precedence and are not bound.
+    pub fn with_bound(
+        mut self,
+        name: impl Into<String>,
+        value: impl Into<String>,
+        hosts: &[String],
+    ) -> Result<Secrets, LockError> {
+        let sites = sites_named(None, hosts)?.into_iter().collect();
+        self.bound.insert(
+            name.into(),
+            BoundSecret {
+                value: value.into(),
+                sites,
+            },
+        );
+        Ok(self)
+    }
+
     fn lookup(&self, env_key: &str) -> Option<String> {
         let name = env_key.strip_prefix(SECRET_ENV_PREFIX)?;
         self.given
             .get(name)
             .cloned()
+            .or_else(|| self.bound.get(name).map(|b| b.value.clone()))
             .or_else(|| self.environment.then(|| std::env::var(env_key).ok())?)
+    }
+
+    /// The sites a secret is bound to, when the value in use is a bound one.
+    fn bound_sites(&self, name: &str) -> Option<&BTreeSet<String>> {
+        if self.given.contains_key(name) {
+            return None;
+        }
+        self.bound.get(name).map(|b| &b.sites)
     }
 }
 
@@ -58,6 +96,7 @@ impl fmt::Debug for Secrets {
         f.debug_struct("Secrets")
             .field("given", &self.given.keys().collect::<Vec<_>>())
             .field("environment", &self.environment)
+            .field("bound", &self.bound.keys().collect::<Vec<_>>())
             .finish()
     }
 }
@@ -232,6 +271,22 @@ impl RunSpec {
         })
         .await
         .map_err(SpecError::Lock)?;
+        for name in &names {
+            let Some(secret) = name.strip_prefix("secret.") else {
+                continue;
+            };
+            if let Some(bound) = self.secrets.bound_sites(secret)
+                && let Some(site) = lock
+                    .sites()
+                    .find(|s| !bound.contains(*s) && !bound.contains(without_port(s)))
+            {
+                return Err(SpecError::SecretOutsideLock {
+                    secret: secret.to_string(),
+                    site: site.to_string(),
+                    allowed: bound.iter().cloned().collect(),
+                });
+            }
+        }
         Ok(LockedRun {
             plan: self.plan,
             name: self.name,
@@ -250,6 +305,19 @@ fn uses_inbox_address(step: &Step) -> bool {
         .into_iter()
         .filter_map(|(_, v)| Template::parse(v).ok())
         .any(|t| t.variables().any(|v| v == "inbox_address"))
+}
+
+/// A lock key's host: `127.0.0.1:8080` → `127.0.0.1`, `[::1]:3000` → `::1`; a site as it is.
+fn without_port(key: &str) -> &str {
+    if let Some(inner) = key.strip_prefix('[') {
+        return inner.split(']').next().unwrap_or(inner);
+    }
+    match key.rsplit_once(':') {
+        Some((host, port)) if !host.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => {
+            host
+        }
+        _ => key,
+    }
 }
 
 /// Every `{{variable}}` a plan uses, in step order.
@@ -318,6 +386,19 @@ pub enum SpecError {
     /// The lock cannot be built as asked.
     #[error(transparent)]
     Lock(LockError),
+    /// A secret bound to some sites is used by a run whose lock reaches another site.
+    #[error(
+        "`{{{{secret.{secret}}}}}` may only be sent to {}, but this run may also visit {site}: \
+         a run that uses this secret may only visit the sites it is bound to",
+        .allowed.join(", ")
+    )]
+    SecretOutsideLock {
+        secret: String,
+        /// The first site of the lock the secret is not bound to.
+        site: String,
+        /// The sites the secret is bound to.
+        allowed: Vec<String>,
+    },
     /// A step uses `{{inbox_address}}`, but the request binds no inbox to give it a value.
     #[error("steps[{step}] uses {{{{inbox_address}}}}, but no inbox is bound to this run")]
     NoInboxAddress { step: usize },

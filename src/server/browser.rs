@@ -4,6 +4,7 @@
 use std::ops::Deref;
 use std::sync::Arc;
 
+use super::metrics::Metrics;
 use crate::browser::{BrowserError, Chromium, LaunchOptions};
 
 /// Where the service's browser comes from.
@@ -35,13 +36,15 @@ impl Deref for BrowserHandle {
 pub struct BrowserSlot {
     source: BrowserSource,
     current: tokio::sync::Mutex<Option<Arc<Chromium>>>,
+    metrics: Arc<Metrics>,
 }
 
 impl BrowserSlot {
-    pub fn new(source: BrowserSource) -> BrowserSlot {
+    pub fn new(source: BrowserSource, metrics: Arc<Metrics>) -> BrowserSlot {
         BrowserSlot {
             source,
             current: tokio::sync::Mutex::new(None),
+            metrics,
         }
     }
 
@@ -60,7 +63,8 @@ impl BrowserSlot {
                     return Ok(BrowserHandle::Owned(b.clone()));
                 }
                 if current.take().is_some() {
-                    eprintln!("planlock: the browser went away; starting a new one");
+                    tracing::warn!("the browser went away; starting a new one");
+                    self.metrics.browser_restart();
                 }
                 let b = Arc::new(Chromium::start(opts).await?);
                 // A service runs one plan after another: keep the next context ready.

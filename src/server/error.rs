@@ -53,7 +53,7 @@ impl ApiError {
 
     /// 500: a bug. The caller gets a generic sentence; the details go to the log.
     pub fn internal(detail: impl std::fmt::Display) -> ApiError {
-        eprintln!("planlock: internal error: {detail}");
+        tracing::error!(%detail, "internal error");
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal",

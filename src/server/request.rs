@@ -10,22 +10,25 @@ use axum::http::StatusCode;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use utoipa::ToSchema;
 
 use super::AppState;
 use super::error::ApiError;
 use crate::inbox::{Caller, Inbox, InboxError, InboxUrl, connect, parse_binding_as};
-use crate::lock::LockError;
+use crate::lock::{LockError, check_service_host};
 use crate::plan::{self, Limits, Plan, Vars, VarsError};
 use crate::runner::{Binding, Secrets, SpecError};
 
-/// A JSON body read with the server's size bound. Malformed JSON and bodies of the wrong
-/// shape are 400; a body over the bound is 413. The `Content-Type` is not required.
+/// A JSON body read with the server's size bound. Only `Content-Type: application/json`
+/// is read (415 otherwise); malformed JSON and bodies of the wrong shape are 400; a body over
+/// the bound is 413.
 pub struct JsonBody<T>(pub T);
 
 impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
+        super::guard::check_json_content_type(req.headers())?;
         let bytes = Bytes::from_request(req, state).await.map_err(|r| {
             if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::new(
@@ -96,48 +99,69 @@ impl Inboxes {
     }
 }
 
-/// `POST /v1/runs`
-#[derive(Debug, Deserialize)]
+/// `POST /v1/runs`: a plan to replay.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"plan": {"reasoning": "", "steps": [{"type": "navigate", "url": "https://shop.example/"}, {"type": "extract_text", "describe": "the price", "selector": "#price"}, {"type": "done", "summary": "read the price"}]}, "inbox": "support"}))]
 pub struct RunBody {
-    /// The plan as a JSON object (or a string holding one).
+    #[schema(schema_with = super::openapi::plan_or_text)]
     pub plan: Value,
+    /// Caller variables for `{{NAME}}`.
     #[serde(default)]
     pub vars: BTreeMap<String, String>,
+    /// The caller's own values for `{{secret.NAME}}` (the key is NAME), usable on any host
+    /// of the run; masked in every answer.
     #[serde(default)]
     pub secrets: BTreeMap<String, String>,
     #[serde(default)]
+    #[schema(schema_with = super::openapi::inbox_entries)]
     pub inbox: Inboxes,
+    /// More hosts the run may visit, and private addresses it (and its inbox and webhook)
+    /// may reach.
     #[serde(default)]
     pub allowed_hosts: Vec<String>,
+    /// Where to POST the result, signed, when the run ends.
+    #[serde(default)]
+    #[schema(example = "https://hooks.example.com/planlock")]
+    pub callback_url: Option<String>,
 }
 
-/// `POST /v1/act`
-#[derive(Debug, Deserialize)]
+/// `POST /v1/act`: a goal to plan, then run.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"goal": "sign up at https://shop.example with {{inbox_address}} and verify the email", "inbox": "support", "secrets": {"SHOP_PASSWORD": "correct horse"}}))]
 pub struct ActBody {
+    /// What to do, naming the site.
     pub goal: String,
     #[serde(default)]
     pub vars: BTreeMap<String, String>,
     #[serde(default)]
     pub secrets: BTreeMap<String, String>,
     #[serde(default)]
+    #[schema(schema_with = super::openapi::inbox_entries)]
     pub inbox: Inboxes,
     #[serde(default)]
     pub allowed_hosts: Vec<String>,
+    /// Ask the model even if a cached plan exists.
     #[serde(default)]
     pub no_cache: bool,
+    /// Where to POST the result, signed, when the run ends.
+    #[serde(default)]
+    pub callback_url: Option<String>,
 }
 
-/// `POST /v1/plans`
-#[derive(Debug, Deserialize)]
+/// `POST /v1/plans`: a goal to plan; nothing runs.
+#[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"goal": "log in at shop.example with {{inbox_address}}", "inbox": "support"}))]
 pub struct PlansBody {
     pub goal: String,
+    /// Only the names are used: the plan may refer to them.
     #[serde(default)]
     pub vars: BTreeMap<String, String>,
     /// Only which inboxes would be bound matters here (the default one, and names).
     #[serde(default)]
+    #[schema(schema_with = super::openapi::inbox_entries)]
     pub inbox: Inboxes,
     #[serde(default)]
     pub allowed_hosts: Vec<String>,
@@ -174,25 +198,83 @@ pub fn plan_from(value: &Value, limits: &Limits, vars: &Vars) -> Result<Plan, Ap
     plan::parse_and_validate(&text, limits, vars).map_err(|e| ApiError::invalid_plan(&e))
 }
 
-/// Parsed inbox bindings: names are unique, at most one is unnamed.
-pub fn parse_bindings(list: &[String]) -> Result<Vec<(Option<String>, InboxUrl)>, ApiError> {
-    let mut out: Vec<(Option<String>, InboxUrl)> = Vec::new();
+/// Where a request's inbox comes from.
+#[derive(Clone)]
+pub enum InboxSource {
+    /// One of the server's inboxes (`--inbox NAME=URL`), by name.
+    Server(String),
+    /// A mailbox URL the request brings (only with `--allow-request-inboxes`).
+    Url(InboxUrl),
+}
+
+/// A request's inbox binding: the name steps use (`None`: the default inbox) and its source.
+pub type RequestInbox = (Option<String>, InboxSource);
+
+/// Parses `inbox` entries, `[BINDING=]NAME` (a server inbox) or `[BINDING=]URL`: binding
+/// names are unique and at most one is unnamed. Nothing is connected yet.
+pub fn parse_bindings(state: &AppState, list: &[String]) -> Result<Vec<RequestInbox>, ApiError> {
+    let mut out: Vec<RequestInbox> = Vec::new();
     for (i, s) in list.iter().enumerate() {
-        let (name, url) = parse_binding_as(s, Caller::Service).map_err(|e| {
-            ApiError::unprocessable("invalid_inbox", format!("inbox[{i}]: {}", server_words(&e)))
-        })?;
+        let (name, source) = if s.contains("://") {
+            if !state.allows_request_inboxes() {
+                return Err(ApiError::unprocessable(
+                    "invalid_inbox",
+                    format!(
+                        "inbox[{i}]: this server does not take mailbox URLs from requests (it \
+                         would connect wherever a caller says): choose one of its inboxes by \
+                         name{}, or start it with --allow-request-inboxes",
+                        state.inbox_names_phrase()
+                    ),
+                ));
+            }
+            let (name, url) = parse_binding_as(s, Caller::Service).map_err(|e| {
+                ApiError::unprocessable(
+                    "invalid_inbox",
+                    format!("inbox[{i}]: {}", server_words(&e)),
+                )
+            })?;
+            (name, InboxSource::Url(url))
+        } else {
+            let (name, inbox) = match s.split_once('=') {
+                Some((binding, inbox)) => (Some(binding.trim().to_string()), inbox.trim()),
+                None => (None, s.trim()),
+            };
+            if !state.has_inbox(inbox) {
+                return Err(ApiError::unprocessable(
+                    "invalid_inbox",
+                    format!(
+                        "inbox[{i}]: this server has no inbox named `{inbox}`{}",
+                        state.inbox_names_phrase()
+                    ),
+                ));
+            }
+            if let Some(b) = &name
+                && (b.is_empty()
+                    || !b
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            {
+                return Err(ApiError::unprocessable(
+                    "invalid_inbox",
+                    format!(
+                        "inbox[{i}]: `{b}` is not an inbox name (letters, digits, `_` and `-`)"
+                    ),
+                ));
+            }
+            (name, InboxSource::Server(inbox.to_string()))
+        };
         if out.iter().any(|(n, _)| *n == name) {
             return Err(ApiError::unprocessable(
                 "invalid_inbox",
                 match &name {
                     Some(n) => format!("inbox[{i}]: the inbox name `{n}` is given twice"),
                     None => format!(
-                        "inbox[{i}]: two unnamed inboxes: name all but one, e.g. \"work=imap://…\""
+                        "inbox[{i}]: two unnamed inboxes: name all but one, e.g. \"work=NAME\""
                     ),
                 },
             ));
         }
-        out.push((name, url));
+        out.push((name, source));
     }
     Ok(out)
 }
@@ -228,19 +310,38 @@ impl SmtpReceivers {
     }
 }
 
-/// Connects every binding (an IMAP inbox connects lazily; an embedded receiver starts
-/// listening). Whether each can be reached is [`check_inboxes`]' question, asked once the
-/// request is known to be valid.
+/// Binds every inbox of the request: a server inbox is shared as it is; a request's IMAP
+/// server is judged by the address rule pages follow (a private address only when
+/// `allowed_hosts` names it), then bound (it connects lazily); an embedded receiver starts
+/// listening on loopback. Whether each can be reached is [`check_inboxes`]' question, asked
+/// once the request is known to be valid.
 pub async fn connect_inboxes(
     state: &AppState,
-    bindings: &[(Option<String>, InboxUrl)],
+    bindings: &[RequestInbox],
+    allowed_hosts: &[String],
 ) -> Result<Vec<Binding>, ApiError> {
     let mut out = Vec::new();
-    for (name, url) in bindings {
-        let inbox = state.smtp().connect(url).await.map_err(|e| match e {
-            InboxError::InvalidUrl(m) => ApiError::unprocessable("invalid_inbox", m),
-            InboxError::Unreachable(m) => ApiError::unavailable("inbox_unavailable", m),
-        })?;
+    for (i, (name, source)) in bindings.iter().enumerate() {
+        let inbox = match source {
+            InboxSource::Server(server_name) => state
+                .server_inbox(server_name)
+                .ok_or_else(|| ApiError::internal(format!("inbox {server_name} vanished")))?,
+            InboxSource::Url(url) => {
+                if let InboxUrl::Imap(imap) = url {
+                    check_service_host(&imap.host, imap.port, allowed_hosts)
+                        .await
+                        .map_err(|e| {
+                            let mut err = lock_error(e);
+                            err.message = format!("inbox[{i}]: {}", err.message);
+                            err
+                        })?;
+                }
+                state.smtp().connect(url).await.map_err(|e| match e {
+                    InboxError::InvalidUrl(m) => ApiError::unprocessable("invalid_inbox", m),
+                    InboxError::Unreachable(m) => ApiError::unavailable("inbox_unavailable", m),
+                })?
+            }
+        };
         out.push((name.clone(), inbox));
     }
     Ok(out)
@@ -259,8 +360,12 @@ pub async fn check_inboxes(inboxes: &[Binding]) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// The request's secret names are checked here: letters, digits and `_`.
-pub fn request_secrets(secrets: &BTreeMap<String, String>) -> Result<Secrets, ApiError> {
+/// The request's own secrets (names checked here: letters, digits and `_`) over the
+/// server's bound ones.
+pub fn request_secrets(
+    state: &AppState,
+    secrets: &BTreeMap<String, String>,
+) -> Result<Secrets, ApiError> {
     for name in secrets.keys() {
         let ok = !name.is_empty()
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -275,7 +380,7 @@ pub fn request_secrets(secrets: &BTreeMap<String, String>) -> Result<Secrets, Ap
             ));
         }
     }
-    Ok(Secrets::from_environment().with_given(secrets.clone()))
+    Ok(state.secrets().clone().with_given(secrets.clone()))
 }
 
 /// A request error in the API's words (its fields).
@@ -284,9 +389,11 @@ pub fn spec_error(e: SpecError) -> ApiError {
         SpecError::Variable(v) => ApiError::unprocessable(
             "invalid_variables",
             match v {
-                VarsError::MissingSecret(_) => {
-                    format!("{v} on the server, or pass it in the request's `secrets`")
-                }
+                VarsError::MissingSecret(name) => format!(
+                    "`{{{{secret.{name}}}}}` has no value: give it in the request's `secrets`, \
+                     or declare it on the server (planlock serve --secret {name}@HOST with \
+                     PLANLOCK_SECRET_{name} set)"
+                ),
                 other => other.to_string(),
             },
         ),
@@ -297,12 +404,12 @@ pub fn spec_error(e: SpecError) -> ApiError {
             }]))
         }
         SpecError::Lock(e) => lock_error(e.clone()),
+        SpecError::SecretOutsideLock { .. } => {
+            ApiError::unprocessable("secret_not_allowed", e.to_string())
+        }
         SpecError::NoInboxAddress { .. } => ApiError::unprocessable(
             "invalid_inbox",
-            format!(
-                "{e}: pass `inbox` (imap://USER:PASS@HOST:PORT/INBOX?address=ADDR, or \
-                 smtp://127.0.0.1:2525?domain=DOMAIN)"
-            ),
+            format!("{e}: pass `inbox`, the name of one of this server's inboxes"),
         ),
         SpecError::UnboundInbox {
             step,

@@ -2,19 +2,24 @@
 //! [`RunSpec`]), and answer in the API's shapes.
 
 use axum::body::Body;
+use axum::extract::Query;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
+use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio::sync::OwnedSemaphorePermit;
+use utoipa::IntoParams;
 
 use super::error::ApiError;
 use super::request::{
-    ActBody, JsonBody, PlansBody, RunBody, caller_vars, check_inboxes, connect_inboxes,
-    parse_bindings, plan_from, request_secrets, spec_error,
+    ActBody, JsonBody, PlansBody, RequestInbox, RunBody, caller_vars, check_inboxes,
+    connect_inboxes, parse_bindings, plan_from, request_secrets, spec_error,
 };
 use super::runs::{self, Launch, Started};
+use super::store::{StoredRun, decode_cursor, timestamp};
+use super::webhook;
 use super::{AppState, CANCEL_WAIT};
 use crate::lock::AddressPolicy;
 use crate::plan::{self, Limits};
@@ -42,6 +47,9 @@ pub(super) async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
     )
 }
 
+/// Liveness and load; open to load balancers (no token, any `Host`).
+#[utoipa::path(get, path = "/healthz", tag = "service",
+    responses((status = 200, description = "The replica's state.", body = super::openapi::Health)))]
 pub(super) async fn healthz(State(state): State<AppState>) -> Response {
     let browser = match state.0.browser.status().await {
         Ok(()) => "ok".to_string(),
@@ -50,17 +58,43 @@ pub(super) async fn healthz(State(state): State<AppState>) -> Response {
     axum::Json(json!({
         "status": if state.0.shutdown.is_cancelled() { "shutting_down" } else { "ok" },
         "version": env!("CARGO_PKG_VERSION"),
+        "replica": state.replica(),
         "browser": browser,
         "runs_in_flight": state.runs_in_flight(),
         "max_runs": state.0.max_runs,
+        "queue_depth": state.queue_depth(),
+        "queue_limit": state.0.queue_limit,
     }))
     .into_response()
 }
 
+/// `GET /metrics`: Prometheus text format.
+#[utoipa::path(get, path = "/metrics", tag = "service",
+    responses((status = 200, description = "Counters and gauges of this replica, in the Prometheus text format.",
+        content_type = "text/plain; version=0.0.4",
+        body = String, example = "planlock_runs_total{status=\"succeeded\"} 12\nplanlock_queue_depth 0\n")))]
+pub(super) async fn metrics(State(state): State<AppState>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+        )],
+        state.metrics().render(&state.gauges()),
+    )
+        .into_response()
+}
+
+/// This document.
+#[utoipa::path(get, path = "/openapi.json", tag = "service",
+    responses((status = 200, description = "The OpenAPI 3.1 description of this API.", body = Object)))]
 pub(super) async fn openapi() -> Response {
     axum::Json(super::openapi_document().clone()).into_response()
 }
 
+/// The plan's JSON Schema.
+#[utoipa::path(get, path = "/v1/schema/plan", tag = "planning",
+    responses((status = 200, description = "The JSON Schema of plans (draft 2020-12).",
+        content_type = "application/schema+json", body = Object)))]
 pub(super) async fn plan_schema() -> Response {
     (
         [(
@@ -70,6 +104,19 @@ pub(super) async fn plan_schema() -> Response {
         plan::json_schema_text(),
     )
         .into_response()
+}
+
+/// The headers that choose how a run is answered.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(dead_code)]
+struct RunHeaders {
+    /// `application/x-ndjson`: stream each event as it happens, then the result.
+    #[param(rename = "Accept")]
+    accept: Option<String>,
+    /// `respond-async`: answer 202 at once; poll the run.
+    #[param(rename = "Prefer")]
+    prefer: Option<String>,
 }
 
 /// How the caller wants a run answered.
@@ -118,7 +165,7 @@ fn planned(outcome: &PlanOutcome) -> Value {
 
 fn plan_request(
     config: PlannerConfig,
-    inbox: &[(Option<String>, crate::inbox::InboxUrl)],
+    inbox: &[RequestInbox],
     allowed_hosts: &[String],
     vars: crate::plan::Vars,
     limits: &Limits,
@@ -148,12 +195,15 @@ async fn plan_goal(
 }
 
 /// `POST /v1/plans`: a plan from the goal, no run.
+/// Plans a goal with one model call (none when cached); nothing runs.
+#[utoipa::path(post, path = "/v1/plans", tag = "planning", request_body = PlansBody,
+    responses((status = 200, description = "The plan.", body = super::openapi::Planned)))]
 pub(super) async fn create_plan(
     State(state): State<AppState>,
     JsonBody(body): JsonBody<PlansBody>,
 ) -> Result<Response, ApiError> {
     let vars = caller_vars(&body.vars)?;
-    let bindings = parse_bindings(&body.inbox.list())?;
+    let bindings = parse_bindings(&state, &body.inbox.list())?;
     state.accepting()?;
     let config = state.planner()?;
     let _permit = state.planning_permit()?;
@@ -170,6 +220,16 @@ pub(super) async fn create_plan(
 }
 
 /// `POST /v1/act`: plan with one model call, then run the plan.
+/// Plans the goal with one model call, then runs the plan. Answered like `POST /v1/runs`,
+/// with the planning added.
+#[utoipa::path(post, path = "/v1/act", tag = "planning", request_body = ActBody,
+    params(RunHeaders),
+    responses(
+        (status = 200, description = "The run ended (read `status`); with `Accept: application/x-ndjson`, a `planned` line, each event, then the result.",
+            content((super::openapi::ActResult = "application/json"), (super::openapi::Event = "application/x-ndjson")),
+            headers(("Location" = String, description = "/v1/runs/RUN_ID"))),
+        (status = 202, description = "`Prefer: respond-async`: the run was accepted; poll `href`.", body = super::openapi::Accepted,
+            headers(("Location" = String, description = "/v1/runs/RUN_ID"), ("Preference-Applied" = String, description = "respond-async")))))]
 pub(super) async fn act(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -177,10 +237,10 @@ pub(super) async fn act(
 ) -> Result<Response, ApiError> {
     let reply = Reply::of(&headers);
     let vars = caller_vars(&body.vars)?;
-    let bindings = parse_bindings(&body.inbox.list())?;
+    let bindings = parse_bindings(&state, &body.inbox.list())?;
     state.accepting()?;
     let config = state.planner()?;
-    let permit = state.run_permit()?;
+    let planning_permit = state.planning_permit()?;
     let req = plan_request(
         config,
         &bindings,
@@ -190,6 +250,7 @@ pub(super) async fn act(
         body.no_cache,
     );
     let outcome = plan_goal(&state, &body.goal, &req).await?;
+    drop(planning_permit);
     let planning = planned(&outcome);
     let launch = prepare(
         &state,
@@ -199,7 +260,7 @@ pub(super) async fn act(
         &body.secrets,
         &bindings,
         &body.allowed_hosts,
-        permit,
+        body.callback_url.as_deref(),
     )
     .await?;
     let prelude = {
@@ -213,11 +274,20 @@ pub(super) async fn act(
         prelude: Some(prelude),
         ..launch
     };
-    let started = runs::start(&state, launch, reply == Reply::Stream);
-    Ok(respond(started, reply, Some(planning)).await)
+    let started = runs::start(&state, launch, reply == Reply::Stream).await?;
+    Ok(respond(&state, started, reply, Some(planning)).await)
 }
 
 /// `POST /v1/runs`: replay a plan, no model involved.
+/// Replays a plan; no model involved. Queued when every slot is busy.
+#[utoipa::path(post, path = "/v1/runs", tag = "runs", request_body = RunBody,
+    params(RunHeaders),
+    responses(
+        (status = 200, description = "The run ended (read `status`); with `Accept: application/x-ndjson`, each event as it happens, then the result (`event: result`).",
+            content((super::openapi::RunResult = "application/json"), (super::openapi::Event = "application/x-ndjson")),
+            headers(("Location" = String, description = "/v1/runs/RUN_ID"))),
+        (status = 202, description = "`Prefer: respond-async`: the run was accepted; poll `href`.", body = super::openapi::Accepted,
+            headers(("Location" = String, description = "/v1/runs/RUN_ID"), ("Preference-Applied" = String, description = "respond-async")))))]
 pub(super) async fn create_run(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -226,9 +296,8 @@ pub(super) async fn create_run(
     let reply = Reply::of(&headers);
     let vars = caller_vars(&body.vars)?;
     let plan = plan_from(&body.plan, &state.0.limits, &vars)?;
-    let bindings = parse_bindings(&body.inbox.list())?;
+    let bindings = parse_bindings(&state, &body.inbox.list())?;
     state.accepting()?;
-    let permit = state.run_permit()?;
     let launch = prepare(
         &state,
         None,
@@ -237,11 +306,11 @@ pub(super) async fn create_run(
         &body.secrets,
         &bindings,
         &body.allowed_hosts,
-        permit,
+        body.callback_url.as_deref(),
     )
     .await?;
-    let started = runs::start(&state, launch, reply == Reply::Stream);
-    Ok(respond(started, reply, None).await)
+    let started = runs::start(&state, launch, reply == Reply::Stream).await?;
+    Ok(respond(&state, started, reply, None).await)
 }
 
 /// Everything a run needs, checked and locked from the request before anything is read.
@@ -252,14 +321,18 @@ async fn prepare(
     plan: crate::plan::Plan,
     vars: crate::plan::Vars,
     secrets: &std::collections::BTreeMap<String, String>,
-    bindings: &[(Option<String>, crate::inbox::InboxUrl)],
+    bindings: &[RequestInbox],
     allowed_hosts: &[String],
-    permit: OwnedSemaphorePermit,
+    callback_url: Option<&str>,
 ) -> Result<Launch, ApiError> {
-    let secrets = request_secrets(secrets)?;
-    let inboxes = connect_inboxes(state, bindings).await?;
+    let secrets = request_secrets(state, secrets)?;
+    let callback = match callback_url {
+        Some(url) => Some(webhook::callback_of(state, url, allowed_hosts).await?),
+        None => None,
+    };
+    let inboxes = connect_inboxes(state, bindings, allowed_hosts).await?;
     let registry = state.registry();
-    let run_id = registry.new_id();
+    let run_id = crate::runner::new_run_id();
     let mut spec = RunSpec::new(plan)
         .run_id(run_id.clone())
         .vars(vars)
@@ -276,22 +349,26 @@ async fn prepare(
     }
     let run = spec.lock().await.map_err(spec_error)?;
     check_inboxes(&inboxes).await?;
-    let browser = state
-        .0
-        .browser
-        .get()
+    // Asked now so a dead browser is a 503, not a failed run; the run asks again once it
+    // has a slot.
+    state
+        .browser()
         .await
         .map_err(|e| ApiError::unavailable("browser_unavailable", e.to_string()))?;
     Ok(Launch {
         run,
-        browser,
-        permit,
         prelude: None,
+        callback,
     })
 }
 
 /// Answers a started run the way the caller asked.
-async fn respond(started: Started, reply: Reply, planning: Option<Value>) -> Response {
+async fn respond(
+    state: &AppState,
+    started: Started,
+    reply: Reply,
+    planning: Option<Value>,
+) -> Response {
     let href = format!("/v1/runs/{}", started.run_id);
     let location = HeaderValue::from_str(&href).ok();
     let mut response = match (reply, started.lines) {
@@ -308,9 +385,13 @@ async fn respond(started: Started, reply: Reply, planning: Option<Value>) -> Res
                 .into_response()
         }
         (Reply::Async, _) => {
+            let status = match state.store().get(&started.run_id).await {
+                Ok(Some(run)) => run.status,
+                _ => "queued".to_string(),
+            };
             let mut body = json!({
                 "run_id": started.run_id,
-                "status": "running",
+                "status": status,
                 "href": href,
             });
             if let Some(p) = planning {
@@ -347,42 +428,157 @@ async fn respond(started: Started, reply: Reply, planning: Option<Value>) -> Res
     response
 }
 
-/// `GET /v1/runs/{id}`
+/// `GET /v1/runs/{id}`: from the store, so any replica answers, and after a restart.
+#[utoipa::path(get, path = "/v1/runs/{id}", tag = "runs",
+    params(("id" = String, Path, description = "The run's id.")),
+    responses((status = 200, description = "The run's result once it has ended, else its progress so far.", body = super::openapi::RunView)))]
 pub(super) async fn get_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    match state.registry().view(&id) {
-        Some(view) => Ok(axum::Json(view).into_response()),
-        None => Err(unknown_run(&id)),
-    }
+    let run = stored(&state, &id).await?;
+    Ok(axum::Json(runs::view(&state, &run).await?).into_response())
+}
+
+async fn stored(state: &AppState, id: &str) -> Result<StoredRun, ApiError> {
+    state
+        .store()
+        .get(id)
+        .await
+        .map_err(|e| ApiError::unavailable("store_unavailable", e.to_string()))?
+        .ok_or_else(|| unknown_run(id))
 }
 
 fn unknown_run(id: &str) -> ApiError {
     ApiError::not_found(
         "run_not_found",
         format!(
-            "there is no run `{id}` on this server (finished runs are kept for a while, then \
-             forgotten; a restarted server knows none)"
+            "there is no run `{id}` (finished runs are kept for --keep-days days, then \
+             forgotten)"
         ),
     )
 }
 
-/// `DELETE /v1/runs/{id}`: cancels a running run and answers its result (`cancelled`); a
-/// finished run is left as it is and its result answered.
+/// `GET /v1/runs?status=&limit=&cursor=`
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(super) struct ListQuery {
+    /// Only runs in this state: `queued`, `running`, `succeeded`, `failed` or `cancelled`.
+    status: Option<String>,
+    /// Runs per page, 1 to 100 (default 20).
+    limit: Option<usize>,
+    /// Where to go on: the `next_cursor` of the previous page.
+    cursor: Option<String>,
+}
+
+const STATUSES: &[&str] = &["queued", "running", "succeeded", "failed", "cancelled"];
+
+/// `GET /v1/runs`: newest first, a page at a time; a cursor stays valid as runs are added.
+#[utoipa::path(get, path = "/v1/runs", tag = "runs", params(ListQuery),
+    responses((status = 200, description = "A page of runs, newest first.", body = super::openapi::RunList)))]
+pub(super) async fn list_runs(
+    State(state): State<AppState>,
+    query: Result<Query<ListQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(q) = query.map_err(|e| {
+        ApiError::bad_request(
+            "invalid_query",
+            format!("the query string is not valid: {}", e.body_text()),
+        )
+    })?;
+    if let Some(s) = &q.status
+        && !STATUSES.contains(&s.as_str())
+    {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            format!(
+                "status `{s}` is not a run status: give one of {}",
+                STATUSES.join(", ")
+            ),
+        ));
+    }
+    let limit = q.limit.unwrap_or(20);
+    if !(1..=100).contains(&limit) {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            format!("limit {limit} is out of range: give 1 to 100"),
+        ));
+    }
+    if let Some(c) = &q.cursor
+        && decode_cursor(c).is_none()
+    {
+        return Err(ApiError::bad_request(
+            "invalid_query",
+            format!("cursor `{c}` is not one this server gave: pass a page's `next_cursor`"),
+        ));
+    }
+    let page = state
+        .store()
+        .list(q.status.as_deref(), limit, q.cursor.as_deref())
+        .await
+        .map_err(|e| ApiError::unavailable("store_unavailable", e.to_string()))?;
+    let runs: Vec<Value> = page.runs.iter().map(run_summary).collect();
+    Ok(axum::Json(json!({ "runs": runs, "next_cursor": page.next })).into_response())
+}
+
+/// One line of the list.
+fn run_summary(run: &StoredRun) -> Value {
+    json!({
+        "run_id": run.id,
+        "status": run.status,
+        "created_at": timestamp(run.created_ms),
+        "started_at": run.started_ms.map(timestamp),
+        "finished_at": run.finished_ms.map(timestamp),
+        "summary": run.summary,
+        "plan": run.plan_name,
+        "steps_total": run.steps_total,
+        "allowed_hosts": run.allowed_hosts,
+        "href": format!("/v1/runs/{}", run.id),
+    })
+}
+
+/// `DELETE /v1/runs/{id}`: cancels a queued or running run, on this replica or (through the
+/// store) on the one running it, and answers its result (`cancelled`); a finished run is
+/// left as it is and its result answered.
+#[utoipa::path(delete, path = "/v1/runs/{id}", tag = "runs",
+    params(("id" = String, Path, description = "The run's id.")),
+    responses(
+        (status = 200, description = "The run has ended: `cancelled` (or as it ended before).", body = super::openapi::RunResult),
+        (status = 202, description = "Cancellation was asked for; the run has not ended within 10 s.", body = super::openapi::RunProgress)))]
 pub(super) async fn cancel_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let registry = state.registry();
-    let Some((cancel, mut done)) = registry.handle(&id) else {
-        return Err(unknown_run(&id));
+    let finished = if let Some((cancel, mut done)) = state.registry().handle(&id) {
+        cancel.cancel();
+        tokio::time::timeout(CANCEL_WAIT, done.wait_for(Option::is_some))
+            .await
+            .is_ok()
+    } else {
+        let run = stored(&state, &id).await?;
+        if run.result.is_some() {
+            true
+        } else {
+            state
+                .store()
+                .request_cancel(&id)
+                .await
+                .map_err(|e| ApiError::unavailable("store_unavailable", e.to_string()))?;
+            let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
+            loop {
+                let run = stored(&state, &id).await?;
+                if run.result.is_some() {
+                    break true;
+                }
+                if tokio::time::Instant::now() >= deadline {
+                    break false;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+        }
     };
-    cancel.cancel();
-    let finished = tokio::time::timeout(CANCEL_WAIT, done.wait_for(Option::is_some))
-        .await
-        .is_ok();
-    let view = registry.view(&id).ok_or_else(|| unknown_run(&id))?;
+    let run = stored(&state, &id).await?;
+    let view = runs::view(&state, &run).await?;
     let status = if finished {
         StatusCode::OK
     } else {
@@ -391,21 +587,24 @@ pub(super) async fn cancel_run(
     Ok((status, axum::Json(view)).into_response())
 }
 
-/// `GET /v1/runs/{id}/screenshots/{file}`: a failure screenshot of a known run.
+/// `GET /v1/runs/{id}/screenshots/{file}`: a failure screenshot of a run.
+#[utoipa::path(get, path = "/v1/runs/{id}/screenshots/{file}", tag = "runs",
+    params(("id" = String, Path, description = "The run's id."),
+           ("file" = String, Path, description = "As in the step's `screenshot_url`.")),
+    responses(
+        (status = 200, description = "The PNG.", content_type = "image/png", body = Vec<u8>),
+        (status = 404, description = "No such run or file.", body = super::openapi::ErrorBody,
+            example = json!({"error": {"kind": "not_found", "message": "run `qsbqxhbb` has no qsbqxhbb-step-9.png"}}))))]
 pub(super) async fn screenshot(
     State(state): State<AppState>,
     Path((id, file)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    let path = state
-        .registry()
-        .screenshot(&id, &file)
-        .ok_or_else(|| ApiError::not_found("not_found", format!("run `{id}` has no {file}")))?;
-    let bytes = tokio::fs::read(&path)
+    let png = runs::screenshot(&state, &id, &file)
         .await
-        .map_err(|_| ApiError::not_found("not_found", format!("run `{id}` has no {file}")))?;
+        .ok_or_else(|| ApiError::not_found("not_found", format!("run `{id}` has no {file}")))?;
     Ok((
         [(header::CONTENT_TYPE, HeaderValue::from_static("image/png"))],
-        bytes,
+        png,
     )
         .into_response())
 }

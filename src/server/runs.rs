@@ -1,87 +1,68 @@
-//! Runs the service started: each on its own task, its events recorded (and streamed when
-//! asked), its result kept in memory for `GET /v1/runs/{id}` (bounded), cancellable by id.
+//! Runs the service started: queued for a slot, each on its own task, its state, events,
+//! screenshots and result written to the store as they happen (and streamed when asked),
+//! cancellable by id from any replica sharing the store.
 
-use std::collections::{HashMap, VecDeque};
-use std::path::{Path, PathBuf};
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
 use serde_json::{Value, json};
-use tokio::sync::{OwnedSemaphorePermit, mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::AppState;
-use super::browser::BrowserHandle;
+use super::error::ApiError;
+use super::store::{NewRun, StoredRun, now_ms, timestamp};
+use super::webhook::Callback;
 use crate::error::{ErrorKind, StepError};
 use crate::runner::{
-    self, Event, EventDetail, EventKind, LockedRun, RunResult, RunStatus, StepDetail,
+    self, Event, EventDetail, EventKind, LockedRun, RunResult, RunStatus, StepDetail, StepOutcome,
+    StepStatus,
 };
 
 /// A locked run and what the service gives it to start.
 pub struct Launch {
     pub run: LockedRun,
-    pub browser: BrowserHandle,
-    /// The `--max-runs` slot this run holds until it ends.
-    pub permit: OwnedSemaphorePermit,
     /// A line streamed before the run's events (`act`: the plan).
     pub prelude: Option<Value>,
+    /// Where to POST the result when the run ends.
+    pub callback: Option<Callback>,
 }
 
-/// A run that was started.
+/// A run that was accepted (queued or running).
 pub struct Started {
     pub run_id: String,
-    /// Becomes `Some` when the run ends.
+    /// Becomes `Some` when the run ends and its result is stored.
     pub done: watch::Receiver<Option<Arc<RunResult>>>,
     /// The NDJSON lines (events, then the result), when streaming was asked for.
     pub lines: Option<mpsc::UnboundedReceiver<Bytes>>,
 }
 
-/// What is known about one run.
-struct Entry {
+/// A run of this replica that has not ended.
+struct Local {
     cancel: CancellationToken,
     done: watch::Receiver<Option<Arc<RunResult>>>,
-    /// While running: the events so far. Dropped once the result exists.
-    events: Vec<Event>,
-    started_at: String,
-    result: Option<Arc<RunResult>>,
 }
 
-/// Every run of this server: the running ones, and the most recent finished ones.
+/// The runs this replica runs now, and where their failure screenshots wait to be stored.
 pub struct Registry {
-    inner: Mutex<Inner>,
-    keep_finished: usize,
-    /// Failure screenshots go to `artifacts/RUN_ID/`, removed with the run.
+    live: Mutex<HashMap<String, Local>>,
+    /// Failure screenshots go to `artifacts/RUN_ID/` until they are in the store.
     artifacts: PathBuf,
 }
 
-#[derive(Default)]
-struct Inner {
-    runs: HashMap<String, Entry>,
-    finished: VecDeque<String>,
-}
-
 impl Registry {
-    pub fn new(keep_finished: usize, artifacts: PathBuf) -> Registry {
+    pub fn new(artifacts: PathBuf) -> Registry {
         Registry {
-            inner: Mutex::new(Inner::default()),
-            keep_finished: keep_finished.max(1),
+            live: Mutex::new(HashMap::new()),
             artifacts,
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// A fresh id no known run has.
-    pub fn new_id(&self) -> String {
-        let inner = self.lock();
-        loop {
-            let id = runner::new_run_id();
-            if !inner.runs.contains_key(&id) {
-                return id;
-            }
-        }
+    fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, Local>> {
+        self.live.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Where the failure screenshots of a run go.
@@ -89,143 +70,54 @@ impl Registry {
         self.artifacts.join(run_id)
     }
 
-    fn record(&self, run_id: &str, event: &Event) {
-        if let Some(e) = self.lock().runs.get_mut(run_id)
-            && e.result.is_none()
-        {
-            e.events.push(event.clone());
-        }
-    }
-
-    fn finish(&self, run_id: &str, result: Arc<RunResult>) {
-        let evicted: Vec<String> = {
-            let mut inner = self.lock();
-            if let Some(e) = inner.runs.get_mut(run_id) {
-                e.result = Some(result);
-                e.events = Vec::new();
-            }
-            inner.finished.push_back(run_id.to_string());
-            let mut evicted = Vec::new();
-            while inner.finished.len() > self.keep_finished {
-                if let Some(old) = inner.finished.pop_front() {
-                    inner.runs.remove(&old);
-                    evicted.push(old);
-                }
-            }
-            evicted
-        };
-        for id in evicted {
-            let _ = std::fs::remove_dir_all(self.artifacts.join(id));
-        }
-    }
-
-    /// The run's cancel token and completion, if it is known.
+    /// The run's cancel token and completion, when this replica runs it.
     pub fn handle(
         &self,
         run_id: &str,
     ) -> Option<(CancellationToken, watch::Receiver<Option<Arc<RunResult>>>)> {
-        self.lock()
-            .runs
+        self.live()
             .get(run_id)
             .map(|e| (e.cancel.clone(), e.done.clone()))
     }
 
-    /// `GET /v1/runs/{id}`: the result when finished, else the run's progress so far.
-    pub fn view(&self, run_id: &str) -> Option<Value> {
-        let inner = self.lock();
-        let entry = inner.runs.get(run_id)?;
-        Some(match &entry.result {
-            Some(result) => serde_json::to_value(result.as_ref()).unwrap_or_default(),
-            None => running_view(run_id, &entry.started_at, &entry.events),
-        })
+    /// Cancels a live run of this replica; false when it runs elsewhere or has ended.
+    pub fn cancel(&self, run_id: &str) -> bool {
+        match self.live().get(run_id) {
+            Some(e) => {
+                e.cancel.cancel();
+                true
+            }
+            None => false,
+        }
     }
 
-    /// The ids of the runs still running.
+    /// The ids of the runs this replica runs now (queued ones included).
     pub fn running(&self) -> Vec<String> {
-        self.lock()
-            .runs
-            .iter()
-            .filter(|(_, e)| e.result.is_none())
-            .map(|(id, _)| id.clone())
-            .collect()
+        let mut ids: Vec<String> = self.live().keys().cloned().collect();
+        ids.sort();
+        ids
     }
 
-    /// A failure screenshot of a known run, by file name.
-    pub fn screenshot(&self, run_id: &str, file: &str) -> Option<PathBuf> {
-        let inner = self.lock();
-        inner.runs.get(run_id)?;
-        let ok = file.ends_with(".png")
-            && file.starts_with(run_id)
-            && file
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
-        ok.then(|| self.artifacts.join(run_id).join(file))
+    pub fn is_empty(&self) -> bool {
+        self.live().is_empty()
+    }
+
+    /// A screenshot still on this replica's disk (stored a moment later), by file name.
+    pub fn local_screenshot(&self, run_id: &str, file: &str) -> Option<PathBuf> {
+        valid_screenshot_name(run_id, file)
+            .then(|| self.artifacts.join(run_id).join(file))
             .filter(|p| p.is_file())
     }
 }
 
-/// Progress of a running run, built from its events: each step started so far with its
-/// status (`running` for the current one).
-fn running_view(run_id: &str, started_at: &str, events: &[Event]) -> Value {
-    let mut steps: Vec<Value> = Vec::new();
-    let mut inbox_address = Value::Null;
-    let mut allowed_hosts = json!([]);
-    let mut plan = Value::Null;
-    let mut total = Value::Null;
-    for e in events {
-        match e.event {
-            EventKind::RunStarted => {
-                if let EventDetail::RunStarted(started) = &e.detail {
-                    inbox_address = json!(started.inbox_address);
-                    allowed_hosts = json!(started.allowed_hosts);
-                    plan = json!(started.plan);
-                    total = json!(started.steps);
-                }
-            }
-            EventKind::StepStarted => steps.push(json!({
-                "index": e.index,
-                "type": e.step_type,
-                "describe": e.describe,
-                "status": "running",
-            })),
-            EventKind::StepSucceeded | EventKind::StepFailed => {
-                let status = match (&e.event, &e.error) {
-                    (EventKind::StepSucceeded, _) => "succeeded",
-                    (_, Some(err)) if err.kind == ErrorKind::Cancelled => "cancelled",
-                    _ => "failed",
-                };
-                let mut step = json!({
-                    "index": e.index,
-                    "type": e.step_type,
-                    "describe": e.describe,
-                    "status": status,
-                    "duration_ms": e.duration_ms,
-                    "detail": e.detail,
-                });
-                if let Some(err) = &e.error {
-                    step["error"] = json!(err);
-                }
-                match steps.last_mut() {
-                    Some(last) if last["index"] == json!(e.index) => *last = step,
-                    _ => steps.push(step),
-                }
-            }
-            EventKind::RunFinished => {}
-        }
-    }
-    let mut view = json!({
-        "run_id": run_id,
-        "status": "running",
-        "started_at": started_at,
-        "steps_total": total,
-        "steps": steps,
-        "inbox_address": inbox_address,
-        "allowed_hosts": allowed_hosts,
-    });
-    if !plan.is_null() {
-        view["plan"] = plan;
-    }
-    view
+/// `RUNID-step-N.png`, nothing that could leave the run's folder.
+pub fn valid_screenshot_name(run_id: &str, file: &str) -> bool {
+    file.ends_with(".png")
+        && file.starts_with(run_id)
+        && file
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
+        && !file.contains("..")
 }
 
 /// One NDJSON line.
@@ -235,34 +127,102 @@ pub fn line(value: &impl serde::Serialize) -> Bytes {
     Bytes::from(text)
 }
 
-/// Adds `screenshot_url` next to a failure's server-side `screenshot` path.
-fn link_screenshot(run_id: &str, detail: &mut StepDetail) {
-    let file = detail
-        .screenshot
-        .as_deref()
-        .and_then(|p| Path::new(p).file_name())
-        .and_then(|f| f.to_str())
-        .map(str::to_string);
-    if let Some(file) = file {
-        detail.screenshot_url = Some(format!("/v1/runs/{run_id}/screenshots/{file}"));
+/// The last NDJSON line: the result, marked as such.
+fn result_line(result: &RunResult) -> Bytes {
+    let mut value = json!({ "event": "result" });
+    if let (Some(v), Value::Object(r)) = (
+        value.as_object_mut(),
+        serde_json::to_value(result).unwrap_or_default(),
+    ) {
+        v.extend(r);
     }
+    line(&value)
 }
 
-/// Starts a run on its own task. It goes on when the caller disconnects; it ends at its
-/// last step, its first failure, its deadline, `DELETE`, or server shutdown (`cancelled`).
-pub fn start(state: &AppState, launch: Launch, stream: bool) -> Started {
-    let registry = state.registry();
+/// Replaces a failure's server-side `screenshot` path by `screenshot_url`, where it is
+/// served: no path on the server reaches a caller. Returns the file, to be stored.
+fn link_screenshot(run_id: &str, detail: &mut StepDetail) -> Option<PathBuf> {
+    let path = PathBuf::from(detail.screenshot.take()?);
+    let file = path.file_name()?.to_str()?.to_string();
+    detail.screenshot_url = Some(format!("/v1/runs/{run_id}/screenshots/{file}"));
+    Some(path)
+}
+
+/// What a run's task hands its writer, in order.
+enum Record {
+    Screenshot(PathBuf),
+    Event(Value),
+}
+
+/// Writes a run's screenshots and events to the store as they happen, in order. A store
+/// that fails is logged; the run goes on.
+fn spawn_writer(
+    state: &AppState,
+    run_id: String,
+) -> (mpsc::UnboundedSender<Record>, oneshot::Receiver<()>) {
+    let (tx, mut rx) = mpsc::unbounded_channel::<Record>();
+    let (flushed_tx, flushed) = oneshot::channel();
+    let store = state.store().clone();
+    tokio::spawn(
+        async move {
+            let mut seq = 0i64;
+            while let Some(record) = rx.recv().await {
+                match record {
+                    Record::Screenshot(path) => {
+                        let Some(file) = path.file_name().and_then(|f| f.to_str()) else {
+                            continue;
+                        };
+                        match tokio::fs::read(&path).await {
+                            Ok(png) => match store.put_screenshot(&run_id, file, png).await {
+                                Ok(()) => {
+                                    let _ = tokio::fs::remove_file(&path).await;
+                                }
+                                Err(e) => tracing::error!(error = %e, "screenshot not stored"),
+                            },
+                            Err(e) => tracing::warn!(error = %e, "screenshot unreadable"),
+                        }
+                    }
+                    Record::Event(event) => {
+                        if let Err(e) = store.append_event(&run_id, seq, &event).await {
+                            tracing::error!(error = %e, "event not stored");
+                        }
+                        seq += 1;
+                    }
+                }
+            }
+            let _ = flushed_tx.send(());
+        }
+        .in_current_span(),
+    );
+    (tx, flushed)
+}
+
+/// Queues a run for a slot and starts it on its own task once it has one. The run goes on
+/// when the caller disconnects; it ends at its last step, its first failure, its deadline,
+/// `DELETE` (from any replica), or server shutdown (`cancelled`). 429 when the queue is full.
+pub async fn start(state: &AppState, launch: Launch, stream: bool) -> Result<Started, ApiError> {
+    let ticket = state.admit()?;
     let run_id = launch.run.run_id().to_string();
+    let sites: Vec<String> = launch.run.lock().sites().map(str::to_string).collect();
+    state
+        .store()
+        .create(&NewRun {
+            id: &run_id,
+            owner: state.replica_id(),
+            steps_total: launch.run.plan().steps.len(),
+            plan_name: launch.run.name(),
+            allowed_hosts: &sites,
+            callback_url: launch.callback.as_ref().map(|c| c.url.as_str()),
+        })
+        .await
+        .map_err(|e| ApiError::unavailable("store_unavailable", e.to_string()))?;
     let cancel = state.shutdown_token().child_token();
     let (done_tx, done) = watch::channel(None);
-    registry.lock().runs.insert(
+    state.registry().live().insert(
         run_id.clone(),
-        Entry {
+        Local {
             cancel: cancel.clone(),
             done: done.clone(),
-            events: Vec::new(),
-            started_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
-            result: None,
         },
     );
     let (lines_tx, lines) = if stream {
@@ -271,84 +231,181 @@ pub fn start(state: &AppState, launch: Launch, stream: bool) -> Started {
     } else {
         (None, None)
     };
-    let Launch {
-        run,
-        browser,
-        // Held until the result is recorded: shutdown waits for every permit to come back.
-        permit,
-        prelude,
-    } = launch;
-    eprintln!(
-        "planlock: run {run_id} started: {} step{}, may visit {}",
-        run.plan().steps.len(),
-        if run.plan().steps.len() == 1 { "" } else { "s" },
-        run.lock().describe()
-    );
-    if let (Some(tx), Some(prelude)) = (&lines_tx, &prelude) {
+    if let (Some(tx), Some(prelude)) = (&lines_tx, &launch.prelude) {
         let _ = tx.send(line(prelude));
     }
+    let span = tracing::info_span!("run", run_id = %run_id);
+    let state = state.clone();
     let id = run_id.clone();
-    let registry_for_task = registry.clone();
-    let run = {
-        let lines_tx = lines_tx.clone();
-        let id = id.clone();
-        let registry = registry.clone();
+    tokio::spawn(
+        async move {
+            let Launch { run, callback, .. } = launch;
+            tracing::info!(
+                steps = run.plan().steps.len(),
+                may_visit = %run.lock().describe(),
+                "run queued"
+            );
+            let (writer, flushed) = spawn_writer(&state, id.clone());
+            let mut result = execute(&state, run, ticket, &writer, lines_tx.as_ref(), cancel).await;
+            for step in &mut result.steps {
+                link_screenshot(&id, &mut step.detail);
+            }
+            drop(writer);
+            let _ = flushed.await;
+            let status = status_word(result.status);
+            tracing::info!(status, duration_ms = result.duration_ms, summary = %result.summary, "run ended");
+            state.metrics().run(status, result.duration_ms);
+            let value = serde_json::to_value(&result).unwrap_or_default();
+            if let Err(e) = state
+                .store()
+                .finish(&id, status, &result.summary, &value)
+                .await
+            {
+                tracing::error!(error = %e, "result not stored");
+            }
+            if let Some(tx) = lines_tx {
+                let _ = tx.send(result_line(&result));
+            }
+            let result = Arc::new(result);
+            state.registry().live().remove(&id);
+            let _ = done_tx.send(Some(result));
+            if let Some(callback) = callback {
+                super::webhook::spawn_delivery(&state, id.clone(), callback, value);
+            }
+        }
+        .instrument(span),
+    );
+    Ok(Started {
+        run_id,
+        done,
+        lines,
+    })
+}
+
+/// Waits for a slot, then runs. Always returns a whole result: cancelled while queued, or
+/// failed when the browser cannot be had.
+async fn execute(
+    state: &AppState,
+    run: LockedRun,
+    ticket: super::QueueTicket,
+    writer: &mpsc::UnboundedSender<Record>,
+    lines: Option<&mpsc::UnboundedSender<Bytes>>,
+    cancel: CancellationToken,
+) -> RunResult {
+    let began = std::time::Instant::now();
+    let permit = tokio::select! {
+        p = ticket.slot() => p,
+        _ = cancel.cancelled() => {
+            return unstarted(&run, ErrorKind::Cancelled, "the run was cancelled while it waited for a slot", began);
+        }
+    };
+    let browser = match state.browser().await {
+        Ok(b) => b,
+        Err(e) => return unstarted(&run, ErrorKind::Browser, &e.to_string(), began),
+    };
+    if let Err(e) = state.store().set_running(run.run_id()).await {
+        tracing::error!(error = %e, "start not stored");
+    }
+    tracing::info!(
+        queued_ms = began.elapsed().as_millis() as u64,
+        "run started"
+    );
+    let id = run.run_id().to_string();
+    let run_id = id.clone();
+    let metrics = state.metrics_arc();
+    let task = {
+        let writer = writer.clone();
+        let lines = lines.cloned();
         async move {
             let mut listener = |event: &Event| {
                 let mut event = event.clone();
-                if let EventDetail::Step(detail) = &mut event.detail {
-                    link_screenshot(&id, detail);
+                if let EventDetail::Step(detail) = &mut event.detail
+                    && let Some(shot) = link_screenshot(&id, detail)
+                {
+                    let _ = writer.send(Record::Screenshot(shot));
                 }
-                registry.record(&id, &event);
-                if let Some(tx) = &lines_tx {
-                    let _ = tx.send(line(&event));
+                if matches!(
+                    event.event,
+                    EventKind::StepSucceeded | EventKind::StepFailed
+                ) && let (Some(t), Some(ms)) = (event.step_type, event.duration_ms)
+                {
+                    metrics.step(t, ms);
                 }
+                let value = serde_json::to_value(&event).unwrap_or_default();
+                if let Some(tx) = &lines {
+                    let _ = tx.send(line(&value));
+                }
+                let _ = writer.send(Record::Event(value));
             };
             runner::run(&browser, run, &mut listener, cancel).await
         }
     };
-    tokio::spawn(async move {
-        // A run of its own task: a panic inside it becomes a failed result, not a lost run.
-        let mut result = match tokio::spawn(run).await {
-            Ok(result) => result,
-            Err(e) => crashed(&id, &e),
-        };
-        for step in &mut result.steps {
-            link_screenshot(&id, &mut step.detail);
-        }
-        eprintln!(
-            "planlock: run {id} {} in {} ms{}",
-            match result.status {
-                RunStatus::Succeeded => "succeeded",
-                RunStatus::Failed => "failed",
-                RunStatus::Cancelled => "was cancelled",
-            },
-            result.duration_ms,
-            if result.succeeded() {
-                String::new()
-            } else {
-                format!(": {}", result.summary)
-            }
-        );
-        if let Some(tx) = lines_tx {
-            let _ = tx.send(line(&result));
-        }
-        let result = Arc::new(result);
-        registry_for_task.finish(&id, result.clone());
-        // The slot frees once the result is known, so a caller who has it can start again.
-        drop(permit);
-        let _ = done_tx.send(Some(result));
-    });
-    Started {
-        run_id,
-        done,
-        lines,
+    // A run of its own task: a panic inside it becomes a failed result, not a lost run.
+    let result = match tokio::spawn(task.in_current_span()).await {
+        Ok(result) => result,
+        Err(e) => crashed(&run_id, &e),
+    };
+    drop(permit);
+    result
+}
+
+fn status_word(status: RunStatus) -> &'static str {
+    match status {
+        RunStatus::Succeeded => "succeeded",
+        RunStatus::Failed => "failed",
+        RunStatus::Cancelled => "cancelled",
+    }
+}
+
+/// The result of a run that never reached its first step.
+fn unstarted(
+    run: &LockedRun,
+    kind: ErrorKind,
+    message: &str,
+    began: std::time::Instant,
+) -> RunResult {
+    let error = StepError::new(kind, message);
+    let status = if kind == ErrorKind::Cancelled {
+        RunStatus::Cancelled
+    } else {
+        RunStatus::Failed
+    };
+    RunResult {
+        run_id: run.run_id().to_string(),
+        status,
+        summary: match status {
+            RunStatus::Cancelled => format!("cancelled before the first step: {message}"),
+            _ => format!("failed before the first step: {message}"),
+        },
+        failed_step: None,
+        error: Some(error),
+        steps: run
+            .plan()
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(index, s)| StepOutcome {
+                index,
+                step_type: s.kind().to_string(),
+                describe: s.describe(),
+                status: StepStatus::Skipped,
+                duration_ms: 0,
+                detail: StepDetail::default(),
+                error: None,
+            })
+            .collect(),
+        extracted: Vec::new(),
+        inbox_address: None,
+        duration_ms: began.elapsed().as_millis() as u64,
+        allowed_hosts: run.lock().sites().map(str::to_string).collect(),
+        refused: 0,
+        plan: run.name().map(str::to_string),
     }
 }
 
 /// The result of a run whose task panicked: failed, and saying so.
 fn crashed(run_id: &str, e: &tokio::task::JoinError) -> RunResult {
-    eprintln!("planlock: run {run_id} stopped unexpectedly: {e}");
+    tracing::error!(error = %e, "run stopped unexpectedly");
     let error = StepError::new(
         ErrorKind::Browser,
         "the run stopped unexpectedly inside the server; the details are in its log",
@@ -367,4 +424,194 @@ fn crashed(run_id: &str, e: &tokio::task::JoinError) -> RunResult {
         refused: 0,
         plan: None,
     }
+}
+
+/// `GET /v1/runs/{id}` of a stored run: its result once ended, else its progress so far.
+pub async fn view(state: &AppState, run: &StoredRun) -> Result<Value, ApiError> {
+    if let Some(result) = &run.result {
+        let mut result = result.clone();
+        if let Some(callback) = &run.callback {
+            result["callback"] = callback.clone();
+        }
+        return Ok(result);
+    }
+    let events = state
+        .store()
+        .events(&run.id)
+        .await
+        .map_err(|e| ApiError::unavailable("store_unavailable", e.to_string()))?;
+    Ok(progress(run, &events))
+}
+
+/// Progress of a run that has not ended, built from its events: each step started so far
+/// with its status (`running` for the current one).
+pub fn progress(run: &StoredRun, events: &[Value]) -> Value {
+    let mut steps: Vec<Value> = Vec::new();
+    let mut inbox_address = Value::Null;
+    let mut extracted: Vec<Value> = Vec::new();
+    for e in events {
+        match e["event"].as_str().unwrap_or_default() {
+            "run_started" => inbox_address = e["detail"]["inbox_address"].clone(),
+            "step_started" => steps.push(json!({
+                "index": e["index"],
+                "type": e["type"],
+                "describe": e["describe"],
+                "status": "running",
+            })),
+            kind @ ("step_succeeded" | "step_failed") => {
+                let status = match (kind, e["error"]["kind"].as_str()) {
+                    ("step_succeeded", _) => "succeeded",
+                    (_, Some("cancelled")) => "cancelled",
+                    _ => "failed",
+                };
+                if kind == "step_succeeded" && e["type"] == "extract_text" {
+                    extracted.push(e["detail"]["text"].clone());
+                }
+                let mut step = json!({
+                    "index": e["index"],
+                    "type": e["type"],
+                    "describe": e["describe"],
+                    "status": status,
+                    "duration_ms": e["duration_ms"],
+                    "detail": e["detail"],
+                });
+                if !e["error"].is_null() {
+                    step["error"] = e["error"].clone();
+                }
+                match steps.last_mut() {
+                    Some(last) if last["index"] == e["index"] => *last = step,
+                    _ => steps.push(step),
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut view = json!({
+        "run_id": run.id,
+        "status": run.status,
+        "created_at": timestamp(run.created_ms),
+        "started_at": run.started_ms.map(timestamp),
+        "steps_total": run.steps_total,
+        "steps": steps,
+        "extracted": extracted,
+        "inbox_address": inbox_address,
+        "allowed_hosts": run.allowed_hosts,
+    });
+    if let Some(plan) = &run.plan_name {
+        view["plan"] = json!(plan);
+    }
+    if let Some(callback) = &run.callback {
+        view["callback"] = callback.clone();
+    }
+    view
+}
+
+/// The result of a run whose server stopped before it ended: `failed`, kind `interrupted`,
+/// with the steps its events recorded.
+pub fn interrupted(run: &StoredRun, events: &[Value]) -> (String, Value) {
+    let view = progress(run, events);
+    let mut steps: Vec<Value> = view["steps"].as_array().cloned().unwrap_or_default();
+    let message = format!(
+        "the server running this run ({}) stopped before the run ended",
+        run.owner
+    );
+    let mut failed_step = Value::Null;
+    for step in &mut steps {
+        if step["status"] == "running" {
+            failed_step = step["index"].clone();
+            step["status"] = json!("failed");
+            step["error"] = json!({"kind": "interrupted", "message": message});
+        }
+    }
+    let ran = steps.len() as i64;
+    for index in ran..run.steps_total {
+        steps.push(json!({"index": index, "status": "skipped"}));
+    }
+    let summary = match failed_step.as_u64() {
+        Some(i) => format!("failed at step {}: {message}", i + 1),
+        None => format!("failed: {message}"),
+    };
+    let duration = run.started_ms.map(|s| (now_ms() - s).max(0)).unwrap_or(0);
+    let result = json!({
+        "run_id": run.id,
+        "status": "failed",
+        "summary": summary,
+        "failed_step": failed_step,
+        "error": {"kind": "interrupted", "message": message},
+        "steps": steps,
+        "extracted": view["extracted"],
+        "inbox_address": view["inbox_address"],
+        "duration_ms": duration,
+        "allowed_hosts": run.allowed_hosts,
+    });
+    (summary, result)
+}
+
+/// Marks the live runs whose server is gone as interrupted: this replica's own from an
+/// earlier life (`own`), and any whose lease ran out. Returns how many.
+pub async fn sweep_orphans(state: &AppState, own: bool) -> usize {
+    let store = state.store();
+    let stale_before = now_ms() - state.lease().as_millis() as i64;
+    let owner = own.then(|| state.replica_id());
+    let orphans = match store.orphans(owner, stale_before).await {
+        Ok(o) => o,
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot look for interrupted runs");
+            return 0;
+        }
+    };
+    let mut marked = 0;
+    for run in orphans {
+        // This replica's live runs renew their lease; never interrupt one of them.
+        if state.registry().handle(&run.id).is_some() {
+            continue;
+        }
+        let events = store.events(&run.id).await.unwrap_or_default();
+        let (summary, result) = interrupted(&run, &events);
+        match store.finish(&run.id, "failed", &summary, &result).await {
+            Ok(true) => {
+                marked += 1;
+                state.metrics().interrupted();
+                tracing::warn!(run_id = %run.id, owner = %run.owner, "run marked interrupted");
+                if let Some(url) = run.callback.as_ref().and_then(|c| c["url"].as_str()) {
+                    let hosts: Vec<String> = run
+                        .allowed_hosts
+                        .as_array()
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|h| h.as_str().map(str::to_string))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    if let Ok(url) = url::Url::parse(url) {
+                        super::webhook::spawn_delivery(
+                            state,
+                            run.id.clone(),
+                            Callback {
+                                url,
+                                allowed_hosts: hosts,
+                            },
+                            result,
+                        );
+                    }
+                }
+            }
+            Ok(false) => {}
+            Err(e) => tracing::warn!(error = %e, "cannot mark a run interrupted"),
+        }
+    }
+    marked
+}
+
+/// Screenshots are kept with their run in the store; a local one that has not been stored
+/// yet is served from disk.
+pub async fn screenshot(state: &AppState, run_id: &str, file: &str) -> Option<Vec<u8>> {
+    if !valid_screenshot_name(run_id, file) {
+        return None;
+    }
+    if let Ok(Some(png)) = state.store().screenshot(run_id, file).await {
+        return Some(png);
+    }
+    let path = state.registry().local_screenshot(run_id, file)?;
+    tokio::fs::read(path).await.ok()
 }

@@ -23,7 +23,7 @@ use tower::ServiceExt;
 const STEP_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// A config over the shared test browser, or `None` when Chromium is missing (outside CI).
-fn with_browser() -> Option<ServerConfig> {
+pub(crate) fn with_browser() -> Option<ServerConfig> {
     // The fixture site starts on first use, which must not happen inside `block_on`.
     util::site();
     let browser = util::browser()?;
@@ -40,8 +40,15 @@ fn without_browser() -> ServerConfig {
     config
 }
 
+/// The state of a service over `config`, its store a temporary SQLite file.
+pub(crate) fn started(config: ServerConfig) -> AppState {
+    util::rt()
+        .block_on(AppState::start(config))
+        .expect("the service starts")
+}
+
 /// The service on a real loopback port; stopped (gracefully) on drop.
-struct Server {
+pub(crate) struct Server {
     base: String,
     state: AppState,
     stop: Option<oneshot::Sender<()>>,
@@ -49,8 +56,8 @@ struct Server {
 }
 
 impl Server {
-    fn start(config: ServerConfig) -> Server {
-        let state = AppState::new(config);
+    pub(crate) fn start(config: ServerConfig) -> Server {
+        let state = started(config);
         let listener = util::rt()
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
             .unwrap();
@@ -67,7 +74,7 @@ impl Server {
         }
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
 
@@ -193,7 +200,10 @@ async fn start_async(server: &Server, body: &Value) -> String {
         .unwrap()
         .to_string();
     let accepted: Value = response.json().await.unwrap();
-    assert_eq!(accepted["status"], "running");
+    assert!(
+        accepted["status"] == "running" || accepted["status"] == "queued",
+        "{accepted}"
+    );
     let id = accepted["run_id"].as_str().unwrap().to_string();
     assert_eq!(location, format!("/v1/runs/{id}"));
     id
@@ -239,7 +249,7 @@ fn a_replayed_plan_succeeds_on_a_real_port() {
 #[test]
 fn a_replayed_plan_succeeds_through_oneshot() {
     let Some(config) = with_browser() else { return };
-    let state = AppState::new(config);
+    let state = started(config);
     util::rt().block_on(async {
         let (status, _, result) =
             oneshot(&state, post_json("/v1/runs", &run_body(signup_plan()))).await;
@@ -250,7 +260,7 @@ fn a_replayed_plan_succeeds_through_oneshot() {
 
 #[test]
 fn loopback_is_refused_unless_allowed_explicitly() {
-    let state = AppState::new(without_browser());
+    let state = started(without_browser());
     util::rt().block_on(async {
         let body = json!({ "plan": signup_plan(), "vars": {"name": "Ada"} });
         let (status, _, body) = oneshot(&state, post_json("/v1/runs", &body)).await;
@@ -343,7 +353,7 @@ fn ndjson_streams_events_as_they_happen_then_the_result() {
             ]
         );
         let result = lines.last().unwrap();
-        assert!(result.get("event").is_none());
+        assert_eq!(result["event"], "result");
         assert_eq!(result["run_id"], json!(id));
         assert_eq!(result["status"], "succeeded");
         assert_eq!(result["summary"], "streamed");
@@ -352,7 +362,7 @@ fn ndjson_streams_events_as_they_happen_then_the_result() {
 
 #[test]
 fn an_invalid_plan_is_422_with_every_problem_and_its_path() {
-    let state = AppState::new(without_browser());
+    let state = started(without_browser());
     util::rt().block_on(async {
         let plan = json!({"reasoning": "r", "steps": [
             {"type": "navigate", "url": "shop.example/signup"},
@@ -390,7 +400,9 @@ fn an_invalid_plan_is_422_with_every_problem_and_its_path() {
 
 #[test]
 fn the_service_never_binds_an_embedded_receiver_beyond_loopback() {
-    let state = AppState::new(without_browser());
+    let mut config = without_browser();
+    config.allow_request_inboxes = true;
+    let state = started(config);
     util::rt().block_on(async {
         for inbox in [
             "smtp://0.0.0.0:0?domain=x.test&allow_remote=true",
@@ -410,7 +422,7 @@ fn the_service_never_binds_an_embedded_receiver_beyond_loopback() {
 
 #[test]
 fn malformed_or_misshapen_bodies_are_400() {
-    let state = AppState::new(without_browser());
+    let state = started(without_browser());
     util::rt().block_on(async {
         for (raw, kind) in [
             (r#"{"plan": "#, "malformed_json"),
@@ -420,7 +432,10 @@ fn malformed_or_misshapen_bodies_are_400() {
             (r#"{"vars": {}}"#, "invalid_request"),
             (r#"{"plan": {}, "vars": {"a": 1}}"#, "invalid_request"),
         ] {
-            let req = Request::post("/v1/runs").body(Body::from(raw)).unwrap();
+            let req = Request::post("/v1/runs")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(raw))
+                .unwrap();
             let (status, _, body) = oneshot(&state, req).await;
             assert_eq!(status, 400, "{raw}: {body:#}");
             assert_eq!(body["error"]["kind"], kind, "{raw}");
@@ -434,7 +449,7 @@ fn malformed_or_misshapen_bodies_are_400() {
 
 #[test]
 fn a_body_over_the_limit_is_413() {
-    let state = AppState::new(without_browser());
+    let state = started(without_browser());
     let server = Server::start(without_browser());
     util::rt().block_on(async {
         let big = json!({"plan": {"reasoning": "x".repeat(2 << 20), "steps": []}});
@@ -462,7 +477,7 @@ fn a_body_over_the_limit_is_413() {
 fn a_configured_token_is_required_on_v1() {
     let mut config = without_browser();
     config.token = Some("s3cret-token-for-tests".to_string());
-    let state = AppState::new(config);
+    let state = started(config);
     util::rt().block_on(async {
         let (status, headers, body) = oneshot(&state, get("/v1/schema/plan")).await;
         assert_eq!(status, 401);
@@ -496,11 +511,12 @@ fn a_configured_token_is_required_on_v1() {
 }
 
 #[test]
-fn max_runs_answers_429_while_a_run_is_in_flight() {
+fn a_full_queue_answers_429_while_a_run_is_in_flight() {
     let Some(mut config) = with_browser() else {
         return;
     };
     config.max_runs = 1;
+    config.queue = 0;
     let server = Server::start(config);
     util::rt().block_on(async {
         let id = start_async(&server, &run_body(waiting_plan())).await;
@@ -518,7 +534,7 @@ fn max_runs_answers_429_while_a_run_is_in_flight() {
             body["error"]["message"]
                 .as_str()
                 .unwrap()
-                .contains("--max-runs 1"),
+                .contains("--max-runs 1, --queue 0"),
             "{body}"
         );
         let health: Value = http()
@@ -639,6 +655,9 @@ fn a_failed_step_links_its_screenshot() {
         assert_eq!(png.status(), 200);
         assert_eq!(png.headers()[header::CONTENT_TYPE], "image/png");
         assert!(png.bytes().await.unwrap().starts_with(b"\x89PNG"));
+        // Only the URL: no path on the server.
+        assert!(url.starts_with("/v1/runs/"), "{url}");
+        assert!(!result.to_string().contains("/tmp"), "{result}");
         let other = http()
             .get(server.url(&format!(
                 "/v1/runs/{}/screenshots/..%2F..%2Fetc%2Fpasswd",
@@ -653,7 +672,7 @@ fn a_failed_step_links_its_screenshot() {
 
 #[test]
 fn health_schema_and_openapi() {
-    let state = AppState::new(without_browser());
+    let state = started(without_browser());
     util::rt().block_on(async {
         let (status, _, health) = oneshot(&state, get("/healthz")).await;
         assert_eq!(status, 200);
@@ -708,7 +727,8 @@ fn health_schema_and_openapi() {
         let (status, _, body) = oneshot(&state, get("/v1/nothing")).await;
         assert_eq!(status, 404);
         assert_eq!(body["error"]["kind"], "not_found");
-        let (status, _, body) = oneshot(&state, get("/v1/runs")).await;
+        let delete_all = Request::delete("/v1/runs").body(Body::empty()).unwrap();
+        let (status, _, body) = oneshot(&state, delete_all).await;
         assert_eq!(status, 405);
         assert_eq!(body["error"]["kind"], "method_not_allowed");
     });
@@ -789,7 +809,7 @@ fn plans_only_plans() {
     let cache = tempfile::tempdir().unwrap();
     let mut config = without_browser();
     config.planner = Ok(planner_for(&model, cache.path()));
-    let state = AppState::new(config);
+    let state = started(config);
     util::rt().block_on(async {
         let goal = format!("sign up at {}/form.html as Ada", util::site().url(""));
         let (status, _, body) =
@@ -819,7 +839,7 @@ fn plans_only_plans() {
 
 #[test]
 fn an_unconfigured_or_unreachable_model_is_503() {
-    let state = AppState::new(without_browser());
+    let state = started(without_browser());
     util::rt().block_on(async {
         let body = json!({"goal": "sign up at https://shop.example"});
         let (status, _, body) = oneshot(&state, post_json("/v1/act", &body)).await;
@@ -836,7 +856,7 @@ fn an_unconfigured_or_unreachable_model_is_503() {
         cache_dir: None,
         ..PlannerConfig::default()
     });
-    let state = AppState::new(config);
+    let state = started(config);
     util::rt().block_on(async {
         let body = json!({"goal": "sign up at https://shop.example"});
         let (status, _, body) = oneshot(&state, post_json("/v1/plans", &body)).await;
@@ -845,20 +865,31 @@ fn an_unconfigured_or_unreachable_model_is_503() {
     });
 }
 
-#[test]
-fn an_inbox_step_reads_mail_sent_to_the_embedded_receiver() {
-    let Some(config) = with_browser() else { return };
-    let server = Server::start(config);
+/// An embedded SMTP receiver on a free loopback port, as a server inbox; and its port.
+fn smtp_inbox(domain: &str) -> (std::sync::Arc<dyn planlock::inbox::Inbox>, u16) {
     let port = {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
+    let url =
+        planlock::inbox::parse_url(&format!("smtp://127.0.0.1:{port}?domain={domain}")).unwrap();
+    let inbox = util::rt().block_on(planlock::inbox::connect(&url)).unwrap();
+    (inbox, port)
+}
+
+#[test]
+fn an_inbox_step_reads_mail_sent_to_a_server_inbox() {
+    let Some(mut config) = with_browser() else {
+        return;
+    };
+    let (inbox, port) = smtp_inbox("serve.test");
+    config.inboxes = vec![("mail".to_string(), inbox)];
+    let server = Server::start(config);
     util::rt().block_on(async {
         let plan = json!({"reasoning": "r", "steps": [
             {"type": "wait_for_email", "subject": "code", "timeout_seconds": 10},
             {"type": "done", "summary": "got it"}]});
-        let inbox = format!("smtp://127.0.0.1:{port}?domain=serve.test");
-        let id = start_async(&server, &json!({"plan": plan, "inbox": inbox})).await;
+        let id = start_async(&server, &json!({"plan": plan, "inbox": "mail"})).await;
         let view = poll_run(&server, &id, |v| v["inbox_address"].is_string()).await;
         let address = view["inbox_address"].as_str().unwrap().to_string();
         assert_eq!(address, format!("run-{id}@serve.test"));
@@ -886,15 +917,32 @@ fn an_inbox_step_reads_mail_sent_to_the_embedded_receiver() {
         assert_eq!(response.status(), 422);
         let body: Value = response.json().await.unwrap();
         assert_eq!(body["error"]["kind"], "invalid_inbox");
-        // A malformed inbox URL too.
-        let plan = json!({"reasoning": "r", "steps": [{"type": "done", "summary": "s"}]});
+        // So is an inbox this server does not have, naming the ones it has.
         let response = http()
             .post(server.url("/v1/runs"))
-            .json(&json!({"plan": plan, "inbox": "pop3://x"}))
+            .json(&json!({"plan": plan, "inbox": "work"}))
             .send()
             .await
             .unwrap();
         assert_eq!(response.status(), 422);
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(
+            body["error"]["message"],
+            "inbox[0]: this server has no inbox named `work` (its inboxes: mail)"
+        );
+        // And a URL, which this server does not take from requests.
+        let plan = json!({"reasoning": "r", "steps": [{"type": "done", "summary": "s"}]});
+        let response = http()
+            .post(server.url("/v1/runs"))
+            .json(&json!({"plan": plan, "inbox": "smtp://127.0.0.1:2525?domain=x.test"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 422);
+        let body: Value = response.json().await.unwrap();
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.contains("--allow-request-inboxes"), "{message}");
+        assert!(message.contains("(its inboxes: mail)"), "{message}");
     });
 }
 

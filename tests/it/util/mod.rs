@@ -5,6 +5,8 @@
 
 pub mod dovecot;
 pub mod model;
+pub mod postgres;
+pub mod serve;
 pub mod smtp;
 
 use std::net::SocketAddr;

@@ -1,0 +1,240 @@
+//! Who may talk to the service from a browser: nobody but the service's own pages. A page on
+//! another site can send simple requests to a loopback port, and a DNS-rebinding page can
+//! even read the answers, so `Host` must name this server and `Origin` must be its own.
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use super::error::ApiError;
+
+/// Refuses requests whose `Host` is a name this server was not given, and requests a
+/// browser sent from a page of another origin. `/healthz` stays open to load balancers,
+/// which probe with whatever `Host` they were configured with.
+pub(super) async fn same_origin_only(
+    State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
+    if req.uri().path() == "/healthz" {
+        return next.run(req).await;
+    }
+    let host = request_host(&req);
+    if let Some(host) = &host
+        && let Err(e) = check_host(host, state.host_names())
+    {
+        return e.into_response();
+    }
+    if let Err(e) = check_origin(req.headers(), host.as_deref()) {
+        return e.into_response();
+    }
+    next.run(req).await
+}
+
+/// `Host`, or the authority of an HTTP/2 request. `None` when the request names no host
+/// (HTTP/1.0, in-process calls): browsers always send one.
+fn request_host(req: &Request) -> Option<String> {
+    req.headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+        .or_else(|| req.uri().authority().map(|a| a.as_str().to_string()))
+}
+
+/// `name[:port]` split, brackets of IPv6 literals removed, the name in lower case.
+fn split_host(host: &str) -> (String, Option<u16>) {
+    let host = host.trim();
+    if let Some(rest) = host.strip_prefix('[')
+        && let Some((ip, after)) = rest.split_once(']')
+    {
+        let port = after.strip_prefix(':').and_then(|p| p.parse().ok());
+        return (ip.to_ascii_lowercase(), port);
+    }
+    match host.rsplit_once(':') {
+        Some((name, port)) if !name.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => {
+            (name.to_ascii_lowercase(), port.parse().ok())
+        }
+        _ => (host.to_ascii_lowercase(), None),
+    }
+}
+
+/// An IP address (a page cannot rebind one), `localhost`, or a name given with
+/// `--host-name`. The port is not compared: a load balancer may forward another one.
+fn check_host(host: &str, names: &[String]) -> Result<(), ApiError> {
+    let (name, _) = split_host(host);
+    let name = name.trim_end_matches('.');
+    let known = name.parse::<std::net::IpAddr>().is_ok()
+        || name == "localhost"
+        || names.iter().any(|n| n.eq_ignore_ascii_case(name));
+    if known {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        StatusCode::FORBIDDEN,
+        "forbidden_host",
+        format!(
+            "this server does not answer to the host name `{name}`: it answers to its IP \
+             addresses, localhost and the names it was started with (--host-name NAME). A \
+             page whose name was made to point at this machine (DNS rebinding) looks like \
+             this; if `{name}` is yours, start the server with --host-name {name}"
+        ),
+    ))
+}
+
+/// A browser names the page a request comes from in `Origin` (and `Sec-Fetch-Site`): only
+/// this server's own origin may call it. Programs send neither header.
+fn check_origin(headers: &HeaderMap, host: Option<&str>) -> Result<(), ApiError> {
+    let refuse = |from: &str| {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            "cross_site_request",
+            format!(
+                "requests from web pages of other origins are refused ({from}): a page could \
+                 otherwise start runs with this server's inboxes and secrets. Call this API \
+                 from a program, not from a browser page"
+            ),
+        )
+    };
+    if let Some(site) = headers
+        .get("sec-fetch-site")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_ascii_lowercase)
+        && (site == "cross-site" || site == "same-site")
+    {
+        return Err(refuse(&format!("Sec-Fetch-Site: {site}")));
+    }
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return Ok(());
+    };
+    let origin = origin.to_str().unwrap_or("(unreadable)").trim();
+    let from = format!("Origin: {origin}");
+    let url = url::Url::parse(origin).map_err(|_| refuse(&from))?;
+    let (Some(origin_host), Some(host)) = (url.host_str(), host) else {
+        return Err(refuse(&from));
+    };
+    let (host_name, host_port) = split_host(host);
+    let (origin_name, _) = split_host(origin_host);
+    // A `Host` without a port names the scheme's default port, as the origin does.
+    let origin_port = url.port_or_known_default();
+    let same = matches!(url.scheme(), "http" | "https")
+        && origin_name == host_name
+        && origin_port == host_port.or(origin_port);
+    if same { Ok(()) } else { Err(refuse(&from)) }
+}
+
+/// Only JSON bodies are read: a page may send `text/plain`, form and multipart bodies to any
+/// address without asking, but never `application/json`.
+pub(super) fn check_json_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let given = headers
+        .get(header::CONTENT_TYPE)
+        .map(|v| v.to_str().unwrap_or("(unreadable)").trim().to_string());
+    let is_json = given.as_deref().is_some_and(|ct| {
+        ct.split(';')
+            .next()
+            .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
+    });
+    if is_json {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+        format!(
+            "send the body as JSON with `Content-Type: application/json` (this request has {})",
+            match given {
+                Some(ct) => format!("`{ct}`"),
+                None => "no Content-Type".to_string(),
+            }
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_static(v));
+        }
+        h
+    }
+
+    #[test]
+    fn hosts_are_addresses_localhost_or_configured_names() {
+        let names = vec!["planlock.internal".to_string()];
+        for ok in [
+            "127.0.0.1:8080",
+            "[::1]:8080",
+            "10.0.0.5",
+            "localhost:8080",
+            "LOCALHOST",
+            "planlock.internal",
+            "Planlock.Internal:443",
+            "planlock.internal.",
+        ] {
+            assert!(check_host(ok, &names).is_ok(), "{ok}");
+        }
+        for bad in [
+            "attacker.test:8080",
+            "127.0.0.1.nip.io",
+            "localhost.attacker.test",
+        ] {
+            let e = check_host(bad, &names).unwrap_err();
+            assert_eq!(e.status, StatusCode::FORBIDDEN, "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_the_servers_own_origin_passes() {
+        let host = Some("127.0.0.1:8080");
+        assert!(check_origin(&headers(&[]), host).is_ok());
+        assert!(check_origin(&headers(&[("origin", "http://127.0.0.1:8080")]), host).is_ok());
+        assert!(
+            check_origin(
+                &headers(&[("origin", "https://planlock.example")]),
+                Some("planlock.example")
+            )
+            .is_ok()
+        );
+        for bad in [
+            "http://127.0.0.1:3000",
+            "http://attacker.test",
+            "null",
+            "http://127.0.0.1",
+            "file://",
+        ] {
+            let e = check_origin(&headers(&[("origin", bad)]), host).unwrap_err();
+            assert_eq!(e.kind, "cross_site_request", "{bad}");
+        }
+        assert!(check_origin(&headers(&[("origin", "http://127.0.0.1:8080")]), None).is_err());
+        assert!(check_origin(&headers(&[("sec-fetch-site", "cross-site")]), host).is_err());
+        assert!(check_origin(&headers(&[("sec-fetch-site", "same-origin")]), host).is_ok());
+    }
+
+    #[test]
+    fn only_json_content_types() {
+        assert!(check_json_content_type(&headers(&[("content-type", "application/json")])).is_ok());
+        assert!(
+            check_json_content_type(&headers(&[(
+                "content-type",
+                "application/json; charset=utf-8"
+            )]))
+            .is_ok()
+        );
+        for bad in [
+            "text/plain",
+            "application/x-www-form-urlencoded",
+            "application/jsonx",
+        ] {
+            let e = check_json_content_type(&headers(&[("content-type", bad)])).unwrap_err();
+            assert_eq!(e.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{bad}");
+        }
+        let e = check_json_content_type(&headers(&[])).unwrap_err();
+        assert!(e.message.contains("no Content-Type"), "{}", e.message);
+    }
+}

@@ -1,0 +1,242 @@
+//! Webhooks: when a run with a `callback_url` ends, its result is POSTed there, signed with
+//! the server's `PLANLOCK_WEBHOOK_SECRET`, retried with backoff, never holding up a run.
+//! The receiver is judged by the address rule pages follow, at the request and again at
+//! every attempt, and the connection goes to exactly the address judged.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use hmac::{Hmac, Mac};
+use serde_json::Value;
+use sha2::Sha256;
+use url::Url;
+
+use super::AppState;
+use super::error::ApiError;
+use crate::lock::check_service_host;
+
+/// The header carrying the signature: `t=UNIX_SECONDS,v1=HEX`.
+pub const SIGNATURE_HEADER: &str = "Planlock-Signature";
+/// The environment variable holding the signing secret.
+pub const SECRET_VAR: &str = "PLANLOCK_WEBHOOK_SECRET";
+/// Waits before the 2nd, 3rd, … attempt.
+pub const DEFAULT_RETRIES: &[Duration] = &[
+    Duration::from_secs(1),
+    Duration::from_secs(5),
+    Duration::from_secs(30),
+    Duration::from_secs(120),
+    Duration::from_secs(600),
+];
+/// How long one attempt may take.
+const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where a run's result goes, and the hosts the request allowed (for the address rule).
+#[derive(Debug, Clone)]
+pub struct Callback {
+    pub url: Url,
+    pub allowed_hosts: Vec<String>,
+}
+
+/// Checks a request's `callback_url`: http(s), a host the address rule lets the service
+/// reach, and a server that can sign.
+pub async fn callback_of(
+    state: &AppState,
+    url: &str,
+    allowed_hosts: &[String],
+) -> Result<Callback, ApiError> {
+    if state.webhook_secret().is_none() {
+        return Err(ApiError::unprocessable(
+            "invalid_callback",
+            format!(
+                "callback_url: this server cannot sign webhooks: it was started without \
+                 {SECRET_VAR}"
+            ),
+        ));
+    }
+    let parsed = Url::parse(url.trim())
+        .ok()
+        .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
+        .ok_or_else(|| {
+            ApiError::unprocessable(
+                "invalid_callback",
+                format!("callback_url: `{url}` is not an absolute http(s) URL"),
+            )
+        })?;
+    let host = parsed.host_str().unwrap_or_default();
+    let port = parsed.port_or_known_default().unwrap_or(80);
+    check_service_host(host, port, allowed_hosts)
+        .await
+        .map_err(|e| {
+            let mut err = super::request::lock_error(e);
+            err.message = format!("callback_url: {}", err.message);
+            err
+        })?;
+    Ok(Callback {
+        url: parsed,
+        allowed_hosts: allowed_hosts.to_vec(),
+    })
+}
+
+/// `t=UNIX_SECONDS,v1=HEX(HMAC-SHA256(secret, "UNIX_SECONDS.BODY"))`.
+pub fn signature(secret: &str, unix_seconds: i64, body: &[u8]) -> String {
+    let mut mac =
+        Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes any key length");
+    mac.update(unix_seconds.to_string().as_bytes());
+    mac.update(b".");
+    mac.update(body);
+    let hex: String = mac
+        .finalize()
+        .into_bytes()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("t={unix_seconds},v1={hex}")
+}
+
+/// Delivers `result` on its own task, attempt after attempt until one is answered 2xx, the
+/// schedule is used up, or the receiver's address is refused.
+pub fn spawn_delivery(state: &AppState, run_id: String, callback: Callback, result: Value) {
+    let state = state.clone();
+    let span = tracing::info_span!("webhook", run_id = %run_id);
+    tokio::spawn(tracing::Instrument::instrument(
+        async move {
+            let Some(secret) = state.webhook_secret().map(str::to_string) else {
+                return;
+            };
+            let body = serde_json::to_vec(&result).unwrap_or_default();
+            let schedule = state.webhook_retries().to_vec();
+            let mut attempt = 0u32;
+            loop {
+                attempt += 1;
+                let outcome = attempt_once(&callback, &run_id, &secret, &body).await;
+                let last = attempt as usize > schedule.len();
+                let (status, error) = match &outcome {
+                    Ok(()) => ("delivered", None),
+                    Err(Failure::Refused(e)) => ("failed", Some(e.clone())),
+                    Err(Failure::Retry(e)) if last => ("failed", Some(e.clone())),
+                    Err(Failure::Retry(e)) => ("pending", Some(e.clone())),
+                };
+                state.metrics().webhook(match status {
+                    "pending" => "retried",
+                    s => s,
+                });
+                if let Err(e) = state
+                    .store()
+                    .set_callback(&run_id, status, attempt, error.as_deref())
+                    .await
+                {
+                    tracing::warn!(error = %e, "webhook state not stored");
+                }
+                match status {
+                    "delivered" => {
+                        tracing::info!(attempt, "webhook delivered");
+                        return;
+                    }
+                    "failed" => {
+                        tracing::warn!(
+                            attempt,
+                            error = error.as_deref().unwrap_or(""),
+                            "webhook not delivered"
+                        );
+                        return;
+                    }
+                    _ => {
+                        let wait = schedule[attempt as usize - 1];
+                        tracing::info!(
+                            attempt,
+                            error = error.as_deref().unwrap_or(""),
+                            retry_in_ms = wait.as_millis() as u64,
+                            "webhook attempt failed"
+                        );
+                        tokio::select! {
+                            _ = tokio::time::sleep(wait) => {}
+                            // A server shutting down stops retrying; the state says pending.
+                            _ = state.shutdown_token().cancelled() => return,
+                        }
+                    }
+                }
+            }
+        },
+        span,
+    ));
+}
+
+enum Failure {
+    /// The address rule refuses the receiver now: no retry.
+    Refused(String),
+    Retry(String),
+}
+
+async fn attempt_once(
+    callback: &Callback,
+    run_id: &str,
+    secret: &str,
+    body: &[u8],
+) -> Result<(), Failure> {
+    let url = &callback.url;
+    let host = url.host_str().unwrap_or_default();
+    let port = url.port_or_known_default().unwrap_or(80);
+    let addresses = check_service_host(host, port, &callback.allowed_hosts)
+        .await
+        .map_err(|e| Failure::Refused(e.to_string()))?;
+    let Some(ip) = addresses.first().copied() else {
+        return Err(Failure::Retry(format!("{host} does not resolve")));
+    };
+    let mut client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(ATTEMPT_TIMEOUT)
+        .user_agent(concat!("planlock/", env!("CARGO_PKG_VERSION")));
+    if let Some(url::Host::Domain(name)) = url.host() {
+        // Connect to the address judged, not to whatever the name resolves to next.
+        client = client.resolve(name, SocketAddr::new(ip, port));
+    }
+    let client = client
+        .build()
+        .map_err(|e| Failure::Retry(format!("cannot build an HTTP client: {e}")))?;
+    let now = chrono::Utc::now().timestamp();
+    let response = client
+        .post(url.clone())
+        .header("content-type", "application/json")
+        .header(SIGNATURE_HEADER, signature(secret, now, body))
+        .header("Planlock-Run-Id", run_id)
+        .body(body.to_vec())
+        .send()
+        .await
+        .map_err(|e| Failure::Retry(format!("{url}: {}", without_url(e))))?;
+    let status = response.status();
+    if status.is_success() {
+        Ok(())
+    } else {
+        Err(Failure::Retry(format!("{url} answered {status}")))
+    }
+}
+
+/// reqwest's error sentence without the URL it repeats, with its causes.
+fn without_url(e: reqwest::Error) -> String {
+    let e = e.without_url();
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        text = format!("{text}: {s}");
+        source = s.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_signature_is_hmac_sha256_of_time_dot_body() {
+        // Computed independently: Python's hmac.new(b"whsec", b'1700000000.{"a":1}', sha256).
+        assert_eq!(
+            signature("whsec", 1_700_000_000, b"{\"a\":1}"),
+            "t=1700000000,v1=8ad37ba156048ae0e0a5533c75cdf26fee88b07f93cb57ee4c80adb053012032"
+        );
+        assert_ne!(
+            signature("other", 1_700_000_000, b"{\"a\":1}"),
+            signature("whsec", 1_700_000_000, b"{\"a\":1}")
+        );
+    }
+}

@@ -1,0 +1,165 @@
+//! Inboxes of `planlock serve`: configured on the server (`--inbox`, `--inbox-file` with
+//! `${VAR}` credentials) and chosen by name; mailbox URLs from requests only when allowed,
+//! and then judged by the address rule pages follow. Real Dovecot, real binary.
+
+use crate::util;
+use crate::util::dovecot::{self, Dovecot};
+use crate::util::serve::ServeProcess;
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+fn http() -> reqwest::Client {
+    reqwest::Client::new()
+}
+
+fn mail_plan() -> Value {
+    json!({"reasoning": "r", "steps": [
+        {"type": "wait_for_email", "subject": "welcome", "timeout_seconds": 20},
+        {"type": "done", "summary": "got it"}]})
+}
+
+/// Starts `plan` async, appends a message to the run's plus address, waits for the end.
+async fn run_reading_mail(server: &ServeProcess, dovecot: &Dovecot, body: Value) -> Value {
+    let response = http()
+        .post(server.url("/v1/runs"))
+        .header("prefer", "respond-async")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    let accepted: Value = response.json().await.unwrap();
+    assert_eq!(status, 202, "{accepted}");
+    let id = accepted["run_id"].as_str().unwrap().to_string();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut appended = false;
+    loop {
+        let view: Value = http()
+            .get(server.url(&format!("/v1/runs/{id}")))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if !appended && let Some(address) = view["inbox_address"].as_str() {
+            assert_eq!(address, format!("bob+{id}@demo.test"));
+            let raw = util::smtp::message("shop@example.com", address, "welcome aboard", "hi");
+            dovecot.append(&raw).await;
+            appended = true;
+        }
+        if view["status"] != "running" && view["status"] != "queued" {
+            return view;
+        }
+        assert!(Instant::now() < deadline, "the run did not end: {view:#}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[test]
+fn a_server_inbox_from_a_file_with_credentials_from_the_environment() {
+    if util::browser().is_none() {
+        return;
+    }
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("inboxes");
+    let url = dovecot.url_with(
+        dovecot::USER,
+        "${TEST_IMAP_PASSWORD}",
+        "address=bob@demo.test&plus=true",
+    );
+    std::fs::write(
+        &file,
+        format!("# the shared test mailbox\n\nsupport={url}\n"),
+    )
+    .unwrap();
+    let server = ServeProcess::start(
+        &["--inbox-file", file.to_str().unwrap()],
+        &[("TEST_IMAP_PASSWORD", dovecot::PASSWORD)],
+    );
+    util::rt().block_on(async {
+        let result = run_reading_mail(
+            &server,
+            &dovecot,
+            json!({"plan": mail_plan(), "inbox": "support"}),
+        )
+        .await;
+        assert_eq!(result["status"], "succeeded", "{result:#}");
+        assert_eq!(
+            result["steps"][0]["detail"]["email_subject"],
+            "welcome aboard"
+        );
+    });
+    // The password is nowhere in the process's arguments.
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", server.pid())).unwrap();
+    assert!(
+        !String::from_utf8_lossy(&cmdline).contains(dovecot::PASSWORD),
+        "{:?}",
+        String::from_utf8_lossy(&cmdline)
+    );
+}
+
+#[test]
+fn a_missing_variable_or_an_unnamed_server_inbox_is_refused_at_start() {
+    let out = util::planlock()
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args([
+            "--inbox",
+            "mail=imap://bob:${NO_SUCH_VARIABLE_X}@127.0.0.1:1/INBOX?address=a@b.test",
+        ])
+        .env_remove("NO_SUCH_VARIABLE_X")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("NO_SUCH_VARIABLE_X"), "{stderr}");
+    let out = util::planlock()
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(["--inbox", "smtp://127.0.0.1:0?domain=x.test"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("NAME=URL"), "{stderr}");
+}
+
+#[test]
+fn request_mailbox_urls_follow_the_address_rule_of_pages() {
+    if util::browser().is_none() {
+        return;
+    }
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let server = ServeProcess::start(&["--allow-request-inboxes"], &[]);
+    let url = dovecot.url("address=bob@demo.test&plus=true");
+    util::rt().block_on(async {
+        // Dovecot listens on loopback: a private address the request did not allow.
+        let response = http()
+            .post(server.url("/v1/runs"))
+            .json(&json!({"plan": mail_plan(), "inbox": url}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 422);
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"]["kind"], "lock_refused", "{body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("inbox[0]: "), "{message}");
+        assert!(message.contains("127.0.0.1"), "{message}");
+        assert!(!message.contains(dovecot::PASSWORD), "{message}");
+        // Allowed explicitly, it is used.
+        let result = run_reading_mail(
+            &server,
+            &dovecot,
+            json!({"plan": mail_plan(), "inbox": url, "allowed_hosts": ["127.0.0.1"]}),
+        )
+        .await;
+        assert_eq!(result["status"], "succeeded", "{result:#}");
+    });
+}
