@@ -22,6 +22,18 @@ fn mail_plan() -> Value {
 
 /// Starts `plan` async, appends a message to the run's plus address, waits for the end.
 async fn run_reading_mail(server: &ServeProcess, dovecot: &Dovecot, body: Value) -> Value {
+    run_reading_mail_with(server, body, async |raw: Vec<u8>| {
+        dovecot.append(&raw).await
+    })
+    .await
+}
+
+/// [`run_reading_mail`], delivering through `deliver`.
+async fn run_reading_mail_with(
+    server: &ServeProcess,
+    body: Value,
+    deliver: impl AsyncFn(Vec<u8>),
+) -> Value {
     let response = http()
         .post(server.url("/v1/runs"))
         .header("prefer", "respond-async")
@@ -47,7 +59,7 @@ async fn run_reading_mail(server: &ServeProcess, dovecot: &Dovecot, body: Value)
         if !appended && let Some(address) = view["inbox_address"].as_str() {
             assert_eq!(address, format!("bob+{id}@demo.test"));
             let raw = util::smtp::message("shop@example.com", address, "welcome aboard", "hi");
-            dovecot.append(&raw).await;
+            deliver(raw).await;
             appended = true;
         }
         if view["status"] != "running" && view["status"] != "queued" {
@@ -161,5 +173,51 @@ fn request_mailbox_urls_follow_the_address_rule_of_pages() {
         )
         .await;
         assert_eq!(result["status"], "succeeded", "{result:#}");
+    });
+}
+
+#[test]
+fn runs_through_the_service_share_a_bounded_number_of_imap_connections() {
+    if util::browser().is_none() {
+        return;
+    }
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    // Dovecot's own default: 10 connections per user and address. Each run used to leave
+    // one more behind for ~30 s, so steady traffic hit the limit within seconds.
+    let url = dovecot.url("address=bob@demo.test&plus=true");
+    let server = ServeProcess::start(
+        &["--inbox", &format!("support={url}"), "--max-runs", "8"],
+        &[],
+    );
+    util::rt().block_on(async {
+        // One connection delivers all the mail, and is left out of the count.
+        let appender = tokio::sync::Mutex::new(dovecot.appender().await);
+        let watch = dovecot.watch_connections(&[appender.lock().await.local_port()]);
+        let deliver = async |raw: Vec<u8>| appender.lock().await.append(&raw).await;
+        let body = || json!({"plan": mail_plan(), "inbox": "support"});
+        for i in 0..50 {
+            let result = run_reading_mail_with(&server, body(), deliver).await;
+            assert_eq!(result["status"], "succeeded", "run {i}: {result:#}");
+        }
+        let together: Vec<Value> = futures::future::join_all(
+            (0..16).map(|_| run_reading_mail_with(&server, body(), deliver)),
+        )
+        .await;
+        for (i, result) in together.iter().enumerate() {
+            assert_eq!(
+                result["status"], "succeeded",
+                "concurrent run {i}: {result:#}"
+            );
+        }
+        let peak = watch.stop();
+        // The default bound of connections per mailbox account.
+        assert!(
+            (1..=4).contains(&peak.connections.len()),
+            "planlock held {} IMAP connections at once: {:?}",
+            peak.connections.len(),
+            peak.connections
+        );
     });
 }
