@@ -1,4 +1,4 @@
-//! planlock's browser benchmark (issue 3): browser launch, each step type (median, p95 and CDP
+//! planlock's browser benchmark: browser launch, each step type (median, p95 and CDP
 //! round trips), and the sign-up form flow end to end through `runner::run`, side by side with
 //! the same flow driven by Playwright (`bench/playwright/flow.js`) on the same Chromium binary
 //! and the same local pages, served here on 127.0.0.1:0.
