@@ -56,6 +56,11 @@ pub struct ImapUrl {
     /// At most this many connections to the account (server and user) at once, over every
     /// mailbox of it that this process watches.
     pub max_connections: usize,
+    /// Connect to exactly these addresses instead of resolving `host` again: the service sets
+    /// them to the addresses it judged, so a name that resolves elsewhere a moment later
+    /// (DNS rebinding) cannot move the connection. Empty: resolve `host` (TLS still verifies
+    /// `host` either way).
+    pub connect_to: Vec<std::net::IpAddr>,
 }
 
 /// `smtp://HOST:PORT?domain=DOMAIN&allow_remote=true`: the embedded receiver listens on
@@ -329,6 +334,7 @@ fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
         plus,
         poll,
         max_connections,
+        connect_to: Vec::new(),
     })
 }
 

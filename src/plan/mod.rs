@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use template::{LONG_SECRET, MASK, Masker, SECRET_ENV_PREFIX, Template, Vars, VarsError};
-pub use validate::{Limits, PlanError, Problem, parse, parse_and_validate};
+pub use validate::{Limits, PlanError, Problem, duplicate_keys, parse, parse_and_validate};
 pub use wording::json_kind;
 
 /// A plan: why, then what, in order. Produced by the planner or written by hand.

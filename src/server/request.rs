@@ -53,6 +53,9 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
                 "the request body is empty: send a JSON object, e.g. {\"plan\": {...}}",
             ));
         }
+        if let Ok(text) = std::str::from_utf8(&bytes) {
+            refuse_duplicate_keys(text)?;
+        }
         serde_json::from_slice(&bytes).map(JsonBody).map_err(|e| {
             use serde_json::error::Category;
             match e.classify() {
@@ -67,6 +70,32 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
             }
         })
     }
+}
+
+/// A key given twice in one object is refused, as in a plan file: whoever reviewed the
+/// request read one value, and the server would use the other. Inside `plan` it is the plan's
+/// problem (422, with paths as in the plan); anywhere else the request's (400).
+fn refuse_duplicate_keys(text: &str) -> Result<(), ApiError> {
+    let (in_plan, in_request): (Vec<_>, Vec<_>) = plan::duplicate_keys(text)
+        .into_iter()
+        .partition(|p| p.path.starts_with("plan."));
+    if let Some(first) = in_request.first() {
+        return Err(ApiError::bad_request(
+            "invalid_request",
+            format!("the request body is not a valid request: {first}"),
+        ));
+    }
+    if in_plan.is_empty() {
+        return Ok(());
+    }
+    let problems = in_plan
+        .into_iter()
+        .map(|p| plan::Problem {
+            path: p.path["plan.".len()..].to_string(),
+            ..p
+        })
+        .collect();
+    Err(ApiError::invalid_plan(&plan::PlanError::Invalid(problems)))
 }
 
 fn human_bytes(n: usize) -> String {
@@ -327,8 +356,10 @@ pub async fn connect_inboxes(
                 .server_inbox(server_name)
                 .ok_or_else(|| ApiError::internal(format!("inbox {server_name} vanished")))?,
             InboxSource::Url(url) => {
-                if let InboxUrl::Imap(imap) = url {
-                    check_service_host(&imap.host, imap.port, allowed_hosts)
+                let mut url = url.clone();
+                if let InboxUrl::Imap(imap) = &mut url {
+                    // Connect to the addresses judged here, not to a fresh lookup of the name.
+                    imap.connect_to = check_service_host(&imap.host, imap.port, allowed_hosts)
                         .await
                         .map_err(|e| {
                             let mut err = lock_error(e);
@@ -336,7 +367,7 @@ pub async fn connect_inboxes(
                             err
                         })?;
                 }
-                state.smtp().connect(url).await.map_err(|e| match e {
+                state.smtp().connect(&url).await.map_err(|e| match e {
                     InboxError::InvalidUrl(m) => ApiError::unprocessable("invalid_inbox", m),
                     InboxError::Unreachable(m) => ApiError::unavailable("inbox_unavailable", m),
                 })?

@@ -753,3 +753,29 @@ async fn a_kept_connection_the_server_dropped_is_replaced_without_an_error() {
         .expect("mail");
     assert_eq!(found.subject, "after restart");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pinned_addresses_are_connected_to_instead_of_resolving_the_name_again() {
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    // `.invalid` never resolves: only the pinned address can reach the server.
+    let url = dovecot
+        .url("address=bob@demo.test")
+        .replace("127.0.0.1", "mail.invalid");
+    let (_, InboxUrl::Imap(mut imap)) = parse_binding(&url).expect("valid URL") else {
+        panic!("not an IMAP URL")
+    };
+    let unpinned = connect(&InboxUrl::Imap(imap.clone())).await.unwrap();
+    let err = unpinned
+        .check()
+        .await
+        .expect_err("the name does not resolve");
+    assert!(err.to_string().contains("mail.invalid"), "{err}");
+    imap.connect_to = vec![std::net::Ipv4Addr::LOCALHOST.into()];
+    let pinned = connect(&InboxUrl::Imap(imap)).await.unwrap();
+    pinned
+        .check()
+        .await
+        .expect("connected to the pinned address");
+}

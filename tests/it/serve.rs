@@ -399,6 +399,43 @@ fn an_invalid_plan_is_422_with_every_problem_and_its_path() {
 }
 
 #[test]
+fn a_key_given_twice_is_refused_in_the_plan_and_in_the_request() {
+    let state = started(without_browser());
+    util::rt().block_on(async {
+        let post = |text: &str| {
+            Request::post("/v1/runs")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(Body::from(text.to_string()))
+                .unwrap()
+        };
+        // A reviewer reads the first `url`; a JSON parser would visit the second.
+        let twice_in_plan = r#"{"plan": {"reasoning": "r", "steps": [
+            {"type": "navigate", "url": "https://shop.example/", "url": "https://evil.example/"},
+            {"type": "done", "summary": "s"}]}}"#;
+        let (status, _, body) = oneshot(&state, post(twice_in_plan)).await;
+        assert_eq!(status, 422, "{body:#}");
+        assert_eq!(body["error"]["kind"], "invalid_plan");
+        assert_eq!(
+            body["error"]["problems"],
+            json!([{"path": "steps[0].url", "message": "the key `url` is given twice in this \
+                object; a reader sees the first, a JSON parser keeps the last: keep one"}])
+        );
+        let twice_in_request = r#"{"plan": {"reasoning": "r", "steps": [
+            {"type": "done", "summary": "s"}]},
+            "allowed_hosts": ["shop.example"], "allowed_hosts": ["evil.example"]}"#;
+        let (status, _, body) = oneshot(&state, post(twice_in_request)).await;
+        assert_eq!(status, 400, "{body:#}");
+        assert_eq!(body["error"]["kind"], "invalid_request");
+        assert_eq!(
+            body["error"]["message"],
+            "the request body is not a valid request: allowed_hosts: the key `allowed_hosts` \
+             is given twice in this object; a reader sees the first, a JSON parser keeps the \
+             last: keep one"
+        );
+    });
+}
+
+#[test]
 fn the_service_never_binds_an_embedded_receiver_beyond_loopback() {
     let mut config = without_browser();
     config.allow_request_inboxes = true;

@@ -53,17 +53,27 @@ pub(super) fn drain_unsolicited(connection: &mut Connection) {
     while connection.session.unsolicited_responses.try_recv().is_ok() {}
 }
 
+/// Opens the TCP connection: to the pinned addresses when the URL has them (tried in order),
+/// else to whatever `host` resolves to now.
+async fn connect_tcp(url: &ImapUrl) -> std::io::Result<TcpStream> {
+    if url.connect_to.is_empty() {
+        TcpStream::connect((url.host.as_str(), url.port)).await
+    } else {
+        let addresses: Vec<std::net::SocketAddr> = url
+            .connect_to
+            .iter()
+            .map(|ip| std::net::SocketAddr::new(*ip, url.port))
+            .collect();
+        TcpStream::connect(&addresses[..]).await
+    }
+}
+
 /// Connects, logs in and selects the mailbox, each step under a deadline, with a sentence
 /// naming the step that failed. `permit` is held for as long as the connection lives.
 pub(super) async fn connect(url: &ImapUrl, permit: Permit) -> Result<Connection, InboxError> {
     let server = url.server();
     let unreachable = |detail: String| InboxError::Unreachable(detail);
-    let tcp = match timeout(
-        CONNECT_TIMEOUT,
-        TcpStream::connect((url.host.as_str(), url.port)),
-    )
-    .await
-    {
+    let tcp = match timeout(CONNECT_TIMEOUT, connect_tcp(url)).await {
         Ok(Ok(tcp)) => tcp,
         Ok(Err(e)) => {
             let hint = match e.kind() {

@@ -127,6 +127,9 @@ struct MailboxKey {
     user: String,
     password: String,
     mailbox: String,
+    /// Pinned addresses are part of it too: a mailbox judged at one address is never
+    /// reached through a connection made to another.
+    connect_to: Vec<std::net::IpAddr>,
 }
 
 #[derive(Default)]
@@ -193,6 +196,7 @@ impl Mailbox {
             user: url.user.clone(),
             password: url.password.clone(),
             mailbox: url.mailbox.clone(),
+            connect_to: url.connect_to.clone(),
         };
         let mut mailboxes = MAILBOXES
             .get_or_init(Default::default)

@@ -14,7 +14,7 @@ use super::Plan;
 use super::template::Vars;
 
 pub(crate) use navigate_url::check_url;
-pub use parse::parse;
+pub use parse::{duplicate_keys, parse};
 
 /// Configurable limits of validation.
 #[derive(Debug, Clone)]

@@ -24,33 +24,38 @@ pub fn parse(text: &str) -> Result<Value, PlanError> {
         column: e.column().max(1),
         message: strip_position(&e.to_string()),
     })?;
+    let duplicates = duplicate_keys(text);
+    if duplicates.is_empty() {
+        Ok(value)
+    } else {
+        Err(PlanError::Invalid(duplicates))
+    }
+}
+
+/// Every key an object in this JSON text repeats, as a problem at its path (`steps[0].url`),
+/// in the order the plan's other problems are listed: the plan's own first, then step by
+/// step. Text that is not JSON yields what was found before the error.
+pub fn duplicate_keys(text: &str) -> Vec<Problem> {
     let duplicates = RefCell::new(Vec::new());
     let mut de = serde_json::Deserializer::from_str(text);
-    // The text parsed above, so this walk cannot fail on syntax.
     let _ = Walk {
         path: None,
         found: &duplicates,
     }
     .deserialize(&mut de);
     let mut duplicates = duplicates.into_inner();
-    if duplicates.is_empty() {
-        return Ok(value);
-    }
-    // As every other problem: the plan's own first, then step by step.
     duplicates.sort_by_key(|(path, _)| super::step_index(path));
-    Err(PlanError::Invalid(
-        duplicates
-            .into_iter()
-            .map(|(path, key)| Problem {
-                path,
-                message: format!(
-                    "the key `{}` is given twice in this object; a reader sees the first, \
-                     a JSON parser keeps the last: keep one",
-                    crate::plan::wording::show(&key)
-                ),
-            })
-            .collect(),
-    ))
+    duplicates
+        .into_iter()
+        .map(|(path, key)| Problem {
+            path,
+            message: format!(
+                "the key `{}` is given twice in this object; a reader sees the first, \
+                 a JSON parser keeps the last: keep one",
+                crate::plan::wording::show(&key)
+            ),
+        })
+        .collect()
 }
 
 /// Walks a JSON document noting `(path, key)` for every key an object repeats.
