@@ -250,6 +250,9 @@ impl Tab {
             .check_navigation(&parsed)
             .await
             .map_err(PageError::Refused)?;
+        if self.is_same_document(&parsed).await {
+            return self.navigate_within_document(&parsed, deadline).await;
+        }
         let cdp = |e: BrowserError| self.cdp_failure(e);
         let mut lifecycle = timed(self.page.event_listener::<EventLifecycleEvent>())
             .await
@@ -349,6 +352,44 @@ impl Tab {
             status,
             same_document: false,
         })
+    }
+
+    /// Whether going to `url` only changes the current page's fragment (`/a` → `/a#b`):
+    /// a same-document navigation, which loads nothing.
+    async fn is_same_document(&self, url: &Url) -> bool {
+        use url::Position::AfterQuery;
+        if url.fragment().is_none() {
+            // Without a fragment, even the same URL loads the document again.
+            return false;
+        }
+        Url::parse(&self.url().await).is_ok_and(|now| now[..AfterQuery] == url[..AfterQuery])
+    }
+
+    /// Changes the fragment in the page, as a link to `#b` would. `Page.navigate` is not
+    /// used: chromiumoxide answers it only once a `load` comes, and a fragment change has
+    /// none.
+    async fn navigate_within_document(
+        &self,
+        url: &Url,
+        deadline: Instant,
+    ) -> Result<Navigated, PageError> {
+        let assign = EvaluateParams::builder()
+            .expression(format!("location.href = {}", json!(url.as_str())))
+            .build()
+            .expect("expression is set");
+        self.count();
+        match self.wait_until(deadline, self.page.execute(assign)).await? {
+            Some(Ok(_)) => Ok(Navigated {
+                url: url.to_string(),
+                status: None,
+                same_document: true,
+            }),
+            Some(Err(e)) => Err(self.cdp_failure(BrowserError::Cdp(e.to_string()))),
+            None => Err(PageError::LoadTimedOut {
+                url: url.to_string(),
+                started: false,
+            }),
+        }
     }
 
     /// Clicks the element found by `text` (preferred) or `selector`, with real mouse events.

@@ -107,6 +107,31 @@ fn spa_route_changes() {
 }
 
 #[test]
+fn a_navigate_that_only_changes_the_fragment_stays_in_the_document() {
+    need_browser!();
+    let p = plan(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/spa/settings"},
+        {"type":"fill","describe":"nickname","label":"Nickname","value":"ada"},
+        {"type":"navigate","url":"{SITE}/spa/settings#top"},
+        {"type":"navigate","url":"{SITE}/spa/settings#top"},
+        {"type":"click","describe":"save","text":"Save settings"},
+        {"type":"wait_for_text","text":"Saved nickname ada"},
+        {"type":"done","summary":"ok"}]}"#,
+    );
+    let (result, _) = run(&p);
+    assert_succeeded(&result);
+    // Nothing was loaded: what step 2 filled in is still there for step 5 to save.
+    for step in &result.steps[2..4] {
+        assert_eq!(step.detail.same_document, Some(true), "{:?}", step.detail);
+        assert_eq!(
+            step.detail.url.as_deref(),
+            Some(&*util::site().url("/spa/settings#top"))
+        );
+    }
+}
+
+#[test]
 fn overlay_that_goes_away_is_waited_for() {
     need_browser!();
     let p = plan(
