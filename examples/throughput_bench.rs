@@ -35,6 +35,8 @@ use serde_json::{Value, json};
 
 /// The mail domain of the benchmark's addresses (`bob+TAG@bench.test`).
 const DOMAIN: &str = "bench.test";
+/// The name `serve` knows the benchmark's Dovecot mailbox by.
+const INBOX_NAME: &str = "bench";
 
 #[derive(Parser, Debug)]
 #[command(about = "planlock throughput benchmark (side by side with Playwright)")]
@@ -186,10 +188,13 @@ struct Server {
 }
 
 impl Server {
-    fn start(bin: &Path, max_runs: usize) -> Result<Server> {
+    /// `inboxes`: `--inbox NAME=URL` arguments (older builds took mailbox URLs in requests
+    /// only).
+    fn start(bin: &Path, max_runs: usize, inboxes: &[String]) -> Result<Server> {
         let mut child = Command::new(bin)
             .args(["serve", "--listen", "127.0.0.1:0", "--max-runs"])
             .arg(max_runs.to_string())
+            .args(inboxes)
             .env_remove("PLANLOCK_TOKEN")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -494,12 +499,16 @@ async fn main() -> Result<()> {
     let site = DemoSite::start(mailer).await?;
     let base = site.url("");
     let inbox = dovecot.url(&format!("address={}@{DOMAIN}&plus=true", dovecot::USER));
-    let body = run_body(&base, &inbox);
+    // `serve` reads the mailbox as a service does: a server inbox the requests choose by
+    // name. The baseline build took the mailbox URL in each request.
+    let body = run_body(&base, INBOX_NAME);
+    let baseline_body = run_body(&base, &inbox);
+    let server_inbox = ["--inbox".to_string(), format!("{INBOX_NAME}={inbox}")];
     let plan_file = tempfile::Builder::new().suffix(".json").tempfile()?;
     std::fs::write(plan_file.path(), SIGNUP_PLAN)?;
 
     let max_level = args.levels.iter().copied().max().unwrap_or(1);
-    let server = Server::start(&bin, max_level)?;
+    let server = Server::start(&bin, max_level, &server_inbox)?;
     // Two unmeasured runs: the browser's first contexts, the IMAP connection.
     let warm = serve_batch(SERVE, &server, &body, 2, 1).await?;
     if !warm.failures.is_empty() {
@@ -507,8 +516,8 @@ async fn main() -> Result<()> {
     }
     let baseline = match &args.baseline {
         Some(path) => {
-            let server = Server::start(path, max_level)?;
-            let warm = serve_batch(BASELINE, &server, &body, 2, 1).await?;
+            let server = Server::start(path, max_level, &[])?;
+            let warm = serve_batch(BASELINE, &server, &baseline_body, 2, 1).await?;
             if !warm.failures.is_empty() {
                 bail!("the baseline's warm-up runs failed: {:?}", warm.failures);
             }
@@ -532,7 +541,7 @@ async fn main() -> Result<()> {
         eprintln!("  {}", b.row());
         batches.push(b);
         if let Some(baseline) = &baseline {
-            let b = serve_batch(BASELINE, baseline, &body, runs, level).await?;
+            let b = serve_batch(BASELINE, baseline, &baseline_body, runs, level).await?;
             eprintln!("  {}", b.row());
             batches.push(b);
         }
