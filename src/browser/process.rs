@@ -22,11 +22,16 @@ pub(super) const LAUNCH_TIMEOUT: Duration = Duration::from_secs(20);
 /// - no back/forward cache: a run never goes back, and every page it leaves would stay
 ///   alive in the cache (10–25% of a navigation's browser CPU here);
 /// - WebRTC only through a proxy: in server mode a context's proxy is its egress, and UDP
-///   would go around it.
+///   would go around it;
+/// - a renderer process limit of 2: with runs side by side, Chromium then starts fewer
+///   processes per run (measured: ~20% more runs per second at 8–16 at once, ~10% less
+///   browser CPU per run). The limit is soft: processes are never shared between browser
+///   contexts, nor between sites that site isolation keeps apart, so every run still gets
+///   renderers of its own.
 ///
 /// `--block-new-web-contents` is not among them: headless Chromium (`--headless=new`, 156)
 /// ignores it and popups load. The browser-wide navigation guard governs them.
-const CHROMIUM_FLAGS: [&str; 25] = [
+const CHROMIUM_FLAGS: [&str; 26] = [
     "--no-sandbox",
     "--disable-gpu",
     "--disable-dev-shm-usage",
@@ -41,6 +46,7 @@ const CHROMIUM_FLAGS: [&str; 25] = [
     "--disable-features=Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider,AutofillServerCommunication,WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
     "--disable-back-forward-cache",
+    "--renderer-process-limit=2",
     "--disable-popup-blocking",
     "--no-first-run",
     "--no-default-browser-check",
