@@ -76,26 +76,23 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
 /// request read one value, and the server would use the other. Inside `plan` it is the plan's
 /// problem (422, with paths as in the plan); anywhere else the request's (400).
 fn refuse_duplicate_keys(text: &str) -> Result<(), ApiError> {
-    let (in_plan, in_request): (Vec<_>, Vec<_>) = plan::duplicate_keys(text)
-        .into_iter()
-        .partition(|p| p.path.starts_with("plan."));
-    if let Some(first) = in_request.first() {
-        return Err(ApiError::bad_request(
-            "invalid_request",
-            format!("the request body is not a valid request: {first}"),
-        ));
+    let mut in_plan = Vec::new();
+    for problem in plan::duplicate_keys(text) {
+        match problem.path.strip_prefix("plan.").map(str::to_string) {
+            Some(path) => in_plan.push(plan::Problem { path, ..problem }),
+            None => {
+                return Err(ApiError::bad_request(
+                    "invalid_request",
+                    format!("the request body is not a valid request: {problem}"),
+                ));
+            }
+        }
     }
     if in_plan.is_empty() {
-        return Ok(());
+        Ok(())
+    } else {
+        Err(ApiError::invalid_plan(&plan::PlanError::Invalid(in_plan)))
     }
-    let problems = in_plan
-        .into_iter()
-        .map(|p| plan::Problem {
-            path: p.path["plan.".len()..].to_string(),
-            ..p
-        })
-        .collect();
-    Err(ApiError::invalid_plan(&plan::PlanError::Invalid(problems)))
 }
 
 fn human_bytes(n: usize) -> String {
