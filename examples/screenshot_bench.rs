@@ -49,8 +49,10 @@ async fn main() -> Result<()> {
     )?;
     let shots = tempfile::tempdir()?;
     let mut per_shot = Vec::new();
+    let mut by_step: Vec<(String, Vec<f64>)> = Vec::new();
     let mut missing = 0;
     let (mut with, mut without) = (Vec::new(), Vec::new());
+    let (mut whole_with, mut whole_without) = (Vec::new(), Vec::new());
     for i in 0..args.runs + 2 {
         for mode in [Screenshots::All, Screenshots::None] {
             let settings = Settings {
@@ -70,15 +72,21 @@ async fn main() -> Result<()> {
             let steps: f64 = result.steps.iter().map(|s| s.duration_ms as f64).sum();
             let total = result.duration_ms as f64 - steps;
             if mode == Screenshots::All {
+                whole_with.push(result.duration_ms as f64);
                 with.push(total);
-                for (ms, shot) in shot_costs(&rec.events) {
+                for (step, ms, shot) in shot_costs(&rec.events) {
                     if shot {
                         per_shot.push(ms);
+                        match by_step.iter_mut().find(|(s, _)| *s == step) {
+                            Some((_, v)) => v.push(ms),
+                            None => by_step.push((step, vec![ms])),
+                        }
                     } else {
                         missing += 1;
                     }
                 }
             } else {
+                whole_without.push(result.duration_ms as f64);
                 without.push(total);
             }
         }
@@ -105,13 +113,22 @@ async fn main() -> Result<()> {
         .zip(&without)
         .map(|(a, b)| (a - b) / n)
         .collect();
+    let whole: Vec<f64> = whole_with
+        .iter()
+        .zip(&whole_without)
+        .map(|(a, b)| (a - b) / n)
+        .collect();
     println!("| measure | median | p95 | max |\n|---|---:|---:|---:|");
     row("screenshot after a step (ms)", &mut per_shot);
+    for (step, ms) in &mut by_step {
+        row(&format!("… after {step} (ms)"), ms);
+    }
     row("capture alone, loaded page (ms)", &mut capture);
     row(
         "run time outside steps, all − none, per step (ms)",
         &mut diff.clone(),
     );
+    row("whole run, all − none, per step (ms)", &mut whole.clone());
     println!(
         "\n{} screenshots over {} runs; {missing} step(s) had no screenshot (page mid-navigation)",
         per_shot.len(),
@@ -120,9 +137,9 @@ async fn main() -> Result<()> {
     Ok(())
 }
 
-/// Per succeeded step: ms from its end to its `step_succeeded` event, and whether it has a
-/// screenshot.
-fn shot_costs(events: &[Event]) -> Vec<(f64, bool)> {
+/// Per succeeded step: its name (`N type`), ms from its end to its `step_succeeded` event,
+/// and whether it has a screenshot.
+fn shot_costs(events: &[Event]) -> Vec<(String, f64, bool)> {
     let ms = |e: &Event| {
         DateTime::parse_from_rfc3339(&e.ts)
             .unwrap()
@@ -141,7 +158,12 @@ fn shot_costs(events: &[Event]) -> Vec<(f64, bool)> {
         };
         let cost = ms(done) - ms(start) - done.duration_ms.unwrap_or(0) as i64;
         let shot = done.detail.step().is_some_and(|d| d.screenshot.is_some());
-        out.push((cost as f64, shot));
+        let step = format!(
+            "{} {}",
+            done.index.map_or(0, |i| i + 1),
+            done.step_type.unwrap_or("?")
+        );
+        out.push((step, cost as f64, shot));
     }
     out
 }

@@ -529,14 +529,12 @@ async fn failure_detail(tab: &Tab, run_id: &str, index: usize, settings: &Settin
 /// Saves a PNG of the viewport as `RUN_ID-step-N.png`; its path, or `None` when the page
 /// cannot be captured or the file written.
 async fn screenshot(tab: &Tab, run_id: &str, index: usize, settings: &Settings) -> Option<String> {
-    let mut png = tab.screenshot().await;
     // A page mid-navigation (a click that submitted a form) cannot be captured until the
-    // next document paints.
-    for _ in 0..3 {
-        if png.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    // next document paints: try again shortly, for as long as a page takes to paint.
+    let give_up = Instant::now() + Duration::from_millis(200);
+    let mut png = tab.screenshot().await;
+    while png.is_none() && Instant::now() < give_up {
+        tokio::time::sleep(Duration::from_millis(10)).await;
         png = tab.screenshot().await;
     }
     let png = png?;
