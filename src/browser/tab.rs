@@ -49,6 +49,9 @@ const LOCATOR_SLICE: Duration = Duration::from_secs(2);
 
 /// The longest a click waits for the navigation it started to commit.
 const NAVIGATION_SETTLE: Duration = Duration::from_secs(10);
+/// How much longer than its grace the late-refusal watch waits for a page that is too busy to
+/// run its timers, and then for a navigation requested in the grace to be judged.
+const SETTLE_CAP: Duration = Duration::from_secs(1);
 
 /// A page in its own browser context.
 pub struct Tab {
@@ -167,17 +170,72 @@ impl Tab {
         self.page.target_id().inner().clone()
     }
 
-    /// The first refusal of a navigation the page started after the last step returned (a late
-    /// script redirect, a popup), after giving the page one task turn to start it. The runner
-    /// calls this before it reports a run as succeeded.
+    /// The first refusal of a navigation the page started within `grace` of the last step (a
+    /// late script redirect, a popup). The runner calls this before it reports a run as
+    /// succeeded.
+    ///
+    /// `grace` runs on the page's own clock: a timer in planlock's world of the page fires
+    /// after every page timer due before it, so on a busy machine, where the page's timers run
+    /// late, the window stretches with them. A navigation requested by then is waited for
+    /// until it is refused, committed or stopped.
     pub async fn settle_refusal(&self, grace: Duration) -> Option<Refusal> {
         if let Some(r) = self.take_refusal() {
             return Some(r);
         }
         let mut signal = self.refusals.subscribe();
-        let _ = tokio::time::timeout(grace, self.page.execute(task_barrier())).await;
-        let _ = tokio::time::timeout(grace, signal.changed()).await;
+        let listeners = async {
+            let requested = self
+                .page
+                .event_listener::<EventFrameRequestedNavigation>()
+                .await;
+            let committed = self.page.event_listener::<EventFrameNavigated>().await;
+            let stopped = self.page.event_listener::<EventFrameStoppedLoading>().await;
+            Some((requested.ok()?, committed.ok()?, stopped.ok()?))
+        };
+        let Ok(Some((mut requested, mut committed, mut stopped))) =
+            tokio::time::timeout(CDP_TIMEOUT, listeners).await
+        else {
+            let _ = tokio::time::timeout(grace, signal.changed()).await;
+            return self.take_refusal();
+        };
+        let page_clock = async {
+            if self.page_timer(grace).await.is_none() {
+                tokio::time::sleep(grace).await;
+            }
+            // Whatever the last timer started is requested after one more task turn.
+            let _ = tokio::time::timeout(CDP_TIMEOUT, self.page.execute(task_barrier())).await;
+        };
+        tokio::select! {
+            _ = signal.changed() => return self.take_refusal(),
+            _ = tokio::time::timeout(grace + SETTLE_CAP, page_clock) => {}
+        }
+        if matches!(requested.now_or_never_ready(), Some(Some(_))) {
+            let outcome = async {
+                tokio::select! {
+                    _ = signal.changed() => {}
+                    _ = committed.next() => {}
+                    _ = stopped.next() => {}
+                }
+            };
+            let _ = tokio::time::timeout(SETTLE_CAP, outcome).await;
+        }
         self.take_refusal()
+    }
+
+    /// Waits `wait` by a timer in planlock's world of the page. `None` if that world is not
+    /// there (the page is between documents) or the document went away meanwhile.
+    async fn page_timer(&self, wait: Duration) -> Option<()> {
+        let world = self.world.lock().ok().and_then(|w| w.clone())?;
+        let params = EvaluateParams::builder()
+            .expression(format!(
+                "new Promise(r => setTimeout(r, {}))",
+                wait.as_millis()
+            ))
+            .unique_context_id(world)
+            .await_promise(true)
+            .build()
+            .ok()?;
+        self.page.execute(params).await.ok().map(|_| ())
     }
 
     /// The page's current URL (no round trip: tracked from CDP events).
