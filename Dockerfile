@@ -7,6 +7,9 @@
 #       --var base_url=http://127.0.0.1:8025 --inbox 'smtp://127.0.0.1:2525?domain=demo.planlock.test' \
 #       --report reports/html --junit reports/junit.xml
 #
+# A service that wants throughput: add chromium-headless-shell to the packages below and run
+# with -e CHROME=/usr/lib/chromium/chromium-headless-shell (docs/lock.md says what differs).
+#
 # planlock always starts Chromium with --no-sandbox: the container is the sandbox, and
 # Chromium's own one needs privileges (user namespaces) that default seccomp profiles deny.
 

@@ -398,7 +398,7 @@ impl Playwright {
                 "bench/playwright/node_modules is missing: run `npm ci` there (scripts/bench does)"
             );
         }
-        let chrome = planlock::browser::find_executable(None)?;
+        let chrome = planlock::browser::find_executable(None, false)?;
         let mut child = Command::new("node")
             .arg(dir.join("throughput.js"))
             .arg("--serve")

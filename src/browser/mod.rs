@@ -22,7 +22,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use facts::{Candidate, Clicked, Extracted, Located, Navigated, PageError, Target};
-pub use process::find_executable;
+pub use process::{find_executable, is_headless_shell};
 pub use tab::Tab;
 
 use crate::lock::{AddressPolicy, Lock};
@@ -142,7 +142,7 @@ impl Chromium {
     }
 
     async fn launch(opts: &LaunchOptions) -> Result<Chromium, BrowserError> {
-        let path = find_executable(opts.executable.as_deref())?;
+        let path = find_executable(opts.executable.as_deref(), opts.headful)?;
         let launched = process::launch(&path, opts.headful).await?;
         let process = launched.process;
         let mut chromium = Self::attach(&launched.ws)

@@ -63,19 +63,49 @@ const CHROMIUM_FLAGS: [&str; 26] = [
 /// Distribution launch scripts and the binaries they start. Debian's `/usr/bin/chromium`
 /// adds flags of its own (GPU rasterization, which headless Chromium does in software;
 /// extension loading) and runs a shell and `findmnt` before every launch.
-const WRAPPERS: [(&str, &str); 2] = [
+const WRAPPERS: [(&str, &str); 3] = [
     ("/usr/bin/chromium", "/usr/lib/chromium/chromium"),
     (
         "/usr/bin/chromium-browser",
         "/usr/lib/chromium-browser/chromium-browser",
     ),
+    (
+        "/usr/bin/chromium-headless-shell",
+        "/usr/lib/chromium/chromium-headless-shell",
+    ),
 ];
 
-/// Finds a Chromium executable: the explicit path, `$CHROME`, then the usual places. A known
-/// distribution launch script is replaced by the binary it starts, so the browser runs with
-/// exactly planlock's flags.
-pub fn find_executable(explicit: Option<&Path>) -> Result<PathBuf, BrowserError> {
-    find_named(explicit).map(|p| behind_wrapper(&p).unwrap_or(p))
+/// The full browser, where distributions and vendors install it.
+const BROWSERS: [&str; 7] = [
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+    "/usr/bin/google-chrome-stable",
+    "/snap/bin/chromium",
+    "/opt/google/chrome/chrome",
+    "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+];
+
+/// Finds a Chromium executable: the explicit path, `$CHROME`, then the full browser where it
+/// is usually installed. A known distribution launch script is replaced by the binary it
+/// starts, so the browser runs with exactly planlock's flags.
+///
+/// Chromium's headless shell (Debian: `chromium-headless-shell`) is used only when named: a
+/// run costs it far less CPU, but it cannot show a window and it has no switch for network
+/// prediction (see the lock's documentation).
+pub fn find_executable(explicit: Option<&Path>, headful: bool) -> Result<PathBuf, BrowserError> {
+    let path = find_named(explicit)?;
+    let path = behind_wrapper(&path).unwrap_or(path);
+    if headful && is_headless_shell(&path) {
+        return Err(BrowserError::Launch {
+            path: path.display().to_string(),
+            message: "it is Chromium's headless shell, which cannot show a window: for \
+                      --headful pass the full browser with --browser PATH or $CHROME"
+                .into(),
+            stderr: String::new(),
+        });
+    }
+    Ok(path)
 }
 
 fn find_named(explicit: Option<&Path>) -> Result<PathBuf, BrowserError> {
@@ -85,20 +115,18 @@ fn find_named(explicit: Option<&Path>) -> Result<PathBuf, BrowserError> {
     if let Some(p) = std::env::var_os("CHROME").filter(|p| !p.is_empty()) {
         return Ok(PathBuf::from(p));
     }
-    const CANDIDATES: [&str; 7] = [
-        "/usr/bin/chromium",
-        "/usr/bin/chromium-browser",
-        "/usr/bin/google-chrome",
-        "/usr/bin/google-chrome-stable",
-        "/snap/bin/chromium",
-        "/opt/google/chrome/chrome",
-        "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
-    ];
-    CANDIDATES
+    BROWSERS
         .iter()
         .map(PathBuf::from)
         .find(|p| p.exists())
         .ok_or(BrowserError::NotFound)
+}
+
+/// Whether `path` names Chromium's headless shell (Debian's or Chrome for Testing's).
+pub fn is_headless_shell(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.contains("headless-shell") || n.contains("headless_shell"))
 }
 
 /// The binary a known launch script at `path` starts, when `path` is that script.
@@ -304,5 +332,54 @@ impl Process {
             .ok()?
             .ok()?;
         exited.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_headless_shell_is_known_by_its_name() {
+        assert!(is_headless_shell(Path::new(
+            "/usr/lib/chromium/chromium-headless-shell"
+        )));
+        assert!(is_headless_shell(Path::new(
+            "/opt/chrome-headless-shell-linux64/chrome-headless-shell"
+        )));
+        assert!(!is_headless_shell(Path::new("/usr/lib/chromium/chromium")));
+        assert!(!is_headless_shell(Path::new("/usr/bin/google-chrome")));
+    }
+
+    #[test]
+    fn an_explicit_path_is_used_as_given() {
+        let path = Path::new("/opt/chromium/chrome");
+        assert_eq!(find_executable(Some(path), false).unwrap(), path);
+        assert_eq!(find_executable(Some(path), true).unwrap(), path);
+    }
+
+    #[test]
+    fn a_window_is_not_asked_of_the_headless_shell() {
+        let shell = Path::new("/usr/lib/chromium/chromium-headless-shell");
+        assert_eq!(find_executable(Some(shell), false).unwrap(), shell);
+        let err = find_executable(Some(shell), true).unwrap_err().to_string();
+        assert!(
+            err.contains("headless shell") && err.contains("--headful"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_launch_script_is_replaced_by_the_binary_it_starts() {
+        // Only where Debian's packages are installed (scripts/test installs both).
+        for (script, binary) in WRAPPERS {
+            if Path::new(script).is_file() && Path::new(binary).is_file() {
+                assert_eq!(
+                    behind_wrapper(Path::new(script)).unwrap(),
+                    Path::new(binary)
+                );
+            }
+        }
+        assert_eq!(behind_wrapper(Path::new("/opt/chromium/chrome")), None);
     }
 }

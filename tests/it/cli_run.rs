@@ -407,7 +407,7 @@ fn browser_ws_connects_to_a_running_browser() {
         return;
     }
     let profile = tempfile::tempdir().unwrap();
-    let chromium = planlock::browser::find_executable(None).unwrap();
+    let chromium = planlock::browser::find_executable(None, false).unwrap();
     let mut remote = Command::new(chromium)
         .args([
             "--headless=new",

@@ -68,7 +68,7 @@ static BROWSER: OnceLock<Option<Chromium>> = OnceLock::new();
 pub fn browser() -> Option<&'static Chromium> {
     BROWSER
         .get_or_init(|| {
-            if planlock::browser::find_executable(None).is_err() {
+            if planlock::browser::find_executable(None, false).is_err() {
                 if in_ci() {
                     panic!(
                         "CI=true but no Chromium is installed: scripts/test installs it (apt-get install chromium)"
@@ -90,6 +90,13 @@ pub fn browser() -> Option<&'static Chromium> {
             Some(b)
         })
         .as_ref()
+}
+
+/// Whether the tests drive Chromium's headless shell (`CHROME=…/chromium-headless-shell`),
+/// where a few documented behaviours differ from the full browser's.
+pub fn on_headless_shell() -> bool {
+    planlock::browser::find_executable(None, false)
+        .is_ok_and(|p| planlock::browser::is_headless_shell(&p))
 }
 
 extern "C" fn stop_shared_browser() {
@@ -247,6 +254,8 @@ fn file(path: &str) -> Response {
 pub struct Attacker {
     pub addr: SocketAddr,
     pub hits: Arc<Mutex<Vec<String>>>,
+    /// Each hit's `Sec-Purpose` header (`prefetch`, `prefetch;prerender`), when it had one.
+    purposes: Arc<Mutex<Vec<Option<String>>>>,
 }
 
 impl Attacker {
@@ -269,11 +278,18 @@ impl Attacker {
 
     fn serve(listener: tokio::net::TcpListener) -> Attacker {
         let hits = Arc::new(Mutex::new(Vec::new()));
+        let purposes = Arc::new(Mutex::new(Vec::new()));
         let addr = listener.local_addr().expect("addr");
-        let recorded = hits.clone();
+        let (recorded, purposed) = (hits.clone(), purposes.clone());
         let app = Router::new().fallback(move |req: Request| {
-            let recorded = recorded.clone();
+            let (recorded, purposed) = (recorded.clone(), purposed.clone());
             async move {
+                let purpose = req
+                    .headers()
+                    .get("sec-purpose")
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string);
+                purposed.lock().unwrap().push(purpose);
                 recorded.lock().unwrap().push(req.uri().to_string());
                 "<h1>you have been phished</h1>"
             }
@@ -283,11 +299,21 @@ impl Attacker {
                 .await
                 .expect("serve the attacker");
         });
-        Attacker { addr, hits }
+        Attacker {
+            addr,
+            hits,
+            purposes,
+        }
     }
 
     pub fn hits(&self) -> Vec<String> {
         self.hits.lock().unwrap().clone()
+    }
+
+    /// Every hit with its `Sec-Purpose` header.
+    pub fn hits_with_purpose(&self) -> Vec<(String, Option<String>)> {
+        let purposes = self.purposes.lock().unwrap().clone();
+        self.hits().into_iter().zip(purposes).collect()
     }
 }
 
