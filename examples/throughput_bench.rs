@@ -9,6 +9,8 @@
 //! ```text
 //! scripts/bench --throughput                        # builds, installs what is missing, runs this
 //! cargo run --example throughput_bench -- --levels 1,2,4,8 --runs 16 [--no-playwright] [--no-cli]
+//! CHROME=/usr/lib/chromium/chromium-headless-shell scripts/bench --throughput \
+//!     --other-chrome /usr/lib/chromium/chromium   # the headless shell, and the full browser too
 //! ```
 //!
 //! Needs the `planlock` binary next to this example (`cargo build --bin planlock`), Dovecot
@@ -61,6 +63,11 @@ struct Args {
     /// side of its own ("planlock serve (baseline)"), alternating with the others.
     #[arg(long)]
     baseline: Option<PathBuf>,
+    /// Also drive `serve` of the same binary with this Chromium (as `$CHROME`), as a side of
+    /// its own ("planlock serve (other Chromium)"): e.g. the full browser while `$CHROME` names
+    /// Chromium's headless shell, to compare the two in one run.
+    #[arg(long)]
+    other_chrome: Option<PathBuf>,
     /// Also write every batch as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
@@ -163,6 +170,7 @@ fn percentile(samples: &[f64], p: f64) -> f64 {
 
 const SERVE: &str = "planlock serve";
 const BASELINE: &str = "planlock serve (baseline)";
+const OTHER_CHROME: &str = "planlock serve (other Chromium)";
 
 /// The `planlock` binary built next to this example.
 fn planlock_binary() -> Result<PathBuf> {
@@ -189,9 +197,18 @@ struct Server {
 
 impl Server {
     /// `inboxes`: `--inbox NAME=URL` arguments (older builds took mailbox URLs in requests
-    /// only).
-    fn start(bin: &Path, max_runs: usize, inboxes: &[String]) -> Result<Server> {
-        let mut child = Command::new(bin)
+    /// only); `chrome`: the Chromium it launches, when not the benchmark's own.
+    fn start(
+        bin: &Path,
+        max_runs: usize,
+        inboxes: &[String],
+        chrome: Option<&Path>,
+    ) -> Result<Server> {
+        let mut cmd = Command::new(bin);
+        if let Some(chrome) = chrome {
+            cmd.env("CHROME", chrome);
+        }
+        let mut child = cmd
             .args(["serve", "--listen", "127.0.0.1:0", "--max-runs"])
             .arg(max_runs.to_string())
             .args(inboxes)
@@ -508,7 +525,7 @@ async fn main() -> Result<()> {
     std::fs::write(plan_file.path(), SIGNUP_PLAN)?;
 
     let max_level = args.levels.iter().copied().max().unwrap_or(1);
-    let server = Server::start(&bin, max_level, &server_inbox)?;
+    let server = Server::start(&bin, max_level, &server_inbox, None)?;
     // Two unmeasured runs: the browser's first contexts, the IMAP connection.
     let warm = serve_batch(SERVE, &server, &body, 2, 1).await?;
     if !warm.failures.is_empty() {
@@ -516,10 +533,24 @@ async fn main() -> Result<()> {
     }
     let baseline = match &args.baseline {
         Some(path) => {
-            let server = Server::start(path, max_level, &[])?;
+            let server = Server::start(path, max_level, &[], None)?;
             let warm = serve_batch(BASELINE, &server, &baseline_body, 2, 1).await?;
             if !warm.failures.is_empty() {
                 bail!("the baseline's warm-up runs failed: {:?}", warm.failures);
+            }
+            Some(server)
+        }
+        None => None,
+    };
+    let other_chrome = match &args.other_chrome {
+        Some(chrome) => {
+            let server = Server::start(&bin, max_level, &server_inbox, Some(chrome))?;
+            let warm = serve_batch(OTHER_CHROME, &server, &body, 2, 1).await?;
+            if !warm.failures.is_empty() {
+                bail!(
+                    "the warm-up runs with the other Chromium failed: {:?}",
+                    warm.failures
+                );
             }
             Some(server)
         }
@@ -545,6 +576,11 @@ async fn main() -> Result<()> {
             eprintln!("  {}", b.row());
             batches.push(b);
         }
+        if let Some(other) = &other_chrome {
+            let b = serve_batch(OTHER_CHROME, other, &body, runs, level).await?;
+            eprintln!("  {}", b.row());
+            batches.push(b);
+        }
         if let Some(p) = playwright.as_mut() {
             let b = tokio::task::block_in_place(|| p.batch(runs, level))?;
             eprintln!("  {}", b.row());
@@ -561,6 +597,7 @@ async fn main() -> Result<()> {
     drop(server);
     let baseline_given = baseline.is_some();
     drop(baseline);
+    drop(other_chrome);
 
     println!("### Throughput: signup with an emailed code (IMAP), N runs at once\n");
     println!(
@@ -604,6 +641,27 @@ async fn main() -> Result<()> {
                 .map(|b| format!(" {b:.2} | {:.2}× |", p / b))
                 .unwrap_or_default();
             println!("| {level} | {p:.2} | {w:.2} | {:.2}× |{before}", p / w);
+        }
+    }
+    if let Some(chrome) = &args.other_chrome {
+        println!(
+            "\n\"{OTHER_CHROME}\" launches {}; the other sides {}.\n",
+            chrome.display(),
+            planlock::browser::find_executable(None, false)?.display()
+        );
+        println!(
+            "| concurrent | planlock serve runs/s | other Chromium runs/s | ratio |\n|---:|---:|---:|---:|"
+        );
+        for &level in &args.levels {
+            let rate = |side: &str| {
+                batches
+                    .iter()
+                    .find(|b| b.side == side && b.level == level)
+                    .map(Batch::rate)
+            };
+            if let (Some(p), Some(o)) = (rate(SERVE), rate(OTHER_CHROME)) {
+                println!("| {level} | {p:.2} | {o:.2} | {:.2}× |", p / o);
+            }
         }
     }
     if let Some(p) = &playwright {

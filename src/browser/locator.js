@@ -722,6 +722,8 @@ async (req) => {
         return { ok: true, strategy, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) };
       }
       case "code": {
+        // A document still being parsed may hold only the first of its boxes.
+        if (document.readyState === "loading") return { pending: "the page is still loading" };
         const matched = selectorAll(req.selector).map(editableInside);
         let live = matched.filter((el) => isVisible(el) && isEditable(el));
         let strategy = "selector", fallback = null;

@@ -611,3 +611,30 @@ fn a_wait_that_runs_out_names_what_the_click_before_it_did() {
         )
     );
 }
+
+#[test]
+fn a_code_page_still_loading_is_waited_for_not_judged_by_its_first_boxes() {
+    need_browser!();
+    // The click lands on a page whose six code boxes arrive 600 ms apart: when the click step
+    // ends (the new document committed), two boxes are there. Counting them then would fail a
+    // six-digit code that the loaded page takes.
+    let browser = util::browser().expect("browser");
+    let lock = planlock::lock::Lock::of_hosts(["127.0.0.1"]).unwrap();
+    let start = util::site().url("/to-code.html");
+    let filled = util::rt().block_on(async {
+        let tab = browser.new_tab(lock).await.unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        tab.navigate(&start, deadline).await.unwrap();
+        let clicked = tab
+            .click("the code link", Some("Enter the code"), None, deadline)
+            .await
+            .unwrap();
+        assert!(clicked.navigation.is_some(), "the click navigated");
+        let filled = tab.fill_code("input.otp", "123456", deadline).await;
+        browser.close_tab(tab).await;
+        filled
+    });
+    let located = filled.expect("the code went into the loaded page");
+    assert_eq!(located.strategy, "split");
+    assert_eq!(located.boxes, Some(6));
+}

@@ -194,6 +194,7 @@ fn site_routes() -> Router {
             }),
         )
         .route("/spa/{*rest}", get(|| async { file("spa.html") }))
+        .route("/trickle-otp", get(|| async { trickle_otp() }))
         // Lock probes: a fixture page with `{{TO}}` (HTML-escaped), `{{TO_JSON}}` (a JS string),
         // `{{TO_Q}}` (URL-encoded) and `{{FORM}}` (the submitted form: POST body or query) filled in; any method.
         .route(
@@ -219,6 +220,33 @@ struct Target {
 struct Slow {
     ms: u64,
     page: String,
+}
+
+/// A code page whose six single-character boxes arrive in two parts, 600 ms apart (a slow
+/// server or network): for that long the document is loading with two boxes in it.
+fn trickle_otp() -> Response {
+    use futures::StreamExt;
+    let boxes =
+        |n: usize| r#"<input class="otp" maxlength="1" size="1" inputmode="numeric">"#.repeat(n);
+    let head = format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Code</title></head><body>\
+         <main><h1>Enter the code</h1><form action=\"/welcome.html\">{}",
+        boxes(2)
+    );
+    let tail = format!(
+        "{}<button>Verify</button></form></main></body></html>",
+        boxes(4)
+    );
+    let parts = [(Duration::ZERO, head), (Duration::from_millis(600), tail)];
+    let body = futures::stream::iter(parts).then(|(wait, part)| async move {
+        tokio::time::sleep(wait).await;
+        Ok::<_, std::io::Error>(part)
+    });
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        axum::body::Body::from_stream(body),
+    )
+        .into_response()
 }
 
 fn redirect(to: &str) -> Response {
