@@ -91,7 +91,7 @@ const BROWSERS: [&str; 7] = [
 /// starts, so the browser runs with exactly planlock's flags.
 ///
 /// Chromium's headless shell (Debian: `chromium-headless-shell`) is used only when named: a
-/// run costs it far less CPU, but it cannot show a window and it has no switch for network
+/// run costs it about half the CPU, but it cannot show a window and it has no switch for network
 /// prediction (see the lock's documentation).
 pub fn find_executable(explicit: Option<&Path>, headful: bool) -> Result<PathBuf, BrowserError> {
     let path = find_named(explicit)?;
