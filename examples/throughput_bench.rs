@@ -629,13 +629,15 @@ async fn main() -> Result<()> {
             "| concurrent | planlock serve runs/s | Playwright runs/s | planlock / Playwright |\n|---:|---:|---:|---:|"
         );
     }
+    // Runs/s of one side at one level, when measured.
+    let rate = |side: &str, level: usize| {
+        batches
+            .iter()
+            .find(|b| b.side == side && b.level == level)
+            .map(Batch::rate)
+    };
     for &level in &args.levels {
-        let rate = |side: &str| {
-            batches
-                .iter()
-                .find(|b| b.side == side && b.level == level)
-                .map(Batch::rate)
-        };
+        let rate = |side: &str| rate(side, level);
         if let (Some(p), Some(w)) = (rate(SERVE), rate("Playwright")) {
             let before = rate(BASELINE)
                 .map(|b| format!(" {b:.2} | {:.2}× |", p / b))
@@ -653,13 +655,7 @@ async fn main() -> Result<()> {
             "| concurrent | planlock serve runs/s | other Chromium runs/s | ratio |\n|---:|---:|---:|---:|"
         );
         for &level in &args.levels {
-            let rate = |side: &str| {
-                batches
-                    .iter()
-                    .find(|b| b.side == side && b.level == level)
-                    .map(Batch::rate)
-            };
-            if let (Some(p), Some(o)) = (rate(SERVE), rate(OTHER_CHROME)) {
+            if let (Some(p), Some(o)) = (rate(SERVE, level), rate(OTHER_CHROME, level)) {
                 println!("| {level} | {p:.2} | {o:.2} | {:.2}× |", p / o);
             }
         }
