@@ -648,6 +648,12 @@ async (req) => {
   async function attempt() {
     tree = null;
     treeRoots = null;
+    // A document still being parsed holds only its beginning: choosing, typing or reading there
+    // would act on part of the page (two of six code boxes, half an article, one of two
+    // buttons). Text someone waits for may be seen before the rest has arrived.
+    if (req.op !== "text" && document.readyState === "loading") {
+      return { pending: "the page is still loading" };
+    }
     switch (req.op) {
       case "click": {
         // Layout the page owes from its last change is not the locator's time: settle it first.
@@ -722,8 +728,6 @@ async (req) => {
         return { ok: true, strategy, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) };
       }
       case "code": {
-        // A document still being parsed may hold only the first of its boxes.
-        if (document.readyState === "loading") return { pending: "the page is still loading" };
         const matched = selectorAll(req.selector).map(editableInside);
         let live = matched.filter((el) => isVisible(el) && isEditable(el));
         let strategy = "selector", fallback = null;

@@ -612,29 +612,50 @@ fn a_wait_that_runs_out_names_what_the_click_before_it_did() {
     );
 }
 
-#[test]
-fn a_code_page_still_loading_is_waited_for_not_judged_by_its_first_boxes() {
-    need_browser!();
-    // The click lands on a page whose six code boxes arrive 600 ms apart: when the click step
-    // ends (the new document committed), two boxes are there. Counting them then would fail a
-    // six-digit code that the loaded page takes.
+/// Clicks `link` on a page whose links lead to pages sent in two parts 600 ms apart, then
+/// runs `then` on the page it lands on, still loading when the click step ends (the new
+/// document committed).
+fn on_a_page_still_loading<T>(
+    link: &str,
+    then: impl AsyncFnOnce(&planlock::browser::Tab, tokio::time::Instant) -> T,
+) -> T {
     let browser = util::browser().expect("browser");
     let lock = planlock::lock::Lock::of_hosts(["127.0.0.1"]).unwrap();
     let start = util::site().url("/to-code.html");
-    let filled = util::rt().block_on(async {
+    util::rt().block_on(async {
         let tab = browser.new_tab(lock).await.unwrap();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
         tab.navigate(&start, deadline).await.unwrap();
-        let clicked = tab
-            .click("the code link", Some("Enter the code"), None, deadline)
-            .await
-            .unwrap();
+        let clicked = tab.click(link, Some(link), None, deadline).await.unwrap();
         assert!(clicked.navigation.is_some(), "the click navigated");
-        let filled = tab.fill_code("input.otp", "123456", deadline).await;
+        let out = then(&tab, deadline).await;
         browser.close_tab(tab).await;
-        filled
+        out
+    })
+}
+
+#[test]
+fn a_code_page_still_loading_is_waited_for_not_judged_by_its_first_boxes() {
+    need_browser!();
+    // Two of the six code boxes are there when the click ends: counting them then would fail
+    // a six-digit code that the loaded page takes.
+    let filled = on_a_page_still_loading("Enter the code", async |tab, deadline| {
+        tab.fill_code("input.otp", "123456", deadline).await
     });
     let located = filled.expect("the code went into the loaded page");
     assert_eq!(located.strategy, "split");
     assert_eq!(located.boxes, Some(6));
+}
+
+#[test]
+fn text_is_read_from_the_whole_page_not_the_part_loaded_so_far() {
+    need_browser!();
+    let extracted = on_a_page_still_loading("Read the terms", async |tab, deadline| {
+        tab.extract_text(Some("main"), deadline).await
+    });
+    let text = extracted.expect("the terms were read").text;
+    assert!(
+        text.contains("You may cancel at any time.") && text.contains("Refunds take five days."),
+        "{text}"
+    );
 }

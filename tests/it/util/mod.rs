@@ -194,7 +194,10 @@ fn site_routes() -> Router {
             }),
         )
         .route("/spa/{*rest}", get(|| async { file("spa.html") }))
-        .route("/trickle-otp", get(|| async { trickle_otp() }))
+        .route(
+            "/trickle/{page}",
+            get(|Path(page): Path<String>| async move { trickle(&page) }),
+        )
         // Lock probes: a fixture page with `{{TO}}` (HTML-escaped), `{{TO_JSON}}` (a JS string),
         // `{{TO_Q}}` (URL-encoded) and `{{FORM}}` (the submitted form: POST body or query) filled in; any method.
         .route(
@@ -222,22 +225,20 @@ struct Slow {
     page: String,
 }
 
-/// A code page whose six single-character boxes arrive in two parts, 600 ms apart (a slow
-/// server or network): for that long the document is loading with two boxes in it.
-fn trickle_otp() -> Response {
+/// A fixture page sent in two parts, 600 ms apart, split at `<!--trickle-->` (a slow server
+/// or network): for that long the document is loading with only its first part in it.
+fn trickle(page: &str) -> Response {
     use futures::StreamExt;
-    let boxes =
-        |n: usize| r#"<input class="otp" maxlength="1" size="1" inputmode="numeric">"#.repeat(n);
-    let head = format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Code</title></head><body>\
-         <main><h1>Enter the code</h1><form action=\"/welcome.html\">{}",
-        boxes(2)
-    );
-    let tail = format!(
-        "{}<button>Verify</button></form></main></body></html>",
-        boxes(4)
-    );
-    let parts = [(Duration::ZERO, head), (Duration::from_millis(600), tail)];
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/site");
+    let html = match std::fs::read_to_string(root.join(page)) {
+        Ok(html) if !page.contains("..") => html,
+        _ => return (StatusCode::NOT_FOUND, "not found").into_response(),
+    };
+    let (head, tail) = html.split_once("<!--trickle-->").unwrap_or((&html, ""));
+    let parts = [
+        (Duration::ZERO, head.to_string()),
+        (Duration::from_millis(600), tail.to_string()),
+    ];
     let body = futures::stream::iter(parts).then(|(wait, part)| async move {
         tokio::time::sleep(wait).await;
         Ok::<_, std::io::Error>(part)
