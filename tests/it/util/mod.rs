@@ -229,10 +229,9 @@ struct Slow {
 /// or network): for that long the document is loading with only its first part in it.
 fn trickle(page: &str) -> Response {
     use futures::StreamExt;
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/site");
-    let html = match std::fs::read_to_string(root.join(page)) {
-        Ok(html) if !page.contains("..") => html,
-        _ => return (StatusCode::NOT_FOUND, "not found").into_response(),
+    let html = match site_page(page) {
+        Ok(html) => html,
+        Err(status) => return (status, status.canonical_reason().unwrap_or("")).into_response(),
     };
     let (head, tail) = html.split_once("<!--trickle-->").unwrap_or((&html, ""));
     let parts = [
@@ -258,13 +257,24 @@ fn urlencode(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-fn file(path: &str) -> Response {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/site");
+/// `fixtures/site/PATH`, or `None` for a path that would leave it.
+fn site_path(path: &str) -> Option<std::path::PathBuf> {
     let path = path.trim_start_matches('/');
-    if path.contains("..") {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/site");
+    (!path.contains("..")).then(|| root.join(path))
+}
+
+/// A fixture page's text; a 400 or 404 response when there is none to serve.
+fn site_page(path: &str) -> Result<String, StatusCode> {
+    let full = site_path(path).ok_or(StatusCode::BAD_REQUEST)?;
+    std::fs::read_to_string(full).map_err(|_| StatusCode::NOT_FOUND)
+}
+
+fn file(path: &str) -> Response {
+    let Some(full) = site_path(path) else {
         return StatusCode::BAD_REQUEST.into_response();
-    }
-    match std::fs::read(root.join(path)) {
+    };
+    match std::fs::read(full) {
         Ok(bytes) => {
             let ty = match path.rsplit('.').next() {
                 Some("html") => "text/html; charset=utf-8",
@@ -392,13 +402,9 @@ async fn template(
     query: &std::collections::HashMap<String, String>,
     req: Request,
 ) -> Response {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/site");
-    let path = path.trim_start_matches('/');
-    if path.contains("..") {
-        return StatusCode::BAD_REQUEST.into_response();
-    }
-    let Ok(page) = std::fs::read_to_string(root.join(path)) else {
-        return (StatusCode::NOT_FOUND, "not found").into_response();
+    let page = match site_page(path) {
+        Ok(page) => page,
+        Err(status) => return (status, status.canonical_reason().unwrap_or("")).into_response(),
     };
     let form = match req.method().as_str() {
         "POST" => {
