@@ -565,7 +565,12 @@ fn version_of(binary: &Path) -> String {
 }
 
 /// Client ports of established TCP connections whose server side is 127.0.0.1:`port` (or
-/// its IPv6 form), from /proc/net/tcp and /proc/net/tcp6.
+/// its IPv6 form), from /proc/net/tcp and /proc/net/tcp6, each once.
+///
+/// The kernel writes those tables a page at a time and finds its place again by counting:
+/// when sockets open or close between two reads (thousands of loopback connections in
+/// TIME_WAIT during a busy test), one socket can be listed on both pages. Every client
+/// connects from loopback, so a client port names one connection.
 fn established_to(port: u16) -> Vec<u16> {
     const ESTABLISHED: &str = "01";
     let mut out = Vec::new();
@@ -590,6 +595,7 @@ fn established_to(port: u16) -> Vec<u16> {
         }
     }
     out.sort_unstable();
+    out.dedup();
     out
 }
 
