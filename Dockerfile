@@ -7,8 +7,9 @@
 #       --var base_url=http://127.0.0.1:8025 --inbox 'smtp://127.0.0.1:2525?domain=demo.planlock.test' \
 #       --report reports/html --junit reports/junit.xml
 #
-# A service that wants throughput: add chromium-headless-shell to the packages below and run
-# with -e CHROME=/usr/lib/chromium/chromium-headless-shell (docs/lock.md says what differs).
+# Both Chromium builds are installed: `run`, `act` and `demo` launch the full browser, `serve`
+# its headless shell (about half the CPU per run; docs/lock.md says what differs). Pass
+# -e CHROME=/usr/bin/chromium to keep `serve` on the full browser.
 #
 # planlock always starts Chromium with --no-sandbox: the container is the sandbox, and
 # Chromium's own one needs privileges (user namespaces) that default seccomp profiles deny.
@@ -21,15 +22,14 @@ RUN cargo build --release --locked --bin planlock \
 
 FROM debian:bookworm-slim
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends chromium ca-certificates fonts-liberation fonts-noto-color-emoji tini \
+    && apt-get install -y --no-install-recommends chromium chromium-headless-shell ca-certificates fonts-liberation fonts-noto-color-emoji tini \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /usr/local/bin/planlock /usr/local/bin/planlock
 RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin planlock \
     && mkdir -p /work && chown planlock:planlock /work
 USER planlock
 WORKDIR /work
-ENV CHROME=/usr/bin/chromium \
-    PLANLOCK_CACHE_DIR=/home/planlock/.cache/planlock
+ENV PLANLOCK_CACHE_DIR=/home/planlock/.cache/planlock
 # tini forwards SIGTERM (docker stop) to planlock, which cancels the runs and writes their
 # results and reports before it exits.
 ENTRYPOINT ["/usr/bin/tini", "--", "planlock"]

@@ -606,7 +606,11 @@ impl Playwright {
         Self::check_installed()?;
         let dir = Self::dir();
         // The binary planlock launches (the one behind a distribution's launch script).
-        let chrome = planlock::browser::find_executable(None, false)?;
+        let chrome = planlock::browser::find_executable(
+            None,
+            false,
+            planlock::browser::Preference::FullBrowser,
+        )?;
         let mut child = tokio::process::Command::new("node")
             .arg(dir.join("flow.js"))
             .arg(base)
@@ -701,7 +705,11 @@ async fn run_playwright_batch(
 ) -> Result<(Value, Series, FlowSeries)> {
     Playwright::check_installed()?;
     let dir = Playwright::dir();
-    let chrome = planlock::browser::find_executable(None, false)?;
+    let chrome = planlock::browser::find_executable(
+        None,
+        false,
+        planlock::browser::Preference::FullBrowser,
+    )?;
     let out = tokio::process::Command::new("node")
         .arg(dir.join("flow.js"))
         .arg(base)
@@ -754,7 +762,9 @@ fn load_average() -> String {
 }
 
 fn chromium_version() -> String {
-    let Ok(exe) = planlock::browser::find_executable(None, false) else {
+    let Ok(exe) =
+        planlock::browser::find_executable(None, false, planlock::browser::Preference::FullBrowser)
+    else {
         return "not found".into();
     };
     std::process::Command::new(&exe)

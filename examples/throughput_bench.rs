@@ -4,13 +4,13 @@
 //! with the same flow in Playwright (`bench/playwright/throughput.js`: one browser, a context
 //! per run). Reports runs/s, per-run p50/p95, CPU seconds per run (the driver and Chromium
 //! separately, from /proc) and Chromium's memory (PSS from /proc/PID/smaps_rollup, summed over
-//! its processes) while the runs are in flight.
+//! its processes) while the runs are in flight. Every side launches the Chromium `serve` picks:
+//! `$CHROME`, else Chromium's headless shell when installed, else the full browser.
 //!
 //! ```text
 //! scripts/bench --throughput                        # builds, installs what is missing, runs this
 //! cargo run --example throughput_bench -- --levels 1,2,4,8 --runs 16 [--no-playwright] [--no-cli]
-//! CHROME=/usr/lib/chromium/chromium-headless-shell scripts/bench --throughput \
-//!     --other-chrome /usr/lib/chromium/chromium   # the headless shell, and the full browser too
+//! scripts/bench --throughput --other-chrome /usr/lib/chromium/chromium   # and serve on the full browser
 //! ```
 //!
 //! Needs the `planlock` binary next to this example (`cargo build --bin planlock`), Dovecot
@@ -31,6 +31,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow, bail};
 use async_trait::async_trait;
 use clap::Parser;
+use planlock::browser::Preference;
 use planlock::demo::{DemoSite, Mailer, SIGNUP_PLAN};
 use procfs::{Sampler, Usage, browser_pss_kib};
 use serde_json::{Value, json};
@@ -197,18 +198,10 @@ struct Server {
 
 impl Server {
     /// `inboxes`: `--inbox NAME=URL` arguments (older builds took mailbox URLs in requests
-    /// only); `chrome`: the Chromium it launches, when not the benchmark's own.
-    fn start(
-        bin: &Path,
-        max_runs: usize,
-        inboxes: &[String],
-        chrome: Option<&Path>,
-    ) -> Result<Server> {
-        let mut cmd = Command::new(bin);
-        if let Some(chrome) = chrome {
-            cmd.env("CHROME", chrome);
-        }
-        let mut child = cmd
+    /// only); `chrome`: the Chromium it launches.
+    fn start(bin: &Path, max_runs: usize, inboxes: &[String], chrome: &Path) -> Result<Server> {
+        let mut child = Command::new(bin)
+            .env("CHROME", chrome)
             .args(["serve", "--listen", "127.0.0.1:0", "--max-runs"])
             .arg(max_runs.to_string())
             .args(inboxes)
@@ -332,6 +325,7 @@ async fn serve_batch(
 /// `planlock run PLAN ×runs --jobs level`: a process of its own, browser launch included.
 fn cli_batch(
     bin: &Path,
+    chrome: &Path,
     plan: &Path,
     site: &str,
     inbox: &str,
@@ -339,7 +333,7 @@ fn cli_batch(
     level: usize,
 ) -> Result<Batch> {
     let mut cmd = Command::new(bin);
-    cmd.arg("run");
+    cmd.env("CHROME", chrome).arg("run");
     for _ in 0..runs {
         cmd.arg(plan);
     }
@@ -408,14 +402,13 @@ struct Playwright {
 }
 
 impl Playwright {
-    fn start(site: &str, dovecot: &dovecot::Dovecot) -> Result<Playwright> {
+    fn start(site: &str, dovecot: &dovecot::Dovecot, chrome: &Path) -> Result<Playwright> {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/playwright");
         if !dir.join("node_modules/imapflow").exists() {
             bail!(
                 "bench/playwright/node_modules is missing: run `npm ci` there (scripts/bench does)"
             );
         }
-        let chrome = planlock::browser::find_executable(None, false)?;
         let mut child = Command::new("node")
             .arg(dir.join("throughput.js"))
             .arg("--serve")
@@ -525,7 +518,8 @@ async fn main() -> Result<()> {
     std::fs::write(plan_file.path(), SIGNUP_PLAN)?;
 
     let max_level = args.levels.iter().copied().max().unwrap_or(1);
-    let server = Server::start(&bin, max_level, &server_inbox, None)?;
+    let chrome = planlock::browser::find_executable(None, false, Preference::HeadlessShell)?;
+    let server = Server::start(&bin, max_level, &server_inbox, &chrome)?;
     // Two unmeasured runs: the browser's first contexts, the IMAP connection.
     let warm = serve_batch(SERVE, &server, &body, 2, 1).await?;
     if !warm.failures.is_empty() {
@@ -533,7 +527,7 @@ async fn main() -> Result<()> {
     }
     let baseline = match &args.baseline {
         Some(path) => {
-            let server = Server::start(path, max_level, &[], None)?;
+            let server = Server::start(path, max_level, &[], &chrome)?;
             let warm = serve_batch(BASELINE, &server, &baseline_body, 2, 1).await?;
             if !warm.failures.is_empty() {
                 bail!("the baseline's warm-up runs failed: {:?}", warm.failures);
@@ -543,8 +537,8 @@ async fn main() -> Result<()> {
         None => None,
     };
     let other_chrome = match &args.other_chrome {
-        Some(chrome) => {
-            let server = Server::start(&bin, max_level, &server_inbox, Some(chrome))?;
+        Some(other) => {
+            let server = Server::start(&bin, max_level, &server_inbox, other)?;
             let warm = serve_batch(OTHER_CHROME, &server, &body, 2, 1).await?;
             if !warm.failures.is_empty() {
                 bail!(
@@ -559,7 +553,7 @@ async fn main() -> Result<()> {
     let mut playwright = if args.no_playwright {
         None
     } else {
-        Some(Playwright::start(&base, &dovecot)?)
+        Some(Playwright::start(&base, &dovecot, &chrome)?)
     };
     let load_before = load();
     eprintln!("load average before: {load_before}");
@@ -588,7 +582,9 @@ async fn main() -> Result<()> {
         }
         if !args.no_cli {
             let (bin, plan, base, inbox) = (&bin, plan_file.path(), &base, &inbox);
-            let b = tokio::task::block_in_place(|| cli_batch(bin, plan, base, inbox, runs, level))?;
+            let b = tokio::task::block_in_place(|| {
+                cli_batch(bin, &chrome, plan, base, inbox, runs, level)
+            })?;
             eprintln!("  {}", b.row());
             batches.push(b);
         }
@@ -649,7 +645,7 @@ async fn main() -> Result<()> {
         println!(
             "\n\"{OTHER_CHROME}\" launches {}; the other sides {}.\n",
             chrome.display(),
-            planlock::browser::find_executable(None, false)?.display()
+            chrome.display()
         );
         println!(
             "| concurrent | planlock serve runs/s | other Chromium runs/s | ratio |\n|---:|---:|---:|---:|"

@@ -22,7 +22,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use facts::{Candidate, Clicked, Extracted, Located, Navigated, PageError, Target};
-pub use process::{find_executable, is_headless_shell};
+pub use process::{Preference, find_executable, is_headless_shell};
 pub use tab::Tab;
 
 use crate::lock::{AddressPolicy, Lock};
@@ -64,6 +64,8 @@ pub struct LaunchOptions {
     pub connect_to: Option<String>,
     /// `--headful`: show the window.
     pub headful: bool,
+    /// Which Chromium to look for when `executable` and `$CHROME` name none.
+    pub prefer: Preference,
 }
 
 /// A running browser: either a Chromium process this value owns (killed and reaped on every
@@ -77,6 +79,8 @@ pub struct Chromium {
     /// Flips to `Some(reason)` when the CDP connection ends.
     gone: watch::Receiver<Option<String>>,
     process: Option<Process>,
+    /// The binary `process` runs.
+    executable: Option<PathBuf>,
     stderr: Arc<Mutex<Vec<String>>>,
     profile: Option<tempfile::TempDir>,
     /// A fresh context + page made ahead for the next run, when [`Chromium::keep_warm`] is on:
@@ -142,7 +146,7 @@ impl Chromium {
     }
 
     async fn launch(opts: &LaunchOptions) -> Result<Chromium, BrowserError> {
-        let path = find_executable(opts.executable.as_deref(), opts.headful)?;
+        let path = find_executable(opts.executable.as_deref(), opts.headful, opts.prefer)?;
         let launched = process::launch(&path, opts.headful).await?;
         let process = launched.process;
         let mut chromium = Self::attach(&launched.ws)
@@ -151,6 +155,7 @@ impl Chromium {
         chromium.process = Some(process);
         chromium.stderr = launched.stderr;
         chromium.profile = Some(launched.profile);
+        chromium.executable = Some(path);
         Ok(chromium)
     }
 
@@ -213,6 +218,7 @@ impl Chromium {
             navigation_guard,
             gone,
             process: None,
+            executable: None,
             stderr: Arc::new(Mutex::new(Vec::new())),
             profile: None,
             spare: Mutex::new(None),
@@ -339,6 +345,11 @@ impl Chromium {
     /// The temporary profile directory of a launched browser (removed when this value drops).
     pub fn profile_dir(&self) -> Option<&Path> {
         self.profile.as_ref().map(tempfile::TempDir::path)
+    }
+
+    /// The binary this value launched (`None` for a remote browser).
+    pub fn executable(&self) -> Option<&Path> {
+        self.executable.as_deref()
     }
 
     /// The operating-system process id, when this value launched the browser.

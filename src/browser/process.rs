@@ -75,6 +75,9 @@ const WRAPPERS: [(&str, &str); 3] = [
     ),
 ];
 
+/// Chromium's headless shell, where Debian installs it (`chromium-headless-shell`).
+const HEADLESS_SHELLS: [&str; 1] = ["/usr/bin/chromium-headless-shell"];
+
 /// The full browser, where distributions and vendors install it.
 const BROWSERS: [&str; 7] = [
     "/usr/bin/chromium",
@@ -86,15 +89,38 @@ const BROWSERS: [&str; 7] = [
     "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
 ];
 
-/// Finds a Chromium executable: the explicit path, `$CHROME`, then the full browser where it
-/// is usually installed. A known distribution launch script is replaced by the binary it
-/// starts, so the browser runs with exactly planlock's flags.
-///
-/// Chromium's headless shell (Debian: `chromium-headless-shell`) is used only when named: a
-/// run costs it about half the CPU, but it cannot show a window and it has no switch for network
-/// prediction (see the lock's documentation).
-pub fn find_executable(explicit: Option<&Path>, headful: bool) -> Result<PathBuf, BrowserError> {
-    let path = find_named(explicit)?;
+/// Which Chromium to look for when none is named (`--browser`, `$CHROME`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Preference {
+    /// The full browser: it can show a window, and its profile switches network prediction
+    /// (prefetch from a page's speculation rules) off. The command line's choice.
+    #[default]
+    FullBrowser,
+    /// Chromium's headless shell when it is installed, else the full browser. The service's
+    /// choice: a run costs the shell about half the CPU, and in server mode, where every
+    /// connection goes through planlock's proxy, Chromium makes no prefetch on it either.
+    HeadlessShell,
+}
+
+/// Finds a Chromium executable: the explicit path, `$CHROME`, then where it is usually
+/// installed, in the order `prefer` gives. A known distribution launch script is replaced by
+/// the binary it starts, so the browser runs with exactly planlock's flags.
+pub fn find_executable(
+    explicit: Option<&Path>,
+    headful: bool,
+    prefer: Preference,
+) -> Result<PathBuf, BrowserError> {
+    let path = match find_named(explicit) {
+        Some(path) => path,
+        None => {
+            let prefer = if headful {
+                Preference::FullBrowser
+            } else {
+                prefer
+            };
+            find_installed(prefer, |p| p.exists()).ok_or(BrowserError::NotFound)?
+        }
+    };
     let path = behind_wrapper(&path).unwrap_or(path);
     if headful && is_headless_shell(&path) {
         return Err(BrowserError::Launch {
@@ -108,18 +134,25 @@ pub fn find_executable(explicit: Option<&Path>, headful: bool) -> Result<PathBuf
     Ok(path)
 }
 
-fn find_named(explicit: Option<&Path>) -> Result<PathBuf, BrowserError> {
-    if let Some(p) = explicit {
-        return Ok(p.to_path_buf());
-    }
-    if let Some(p) = std::env::var_os("CHROME").filter(|p| !p.is_empty()) {
-        return Ok(PathBuf::from(p));
-    }
-    BROWSERS
+fn find_named(explicit: Option<&Path>) -> Option<PathBuf> {
+    explicit.map(Path::to_path_buf).or_else(|| {
+        std::env::var_os("CHROME")
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+    })
+}
+
+/// The first of the usual places, in the order `prefer` gives, where `installed` finds a file.
+fn find_installed(prefer: Preference, installed: impl Fn(&Path) -> bool) -> Option<PathBuf> {
+    let shells = match prefer {
+        Preference::HeadlessShell => &HEADLESS_SHELLS[..],
+        Preference::FullBrowser => &[],
+    };
+    shells
         .iter()
+        .chain(&BROWSERS)
         .map(PathBuf::from)
-        .find(|p| p.exists())
-        .ok_or(BrowserError::NotFound)
+        .find(|p| installed(p))
 }
 
 /// Whether `path` names Chromium's headless shell (Debian's or Chrome for Testing's).
@@ -354,15 +387,58 @@ mod tests {
     #[test]
     fn an_explicit_path_is_used_as_given() {
         let path = Path::new("/opt/chromium/chrome");
-        assert_eq!(find_executable(Some(path), false).unwrap(), path);
-        assert_eq!(find_executable(Some(path), true).unwrap(), path);
+        assert_eq!(
+            find_executable(Some(path), false, Preference::HeadlessShell).unwrap(),
+            path
+        );
+        assert_eq!(
+            find_executable(Some(path), true, Preference::HeadlessShell).unwrap(),
+            path
+        );
+    }
+
+    #[test]
+    fn the_service_prefers_the_headless_shell_and_the_command_line_the_full_browser() {
+        let both = |p: &Path| {
+            p == Path::new("/usr/bin/chromium")
+                || p == Path::new("/usr/bin/chromium-headless-shell")
+        };
+        let full_only = |p: &Path| p == Path::new("/usr/bin/chromium");
+        let shell_only = |p: &Path| p == Path::new("/usr/bin/chromium-headless-shell");
+        let found = |prefer, installed: &dyn Fn(&Path) -> bool| {
+            find_installed(prefer, installed).map(|p| p.display().to_string())
+        };
+        use Preference::{FullBrowser, HeadlessShell};
+        assert_eq!(
+            found(HeadlessShell, &both).as_deref(),
+            Some("/usr/bin/chromium-headless-shell")
+        );
+        assert_eq!(
+            found(FullBrowser, &both).as_deref(),
+            Some("/usr/bin/chromium")
+        );
+        assert_eq!(
+            found(HeadlessShell, &full_only).as_deref(),
+            Some("/usr/bin/chromium")
+        );
+        // The command line never picks the shell unless it is named.
+        assert_eq!(found(FullBrowser, &shell_only), None);
+        assert_eq!(
+            found(HeadlessShell, &shell_only).as_deref(),
+            Some("/usr/bin/chromium-headless-shell")
+        );
     }
 
     #[test]
     fn a_window_is_not_asked_of_the_headless_shell() {
         let shell = Path::new("/usr/lib/chromium/chromium-headless-shell");
-        assert_eq!(find_executable(Some(shell), false).unwrap(), shell);
-        let err = find_executable(Some(shell), true).unwrap_err().to_string();
+        assert_eq!(
+            find_executable(Some(shell), false, Preference::FullBrowser).unwrap(),
+            shell
+        );
+        let err = find_executable(Some(shell), true, Preference::HeadlessShell)
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("headless shell") && err.contains("--headful"),
             "{err}"

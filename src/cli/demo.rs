@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use planlock::browser::{Chromium, LaunchOptions};
+use planlock::browser::{Chromium, LaunchOptions, Preference};
 use planlock::demo::{
     DEMO_MAIL_DOMAIN, DemoSite, MAGIC_LINK_PLAN, SIGNUP_PLAN, SmtpMailer, run_demo,
 };
@@ -146,6 +146,7 @@ pub async fn demo_command(args: DemoArgs) -> u8 {
         executable: args.browser.clone(),
         connect_to: None,
         headful: args.headful,
+        prefer: Preference::FullBrowser,
     };
     let browser = match Chromium::start(&launch).await {
         Ok(b) => b,

@@ -12,7 +12,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use planlock::browser::{Chromium, LaunchOptions};
+use planlock::browser::{Chromium, LaunchOptions, Preference};
 use planlock::exit;
 use planlock::inbox::{connect, parse_binding};
 use planlock::lock::LockError;
@@ -70,8 +70,9 @@ pub struct RunOptions {
     /// Run up to N plans at once (each in its own browser context).
     #[arg(long, default_value_t = 1, value_name = "N", value_parser = jobs_limit)]
     pub jobs: usize,
-    /// Chromium to launch (else $CHROME, else the usual system paths), e.g. its headless shell
-    /// /usr/lib/chromium/chromium-headless-shell for about half the CPU per run.
+    /// Chromium to launch (else $CHROME, else the full browser where it is usually installed),
+    /// e.g. its headless shell /usr/lib/chromium/chromium-headless-shell for about half the CPU
+    /// per run.
     #[arg(long, value_name = "PATH", conflicts_with = "browser_ws")]
     pub browser: Option<PathBuf>,
     /// Connect to a running browser over CDP instead of launching one.
@@ -555,6 +556,7 @@ async fn run_locked(
         executable: options.browser.clone(),
         connect_to: options.browser_ws.clone(),
         headful: options.headful,
+        prefer: Preference::FullBrowser,
     };
     let browser = Chromium::start(&launch)
         .await

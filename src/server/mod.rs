@@ -343,8 +343,16 @@ impl AppState {
     }
 
     /// Makes sure the shared browser is up (the server starts it before listening).
-    pub async fn start_browser(&self) -> Result<(), crate::browser::BrowserError> {
-        self.0.browser.get().await.map(drop)
+    /// Returns which browser runs, in words for the log.
+    pub async fn start_browser(&self) -> Result<String, crate::browser::BrowserError> {
+        let browser = self.0.browser.get().await?;
+        Ok(match browser.executable() {
+            Some(path) if crate::browser::is_headless_shell(path) => {
+                format!("Chromium's headless shell {}", path.display())
+            }
+            Some(path) => format!("Chromium {}", path.display()),
+            None => "a remote browser".to_string(),
+        })
     }
 
     /// Whether callers must send the bearer token.

@@ -407,7 +407,9 @@ fn browser_ws_connects_to_a_running_browser() {
         return;
     }
     let profile = tempfile::tempdir().unwrap();
-    let chromium = planlock::browser::find_executable(None, false).unwrap();
+    let chromium =
+        planlock::browser::find_executable(None, false, planlock::browser::Preference::FullBrowser)
+            .unwrap();
     let mut remote = Command::new(chromium)
         .args([
             "--headless=new",

@@ -139,3 +139,40 @@ fn the_private_address_probe_reaches_its_target_when_allowed() {
         }
     }
 }
+
+#[test]
+fn server_mode_makes_no_prefetch_of_another_site() {
+    need_browser!();
+    // Speculation rules ask the browser to fetch a URL outside any page, where the lock's
+    // interception does not see it. In server mode every connection goes through planlock's
+    // proxy, and Chromium makes no prefetch of another site through a proxy: not of a private
+    // address, and not of one `allowed_hosts` lists either. On the full browser and on the
+    // headless shell alike (which, without a proxy, prefetches).
+    for allow in [None, Some("127.0.0.3")] {
+        let private = PrivateEndpoint::start();
+        let to: String = url::form_urlencoded::byte_serialize(
+            format!("{}/prefetch", private.origin()).as_bytes(),
+        )
+        .collect();
+        let plan = util::plan(&format!(
+            r#"{{"reasoning":"","steps":[
+            {{"type":"navigate","url":"{{SITE}}/tpl/probe-preload.html?to={to}"}},
+            {{"type":"wait_seconds","seconds":1}},
+            {{"type":"done","summary":"ok"}}]}}"#
+        ));
+        let mut spec = RunSpec::new(plan)
+            .allow_host("127.0.0.1")
+            .address_policy(AddressPolicy::Service);
+        if let Some(host) = allow {
+            spec = spec.allow_host(host);
+        }
+        let result = util::run_spec(spec).0;
+        util::assert_succeeded(&result);
+        let reached = private.connections();
+        assert!(
+            reached.is_empty(),
+            "allowing {allow:?}: the page's speculation rules reached {}: {reached:?}",
+            private.addr
+        );
+    }
+}

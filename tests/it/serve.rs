@@ -5,6 +5,7 @@
 use crate::util;
 
 use crate::util::model::FakeModel;
+use crate::util::serve::ServeProcess;
 use crate::util::smtp;
 
 use std::io::{BufRead, BufReader};
@@ -1103,4 +1104,38 @@ fn the_binary_serves_and_stops_on_sigterm() {
     let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
     assert_eq!(status.code(), Some(0), "{line}{rest}");
     assert!(rest.contains("shutting down"), "{rest}");
+}
+
+#[test]
+fn the_service_runs_in_the_headless_shell_when_it_is_installed() {
+    let Some(_) = util::browser() else { return };
+    const SHELL: &str = "/usr/lib/chromium/chromium-headless-shell";
+    if !std::path::Path::new("/usr/bin/chromium-headless-shell").exists() {
+        assert!(
+            !util::in_ci(),
+            "CI=true but Chromium's headless shell is not installed: scripts/test installs it \
+             (apt-get install chromium-headless-shell)"
+        );
+        return;
+    }
+    // Unnamed, the service picks the shell (Debian's launch script is replaced by the binary)
+    // and says so; `$CHROME` still chooses.
+    let serving = |chrome: &str| {
+        let server = ServeProcess::start(&[], &[("CHROME", chrome)]);
+        let said = server.stderr();
+        said.lines()
+            .find(|l| l.contains("serving on http://"))
+            .unwrap_or_else(|| panic!("no serving line: {said}"))
+            .to_string()
+    };
+    let line = serving("");
+    assert!(
+        line.contains(&format!("runs in Chromium's headless shell {SHELL};")),
+        "{line}"
+    );
+    let line = serving("/usr/bin/chromium");
+    assert!(
+        line.contains("runs in Chromium /usr/lib/chromium/chromium;"),
+        "{line}"
+    );
 }

@@ -68,7 +68,7 @@ static BROWSER: OnceLock<Option<Chromium>> = OnceLock::new();
 pub fn browser() -> Option<&'static Chromium> {
     BROWSER
         .get_or_init(|| {
-            if planlock::browser::find_executable(None, false).is_err() {
+            if planlock::browser::find_executable(None, false, planlock::browser::Preference::FullBrowser).is_err() {
                 if in_ci() {
                     panic!(
                         "CI=true but no Chromium is installed: scripts/test installs it (apt-get install chromium)"
@@ -95,7 +95,7 @@ pub fn browser() -> Option<&'static Chromium> {
 /// Whether the tests drive Chromium's headless shell (`CHROME=…/chromium-headless-shell`),
 /// where a few documented behaviours differ from the full browser's.
 pub fn on_headless_shell() -> bool {
-    planlock::browser::find_executable(None, false)
+    planlock::browser::find_executable(None, false, planlock::browser::Preference::FullBrowser)
         .is_ok_and(|p| planlock::browser::is_headless_shell(&p))
 }
 

@@ -52,13 +52,15 @@ impl ServeProcess {
             let mut tx = Some(tx);
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
+                let serving = line.contains("serving on http://");
+                // Collected before `start` returns, so `stderr()` always has the line.
+                collected.lock().unwrap().push(line.clone());
                 if let Some(t) = &tx
-                    && line.contains("serving on http://")
+                    && serving
                 {
-                    let _ = t.send(Some(line.clone()));
+                    let _ = t.send(Some(line));
                     tx = None;
                 }
-                collected.lock().unwrap().push(line);
             }
             if let Some(t) = tx {
                 let _ = t.send(None);
