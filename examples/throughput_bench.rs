@@ -641,10 +641,10 @@ async fn main() -> Result<()> {
             println!("| {level} | {p:.2} | {w:.2} | {:.2}× |{before}", p / w);
         }
     }
-    if let Some(chrome) = &args.other_chrome {
+    if let Some(other) = &args.other_chrome {
         println!(
             "\n\"{OTHER_CHROME}\" launches {}; the other sides {}.\n",
-            chrome.display(),
+            other.display(),
             chrome.display()
         );
         println!(
