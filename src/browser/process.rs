@@ -98,7 +98,7 @@ pub enum Preference {
     FullBrowser,
     /// Chromium's headless shell when it is installed, else the full browser. The service's
     /// choice: a run costs the shell about half the CPU, and in server mode, where every
-    /// connection goes through planlock's proxy, Chromium makes no prefetch on it either.
+    /// connection goes through planlock's proxy, it makes no prefetch of another site either.
     HeadlessShell,
 }
 
