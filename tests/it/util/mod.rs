@@ -68,7 +68,8 @@ static BROWSER: OnceLock<Option<Chromium>> = OnceLock::new();
 pub fn browser() -> Option<&'static Chromium> {
     BROWSER
         .get_or_init(|| {
-            if planlock::browser::find_executable(None, false, planlock::browser::Preference::FullBrowser).is_err() {
+            let full = planlock::browser::Preference::FullBrowser;
+            if planlock::browser::find_executable(None, false, full).is_err() {
                 if in_ci() {
                     panic!(
                         "CI=true but no Chromium is installed: scripts/test installs it (apt-get install chromium)"
