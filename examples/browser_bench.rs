@@ -296,7 +296,7 @@ async fn bench_steps(
             series("fill (label for)", tab, n, nothing, |i| {
                 let value = format!("Ada {i}");
                 async move {
-                    tab.fill("", Some("Full name"), None, &value, deadline())
+                    tab.fill("", Some("Full name"), None, &value, false, deadline())
                         .await
                 }
             })
@@ -306,7 +306,7 @@ async fn bench_steps(
             series("fill (aria-labelledby)", tab, n, nothing, |i| {
                 let value = format!("secret {i}");
                 async move {
-                    tab.fill("", Some("Password"), None, &value, deadline())
+                    tab.fill("", Some("Password"), None, &value, false, deadline())
                         .await
                 }
             })
@@ -546,7 +546,8 @@ async fn tab_api_flow(browser: &Chromium, base: &str, into: Option<&mut FlowSeri
         tab.navigate(&form, deadline()).await?;
         marks.push((Instant::now(), tab.cdp_calls()));
         for (label, value) in FLOW_LABELS {
-            tab.fill("", Some(label), None, value, deadline()).await?;
+            tab.fill("", Some(label), None, value, false, deadline())
+                .await?;
         }
         marks.push((Instant::now(), tab.cdp_calls()));
         tab.click("", Some("Create account"), None, deadline())

@@ -183,6 +183,7 @@ async fn replay(tab: &Tab, plan: &Plan) -> Replay {
                     label.as_deref(),
                     selector.as_deref(),
                     value,
+                    false,
                     deadline(10),
                 )
                 .await

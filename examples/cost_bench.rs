@@ -132,7 +132,7 @@ async fn main() -> Result<()> {
     })
     .await?;
     measure("fill Email", n, || async {
-        tab.fill("email", Some("Email"), None, "a@b.test", deadline())
+        tab.fill("email", Some("Email"), None, "a@b.test", false, deadline())
             .await
             .map_err(|e| anyhow!("fill: {e:?}"))?;
         Ok(())
@@ -148,7 +148,7 @@ async fn main() -> Result<()> {
     let fill_form = || async {
         signup_page(&tab, &site).await?;
         for (label, value) in [("Email", "a@b.test"), ("Password", "pw")] {
-            tab.fill("field", Some(label), None, value, deadline())
+            tab.fill("field", Some(label), None, value, false, deadline())
                 .await
                 .map_err(|e| anyhow!("fill: {e:?}"))?;
         }

@@ -600,6 +600,15 @@ async (req) => {
     return null;
   }
 
+  // How a value the page rewrote differs from what was typed, without either value.
+  function difference(got, typed) {
+    if (got === "") return "it is empty";
+    if (got.length < typed.length && typed.startsWith(got)) return `only the first ${got.length} of ${typed.length} characters: the page cut it short`;
+    if (got.toLowerCase() === typed.toLowerCase()) return "the same characters in another letter case";
+    if (got.trim() === typed.trim()) return "the same characters without the surrounding spaces";
+    return `${got.length} characters where ${typed.length} were typed`;
+  }
+
   function where(el) {
     const r = el.getBoundingClientRect();
     const off = frameOffset(el);
@@ -723,7 +732,9 @@ async (req) => {
         rememberFilled(el);
         const got = el.value;
         if (got !== undefined && el.tagName !== "SELECT" && got !== req.value) {
-          return { fatal: `${describeEl(el)} holds "${got}" after typing: the page rejected or rewrote the value` };
+          // A secret is never quoted, not even as the page rewrote it: say how it differs.
+          const holds = req.sensitive ? `holds a different value after typing (${difference(got, req.value)})` : `holds "${got}" after typing`;
+          return { fatal: `${describeEl(el)} ${holds}: the page rejected or rewrote the value` };
         }
         return { ok: true, strategy, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) };
       }

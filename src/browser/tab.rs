@@ -535,20 +535,23 @@ impl Tab {
         })
     }
 
-    /// Types `value` into the control found by `label` (preferred) or `selector`.
+    /// Types `value` into the control found by `label` (preferred) or `selector`. A
+    /// `sensitive` value (a secret) is never quoted back, even as the page rewrote it.
     pub async fn fill(
         &self,
         describe: &str,
         label: Option<&str>,
         selector: Option<&str>,
         value: &str,
+        sensitive: bool,
         deadline: Instant,
     ) -> Result<Located, PageError> {
         let target = Target::Field {
             label: label.map(str::to_string),
             selector: selector.map(str::to_string),
         };
-        let req = json!({ "op": "fill", "label": label, "selector": selector, "value": value, "describe": describe });
+        let req = json!({ "op": "fill", "label": label, "selector": selector, "value": value,
+            "sensitive": sensitive, "describe": describe });
         self.locate(req, target, deadline).await
     }
 

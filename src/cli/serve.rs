@@ -66,6 +66,10 @@ pub struct ServeArgs {
     /// (interrupted) by another replica.
     #[arg(long = "lease-seconds", default_value_t = 30, value_name = "SECS")]
     lease_seconds: u64,
+    /// The longest a client may take to send a request's head (an idle connection included),
+    /// and then its body; slower connections are closed (the body: answered 408).
+    #[arg(long = "read-timeout", default_value_t = planlock::server::DEFAULT_READ_TIMEOUT.as_secs(), value_name = "SECS")]
+    read_timeout: u64,
     /// Days finished runs are kept.
     #[arg(long = "keep-days", default_value_t = planlock::server::DEFAULT_KEEP_DAYS)]
     keep_days: u32,
@@ -146,6 +150,11 @@ pub async fn serve_command(args: ServeArgs) -> u8 {
     config.allow_request_inboxes = args.allow_request_inboxes;
     config.queue = args.queue;
     config.keep_days = args.keep_days;
+    if args.read_timeout == 0 {
+        eprintln!("planlock: --read-timeout must be at least 1");
+        return exit::INVALID_INPUT;
+    }
+    config.read_timeout = Duration::from_secs(args.read_timeout);
     if args.lease_seconds == 0 {
         eprintln!("planlock: --lease-seconds must be at least 1");
         return exit::INVALID_INPUT;

@@ -32,27 +32,56 @@ pub(crate) fn site_of_host(host: &Host<&str>) -> String {
     }
 }
 
-/// A host the caller allowed by name (`shop.example`, `https://shop.example/x`, `::1`), as the
-/// URL parser writes it.
-pub(crate) fn parse_allowed_host(host: &str) -> Result<String, LockError> {
+/// A host the caller allowed explicitly, as the URL parser writes it, with the port it
+/// named, if any (`127.0.0.1:8080`, `http://shop.example:8443/`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct AllowedHost {
+    pub host: String,
+    pub port: Option<u16>,
+}
+
+/// Reads a host the caller allowed by name (`shop.example`, `shop.example:8443`,
+/// `https://shop.example/x`, `127.0.0.1:3000`, `::1`, `[::1]:3000`).
+pub(crate) fn parse_allowed_host(host: &str) -> Result<AllowedHost, LockError> {
     let trimmed = host.trim();
-    let candidate = if let Ok(IpAddr::V6(v6)) = trimmed.parse::<IpAddr>() {
-        // A bare IPv6 address (`::1`) is a host too.
-        Some(format!("[{v6}]"))
-    } else if trimmed.contains("://") {
-        Url::parse(trimmed)
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_string))
-    } else {
-        Url::parse(&format!("http://{trimmed}/"))
-            .ok()
-            .and_then(|u| u.host_str().map(str::to_string))
+    let not_a_host = || LockError::NotAHost {
+        given: host.to_string(),
     };
-    match candidate {
-        Some(h) if !h.is_empty() && !trimmed.contains('*') => Ok(h),
-        _ => Err(LockError::NotAHost {
-            given: host.to_string(),
+    if trimmed.contains('*') {
+        return Err(not_a_host());
+    }
+    if let Ok(IpAddr::V6(v6)) = trimmed.parse::<IpAddr>() {
+        // A bare IPv6 address (`::1`) is a host too.
+        return Ok(AllowedHost {
+            host: format!("[{v6}]"),
+            port: None,
+        });
+    }
+    let (url, authority) = match trimmed.split_once("://") {
+        Some((_, rest)) => (Url::parse(trimmed).ok(), rest),
+        None => (Url::parse(&format!("http://{trimmed}/")).ok(), trimmed),
+    };
+    let authority = authority.split(['/', '?', '#']).next().unwrap_or("");
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
+    match url.as_ref().and_then(Url::host_str) {
+        Some(h) if !h.is_empty() => Ok(AllowedHost {
+            host: h.to_string(),
+            port: written_port(authority).map_err(|()| not_a_host())?,
         }),
+        _ => Err(not_a_host()),
+    }
+}
+
+/// The port an authority (`host:port`, `[v6]:port`) writes out, even the scheme's default
+/// one, which the URL parser would drop.
+fn written_port(authority: &str) -> Result<Option<u16>, ()> {
+    let after_host = match authority.strip_prefix('[') {
+        Some(rest) => rest.split_once(']').map_or("", |(_, after)| after),
+        None => authority.find(':').map_or("", |i| &authority[i..]),
+    };
+    match after_host.strip_prefix(':') {
+        None => Ok(None),
+        Some(digits) => digits.parse().map(Some).map_err(|_| ()),
     }
 }
 
@@ -119,21 +148,6 @@ pub(crate) fn is_port_bound(host: &Host<&str>) -> bool {
         }
         Host::Ipv4(_) | Host::Ipv6(_) => true,
     }
-}
-
-/// The lock's key for a URL's host: its site, with the port for port-bound hosts
-/// (`127.0.0.1:8080`, `[::1]:3000`, `localhost:5173`).
-pub(crate) fn site_with_port(url: &Url) -> Option<String> {
-    let host = url.host()?;
-    let site = site_of_host(&host);
-    if !is_port_bound(&host) {
-        return Some(site);
-    }
-    let port = url.port_or_known_default().unwrap_or(80);
-    Some(match host {
-        Host::Ipv6(_) => format!("[{site}]:{port}"),
-        _ => format!("{site}:{port}"),
-    })
 }
 
 /// `[::1]` → `::1`; other hosts unchanged. A `host:port` keeps only the host.

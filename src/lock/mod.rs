@@ -5,7 +5,7 @@ mod address;
 mod hosts;
 pub mod injection;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 
@@ -14,9 +14,7 @@ use url::{Host, Url};
 pub use address::is_private;
 pub use hosts::{hosts_in_text, site_of};
 
-use hosts::{
-    bare_host, endpoints_in_text, is_port_bound, parse_allowed_host, site_of_host, site_with_port,
-};
+use hosts::{bare_host, endpoints_in_text, is_port_bound, parse_allowed_host, site_of_host};
 
 /// Whether a run may visit private, loopback and link-local addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -29,16 +27,47 @@ pub enum AddressPolicy {
     Service,
 }
 
+/// The ports a site may be reached on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Ports {
+    Any,
+    Only(BTreeSet<u16>),
+}
+
+impl Ports {
+    fn only(port: u16) -> Ports {
+        Ports::Only(BTreeSet::from([port]))
+    }
+
+    fn allows(&self, port: u16) -> bool {
+        match self {
+            Ports::Any => true,
+            Ports::Only(ports) => ports.contains(&port),
+        }
+    }
+
+    /// Both sets: every port absorbs a list of them.
+    fn merge(&mut self, other: Ports) {
+        match (&mut *self, other) {
+            (Ports::Any, _) => {}
+            (_, Ports::Any) => *self = Ports::Any,
+            (Ports::Only(mine), Ports::Only(theirs)) => mine.extend(theirs),
+        }
+    }
+}
+
 /// The allowed destinations of one run. Built once, never widened.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lock {
-    /// Registrable domains (`shop.example`); IP addresses and names of this machine with the
-    /// port the request named (`127.0.0.1:8080`), or without one when allowed explicitly
-    /// (every port).
-    sites: BTreeSet<String>,
-    /// Host names the request allowed explicitly: under [`AddressPolicy::Service`] these may
-    /// resolve to private addresses (the caller said so).
-    explicit_names: BTreeSet<String>,
+    /// Sites (registrable domains like `shop.example`, IP addresses like `127.0.0.1`) and
+    /// the ports each may be reached on. An IP address or a name of this machine named in a
+    /// URL is allowed on that URL's port; any host allowed with a port on that port only.
+    sites: BTreeMap<String, Ports>,
+    /// Under [`AddressPolicy::Service`], the addresses each host name the request named
+    /// resolved to when the lock was made: the only ones connections to that name reach.
+    pinned: BTreeMap<String, Vec<IpAddr>>,
+    /// The addresses the service that runs this lock listens on: never reached by a run.
+    service: Vec<SocketAddr>,
     policy: AddressPolicy,
 }
 
@@ -64,14 +93,21 @@ impl fmt::Display for Refusal {
 pub enum LockError {
     /// An allowed host that is not a host name.
     #[error(
-        "`{given}` is not a host name: give a host like `shop.example` (wildcards are not \
-         needed: subdomains of a site are allowed with it)"
+        "`{given}` is not a host name: give a host like `shop.example` or `127.0.0.1:8080` \
+         (wildcards are not needed: subdomains of a site are allowed with it)"
     )]
     NotAHost { given: String },
     /// Under [`AddressPolicy::Service`], the request names a private address (or a name
     /// resolving to one) that it did not allow explicitly.
     #[error("[plan] {}, which the service never visits unless it is allowed explicitly.", private_phrase(.host, .ip))]
     PrivateAddress { host: String, ip: IpAddr },
+    /// Under [`AddressPolicy::Service`], a destination the service itself connects to (a
+    /// mailbox, a webhook) on a private address allowed on other ports only.
+    #[error("[plan] {shown} is not allowed: the request allows {allowed} only.")]
+    PortNotAllowed { shown: String, allowed: String },
+    /// A destination is the service's own address.
+    #[error("[plan] {addr} is this service's own address, which a run never reaches.")]
+    ServiceAddress { addr: SocketAddr },
     /// A host was to be added to a lock in use.
     #[error(
         "[plan] cannot add {host} to a running plan's lock. The lock was fixed from the request \
@@ -95,9 +131,11 @@ pub struct LockRequest<'a> {
     pub goal: Option<&'a str>,
     /// The plan's `navigate` URLs, caller variables filled in.
     pub urls: Vec<Url>,
-    /// Hosts the caller allowed explicitly (`shop.example`, a URL, an IP address).
+    /// Hosts the caller allowed explicitly (`shop.example`, `127.0.0.1:8080`, a URL).
     pub allow_hosts: &'a [String],
     pub policy: AddressPolicy,
+    /// The addresses the service building this lock listens on: a run never reaches them.
+    pub service_addresses: &'a [SocketAddr],
 }
 
 /// The sites a goal names, then the explicitly allowed hosts' sites, in order, without
@@ -107,7 +145,7 @@ pub fn sites_named(goal: Option<&str>, allow_hosts: &[String]) -> Result<Vec<Str
     let named = goal.map(hosts_in_text).unwrap_or_default();
     let allowed = allow_hosts
         .iter()
-        .map(|h| parse_allowed_host(h))
+        .map(|h| parse_allowed_host(h).map(|a| a.host))
         .collect::<Result<Vec<_>, _>>()?;
     for site in named.iter().chain(&allowed).map(|h| site_of(h)) {
         if !sites.contains(&site) {
@@ -117,138 +155,153 @@ pub fn sites_named(goal: Option<&str>, allow_hosts: &[String]) -> Result<Vec<Str
     Ok(sites)
 }
 
-/// What a request allowed explicitly: private addresses it names here pass.
-struct Explicit {
-    sites: BTreeSet<String>,
-    names: BTreeSet<String>,
-}
-
-impl Explicit {
-    fn of(allow_hosts: &[String]) -> Result<Explicit, LockError> {
-        let hosts: Vec<String> = allow_hosts
-            .iter()
-            .map(|h| parse_allowed_host(h))
-            .collect::<Result<_, _>>()?;
-        Ok(Explicit {
-            sites: hosts.iter().map(|h| site_of(h)).collect(),
-            names: hosts
-                .iter()
-                .map(|h| bare_host(h).to_ascii_lowercase())
-                .collect(),
-        })
-    }
-
-    /// A bare host (no brackets, lower case): its addresses, or the private one that
-    /// refuses it. A name allowed explicitly is not resolved.
-    async fn judge(&self, bare: &str, port: u16) -> Result<Vec<IpAddr>, LockError> {
-        if let Ok(ip) = bare.parse::<IpAddr>() {
-            if is_private(ip) && !self.sites.contains(&ip.to_string()) && !self.names.contains(bare)
-            {
-                return Err(LockError::PrivateAddress {
-                    host: bare.to_string(),
-                    ip,
-                });
-            }
-            return Ok(vec![ip]);
-        }
-        let ips = address::resolve(bare, port).await;
-        if self.names.contains(bare) {
-            return Ok(ips);
-        }
-        if let Some(ip) = ips.iter().copied().find(|ip| is_private(*ip)) {
-            return Err(LockError::PrivateAddress {
-                host: bare.to_string(),
-                ip,
-            });
-        }
-        Ok(ips)
-    }
+/// Why one address may not be reached, before it is worded for a page or a request.
+enum Denied {
+    /// The address is allowed, but not on this port.
+    Port { shown: String },
+    /// A private address the request did not allow.
+    Private { host: String, ip: IpAddr },
+    /// The service's own address.
+    Service { addr: SocketAddr },
 }
 
 /// Judges a destination the service connects to itself — a mailbox server, a webhook
 /// receiver — by the rule its runs' pages follow: a private, loopback or link-local address,
-/// literal or resolved, is refused unless `allow_hosts` names it. Returns the addresses
-/// judged, so the caller can connect to exactly those (a name resolved again later could
-/// point elsewhere).
+/// literal or resolved, is refused unless `allow_hosts` names that address (and, if it names
+/// a port, that port). Returns the addresses judged, so the caller can connect to exactly
+/// those (a name resolved again later could point elsewhere).
 pub async fn check_service_host(
     host: &str,
     port: u16,
     allow_hosts: &[String],
 ) -> Result<Vec<IpAddr>, LockError> {
-    let explicit = Explicit::of(allow_hosts)?;
+    let lock = Lock::build(&LockRequest {
+        allow_hosts,
+        policy: AddressPolicy::Service,
+        ..LockRequest::default()
+    })
+    .await?;
     let bare = bare_host(host).to_ascii_lowercase();
-    explicit.judge(&bare, port).await
+    let ips = lock.addresses_of(&bare, port).await;
+    for ip in &ips {
+        lock.judge(&bare, SocketAddr::new(*ip, port))
+            .map_err(|denied| match denied {
+                Denied::Port { shown } => LockError::PortNotAllowed {
+                    shown,
+                    allowed: lock.describe(),
+                },
+                Denied::Private { host, ip } => LockError::PrivateAddress { host, ip },
+                Denied::Service { addr } => LockError::ServiceAddress { addr },
+            })?;
+    }
+    Ok(ips)
 }
 
 impl Lock {
     /// Builds the lock from the request: the sites of the goal's hosts, of the plan's
-    /// `navigate` URLs and of the allowed hosts. Under [`AddressPolicy::Service`], a private,
-    /// loopback or link-local address the request names — literally, or as a name that
-    /// resolves to one — is refused here, before anything runs, unless it was allowed
-    /// explicitly (by that address, or by that name).
+    /// `navigate` URLs and of the allowed hosts, with their ports. Under
+    /// [`AddressPolicy::Service`], every host name the request names is resolved here, once,
+    /// and a private, loopback or link-local address the request names — literally, or as a
+    /// name that resolves to one — is refused before anything runs unless `allow_hosts`
+    /// lists that address itself.
     pub async fn build(req: &LockRequest<'_>) -> Result<Lock, LockError> {
-        let explicit: Vec<String> = req
+        let explicit = req
             .allow_hosts
             .iter()
             .map(|h| parse_allowed_host(h))
-            .collect::<Result<_, _>>()?;
-        let explicit_sites: BTreeSet<String> = explicit.iter().map(|h| site_of(h)).collect();
-        let explicit_names: BTreeSet<String> = explicit
-            .iter()
-            .map(|h| bare_host(h).to_ascii_lowercase())
-            .collect();
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut sites: BTreeMap<String, Ports> = BTreeMap::new();
+        for allowed in &explicit {
+            let ports = allowed.port.map_or(Ports::Any, Ports::only);
+            merge(&mut sites, site_of(&allowed.host), ports);
+        }
+        let explicit_sites: BTreeSet<String> = sites.keys().cloned().collect();
         let mut named: Vec<Url> = req.urls.clone();
         if let Some(goal) = req.goal {
             named.extend(endpoints_in_text(goal));
         }
-        let mut sites = explicit_sites.clone();
+        // IP addresses and names of this machine are many services, one per port: a URL
+        // allows its own port of them.
+        let mut named_ports: BTreeMap<String, BTreeSet<u16>> = BTreeMap::new();
         for url in &named {
             let Some(host) = url.host() else { continue };
-            // A port-bound host allowed explicitly is allowed on every port already.
-            if !(is_port_bound(&host) && explicit_sites.contains(&site_of_host(&host)))
-                && let Some(key) = site_with_port(url)
-            {
-                sites.insert(key);
+            let site = site_of_host(&host);
+            if is_port_bound(&host) {
+                let port = url.port_or_known_default().unwrap_or(80);
+                named_ports.entry(site).or_default().insert(port);
+            } else {
+                merge(&mut sites, site, Ports::Any);
             }
         }
-        let lock = Lock {
+        for (site, ports) in named_ports {
+            match sites.get_mut(&site) {
+                // A service narrows an address allowed on every port to the ports the
+                // request's URLs name: its other ports are other services.
+                Some(all @ Ports::Any) if req.policy == AddressPolicy::Service => {
+                    *all = Ports::Only(ports)
+                }
+                Some(existing) => existing.merge(Ports::Only(ports)),
+                None => {
+                    sites.insert(site, Ports::Only(ports));
+                }
+            }
+        }
+        let mut lock = Lock {
             sites,
-            explicit_names: explicit_names.clone(),
+            pinned: BTreeMap::new(),
+            service: req.service_addresses.to_vec(),
             policy: req.policy,
         };
         if req.policy == AddressPolicy::Service {
-            let explicit = Explicit {
-                sites: explicit_sites,
-                names: explicit_names,
-            };
-            // A name allowed explicitly is not resolved: it passes whatever it points at.
-            let names: BTreeSet<String> = named
+            let hosts: BTreeSet<String> = named
                 .iter()
-                .filter_map(|u| u.host_str())
-                .map(|h| bare_host(h).to_ascii_lowercase())
-                .filter(|h| !explicit.names.contains(h))
+                .filter_map(|u| u.host_str().map(str::to_string))
+                .chain(explicit.iter().map(|a| a.host.clone()))
+                .map(|h| bare_host(&h).trim_end_matches('.').to_ascii_lowercase())
                 .collect();
-            futures::future::try_join_all(names.iter().map(|n| explicit.judge(n, 80))).await?;
+            let resolved = futures::future::join_all(hosts.iter().map(|host| async move {
+                match host.parse::<IpAddr>() {
+                    Ok(ip) => (host, vec![ip], true),
+                    Err(_) => (host, address::resolve(host, 80).await, false),
+                }
+            }))
+            .await;
+            for (host, ips, literal) in resolved {
+                if let Some(ip) = ips
+                    .iter()
+                    .copied()
+                    .find(|ip| is_private(*ip) && !explicit_sites.contains(&ip.to_string()))
+                {
+                    return Err(LockError::PrivateAddress {
+                        host: host.clone(),
+                        ip,
+                    });
+                }
+                if !literal && !ips.is_empty() {
+                    lock.pinned.insert(host.clone(), ips);
+                }
+            }
         }
         Ok(lock)
     }
 
-    /// A lock over exactly these hosts, any address allowed (tests, the demo).
+    /// A lock over exactly these hosts (each on every port, or on the port given with it),
+    /// any address allowed (tests, the demo).
     pub fn of_hosts<I, S>(hosts: I) -> Result<Lock, LockError>
     where
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let mut sites = BTreeSet::new();
-        let mut explicit_names = BTreeSet::new();
+        let mut sites = BTreeMap::new();
         for h in hosts {
-            let host = parse_allowed_host(h.as_ref())?;
-            explicit_names.insert(bare_host(&host).to_ascii_lowercase());
-            sites.insert(site_of(&host));
+            let allowed = parse_allowed_host(h.as_ref())?;
+            let ports = allowed.port.map_or(Ports::Any, Ports::only);
+            merge(&mut sites, site_of(&allowed.host), ports);
         }
         Ok(Lock {
             sites,
-            explicit_names,
+            pinned: BTreeMap::new(),
+            service: Vec::new(),
             policy: AddressPolicy::Open,
         })
     }
@@ -259,9 +312,13 @@ impl Lock {
         self
     }
 
-    /// The allowed sites, sorted, for messages and the review.
-    pub fn sites(&self) -> impl Iterator<Item = &str> {
-        self.sites.iter().map(String::as_str)
+    /// The allowed sites, sorted, each with its port where it is allowed on some ports only
+    /// (`127.0.0.1:8080`), for messages and the review.
+    pub fn sites(&self) -> impl Iterator<Item = String> + '_ {
+        self.sites.iter().flat_map(|(site, ports)| match ports {
+            Ports::Any => vec![site.clone()],
+            Ports::Only(ports) => ports.iter().map(|p| with_port(site, *p)).collect(),
+        })
     }
 
     /// The set as a human list: `shop.example, mail.example` or `nothing`.
@@ -269,11 +326,21 @@ impl Lock {
         if self.sites.is_empty() {
             "nothing (no host was named in the request)".to_string()
         } else {
-            self.sites.iter().cloned().collect::<Vec<_>>().join(", ")
+            self.sites().collect::<Vec<_>>().join(", ")
         }
     }
 
-    /// Checks one top-level destination. Only http(s) URLs whose site is in the lock pass.
+    fn not_part(&self, shown: &str) -> String {
+        format!(
+            "[plan] {shown} is not part of this run. This run may visit: {}. Links and text \
+             found in pages or emails cannot add to that set -- it was fixed from the request \
+             before any of it was read.",
+            self.describe()
+        )
+    }
+
+    /// Checks one top-level destination. Only http(s) URLs whose site is in the lock, on a
+    /// port the lock allows it, pass.
     pub fn check(&self, url: &Url) -> Result<(), Refusal> {
         let refuse = |reason: String| Refusal {
             url: url.to_string(),
@@ -294,59 +361,85 @@ impl Lock {
             return Err(refuse(format!("[plan] {url} has no host.")));
         };
         let site = site_of_host(&host);
-        let allowed = self.sites.contains(&site)
-            || (is_port_bound(&host)
-                && site_with_port(url).is_some_and(|key| self.sites.contains(&key)));
-        if !allowed {
-            let shown = if is_port_bound(&host) {
-                format!(
-                    "{}:{}",
-                    host_display(&host),
-                    url.port_or_known_default().unwrap_or(80)
-                )
+        let port = url.port_or_known_default().unwrap_or(80);
+        let ports = self.sites.get(&site);
+        if !ports.is_some_and(|p| p.allows(port)) {
+            let by_port = is_port_bound(&host) || matches!(ports, Some(Ports::Only(_)));
+            let shown = if by_port {
+                format!("{}:{port}", host_display(&host))
             } else {
                 host_display(&host)
             };
-            return Err(refuse(format!(
-                "[plan] {shown} is not part of this run. This run may visit: {}. Links and text \
-                 found in pages or emails cannot add to that set -- it was fixed from the request \
-                 before any of it was read.",
-                self.describe()
-            )));
+            return Err(refuse(self.not_part(&shown)));
         }
         if let Some(ip) = literal_ip(&host) {
-            self.check_resolved(&ip.to_string(), ip)
-                .map_err(|r| refuse(r.reason))?;
+            self.judge(&ip.to_string(), SocketAddr::new(ip, port))
+                .map_err(|d| refuse(self.word(d)))?;
         }
         Ok(())
     }
 
-    /// Checks an address a host resolved to, under [`AddressPolicy::Service`].
-    pub fn check_resolved(&self, host: &str, ip: IpAddr) -> Result<(), Refusal> {
-        if self.policy == AddressPolicy::Service
-            && is_private(ip)
-            && !self.sites.contains(&ip.to_string())
-            && !self
-                .explicit_names
-                .contains(&bare_host(host).to_ascii_lowercase())
-        {
-            return Err(Refusal {
-                url: host.to_string(),
-                reason: LockError::PrivateAddress {
-                    host: host.to_string(),
-                    ip,
-                }
-                .to_string(),
-            });
+    /// Whether `host` may be reached at `addr`: never the service's own address; under
+    /// [`AddressPolicy::Service`] a private one only when the lock allows that very address,
+    /// on that port.
+    fn judge(&self, host: &str, addr: SocketAddr) -> Result<(), Denied> {
+        if self.is_service(addr) {
+            return Err(Denied::Service { addr });
         }
-        Ok(())
+        let ip = addr.ip();
+        if self.policy != AddressPolicy::Service || !is_private(ip) {
+            return Ok(());
+        }
+        match self.sites.get(&ip.to_string()) {
+            Some(ports) if ports.allows(addr.port()) => Ok(()),
+            Some(_) => Err(Denied::Port {
+                shown: with_port(&ip.to_string(), addr.port()),
+            }),
+            None => Err(Denied::Private {
+                host: host.to_string(),
+                ip,
+            }),
+        }
+    }
+
+    fn word(&self, denied: Denied) -> String {
+        match denied {
+            Denied::Port { shown } => self.not_part(&shown),
+            Denied::Private { host, ip } => LockError::PrivateAddress { host, ip }.to_string(),
+            Denied::Service { addr } => LockError::ServiceAddress { addr }.to_string(),
+        }
+    }
+
+    /// The service's own listen address, or — when it listens on every interface — any
+    /// address of this machine on that port.
+    fn is_service(&self, addr: SocketAddr) -> bool {
+        let ip = addr.ip().to_canonical();
+        self.service.iter().any(|own| {
+            own.port() == addr.port()
+                && (own.ip().to_canonical() == ip
+                    || ip.is_unspecified()
+                    || (own.ip().is_unspecified() && address::is_this_machine(ip)))
+        })
+    }
+
+    /// The addresses a connection to `host` (bare, lower case) may use: a literal's own, the
+    /// ones a name resolved to when the lock was made, or else what it resolves to now.
+    async fn addresses_of(&self, host: &str, port: u16) -> Vec<IpAddr> {
+        if let Ok(ip) = host.parse::<IpAddr>() {
+            return vec![ip];
+        }
+        let name = host.trim_end_matches('.');
+        match self.pinned.get(name) {
+            Some(ips) => ips.clone(),
+            None => address::resolve(name, port).await,
+        }
     }
 
     /// [`Lock::check`], and under [`AddressPolicy::Service`] also the addresses a domain
-    /// resolves to, so an allowed site's name that points at a private address
+    /// reaches, so an allowed site's name that points at a private address
     /// (`metadata.shop.example` → 169.254.169.254) is refused before the browser connects.
-    /// Chromium resolves the name again itself; what it then connects to is judged by
-    /// [`Lock::connection_addresses`] where the browser's connections go through planlock.
+    /// What the browser then connects to is judged by [`Lock::connection_addresses`] where
+    /// its connections go through planlock.
     pub async fn check_navigation(&self, url: &Url) -> Result<(), Refusal> {
         self.check(url)?;
         if self.policy != AddressPolicy::Service {
@@ -356,35 +449,40 @@ impl Lock {
             return Ok(());
         };
         let port = url.port_or_known_default().unwrap_or(80);
-        for ip in address::resolve(name, port).await {
-            self.check_resolved(name, ip)?;
+        let name = name.to_ascii_lowercase();
+        for ip in self.addresses_of(&name, port).await {
+            self.judge(&name, SocketAddr::new(ip, port))
+                .map_err(|d| Refusal {
+                    url: url.to_string(),
+                    reason: self.word(d),
+                })?;
         }
         Ok(())
     }
 
-    /// Where a connection the run's browser opens to `host:port` may go: the addresses `host`
-    /// names or resolves to. Under [`AddressPolicy::Service`] a private, loopback or
-    /// link-local address that was not allowed explicitly refuses the connection, whatever
-    /// asked for it (a frame, an image, a fetch, a WebSocket). The caller connects to exactly
-    /// these addresses, so the address judged is the address reached. None when the name does
-    /// not resolve.
+    /// Where a connection the run's browser opens to `host:port` may go. A name the request
+    /// named reaches the addresses it resolved to when the lock was made, any other name what
+    /// it resolves to now. The service's own address is never reached; under
+    /// [`AddressPolicy::Service`] a private, loopback or link-local address is reached only
+    /// when the lock allows that address on that port, whatever asked for it (a frame, an
+    /// image, a fetch, a WebSocket). The caller connects to exactly these addresses, so the
+    /// address judged is the address reached. Empty when the name does not resolve.
     pub async fn connection_addresses(
         &self,
         host: &str,
         port: u16,
     ) -> Result<Vec<SocketAddr>, Refusal> {
-        let bare = host.trim_start_matches('[').trim_end_matches(']');
-        let ips = match bare.parse::<IpAddr>() {
-            Ok(ip) => vec![ip],
-            Err(_) => address::resolve(bare, port).await,
-        };
-        for ip in &ips {
-            self.check_resolved(bare, *ip)?;
-        }
-        Ok(ips
-            .into_iter()
-            .map(|ip| SocketAddr::new(ip, port))
-            .collect())
+        let bare = bare_host(host).to_ascii_lowercase();
+        let ips = self.addresses_of(&bare, port).await;
+        ips.into_iter()
+            .map(|ip| {
+                let addr = SocketAddr::new(ip, port);
+                self.judge(&bare, addr).map(|()| addr).map_err(|d| Refusal {
+                    url: with_port(&bare, port),
+                    reason: self.word(d),
+                })
+            })
+            .collect()
     }
 
     /// Whether private, loopback and link-local addresses are refused.
@@ -397,6 +495,24 @@ impl Lock {
         Err(LockError::Fixed {
             host: host.to_string(),
         })
+    }
+}
+
+fn merge(sites: &mut BTreeMap<String, Ports>, site: String, ports: Ports) {
+    match sites.get_mut(&site) {
+        Some(existing) => existing.merge(ports),
+        None => {
+            sites.insert(site, ports);
+        }
+    }
+}
+
+/// `127.0.0.1:8080`, `[::1]:3000`, `shop.example:8443`.
+fn with_port(site: &str, port: u16) -> String {
+    if site.contains(':') {
+        format!("[{site}]:{port}")
+    } else {
+        format!("{site}:{port}")
     }
 }
 
@@ -424,6 +540,12 @@ mod tests {
         Url::parse(s).unwrap()
     }
 
+    /// Whether a connection to `host` at `ip` (port 80) passes, as the sentence it fails with.
+    fn reach(lock: &Lock, host: &str, ip: &str) -> Result<(), String> {
+        let addr = SocketAddr::new(ip.parse().unwrap(), 80);
+        lock.judge(host, addr).map_err(|d| lock.word(d))
+    }
+
     fn service(goal: Option<&str>, urls: &[&str], allow: &[&str]) -> Result<Lock, LockError> {
         let allow: Vec<String> = allow.iter().map(|s| s.to_string()).collect();
         let req = LockRequest {
@@ -431,6 +553,7 @@ mod tests {
             urls: urls.iter().map(|u| url(u)).collect(),
             allow_hosts: &allow,
             policy: AddressPolicy::Service,
+            ..LockRequest::default()
         };
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -559,25 +682,13 @@ mod tests {
         let lock = Lock::of_hosts(["shop.example"])
             .unwrap()
             .refusing_private_addresses();
-        // A name of an allowed site, not allowed by that name: judged on its address.
+        // A name of an allowed site: judged on its address.
         let name = "metadata.shop.example";
-        assert!(
-            lock.check_resolved(name, "10.0.0.1".parse().unwrap())
-                .is_err()
-        );
-        assert!(
-            lock.check_resolved(name, "::ffff:127.0.0.1".parse().unwrap())
-                .is_err()
-        );
-        assert!(
-            lock.check_resolved(name, "93.184.216.34".parse().unwrap())
-                .is_ok()
-        );
-        // The name the caller allowed explicitly may be private: the caller said so.
-        assert!(
-            lock.check_resolved("shop.example", "10.0.0.1".parse().unwrap())
-                .is_ok()
-        );
+        assert!(reach(&lock, name, "10.0.0.1").is_err());
+        assert!(reach(&lock, name, "::ffff:127.0.0.1").is_err());
+        assert!(reach(&lock, name, "93.184.216.34").is_ok());
+        // Even the name the caller allowed: only a private address listed itself passes.
+        assert!(reach(&lock, "shop.example", "10.0.0.1").is_err());
     }
 
     #[test]
@@ -609,24 +720,20 @@ mod tests {
         ] {
             let addr: IpAddr = ip.parse().unwrap();
             assert!(is_private(addr), "{ip}");
-            let r = other.check_resolved("www.shop.example", addr).unwrap_err();
+            let r = reach(&other, "www.shop.example", ip).unwrap_err();
             assert!(
-                r.reason.starts_with("[plan] www.shop.example resolves to ")
-                    && r.reason.contains("private, loopback or link-local"),
+                r.starts_with("[plan] www.shop.example resolves to ")
+                    && r.contains("private, loopback or link-local"),
                 "{r}"
             );
         }
         // Allowed explicitly: that address, not its neighbours or other spellings.
-        let meta: IpAddr = "169.254.169.254".parse().unwrap();
-        assert!(lock.check_resolved("www.shop.example", meta).is_ok());
-        assert!(
-            lock.check_resolved("www.shop.example", "169.254.169.253".parse().unwrap())
-                .is_err()
-        );
+        assert!(reach(&lock, "www.shop.example", "169.254.169.254").is_ok());
+        assert!(reach(&lock, "www.shop.example", "169.254.169.253").is_err());
         for public in ["93.184.216.34", "2606:2800:220:1::", "64:ff9b::5db8:d822"] {
             let addr: IpAddr = public.parse().unwrap();
             assert!(!is_private(addr), "{public}");
-            assert!(other.check_resolved("www.shop.example", addr).is_ok());
+            assert!(reach(&other, "www.shop.example", public).is_ok());
         }
     }
 
@@ -721,28 +828,208 @@ mod tests {
         assert!(hosts_in_text("click the button. then wait").is_empty());
     }
 
-    #[tokio::test]
-    async fn server_mode_judges_the_resolved_address_of_names_not_allowed_by_name() {
-        // The site is allowed (`localhost` is its own site), but `app.localhost` was not
-        // allowed by name and resolves to loopback (where it resolves at all).
+    fn block<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(f)
+    }
+
+    #[test]
+    fn server_mode_passes_a_private_address_only_when_it_is_listed_itself() {
+        // `localhost` is allowed by name, but it resolves to loopback, which is not listed:
+        // a name never carries a private address in with it.
         let lock = Lock::of_hosts(["localhost"])
             .unwrap()
             .refusing_private_addresses();
+        let r = block(lock.check_navigation(&url("http://localhost:9/"))).unwrap_err();
+        assert!(r.reason.starts_with("[plan] localhost resolves to "), "{r}");
+        let r = reach(&lock, "app.localhost", "127.0.0.1");
+        assert!(r.unwrap_err().contains("resolves to"));
+        // Built from a request, the name is refused before anything runs, with the address
+        // to list.
+        let e = service(None, &[], &["localhost"]).unwrap_err();
         assert!(
-            lock.check_navigation(&url("http://localhost:9/"))
-                .await
-                .is_ok(),
-            "allowed by that very name"
+            matches!(e, LockError::PrivateAddress { ref host, .. } if host == "localhost"),
+            "{e}"
         );
-        let r = lock.check_resolved("app.localhost", "127.0.0.1".parse().unwrap());
-        assert!(r.unwrap_err().reason.contains("resolves to"));
+        // Listed with every address it resolves to, it passes.
+        let lock = service(
+            None,
+            &["http://localhost:9/"],
+            &["localhost", "127.0.0.1", "::1"],
+        )
+        .unwrap();
+        assert!(block(lock.check_navigation(&url("http://localhost:9/"))).is_ok());
         // Outside server mode the name alone decides.
         let open = Lock::of_hosts(["localhost"]).unwrap();
+        assert!(block(open.check_navigation(&url("http://localhost:9/"))).is_ok());
+    }
+
+    #[test]
+    fn a_name_reaches_the_addresses_it_resolved_to_when_the_lock_was_made() {
+        let lock = service(None, &["http://localhost:9/"], &["127.0.0.1:9", "[::1]:9"]).unwrap();
+        let pinned = lock.pinned.get("localhost").cloned().unwrap_or_default();
         assert!(
-            open.check_navigation(&url("http://localhost:9/"))
-                .await
-                .is_ok()
+            !pinned.is_empty(),
+            "localhost was resolved when the lock was made"
         );
+        let reached = block(lock.connection_addresses("localhost", 9)).unwrap();
+        let ips: Vec<IpAddr> = reached.iter().map(SocketAddr::ip).collect();
+        assert_eq!(ips, pinned);
+        // The same addresses on another port: the lock names port 9 only.
+        let r = block(lock.connection_addresses("localhost", 10)).unwrap_err();
+        assert!(
+            r.reason
+                .starts_with("[plan] 127.0.0.1:10 is not part of this run")
+                || r.reason.starts_with("[plan] [::1]:10 is not part"),
+            "{r}"
+        );
+    }
+
+    #[test]
+    fn a_host_allowed_with_a_port_is_allowed_on_that_port_only() {
+        for allowed in [
+            "127.0.0.1:19110",
+            "http://127.0.0.1:19110/",
+            "http://127.0.0.1:19110",
+        ] {
+            let lock = Lock::of_hosts([allowed]).unwrap();
+            assert_eq!(
+                lock.sites().collect::<Vec<_>>(),
+                ["127.0.0.1:19110"],
+                "{allowed}"
+            );
+            assert!(lock.check(&url("http://127.0.0.1:19110/x")).is_ok());
+            let r = lock.check(&url("http://127.0.0.1:19111/")).unwrap_err();
+            assert!(
+                r.reason.starts_with("[plan] 127.0.0.1:19111 is not part of this run. This run may visit: 127.0.0.1:19110."),
+                "{allowed}: {r}"
+            );
+        }
+        // A port the URL parser would drop as the scheme's default is kept.
+        let lock = Lock::of_hosts(["http://127.0.0.1:80/"]).unwrap();
+        assert!(lock.check(&url("http://127.0.0.1/")).is_ok());
+        assert!(lock.check(&url("http://127.0.0.1:8080/")).is_err());
+        // Names and IPv6 too; a domain with a port is its whole site on that port.
+        let lock = Lock::of_hosts(["shop.example:8443", "[::1]:3000"]).unwrap();
+        assert_eq!(
+            lock.sites().collect::<Vec<_>>(),
+            ["::1:3000", "shop.example:8443"].map(|s| if s.starts_with("::") {
+                "[::1]:3000"
+            } else {
+                s
+            })
+        );
+        assert!(lock.check(&url("https://www.shop.example:8443/")).is_ok());
+        let r = lock.check(&url("https://shop.example/")).unwrap_err();
+        assert!(
+            r.reason.starts_with("[plan] shop.example:443 is not part"),
+            "{r}"
+        );
+        assert!(lock.check(&url("http://[::1]:3000/")).is_ok());
+        assert!(lock.check(&url("http://[::1]:3001/")).is_err());
+        // Without a port, every port; a bad port is not a host.
+        let lock = Lock::of_hosts(["127.0.0.1"]).unwrap();
+        assert!(lock.check(&url("http://127.0.0.1:1/")).is_ok());
+        assert!(matches!(
+            Lock::of_hosts(["127.0.0.1:http"]),
+            Err(LockError::NotAHost { .. })
+        ));
+        assert!(matches!(
+            Lock::of_hosts(["127.0.0.1:99999"]),
+            Err(LockError::NotAHost { .. })
+        ));
+    }
+
+    #[test]
+    fn a_service_narrows_an_address_allowed_on_every_port_to_the_ports_its_urls_name() {
+        let lock = service(None, &["http://127.0.0.1:19110/"], &["127.0.0.1"]).unwrap();
+        assert_eq!(lock.sites().collect::<Vec<_>>(), ["127.0.0.1:19110"]);
+        assert!(lock.check(&url("http://127.0.0.1:19111/")).is_err());
+        assert!(
+            reach(&lock, "127.0.0.1", "127.0.0.1").is_err(),
+            "port 80 is another service"
+        );
+        // An address no URL names stays allowed on every port.
+        let lock = service(
+            None,
+            &["http://127.0.0.1:19110/"],
+            &["127.0.0.1", "10.0.0.7"],
+        )
+        .unwrap();
+        assert!(reach(&lock, "intranet", "10.0.0.7").is_ok());
+    }
+
+    #[test]
+    fn a_run_never_reaches_the_service_that_runs_it() {
+        let own: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        let build = |service_addresses: &[SocketAddr]| {
+            let allow = vec!["127.0.0.1".to_string()];
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+                .block_on(Lock::build(&LockRequest {
+                    allow_hosts: &allow,
+                    policy: AddressPolicy::Service,
+                    service_addresses,
+                    ..LockRequest::default()
+                }))
+                .unwrap()
+        };
+        let lock = build(&[own]);
+        let r = lock
+            .check(&url("http://127.0.0.1:8080/v1/runs"))
+            .unwrap_err();
+        assert_eq!(
+            r.reason,
+            "[plan] 127.0.0.1:8080 is this service's own address, which a run never reaches."
+        );
+        assert!(lock.check(&url("http://127.0.0.1:8081/")).is_ok());
+        assert!(reach(&lock, "x", "127.0.0.1").is_ok());
+        let at = |ip: &str, port| lock.is_service(SocketAddr::new(ip.parse().unwrap(), port));
+        assert!(at("::ffff:127.0.0.1", 8080) && at("0.0.0.0", 8080) && !at("127.0.0.2", 8080));
+        // Listening on every interface: every address of this machine on that port.
+        let lock = build(&["0.0.0.0:8080".parse().unwrap()]);
+        let at = |ip: &str, port| lock.is_service(SocketAddr::new(ip.parse().unwrap(), port));
+        assert!(at("127.0.0.1", 8080) && at("127.9.9.9", 8080) && at("::1", 8080));
+        assert!(!at("127.0.0.1", 8081) && !at("93.184.216.34", 8080));
+    }
+
+    #[test]
+    fn every_ipv6_form_that_carries_a_private_ipv4_address_is_private() {
+        for ip in [
+            "::127.0.0.1",
+            "::a9fe:a9fe",
+            "::ffff:0:127.0.0.1",
+            "::ffff:0:a00:1",
+            "2002:7f00:1::1",
+            "2002:a9fe:a9fe::",
+            "2002:c0a8:101:1::1",
+            "64:ff9b::10.0.0.1",
+            "64:ff9b:1::1",
+            "2001:0:4136:e378:8000:63bf:80ff:fffe",
+            "2001:db8:1:2:0:5efe:10.0.0.1",
+            "fe80::200:5efe:192.168.1.1",
+            "ff02::1",
+            "100::1",
+        ] {
+            assert!(is_private(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["224.0.0.1", "240.0.0.1", "198.18.0.1", "192.0.0.8"] {
+            assert!(is_private(ip.parse().unwrap()), "{ip}");
+        }
+        for public in [
+            "2002:5db8:d822::1",
+            "::5db8:d822",
+            "2001:0:4136:e378:8000:63bf:a247:2bdd",
+            "2606:4700::1111",
+            "8.8.8.8",
+        ] {
+            assert!(!is_private(public.parse().unwrap()), "{public}");
+        }
     }
 
     #[tokio::test]
@@ -785,6 +1072,7 @@ mod tests {
                 urls,
                 allow_hosts: allow,
                 policy: AddressPolicy::Open,
+                ..LockRequest::default()
             };
             tokio::runtime::Builder::new_current_thread()
                 .enable_all()

@@ -193,7 +193,7 @@ impl<'l> Run<'l> {
             plan: req.name.clone(),
             steps: req.plan.steps.len(),
             inbox_address: self.inbox_address.clone(),
-            allowed_hosts: req.lock.sites().map(str::to_string).collect(),
+            allowed_hosts: req.lock.sites().collect(),
             inboxes: req
                 .inboxes
                 .iter()
@@ -474,7 +474,7 @@ impl<'l> Run<'l> {
             extracted: std::mem::take(&mut self.extracted),
             inbox_address: self.inbox_address.clone(),
             duration_ms: self.started.elapsed().as_millis() as u64,
-            allowed_hosts: req.lock.sites().map(str::to_string).collect(),
+            allowed_hosts: req.lock.sites().collect(),
             refused: self.refused,
             plan: req.name.clone(),
         }

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use url::Url;
@@ -125,6 +126,7 @@ pub struct RunSpec {
     allow_hosts: Vec<String>,
     inboxes: Vec<Binding>,
     policy: AddressPolicy,
+    service_addresses: Vec<SocketAddr>,
     settings: Settings,
 }
 
@@ -141,6 +143,7 @@ impl RunSpec {
             allow_hosts: Vec::new(),
             inboxes: Vec::new(),
             policy: AddressPolicy::Open,
+            service_addresses: Vec::new(),
             settings: Settings::default(),
         }
     }
@@ -209,6 +212,13 @@ impl RunSpec {
         self
     }
 
+    /// The addresses the service running this spec listens on: the run never reaches them,
+    /// not even for a sub-resource.
+    pub fn service_addresses(mut self, addresses: impl IntoIterator<Item = SocketAddr>) -> RunSpec {
+        self.service_addresses.extend(addresses);
+        self
+    }
+
     /// Deadlines, artifacts, wrapping of untrusted text.
     pub fn settings(mut self, settings: Settings) -> RunSpec {
         self.settings = settings;
@@ -268,6 +278,7 @@ impl RunSpec {
             urls,
             allow_hosts: &self.allow_hosts,
             policy: self.policy,
+            service_addresses: &self.service_addresses,
         })
         .await
         .map_err(SpecError::Lock)?;
@@ -278,7 +289,7 @@ impl RunSpec {
             if let Some(bound) = self.secrets.bound_sites(secret)
                 && let Some(site) = lock
                     .sites()
-                    .find(|s| !bound.contains(*s) && !bound.contains(without_port(s)))
+                    .find(|s| !bound.contains(s) && !bound.contains(without_port(s)))
             {
                 return Err(SpecError::SecretOutsideLock {
                     secret: secret.to_string(),

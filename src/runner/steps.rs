@@ -85,6 +85,7 @@ impl Run<'_> {
                         label.as_deref(),
                         selector.as_deref(),
                         value,
+                        self.masker.mask(value) != *value,
                         deadline,
                     )
                     .await

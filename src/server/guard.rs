@@ -21,26 +21,44 @@ pub(super) async fn same_origin_only(
     if req.uri().path() == "/healthz" {
         return next.run(req).await;
     }
-    let host = request_host(&req);
-    if let Some(host) = &host
-        && let Err(e) = check_host(host, state.host_names())
-    {
-        return e.into_response();
-    }
-    if let Err(e) = check_origin(req.headers(), host.as_deref()) {
+    let host = match request_host(&req).and_then(|host| {
+        check_host(&host, state.host_names())?;
+        Ok(host)
+    }) {
+        Ok(host) => host,
+        Err(e) => return e.into_response(),
+    };
+    if let Err(e) = check_origin(req.headers(), Some(&host)) {
         return e.into_response();
     }
     next.run(req).await
 }
 
-/// `Host`, or the authority of an HTTP/2 request. `None` when the request names no host
-/// (HTTP/1.0, in-process calls): browsers always send one.
-fn request_host(req: &Request) -> Option<String> {
-    req.headers()
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string)
-        .or_else(|| req.uri().authority().map(|a| a.as_str().to_string()))
+/// The one `Host` the request names (or the authority of an HTTP/2 request). A request that
+/// names none, names it twice, or not in ASCII is refused: which name it meant would be a
+/// guess, and a guess is what a rebinding page would exploit.
+fn request_host(req: &Request) -> Result<String, ApiError> {
+    let refuse = |why: &str| {
+        ApiError::bad_request(
+            "bad_host",
+            format!("{why}: send exactly one `Host` header naming this server"),
+        )
+    };
+    let mut given = req.headers().get_all(header::HOST).iter();
+    match (given.next(), given.next()) {
+        (Some(_), Some(_)) => Err(refuse("the request names its host twice")),
+        (Some(one), None) => one
+            .to_str()
+            .ok()
+            .filter(|h| !h.trim().is_empty())
+            .map(str::to_string)
+            .ok_or_else(|| refuse("the request's `Host` is empty or not ASCII")),
+        (None, _) => req
+            .uri()
+            .authority()
+            .map(|a| a.as_str().to_string())
+            .ok_or_else(|| refuse("the request names no host")),
+    }
 }
 
 /// `name[:port]` split, brackets of IPv6 literals removed, the name in lower case.

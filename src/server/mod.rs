@@ -25,9 +25,12 @@ use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
 use tracing::Instrument;
 
 pub use browser::{BrowserHandle, BrowserSource};
@@ -60,6 +63,8 @@ pub const DEFAULT_KEEP_DAYS: u32 = 7;
 pub const TOKEN_VAR: &str = "PLANLOCK_TOKEN";
 /// The environment variable naming a remote browser (`ws://…`) instead of launching one.
 pub const BROWSER_WS_VAR: &str = "PLANLOCK_BROWSER_WS";
+/// How long a client may take to send a request's head, and then its body, by default.
+pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long shutdown waits for cancelled runs to report before closing the browser.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 /// How long `DELETE` waits for the cancelled run to end before answering.
@@ -109,6 +114,9 @@ pub struct ServerConfig {
     pub webhook_secret: Option<String>,
     /// Waits between webhook attempts.
     pub webhook_retries: Vec<Duration>,
+    /// The longest a client may take to send a request's head (from the connection's start,
+    /// or the end of its previous answer) and, then, its body.
+    pub read_timeout: Duration,
 }
 
 impl ServerConfig {
@@ -138,6 +146,7 @@ impl ServerConfig {
             keep_days: DEFAULT_KEEP_DAYS,
             webhook_secret: None,
             webhook_retries: webhook::DEFAULT_RETRIES.to_vec(),
+            read_timeout: DEFAULT_READ_TIMEOUT,
         }
     }
 }
@@ -167,6 +176,7 @@ struct Shared {
     keep_days: u32,
     webhook_secret: Option<String>,
     webhook_retries: Vec<Duration>,
+    read_timeout: Duration,
     metrics: Arc<Metrics>,
     /// One permit per run executing.
     runs: Arc<Semaphore>,
@@ -179,6 +189,8 @@ struct Shared {
     /// Cancelled at shutdown; every run's token is a child of it.
     shutdown: CancellationToken,
     smtp: SmtpReceivers,
+    /// The addresses the API listens on, once it does: runs never reach them.
+    listening: std::sync::Mutex<Vec<std::net::SocketAddr>>,
     /// Failure screenshots until they are stored, and the temporary store.
     _scratch: tempfile::TempDir,
 }
@@ -253,6 +265,7 @@ impl AppState {
             keep_days: config.keep_days,
             webhook_secret: config.webhook_secret.filter(|s| !s.is_empty()),
             webhook_retries: config.webhook_retries,
+            read_timeout: config.read_timeout,
             metrics,
             runs: Arc::new(Semaphore::new(max_runs)),
             admitted: Arc::new(AtomicUsize::new(0)),
@@ -260,6 +273,7 @@ impl AppState {
             planning: Arc::new(Semaphore::new(max_runs)),
             shutdown: CancellationToken::new(),
             smtp: SmtpReceivers::default(),
+            listening: std::sync::Mutex::default(),
             _scratch: scratch,
         }));
         let interrupted = runs::sweep_orphans(&state, true).await;
@@ -272,6 +286,19 @@ impl AppState {
         state.forget_old_runs().await;
         spawn_upkeep(&state);
         Ok(state)
+    }
+
+    /// The addresses the API listens on (runs never reach them).
+    pub(crate) fn listen_addresses(&self) -> Vec<std::net::SocketAddr> {
+        self.0
+            .listening
+            .lock()
+            .map(|l| l.clone())
+            .unwrap_or_default()
+    }
+
+    pub(crate) fn read_timeout(&self) -> Duration {
+        self.0.read_timeout
     }
 
     pub(crate) fn body_limit(&self) -> usize {
@@ -605,22 +632,48 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let on_signal = state.clone();
-    let result = axum::serve(ApiListener(listener), app(state.clone()))
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            let running = on_signal.registry().running();
-            if running.is_empty() {
-                tracing::info!("shutting down");
-            } else {
-                tracing::info!(runs = ?running, "shutting down: cancelling the runs in flight");
+    if let (Ok(addr), Ok(mut listening)) = (listener.local_addr(), state.0.listening.lock()) {
+        listening.push(addr);
+    }
+    // A client gets `read_timeout` for each request head, idle keep-alive included: a
+    // connection that drips its head byte by byte, or says nothing, is closed then.
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(state.read_timeout());
+    let connections = GracefulShutdown::new();
+    let router = app(state.clone());
+    let mut listener = ApiListener(listener);
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (io, _) = tokio::select! {
+            accepted = axum::serve::Listener::accept(&mut listener) => accepted,
+            () = &mut shutdown => break,
+        };
+        let router = router.clone();
+        let service =
+            hyper::service::service_fn(move |req: axum::http::Request<hyper::body::Incoming>| {
+                router.clone().oneshot(req.map(axum::body::Body::new))
+            });
+        let connection = http.serve_connection(TokioIo::new(io), service);
+        let connection = connections.watch(connection);
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(target: "planlock::server", "connection ended: {e}");
             }
-            on_signal.begin_shutdown();
-        })
-        .await;
+        });
+    }
+    drop(listener);
+    let running = state.registry().running();
+    if running.is_empty() {
+        tracing::info!("shutting down");
+    } else {
+        tracing::info!(runs = ?running, "shutting down: cancelling the runs in flight");
+    }
     state.begin_shutdown();
+    // Answers in flight are finished (cancelled runs answer with their results).
+    connections.shutdown().await;
     state.finish_shutdown(SHUTDOWN_GRACE).await;
-    result
+    Ok(())
 }
 
 async fn require_token(State(state): State<AppState>, req: Request, next: Next) -> Response {

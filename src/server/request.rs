@@ -29,7 +29,19 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
 
     async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
         super::guard::check_json_content_type(req.headers())?;
-        let bytes = Bytes::from_request(req, state).await.map_err(|r| {
+        let timeout = state.read_timeout();
+        let read = tokio::time::timeout(timeout, Bytes::from_request(req, state)).await;
+        let read = read.map_err(|_| {
+            ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "body_timeout",
+                format!(
+                    "the request body did not arrive within {} s; send it whole, at once",
+                    timeout.as_secs_f64()
+                ),
+            )
+        })?;
+        let bytes = read.map_err(|r| {
             if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::new(
                     StatusCode::PAYLOAD_TOO_LARGE,
@@ -47,16 +59,19 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
                 )
             }
         })?;
+        // Some clients (PowerShell, editors on Windows) start UTF-8 with a byte-order mark; it
+        // is not part of the JSON.
+        let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Err(ApiError::bad_request(
                 "malformed_json",
                 "the request body is empty: send a JSON object, e.g. {\"plan\": {...}}",
             ));
         }
-        if let Ok(text) = std::str::from_utf8(&bytes) {
+        if let Ok(text) = std::str::from_utf8(bytes) {
             refuse_duplicate_keys(text)?;
         }
-        serde_json::from_slice(&bytes).map(JsonBody).map_err(|e| {
+        serde_json::from_slice(bytes).map(JsonBody).map_err(|e| {
             use serde_json::error::Category;
             match e.classify() {
                 Category::Syntax | Category::Eof | Category::Io => ApiError::bad_request(
@@ -466,9 +481,9 @@ pub fn lock_error(e: LockError) -> ApiError {
         LockError::NotAHost { .. } => {
             ApiError::unprocessable("invalid_allowed_hosts", format!("allowed_hosts: {e}"))
         }
-        LockError::PrivateAddress { host, .. } => ApiError::unprocessable(
+        LockError::PrivateAddress { ip, .. } => ApiError::unprocessable(
             "lock_refused",
-            format!("{e} To let this run visit it, add \"{host}\" to `allowed_hosts`."),
+            format!("{e} To let this run visit it, add \"{ip}\" to `allowed_hosts`."),
         ),
         _ => ApiError::unprocessable("lock_refused", e.to_string()),
     }

@@ -340,6 +340,7 @@ async fn prepare(
         .allow_hosts(allowed_hosts.iter().cloned())
         .inboxes(inboxes.iter().cloned())
         .address_policy(AddressPolicy::Service)
+        .service_addresses(state.listen_addresses())
         .settings(Settings {
             artifacts_dir: Some(registry.artifacts_of(&run_id)),
             ..state.settings().clone()

@@ -203,7 +203,7 @@ fn spawn_writer(
 pub async fn start(state: &AppState, launch: Launch, stream: bool) -> Result<Started, ApiError> {
     let ticket = state.admit()?;
     let run_id = launch.run.run_id().to_string();
-    let sites: Vec<String> = launch.run.lock().sites().map(str::to_string).collect();
+    let sites: Vec<String> = launch.run.lock().sites().collect();
     state
         .store()
         .create(&NewRun {
@@ -397,7 +397,7 @@ fn unstarted(
         extracted: Vec::new(),
         inbox_address: None,
         duration_ms: began.elapsed().as_millis() as u64,
-        allowed_hosts: run.lock().sites().map(str::to_string).collect(),
+        allowed_hosts: run.lock().sites().collect(),
         refused: 0,
         plan: run.name().map(str::to_string),
     }

@@ -531,7 +531,7 @@ fn a_moving_button_is_clicked_once_it_stops() {
 }
 
 #[test]
-fn server_mode_visits_a_private_name_only_when_it_is_allowed_by_name() {
+fn server_mode_visits_a_private_name_only_when_its_address_is_allowed() {
     need_browser!();
     let port = util::site().addr.port();
     let p = plan(&format!(
@@ -554,8 +554,20 @@ fn server_mode_visits_a_private_name_only_when_it_is_allowed_by_name() {
         ),
         "{refused}"
     );
-    // Allowed by that name: the run visits it (the advice of the refusal works).
-    let (result, _) = run_spec(service().allow_host("localhost"));
+    // Allowed by that name alone, still refused: the name brings no private address in.
+    let refused = util::rt()
+        .block_on(service().allow_host("localhost").lock())
+        .err()
+        .expect("refused");
+    assert!(
+        matches!(
+            &refused,
+            SpecError::Lock(LockError::PrivateAddress { host, ip }) if host == "localhost" && ip.is_loopback()
+        ),
+        "{refused}"
+    );
+    // With the address it resolves to: the run visits it (the advice of the refusal works).
+    let (result, _) = run_spec(service().allow_host("localhost").allow_host("127.0.0.1"));
     assert_succeeded(&result);
     // Outside server mode the name alone decides.
     let (result, _) = run_spec(RunSpec::new(p.clone()).settings(quick()));

@@ -14,6 +14,7 @@ mod email_flows;
 mod extract_corpus;
 mod inbox_imap;
 mod inbox_smtp;
+mod lock_ports;
 mod lock_probes;
 mod plan_fuzz;
 mod planner;

@@ -332,6 +332,7 @@ fn with_bound_secret(hosts: &[&str]) -> Option<planlock::server::ServerConfig> {
 async fn post_run(state: &planlock::server::AppState, body: &Value) -> (u16, Value) {
     use tower::ServiceExt;
     let req = axum::http::Request::post("/v1/runs")
+        .header("host", "127.0.0.1")
         .header("content-type", "application/json")
         .body(axum::body::Body::from(body.to_string()))
         .unwrap();
@@ -421,4 +422,127 @@ fn a_server_secret_goes_only_to_the_hosts_it_is_bound_to() {
         "{:?}",
         exfil.hits()
     );
+}
+
+#[test]
+fn a_missing_repeated_or_non_ascii_host_is_refused() {
+    if util::browser().is_none() {
+        return;
+    }
+    let server = ServeProcess::start(&[], &[]);
+    for (what, head) in [
+        ("missing", "GET /v1/schema/plan HTTP/1.1\r\nConnection: close\r\n\r\n".to_string()),
+        ("HTTP/1.0 without one", "GET /v1/schema/plan HTTP/1.0\r\n\r\n".to_string()),
+        (
+            "repeated",
+            "GET /v1/schema/plan HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: attacker.test\r\nConnection: close\r\n\r\n"
+                .to_string(),
+        ),
+        (
+            "not ASCII",
+            "GET /v1/schema/plan HTTP/1.1\r\nHost: 127.0.0.1\u{e9}\r\nConnection: close\r\n\r\n"
+                .to_string(),
+        ),
+    ] {
+        let (status, body) = raw_request(server.authority(), &head);
+        assert_eq!(status, 400, "{what}: {body}");
+        let body: Value = serde_json::from_str(&body).unwrap_or_else(|_| panic!("{what}: {body}"));
+        assert_eq!(body["error"]["kind"], "bad_host", "{what}: {body}");
+    }
+    let (status, _) = raw_request(
+        server.authority(),
+        "GET /v1/schema/plan HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn slow_clients_are_cut_off() {
+    use std::io::{Read, Write};
+    if util::browser().is_none() {
+        return;
+    }
+    // The default read timeout (10 s): connections that drip their head, or say nothing,
+    // are closed; a body that stops halfway is answered 408.
+    let server = ServeProcess::start(&[], &[]);
+    let started = std::time::Instant::now();
+    let mut drips: Vec<std::net::TcpStream> = (0..200)
+        .map(|i| {
+            let mut tcp = std::net::TcpStream::connect(server.authority()).unwrap();
+            if i % 2 == 0 {
+                tcp.write_all(b"POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                    .unwrap();
+            }
+            tcp.set_nonblocking(true).unwrap();
+            tcp
+        })
+        .collect();
+    let mut body = std::net::TcpStream::connect(server.authority()).unwrap();
+    body.write_all(
+        b"POST /v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+          Content-Length: 100\r\n\r\n{\"plan\": ",
+    )
+    .unwrap();
+    body.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let mut open = drips.len();
+    while open > 0 && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(250));
+        open = 0;
+        for tcp in &mut drips {
+            // One more byte of header every round, as a drip-feeding client sends.
+            let _ = tcp.write_all(b"X");
+            let mut buf = [0u8; 64];
+            match tcp.read(&mut buf) {
+                Ok(0) => {}
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::WouldBlock
+                        || e.kind() == std::io::ErrorKind::TimedOut =>
+                {
+                    open += 1
+                }
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(
+        open, 0,
+        "{open} of 200 slow connections were still open after 20 s"
+    );
+    assert!(
+        started.elapsed() >= Duration::from_secs(9),
+        "cut off before the timeout"
+    );
+    let mut answer = Vec::new();
+    let _ = body.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("body_timeout"), "{answer}");
+    // The server still answers.
+    let (status, _) = raw_request(
+        server.authority(),
+        "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn a_json_body_may_start_with_a_byte_order_mark() {
+    if util::browser().is_none() {
+        return;
+    }
+    let server = ServeProcess::start(&[], &[]);
+    util::rt().block_on(async {
+        let body = format!("\u{feff}{}", trivial_run());
+        let response = http()
+            .post(server.url("/v1/runs"))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        let result: Value = response.json().await.unwrap();
+        assert_eq!(result["status"], "succeeded", "{result}");
+    });
 }
