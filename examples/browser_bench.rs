@@ -488,14 +488,14 @@ async fn runner_flow(
     let mut ended: Vec<Option<Instant>> = vec![None; browser_steps];
     let mut noticed = false;
     let mut listener = |e: &Event| {
-        let Some(ix) = e.index.filter(|&ix| ix < browser_steps) else {
+        let Some(ix) = e.index().filter(|&ix| ix < browser_steps) else {
             return;
         };
-        match e.event {
+        match e.kind() {
             EventKind::StepStarted => started[ix] = Some(Instant::now()),
             EventKind::StepSucceeded => {
                 ended[ix] = Some(Instant::now());
-                if ix == 5 && e.detail.step().is_some_and(|d| d.navigation.is_some()) {
+                if ix == 5 && e.step_detail().is_some_and(|d| d.navigation.is_some()) {
                     noticed = true;
                 }
             }

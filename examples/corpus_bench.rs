@@ -161,7 +161,7 @@ async fn replay(tab: &Tab, plan: &Plan) -> Replay {
         let began = Instant::now();
         // The locator's own time for clicks and fills; `None` for other steps.
         let outcome: Result<Option<f64>, PageError> = match step {
-            Step::Navigate { url } => tab.navigate(url, deadline(30)).await.map(|_| None),
+            Step::Navigate { url, .. } => tab.navigate(url, deadline(30)).await.map(|_| None),
             Step::Click {
                 describe,
                 text,
@@ -191,7 +191,7 @@ async fn replay(tab: &Tab, plan: &Plan) -> Replay {
             Step::WaitForText { text, .. } => {
                 tab.wait_for_text(text, deadline(30)).await.map(|()| None)
             }
-            Step::WaitSeconds { seconds } => {
+            Step::WaitSeconds { seconds, .. } => {
                 tokio::time::sleep(Duration::from_secs_f64(*seconds)).await;
                 Ok(None)
             }
@@ -206,7 +206,7 @@ async fn replay(tab: &Tab, plan: &Plan) -> Replay {
         let ms = began.elapsed().as_secs_f64() * 1000.0;
         match outcome {
             Ok(locate) if matches!(step, Step::Click { .. } | Step::Fill { .. }) => {
-                steps.push((step.kind(), locate.unwrap_or(f64::NAN), ms))
+                steps.push((step.kind().as_str(), locate.unwrap_or(f64::NAN), ms))
             }
             Ok(_) => {}
             Err(e) => {
@@ -225,12 +225,13 @@ fn render(plan: &Plan, vars: &Vars) -> Plan {
         .steps
         .iter()
         .map(|s| {
-            s.map_strings(&mut |text| {
-                Template::parse(text)
-                    .ok()
-                    .and_then(|t| t.render(vars).ok())
-                    .unwrap_or_else(|| text.to_string())
-            })
+            let mut s = s.clone();
+            for (_, text) in s.strings_mut() {
+                if let Some(v) = Template::parse(text).ok().and_then(|t| t.render(vars).ok()) {
+                    *text = v;
+                }
+            }
+            s
         })
         .collect();
     Plan {

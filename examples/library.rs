@@ -36,12 +36,16 @@ async fn main() -> anyhow::Result<()> {
 
     let browser = Chromium::start(&LaunchOptions::default()).await?;
     let mut print = |e: &Event| {
-        if e.event == EventKind::StepSucceeded || e.event == EventKind::StepFailed {
+        if let (Some(step), Some(ms)) = (e.step(), e.duration_ms()) {
+            let ended = if e.kind() == EventKind::StepSucceeded {
+                "succeeded"
+            } else {
+                "failed"
+            };
             println!(
-                "step {} {}: {:?}",
-                e.index.unwrap_or(0) + 1,
-                e.step_type.unwrap_or_default(),
-                e.event
+                "step {} {} {ended} in {ms} ms",
+                step.index + 1,
+                step.step_type
             );
         }
     };

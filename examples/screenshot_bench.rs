@@ -142,28 +142,25 @@ async fn main() -> Result<()> {
 /// and whether it has a screenshot.
 fn shot_costs(events: &[Event]) -> Vec<(String, f64, bool)> {
     let ms = |e: &Event| {
-        DateTime::parse_from_rfc3339(&e.ts)
+        DateTime::parse_from_rfc3339(e.ts())
             .unwrap()
             .timestamp_millis()
     };
     let mut out = Vec::new();
     for done in events
         .iter()
-        .filter(|e| e.event == EventKind::StepSucceeded)
+        .filter(|e| e.kind() == EventKind::StepSucceeded)
     {
         let Some(start) = events
             .iter()
-            .find(|e| e.event == EventKind::StepStarted && e.index == done.index)
+            .find(|e| e.kind() == EventKind::StepStarted && e.index() == done.index())
         else {
             continue;
         };
-        let cost = ms(done) - ms(start) - done.duration_ms.unwrap_or(0) as i64;
-        let shot = done.detail.step().is_some_and(|d| d.screenshot.is_some());
-        let step = format!(
-            "{} {}",
-            done.index.map_or(0, |i| i + 1),
-            done.step_type.unwrap_or("?")
-        );
+        let cost = ms(done) - ms(start) - done.duration_ms().unwrap_or(0) as i64;
+        let shot = done.step_detail().is_some_and(|d| d.screenshot.is_some());
+        let Some(ran) = done.step() else { continue };
+        let step = format!("{} {}", ran.index + 1, ran.step_type);
         out.push((step, cost as f64, shot));
     }
     out

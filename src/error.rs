@@ -34,6 +34,8 @@ pub enum ErrorKind {
     InvalidInput,
     /// The run's overall deadline passed.
     RunTimeout,
+    /// The service running the run stopped before the run ended.
+    Interrupted,
 }
 
 /// A failure with its kind and a sentence that says what was looked for and what was found.

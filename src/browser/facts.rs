@@ -55,6 +55,38 @@ pub struct Located {
     pub form: Option<String>,
 }
 
+impl Located {
+    /// Every text in these facts, to be masked in place. Fields are named one by one (no
+    /// `..`): a new one must be listed here or the build fails.
+    pub fn strings_mut(&mut self) -> Vec<&mut String> {
+        let Located {
+            strategy,
+            element,
+            x: _,
+            y: _,
+            candidates: _,
+            decided_by,
+            ambiguous: _,
+            runners_up,
+            chosen,
+            hidden: _,
+            behind_modal: _,
+            locate_ms: _,
+            fallback,
+            boxes: _,
+            form,
+        } = self;
+        let mut out = vec![strategy];
+        out.extend(element.as_mut());
+        out.extend(decided_by.as_mut());
+        out.extend(fallback.as_mut());
+        out.extend(form.as_mut());
+        out.extend(runners_up.iter_mut().flat_map(Candidate::strings_mut));
+        out.extend(chosen.iter_mut().flat_map(Candidate::strings_mut));
+        out
+    }
+}
+
 /// One element that matched, as the ranking saw it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Candidate {
@@ -80,6 +112,26 @@ pub struct Candidate {
     /// It belongs to the form of the field this run filled last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_filled_form: Option<bool>,
+}
+
+impl Candidate {
+    /// Every text of the candidate, to be masked in place (fields named one by one).
+    pub fn strings_mut(&mut self) -> Vec<&mut String> {
+        let Candidate {
+            element,
+            tag,
+            text,
+            role,
+            landmark,
+            form,
+            submits: _,
+            in_filled_form: _,
+        } = self;
+        [element, tag, text, role, landmark, form]
+            .into_iter()
+            .flat_map(Option::as_mut)
+            .collect()
+    }
 }
 
 /// Where a `navigate` (or an email's link) ended up.
@@ -129,6 +181,88 @@ pub enum Target {
     Element { selector: Option<String> },
 }
 
+/// What kept a matched element from being acted on, as the page reported it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Blocker {
+    /// It left the document.
+    Removed,
+    /// It is not visible (hidden, collapsed, zero-sized).
+    Hidden,
+    Disabled,
+    /// A field that cannot be typed into (read-only, not a text control).
+    NotEditable,
+    /// Its box changed between two animation frames.
+    Moving,
+    /// An animation that moves or fades it (or what is around it) is running.
+    Animating,
+    /// Another element is where a click would land (`by`, when the page could say which).
+    Covered {
+        by: Option<String>,
+    },
+}
+
+/// Why an element refused a step's action.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Rejection {
+    /// The control holds something else than was typed: the page rewrote or cut it.
+    /// `holds` is `None` when the value was secret (it is never quoted), with how it differs.
+    Rewritten {
+        element: String,
+        holds: Option<String>,
+        #[serde(skip)]
+        difference: Option<Difference>,
+    },
+    /// A select without the option asked for.
+    NoOption {
+        element: String,
+        value: String,
+        options: Vec<String>,
+    },
+    /// A one-time code longer than the row of boxes the selector matched.
+    TooFewBoxes { characters: usize, boxes: usize },
+    /// The locator itself failed in the page (a script error).
+    Script { message: String },
+}
+
+/// How a value the page rewrote differs from what was typed, said without either value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Difference {
+    Empty,
+    /// Only the first `kept` of `typed` characters are left.
+    CutShort {
+        kept: usize,
+        typed: usize,
+    },
+    /// The same characters in another letter case.
+    Case,
+    /// The same characters without the surrounding spaces.
+    Trimmed,
+    /// `holds` characters where `typed` were typed.
+    Other {
+        holds: usize,
+        typed: usize,
+    },
+}
+
+impl Difference {
+    pub fn between(holds: &str, typed: &str) -> Difference {
+        let (h, t) = (holds.chars().count(), typed.chars().count());
+        if holds.is_empty() {
+            Difference::Empty
+        } else if h < t && typed.starts_with(holds) {
+            Difference::CutShort { kept: h, typed: t }
+        } else if holds.to_lowercase() == typed.to_lowercase() {
+            Difference::Case
+        } else if holds.trim() == typed.trim() {
+            Difference::Trimmed
+        } else {
+            Difference::Other { holds: h, typed: t }
+        }
+    }
+}
+
 /// Why a step could not do its work in the page. Facts only: the runner words them.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -136,12 +270,16 @@ pub enum PageError {
     /// Nothing visible matched before the deadline; `seen` is what the page offered instead
     /// (clickable texts, field names, text lines).
     NotFound { target: Target, seen: Vec<String> },
-    /// Something matched but never became actionable; `why` says what held it back
-    /// (`<button> "Sign up" is covered by <div#cookie-banner>`).
-    NotActionable { target: Target, why: String },
-    /// The element was found but refused the action (a value the page rewrote, a select
-    /// without that option, a code longer than its boxes).
-    Rejected { target: Target, why: String },
+    /// Something matched but never became actionable: `element` was held back by `blocker`.
+    NotActionable {
+        target: Target,
+        element: String,
+        blocker: Blocker,
+    },
+    /// The document was still being parsed when the deadline passed.
+    StillLoading { target: Target, url: String },
+    /// The element was found but refused the action.
+    Rejected { target: Target, why: Rejection },
     /// `wait_for_text`: the text did not appear; `seen` are lines the page shows.
     TextAbsent {
         text: String,

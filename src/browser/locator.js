@@ -2,7 +2,9 @@
 // (evaluated in the main world only until that world exists): finds the target of a step (text,
 // label, selector; open shadow roots and same-origin iframes included), ranks the matches as a
 // person reading the page would, auto-waits until the winner is actionable, performs in-page
-// actions, and returns a plain JSON verdict that explains its choice. Waiting happens here,
+// actions, and returns a verdict tagged by `state` (`found` with its facts, `not_found`,
+// `not_actionable` with the blocker, `loading`, `rejected` with why): codes and facts, never
+// sentences, which the Rust side words (browser/locate.rs, runner/failure.rs). Waiting happens here,
 // inside the page, so a step costs one CDP round trip however long it waits; the Rust side
 // re-evaluates after navigations.
 async (req) => {
@@ -451,14 +453,16 @@ async (req) => {
   }
   const frame = () => new Promise((res) => requestAnimationFrame(() => res()));
 
-  // Checks one candidate; returns null when actionable, else why not.
+  // Checks one candidate; returns null when actionable, else what holds it back.
   function blocker(el, need) {
-    if (!el.isConnected) return "was removed from the page";
-    if (!isVisible(el)) return "is not visible";
-    if (!isEnabled(el)) return "is disabled";
-    if (need === "editable" && !isEditable(el)) return "is not editable";
+    if (!el.isConnected) return { kind: "removed" };
+    if (!isVisible(el)) return { kind: "hidden" };
+    if (!isEnabled(el)) return { kind: "disabled" };
+    if (need === "editable" && !isEditable(el)) return { kind: "not_editable" };
     return null;
   }
+  // A step waits on `el`, held back by `why`.
+  const blocked = (el, why) => ({ state: "not_actionable", element: describeEl(el), blocker: why });
 
   // Whether the page has rendered since its last DOM change, tracked by the watcher installed
   // with the locator in planlock's world (absent when the locator runs in the main world).
@@ -496,7 +500,7 @@ async (req) => {
   // waits for it; so does this: it never falls through to a lesser match that happens to be free.
   async function unready(el, need, pointer) {
     const b = blocker(el, need);
-    if (b) return `${describeEl(el)} ${b}`;
+    if (b) return blocked(el, b);
     if (!pointer) return null;
     let scrolled = false;
     if (!inViewport(el)) {
@@ -514,17 +518,17 @@ async (req) => {
       await frame();
       boxes.push(el.getBoundingClientRect());
       const same = (a, b) => a.top === b.top && a.left === b.left && a.width === b.width && a.height === b.height;
-      if (!same(boxes[0], boxes[1]) || !same(boxes[1], boxes[2])) return `${describeEl(el)} is still moving`;
+      if (!same(boxes[0], boxes[1]) || !same(boxes[1], boxes[2])) return blocked(el, { kind: "moving" });
     }
     // A dialog fading in or out is not there to be used yet (or any more): wait for finite
     // animations that move or fade the element or anything around it (a colour pulse does not).
     const doc = el.ownerDocument;
     if (!calm(el) && doc.getAnimations().some((a) => a.playState === "running" && a.effect && a.effect.target
       && contains(a.effect.target, el) && Number.isFinite(a.effect.getComputedTiming().endTime) && movesOrFades(a))) {
-      return `${describeEl(el)} is still animating`;
+      return blocked(el, { kind: "animating" });
     }
     const hit = hitTarget(el);
-    if (!hit.ok) return `${describeEl(el)} is covered by ${hit.by ? coverOf(hit.by, el) : "another element"}`;
+    if (!hit.ok) return blocked(el, { kind: "covered", by: hit.by ? coverOf(hit.by, el) : null });
     return null;
   }
 
@@ -536,7 +540,7 @@ async (req) => {
     const visible = cands.filter((c) => isVisible(c.el));
     if (!visible.length) {
       const first = cands[0];
-      return { pending: `${describeEl(first.el)} ${blocker(first.el, "visible") || "is not visible"}` };
+      return { pending: blocked(first.el, blocker(first.el, "visible") || { kind: "hidden" }) };
     }
     if (visible.length === 1) {
       const why = { candidates: 1, decided_by: "only", ambiguous: false, runners_up: [], chosen: chosenFacts(visible[0].el) };
@@ -580,7 +584,7 @@ async (req) => {
       const v = norm(value);
       const opt = [...el.options].find((o) => norm(o.value) === v || norm(o.label) === v)
         || [...el.options].find((o) => norm(o.label).includes(v));
-      if (!opt) return `has no option "${value}" (options: ${[...el.options].map((o) => o.label).slice(0, 8).join(", ")})`;
+      if (!opt) return { kind: "no_option", value, options: [...el.options].map((o) => o.label).slice(0, 8) };
       setNativeValue(el, opt.value);
       fire(el, opt.value);
       return null;
@@ -598,15 +602,6 @@ async (req) => {
     setNativeValue(el, value);
     fire(el, value);
     return null;
-  }
-
-  // How a value the page rewrote differs from what was typed, without either value.
-  function difference(got, typed) {
-    if (got === "") return "it is empty";
-    if (got.length < typed.length && typed.startsWith(got)) return `only the first ${got.length} of ${typed.length} characters: the page cut it short`;
-    if (got.toLowerCase() === typed.toLowerCase()) return "the same characters in another letter case";
-    if (got.trim() === typed.trim()) return "the same characters without the surrounding spaces";
-    return `${got.length} characters where ${typed.length} were typed`;
   }
 
   function where(el) {
@@ -653,6 +648,10 @@ async (req) => {
     return null;
   }
 
+  // ---- the verdicts ----
+  const found = (facts) => ({ state: "found", facts });
+  const rejected = (why) => ({ state: "rejected", rejection: why });
+
   // ---- the operation, retried until actionable or out of budget ----
   async function attempt() {
     tree = null;
@@ -661,7 +660,7 @@ async (req) => {
     // would act on part of the page (two of six code boxes, half an article, one of two
     // buttons). Text someone waits for may be seen before the rest has arrived.
     if (req.op !== "text" && document.readyState === "loading") {
-      return { pending: "the page is still loading" };
+      return { state: "loading" };
     }
     switch (req.op) {
       case "click": {
@@ -677,7 +676,7 @@ async (req) => {
           cands = selectorAll(req.selector).map((el, order) => ({ el: clickable(el), exact: true, interactive: true, order }));
           if (cands.length) strategy = "selector";
         }
-        if (!cands.length) return { pending: "nothing matches" };
+        if (!cands.length) return { state: "not_found" };
         const form = lastFilledForm();
         const wanted = wantedRole(req.describe, req.text);
         const pick = choose(cands, [
@@ -687,14 +686,14 @@ async (req) => {
           ["landmark", (c) => (landmarkOf(c.el) ? 0 : 1)],
           ["interactive", (c) => (c.interactive || hostRole(c.el) ? 1 : 0)],
         ]);
-        if (pick.pending) return { pending: pick.pending };
+        if (pick.pending) return pick.pending;
         const locateMs = performance.now() - t0;
         const el = pick.chosen.el;
         const why = await unready(el, "click", true);
-        if (why) return { pending: why };
+        if (why) return why;
         if (strategy === "text" && !pick.chosen.exact) strategy = "text-substring";
         const p = where(el);
-        return { ok: true, strategy, x: p.x, y: p.y, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) };
+        return found({ strategy, x: p.x, y: p.y, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) });
       }
       case "fill": {
         // Layout the page owes from its last change is not the locator's time: settle it first.
@@ -709,7 +708,7 @@ async (req) => {
           cands = selectorAll(req.selector).map((el, order) => ({ el: editableInside(el), exact: true, source: 0, order }));
           if (cands.length) strategy = "selector";
         }
-        if (!cands.length) return { pending: "nothing matches" };
+        if (!cands.length) return { state: "not_found" };
         // A label that also names a checkbox or a button ("Email me offers") is not where a
         // value is typed; drop those when a text control matches too.
         if (cands.some((c) => isTextControl(c.el))) cands = cands.filter((c) => isTextControl(c.el));
@@ -720,23 +719,21 @@ async (req) => {
           ["landmark", (c) => (landmarkOf(c.el) ? 0 : 1)],
           ["label", (c) => -c.source],
         ]);
-        if (pick.pending) return { pending: pick.pending };
+        if (pick.pending) return pick.pending;
         const locateMs = performance.now() - t0;
         const chosen = pick.chosen;
         const el = chosen.el;
         const why = await unready(el, "editable", false);
-        if (why) return { pending: why };
+        if (why) return why;
         if (strategy === "label") strategy = ["label", "label", "aria-label", "aria-labelledby", "placeholder"][chosen.source];
         const err = fillOne(el, req.value);
-        if (err) return { fatal: `${describeEl(el)} ${err}` };
+        if (err) return rejected({ element: describeEl(el), ...err });
         rememberFilled(el);
         const got = el.value;
         if (got !== undefined && el.tagName !== "SELECT" && got !== req.value) {
-          // A secret is never quoted, not even as the page rewrote it: say how it differs.
-          const holds = req.sensitive ? `holds a different value after typing (${difference(got, req.value)})` : `holds "${got}" after typing`;
-          return { fatal: `${describeEl(el)} ${holds}: the page rejected or rewrote the value` };
+          return rejected({ kind: "rewritten", element: describeEl(el), holds: got });
         }
-        return { ok: true, strategy, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) };
+        return found({ strategy, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) });
       }
       case "code": {
         const matched = selectorAll(req.selector).map(editableInside);
@@ -745,8 +742,8 @@ async (req) => {
         if (!live.length) {
           const found = codeField();
           if (!found) {
-            if (!matched.length) return { pending: "nothing matches" };
-            return { pending: `${describeEl(matched[0])} ${blocker(matched[0], "editable") || "is not editable"}` };
+            if (!matched.length) return { state: "not_found" };
+            return blocked(matched[0], blocker(matched[0], "editable") || { kind: "not_editable" });
           }
           live = found.els;
           strategy = "fallback";
@@ -757,11 +754,11 @@ async (req) => {
         const extra = fallback ? { fallback, element: describeEl(live[0]) } : {};
         if (single) {
           if (live.length < compact.length) {
-            return { fatal: `the code has ${compact.length} characters but ${req.selector} matches ${live.length} boxes` };
+            return rejected({ kind: "too_few_boxes", characters: compact.length, boxes: live.length });
           }
           compact.split("").forEach((ch, i) => fillOne(live[i], ch));
           rememberFilled(live[0]);
-          return { ok: true, strategy: fallback ? strategy : "split", boxes: live.length, form: "compact", ...extra };
+          return found({ strategy: fallback ? strategy : "split", boxes: live.length, form: "compact", ...extra });
         }
         const el = live[0];
         const max = el.maxLength > 0 ? el.maxLength : Infinity;
@@ -769,9 +766,9 @@ async (req) => {
         const useCompact = compact !== req.code && (req.code.length > max || numeric);
         const value = useCompact ? compact : req.code;
         const err = fillOne(el, value);
-        if (err) return { fatal: `${describeEl(el)} ${err}` };
+        if (err) return rejected({ element: describeEl(el), ...err });
         rememberFilled(el);
-        return { ok: true, strategy, form: useCompact ? "compact" : "as shown", element: describeEl(el), ...extra };
+        return found({ strategy, form: useCompact ? "compact" : "as shown", element: describeEl(el), ...extra });
       }
       case "text": {
         const q = norm(req.text);
@@ -782,21 +779,21 @@ async (req) => {
           if (el.tagName === "HTML" && el.ownerDocument !== document && el.ownerDocument.body) docs.push(el.ownerDocument);
         }
         for (const d of docs) if (d.body) text = d.body.innerText + " " + text;
-        return norm(text).includes(q) ? { ok: true } : { pending: "not on the page yet" };
+        return norm(text).includes(q) ? found({}) : { state: "not_found" };
       }
       case "extract": {
         if (req.selector) {
           const els = selectorAll(req.selector);
           const el = els.find(isVisible);
-          if (!el) return { pending: els.length ? `${describeEl(els[0])} is not visible` : "nothing matches" };
-          return { ok: true, text: (el.innerText || el.textContent || "").trim(), element: describeEl(el) };
+          if (!el) return els.length ? blocked(els[0], { kind: "hidden" }) : { state: "not_found" };
+          return found({ text: (el.innerText || el.textContent || "").trim(), element: describeEl(el) });
         }
         const main = document.querySelector("main, [role=main]") || document.body;
-        if (!main) return { pending: "the page has no body yet" };
-        return { ok: true, text: (main.innerText || "").trim(), element: main === document.body ? "<body>" : describeEl(main) };
+        if (!main) return { state: "loading" };
+        return found({ text: (main.innerText || "").trim(), element: main === document.body ? "<body>" : describeEl(main) });
       }
       default:
-        return { fatal: `unknown locator operation ${req.op}` };
+        return rejected({ kind: "script", message: `unknown locator operation ${req.op}` });
     }
   }
 
@@ -830,10 +827,10 @@ async (req) => {
     try {
       verdict = await attempt();
     } catch (e) {
-      verdict = { fatal: String(e && e.message || e) };
+      verdict = rejected({ kind: "script", message: String(e && e.message || e) });
     }
-    if (verdict.ok || verdict.fatal) return verdict;
-    last = verdict.pending;
+    if (verdict.state === "found" || verdict.state === "rejected") return verdict;
+    last = verdict;
     const left = budget - (performance.now() - started);
     if (left <= 0) break;
     await new Promise((res) => {
@@ -843,5 +840,5 @@ async (req) => {
       const t = setTimeout(done, Math.min(left, 40));
     });
   }
-  return { pending: last, seen: [...new Set(nearby())].slice(0, 60), url: location.href };
+  return { ...last, seen: [...new Set(nearby())].slice(0, 60) };
 }

@@ -4,6 +4,7 @@
 mod egress;
 mod facts;
 mod guard;
+mod locate;
 mod process;
 mod tab;
 
@@ -21,7 +22,10 @@ use futures::StreamExt;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use facts::{Candidate, Clicked, Extracted, Located, Navigated, PageError, Target};
+pub use facts::{
+    Blocker, Candidate, Clicked, Difference, Extracted, Located, Navigated, PageError, Rejection,
+    Target,
+};
 pub use process::{Preference, find_executable, is_headless_shell};
 pub use tab::Tab;
 

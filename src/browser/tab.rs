@@ -27,7 +27,10 @@ use url::Url;
 
 use serde::de::DeserializeOwned;
 
-use super::facts::{Clicked, Extracted, Located, Navigated, PageError, Target};
+use super::facts::{
+    Clicked, Difference, Extracted, Located, Navigated, PageError, Rejection, Target,
+};
+use super::locate::{Operation, Request, Verdict};
 use super::{BrowserError, CDP_TIMEOUT, timed};
 use crate::lock::{Lock, Refusal};
 
@@ -463,9 +466,12 @@ impl Tab {
             text: text.map(str::to_string),
             selector: selector.map(str::to_string),
         };
-        let req =
-            json!({ "op": "click", "text": text, "selector": selector, "describe": describe });
-        let located: Located = self.locate(req, target, deadline).await?;
+        let op = Operation::Click {
+            text,
+            selector,
+            describe,
+        };
+        let located: Located = self.locate(&op, target, deadline).await?;
         let (x, y) = (located.x.unwrap_or(0.0), located.y.unwrap_or(0.0));
         let cdp = |e: BrowserError| self.cdp_failure(e);
         // Subscribe before the click, so a navigation it starts is seen.
@@ -536,7 +542,8 @@ impl Tab {
     }
 
     /// Types `value` into the control found by `label` (preferred) or `selector`. A
-    /// `sensitive` value (a secret) is never quoted back, even as the page rewrote it.
+    /// `sensitive` value (a secret) is never quoted back, even as the page rewrote it: the
+    /// failure says only how the control's value differs.
     pub async fn fill(
         &self,
         describe: &str,
@@ -550,9 +557,28 @@ impl Tab {
             label: label.map(str::to_string),
             selector: selector.map(str::to_string),
         };
-        let req = json!({ "op": "fill", "label": label, "selector": selector, "value": value,
-            "sensitive": sensitive, "describe": describe });
-        self.locate(req, target, deadline).await
+        let op = Operation::Fill {
+            label,
+            selector,
+            value,
+            describe,
+        };
+        self.locate(&op, target, deadline)
+            .await
+            .map_err(|e| match e {
+                PageError::Rejected {
+                    target,
+                    why: Rejection::Rewritten { element, holds, .. },
+                } => PageError::Rejected {
+                    target,
+                    why: Rejection::Rewritten {
+                        element,
+                        difference: holds.as_deref().map(|h| Difference::between(h, value)),
+                        holds: holds.filter(|_| !sensitive),
+                    },
+                },
+                other => other,
+            })
     }
 
     /// Fills a one-time code into `selector`, spreading it over split single-character boxes.
@@ -565,15 +591,17 @@ impl Tab {
         let target = Target::CodeInput {
             selector: selector.to_string(),
         };
-        let req = json!({ "op": "code", "selector": selector, "code": code });
-        self.locate(req, target, deadline).await
+        self.locate(&Operation::Code { selector, code }, target, deadline)
+            .await
     }
 
     /// Waits until `text` is visible on the page.
     pub async fn wait_for_text(&self, text: &str, deadline: Instant) -> Result<(), PageError> {
-        let req = json!({ "op": "text", "text": text });
         let target = Target::Element { selector: None };
-        match self.locate::<Value>(req, target, deadline).await {
+        match self
+            .locate::<serde::de::IgnoredAny>(&Operation::Text { text }, target, deadline)
+            .await
+        {
             Ok(_) => Ok(()),
             Err(PageError::NotFound { seen, .. }) => Err(PageError::TextAbsent {
                 text: text.to_string(),
@@ -593,25 +621,30 @@ impl Tab {
         let target = Target::Element {
             selector: selector.map(str::to_string),
         };
-        let req = json!({ "op": "extract", "selector": selector });
-        self.locate(req, target, deadline).await
+        self.locate(&Operation::Extract { selector }, target, deadline)
+            .await
     }
 
     /// Runs the locator until it answers or the deadline passes, re-running after navigations.
     async fn locate<T: DeserializeOwned>(
         &self,
-        mut req: Value,
+        op: &Operation<'_>,
         target: Target,
         deadline: Instant,
     ) -> Result<T, PageError> {
-        let mut last_error: Option<String>;
+        // What the page last said while the step waited: reported when the deadline passes.
+        let mut last: Option<Verdict<T>> = None;
         loop {
             if let Some(e) = self.refused().or_else(|| self.browser_gone()) {
                 return Err(e);
             }
             let left = remaining(deadline);
             let slice = left.min(LOCATOR_SLICE);
-            req["budget_ms"] = json!(slice.as_millis() as u64);
+            let req = serde_json::to_string(&Request {
+                op,
+                budget_ms: slice.as_millis() as u64,
+            })
+            .map_err(|e| PageError::Command(e.to_string()))?;
             // In the page's planlock world when it exists: page scripts cannot tamper with the
             // locator there, and it was compiled once per document. Else the main world.
             let world = self.world.lock().ok().and_then(|w| w.clone());
@@ -628,40 +661,31 @@ impl Tab {
             self.count();
             let answer = tokio::time::timeout(slice + CDP_TIMEOUT, self.page.execute(params)).await;
             match answer {
+                // An exception outside the locator's own guard: the document went away under
+                // it. Try again.
+                Ok(Ok(resp)) if resp.result.exception_details.is_some() => {}
                 Ok(Ok(resp)) => {
-                    if let Some(ex) = &resp.result.exception_details {
-                        last_error = Some(ex.text.clone());
-                    } else {
-                        let v = resp.result.result.value.clone().unwrap_or(Value::Null);
-                        if v["ok"] == json!(true) {
-                            return serde_json::from_value(v).map_err(|e| {
-                                PageError::Command(format!("the locator's answer: {e}"))
-                            });
-                        }
-                        if let Some(f) = v["fatal"].as_str() {
+                    let value = resp.result.result.value.clone().unwrap_or(Value::Null);
+                    let verdict: Verdict<T> = serde_json::from_value(value)
+                        .map_err(|e| PageError::Command(format!("the locator's answer: {e}")))?;
+                    match verdict {
+                        Verdict::Found { facts } => return Ok(facts),
+                        Verdict::Rejected { rejection } => {
                             return Err(PageError::Rejected {
                                 target,
-                                why: f.to_string(),
+                                why: rejection,
                             });
                         }
-                        if remaining(deadline).is_zero() {
-                            let seen = v["seen"]
-                                .as_array()
-                                .map(|a| {
-                                    a.iter()
-                                        .filter_map(|s| s.as_str().map(str::to_string))
-                                        .collect()
-                                })
-                                .unwrap_or_default();
-                            return Err(unfound(target, v["pending"].as_str(), seen));
-                        }
-                        continue;
+                        waiting => last = Some(waiting),
                     }
+                    if remaining(deadline).is_zero() {
+                        return Err(unfound(target, last, self.url().await));
+                    }
+                    continue;
                 }
                 // The document was replaced mid-call (navigation): try again in the new one,
                 // at once in the main world if our world's context went with the old document.
-                Ok(Err(e)) => {
-                    last_error = Some(e.to_string());
+                Ok(Err(_)) => {
                     if let Some(stale) = &world
                         && let Ok(mut w) = self.world.lock()
                         && w.as_ref() == Some(stale)
@@ -670,13 +694,13 @@ impl Tab {
                         continue;
                     }
                 }
-                Err(_) => last_error = Some("the page did not answer".to_string()),
+                Err(_) => {}
             }
             if let Some(e) = self.refused().or_else(|| self.browser_gone()) {
                 return Err(e);
             }
             if remaining(deadline).is_zero() {
-                return Err(unfound(target, last_error.as_deref(), Vec::new()));
+                return Err(unfound(target, last, self.url().await));
             }
             tokio::time::sleep(Duration::from_millis(20).min(remaining(deadline))).await;
         }
@@ -856,18 +880,22 @@ fn check_commit(
 }
 
 /// What the locator's last "not yet" means once the deadline passed: the target was there but
-/// never actionable, or nothing matched.
-fn unfound(target: Target, pending: Option<&str>, seen: Vec<String>) -> PageError {
-    match pending {
-        Some(why)
-            if !why.is_empty() && !why.starts_with("nothing") && why != "not on the page yet" =>
-        {
-            PageError::NotActionable {
-                target,
-                why: why.to_string(),
-            }
-        }
-        _ => PageError::NotFound { target, seen },
+/// never actionable, the page never finished loading, or nothing matched.
+fn unfound<T>(target: Target, last: Option<Verdict<T>>, url: String) -> PageError {
+    match last {
+        Some(Verdict::NotActionable {
+            element, blocker, ..
+        }) => PageError::NotActionable {
+            target,
+            element,
+            blocker,
+        },
+        Some(Verdict::Loading) => PageError::StillLoading { target, url },
+        Some(Verdict::NotFound { seen }) => PageError::NotFound { target, seen },
+        Some(Verdict::Found { .. } | Verdict::Rejected { .. }) | None => PageError::NotFound {
+            target,
+            seen: Vec::new(),
+        },
     }
 }
 

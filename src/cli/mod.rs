@@ -632,7 +632,7 @@ fn warn_short_secrets<'a>(plans: impl Iterator<Item = &'a Plan>) {
     for plan in plans {
         for step in &plan.steps {
             for (_, text) in step.strings() {
-                let Ok(t) = Template::parse(text) else {
+                let Ok(t) = Template::parse(&text) else {
                     continue;
                 };
                 for name in t.variables().filter_map(|v| v.strip_prefix("secret.")) {

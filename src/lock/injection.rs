@@ -1,6 +1,6 @@
 //! A reported-only count of text that looks like instructions aimed at an agent ("ignore
 //! previous instructions…"). Callers may see the number (docs/lock.md); nothing in the lock or the
-//! executor decides on it (a test in `tests/lock_probes.rs` fails if they reference it). The
+//! executor decides on it (a test in `tests/it/lock_probes.rs` fails if they reference it). The
 //! lock and the model-free executor are what keep a run on its plan, not this heuristic.
 
 /// Phrases typical of prompt injection, lower-case. Each occurrence counts once.

@@ -6,6 +6,8 @@ mod template;
 mod validate;
 mod wording;
 
+use std::sync::LazyLock;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -43,6 +45,10 @@ pub enum Step {
     Navigate {
         /// Absolute http(s) URL; its host must be inside the run's plan lock.
         url: String,
+        /// What a failure of this step means: `must` (default) ends the run, `should` and
+        /// `could` are recorded as warnings (`should` asks at a terminal).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        criticality: Option<Criticality>,
     },
     /// Click an element found by its visible text, else by CSS selector.
     Click {
@@ -57,6 +63,10 @@ pub enum Step {
         /// Deadline in seconds for the element to appear and become actionable (default 10).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_seconds: Option<f64>,
+        /// What a failure of this step means: `must` (default) ends the run, `should` and
+        /// `could` are recorded as warnings (`should` asks at a terminal).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        criticality: Option<Criticality>,
     },
     /// Type a value into a form control found by label, else by CSS selector.
     Fill {
@@ -73,11 +83,19 @@ pub enum Step {
         /// Deadline in seconds for the control to appear and become editable (default 10).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_seconds: Option<f64>,
+        /// What a failure of this step means: `must` (default) ends the run, `should` and
+        /// `could` are recorded as warnings (`should` asks at a terminal).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        criticality: Option<Criticality>,
     },
     /// Pause for a fixed time.
     WaitSeconds {
         /// Seconds to wait, positive.
         seconds: f64,
+        /// What a failure of this step means: `must` (default) ends the run, `should` and
+        /// `could` are recorded as warnings (`should` asks at a terminal).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        criticality: Option<Criticality>,
     },
     /// Wait until a text is visible on the page.
     WaitForText {
@@ -86,6 +104,10 @@ pub enum Step {
         /// Deadline in seconds (default 30).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_seconds: Option<f64>,
+        /// What a failure of this step means: `must` (default) ends the run, `should` and
+        /// `could` are recorded as warnings (`should` asks at a terminal).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        criticality: Option<Criticality>,
     },
     /// Wait for a message to this run's inbox address and remember it.
     WaitForEmail {
@@ -101,6 +123,10 @@ pub enum Step {
         /// Deadline in seconds (default 120).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_seconds: Option<f64>,
+        /// What a failure of this step means: `must` (default) ends the run, `should` and
+        /// `could` are recorded as warnings (`should` asks at a terminal).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        criticality: Option<Criticality>,
     },
     /// Read the one-time code from the remembered (or next) message and fill it in.
     UseOtpFromInbox {
@@ -112,6 +138,10 @@ pub enum Step {
         /// Deadline in seconds (default 120).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_seconds: Option<f64>,
+        /// What a failure of this step means: `must` (default) ends the run, `should` and
+        /// `could` are recorded as warnings (`should` asks at a terminal).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        criticality: Option<Criticality>,
     },
     /// Open the verification or magic link from the remembered (or next) message.
     OpenLinkFromInbox {
@@ -124,6 +154,10 @@ pub enum Step {
         /// Deadline in seconds (default 120).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_seconds: Option<f64>,
+        /// What a failure of this step means: `must` (default) ends the run, `should` and
+        /// `could` are recorded as warnings (`should` asks at a terminal).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        criticality: Option<Criticality>,
     },
     /// Return an element's visible text (or the page's main text) in the result's `extracted`.
     ExtractText {
@@ -132,39 +166,143 @@ pub enum Step {
         /// CSS selector; the page's main visible text when absent.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         selector: Option<String>,
+        /// What a failure of this step means: `must` (default) ends the run, `should` and
+        /// `could` are recorded as warnings (`should` asks at a terminal).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        criticality: Option<Criticality>,
     },
     /// End the run as succeeded.
     Done {
         /// What was achieved (and, for big goals, what is left).
         summary: String,
+        /// What a failure of this step means: `must` (default) ends the run, `should` and
+        /// `could` are recorded as warnings (`should` asks at a terminal).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        criticality: Option<Criticality>,
     },
+}
+
+/// How much a step's failure matters. Plans are written blind, so a check whose words are a
+/// guess (a confirmation text) can say so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Criticality {
+    /// The run cannot go on without it: a failure ends the run.
+    #[default]
+    Must,
+    /// Expected to work: a person at a terminal chooses to retry, skip or stop; elsewhere a
+    /// warning, unless the run is strict.
+    Should,
+    /// A guess that may not hold: a failure is a warning and the run goes on.
+    Could,
+}
+
+/// A step's `type`, as written in plans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepType {
+    Navigate,
+    Click,
+    Fill,
+    WaitSeconds,
+    WaitForText,
+    WaitForEmail,
+    UseOtpFromInbox,
+    OpenLinkFromInbox,
+    ExtractText,
+    Done,
+}
+
+impl StepType {
+    /// Every step type, in the schema's order (a test holds this list to the schema that
+    /// serde derives from [`Step`]).
+    pub const ALL: [StepType; 10] = [
+        StepType::Navigate,
+        StepType::Click,
+        StepType::Fill,
+        StepType::WaitSeconds,
+        StepType::WaitForText,
+        StepType::WaitForEmail,
+        StepType::UseOtpFromInbox,
+        StepType::OpenLinkFromInbox,
+        StepType::ExtractText,
+        StepType::Done,
+    ];
+
+    /// The name plans write: serde's name of the variant.
+    pub fn as_str(self) -> &'static str {
+        static NAMES: LazyLock<Vec<String>> = LazyLock::new(|| {
+            StepType::ALL
+                .iter()
+                .map(|t| match serde_json::to_value(t) {
+                    Ok(serde_json::Value::String(name)) => name,
+                    _ => unreachable!("a unit variant serialises as its name"),
+                })
+                .collect()
+        });
+        &NAMES[self as usize]
+    }
+
+    /// The inbox steps: they read mail, and wait for it by default.
+    pub fn reads_mail(self) -> bool {
+        match self {
+            StepType::WaitForEmail | StepType::UseOtpFromInbox | StepType::OpenLinkFromInbox => {
+                true
+            }
+            StepType::Navigate
+            | StepType::Click
+            | StepType::Fill
+            | StepType::WaitSeconds
+            | StepType::WaitForText
+            | StepType::ExtractText
+            | StepType::Done => false,
+        }
+    }
+}
+
+impl std::fmt::Display for StepType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pad`, so `{:<20}` lines step types up in columns.
+        f.pad(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for StepType {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// The step types' names, in the schema's order.
+pub fn step_types() -> impl Iterator<Item = &'static str> {
+    StepType::ALL.iter().map(|t| t.as_str())
 }
 
 impl Step {
     /// The `type` tag, as written in plans.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> StepType {
         match self {
-            Step::Navigate { .. } => "navigate",
-            Step::Click { .. } => "click",
-            Step::Fill { .. } => "fill",
-            Step::WaitSeconds { .. } => "wait_seconds",
-            Step::WaitForText { .. } => "wait_for_text",
-            Step::WaitForEmail { .. } => "wait_for_email",
-            Step::UseOtpFromInbox { .. } => "use_otp_from_inbox",
-            Step::OpenLinkFromInbox { .. } => "open_link_from_inbox",
-            Step::ExtractText { .. } => "extract_text",
-            Step::Done { .. } => "done",
+            Step::Navigate { .. } => StepType::Navigate,
+            Step::Click { .. } => StepType::Click,
+            Step::Fill { .. } => StepType::Fill,
+            Step::WaitSeconds { .. } => StepType::WaitSeconds,
+            Step::WaitForText { .. } => StepType::WaitForText,
+            Step::WaitForEmail { .. } => StepType::WaitForEmail,
+            Step::UseOtpFromInbox { .. } => StepType::UseOtpFromInbox,
+            Step::OpenLinkFromInbox { .. } => StepType::OpenLinkFromInbox,
+            Step::ExtractText { .. } => StepType::ExtractText,
+            Step::Done { .. } => StepType::Done,
         }
     }
 
     /// A one-line human description, for progress output and events.
     pub fn describe(&self) -> String {
         match self {
-            Step::Navigate { url } => format!("go to {url}"),
+            Step::Navigate { url, .. } => format!("go to {url}"),
             Step::Click { describe, .. }
             | Step::Fill { describe, .. }
             | Step::ExtractText { describe, .. } => describe.clone(),
-            Step::WaitSeconds { seconds } => format!("wait {seconds} s"),
+            Step::WaitSeconds { seconds, .. } => format!("wait {seconds} s"),
             Step::WaitForText { text, .. } => format!("wait for text \"{text}\""),
             Step::WaitForEmail { from, subject, .. } => {
                 let mut s = String::from("wait for email");
@@ -180,153 +318,114 @@ impl Step {
                 format!("fill the emailed code into {selector}")
             }
             Step::OpenLinkFromInbox { .. } => "open the link from the email".to_string(),
-            Step::Done { summary } => summary.clone(),
+            Step::Done { summary, .. } => summary.clone(),
         }
     }
 
-    /// Every template-bearing string field, with its JSON field name.
-    pub fn strings(&self) -> Vec<(&'static str, &String)> {
-        let mut out: Vec<(&'static str, &String)> = Vec::new();
+    /// Every template-bearing string field, with its JSON field name: the one list of a
+    /// step's text, for substituting variables in place.
+    pub fn strings_mut(&mut self) -> Vec<(&'static str, &mut String)> {
         fn push<'a>(
-            out: &mut Vec<(&'static str, &'a String)>,
+            out: &mut Vec<(&'static str, &'a mut String)>,
             name: &'static str,
-            v: Option<&'a String>,
+            v: Option<&'a mut String>,
         ) {
             if let Some(v) = v {
                 out.push((name, v));
             }
         }
+        let mut out = Vec::new();
+        // No `..`: a new field must be listed here or said to carry no text.
         match self {
-            Step::Navigate { url } => push(&mut out, "url", Some(url)),
+            Step::Navigate {
+                url,
+                criticality: _,
+            } => push(&mut out, "url", Some(url)),
             Step::Click {
                 describe,
                 text,
                 selector,
-                ..
+                timeout_seconds: _,
+                criticality: _,
             } => {
                 push(&mut out, "describe", Some(describe));
-                push(&mut out, "text", text.as_ref());
-                push(&mut out, "selector", selector.as_ref());
+                push(&mut out, "text", text.as_mut());
+                push(&mut out, "selector", selector.as_mut());
             }
             Step::Fill {
                 describe,
                 selector,
                 label,
                 value,
-                ..
+                timeout_seconds: _,
+                criticality: _,
             } => {
                 push(&mut out, "describe", Some(describe));
-                push(&mut out, "selector", selector.as_ref());
-                push(&mut out, "label", label.as_ref());
+                push(&mut out, "selector", selector.as_mut());
+                push(&mut out, "label", label.as_mut());
                 push(&mut out, "value", Some(value));
             }
-            Step::WaitSeconds { .. } => {}
-            Step::WaitForText { text, .. } => push(&mut out, "text", Some(text)),
+            Step::WaitSeconds {
+                seconds: _,
+                criticality: _,
+            } => {}
+            Step::WaitForText {
+                text,
+                timeout_seconds: _,
+                criticality: _,
+            } => push(&mut out, "text", Some(text)),
             Step::WaitForEmail {
                 inbox_id,
                 from,
                 subject,
-                ..
+                timeout_seconds: _,
+                criticality: _,
             } => {
-                push(&mut out, "inbox_id", inbox_id.as_ref());
-                push(&mut out, "from", from.as_ref());
-                push(&mut out, "subject", subject.as_ref());
+                push(&mut out, "inbox_id", inbox_id.as_mut());
+                push(&mut out, "from", from.as_mut());
+                push(&mut out, "subject", subject.as_mut());
             }
             Step::UseOtpFromInbox {
-                inbox_id, selector, ..
+                inbox_id,
+                selector,
+                timeout_seconds: _,
+                criticality: _,
             } => {
-                push(&mut out, "inbox_id", inbox_id.as_ref());
+                push(&mut out, "inbox_id", inbox_id.as_mut());
                 push(&mut out, "selector", Some(selector));
             }
-            Step::OpenLinkFromInbox { inbox_id, from, .. } => {
-                push(&mut out, "inbox_id", inbox_id.as_ref());
-                push(&mut out, "from", from.as_ref());
+            Step::OpenLinkFromInbox {
+                inbox_id,
+                from,
+                timeout_seconds: _,
+                criticality: _,
+            } => {
+                push(&mut out, "inbox_id", inbox_id.as_mut());
+                push(&mut out, "from", from.as_mut());
             }
-            Step::ExtractText { describe, selector } => {
+            Step::ExtractText {
+                describe,
+                selector,
+                criticality: _,
+            } => {
                 push(&mut out, "describe", Some(describe));
-                push(&mut out, "selector", selector.as_ref());
+                push(&mut out, "selector", selector.as_mut());
             }
-            Step::Done { summary } => push(&mut out, "summary", Some(summary)),
+            Step::Done {
+                summary,
+                criticality: _,
+            } => push(&mut out, "summary", Some(summary)),
         }
         out
     }
 
-    /// Applies `f` to every string field (used for template substitution).
-    pub fn map_strings(&self, f: &mut dyn FnMut(&str) -> String) -> Step {
-        let f = std::cell::RefCell::new(f);
-        let m = |s: &String| (f.borrow_mut())(s);
-        let mo = |s: &Option<String>| s.as_ref().map(|s| (f.borrow_mut())(s));
-        match self {
-            Step::Navigate { url } => Step::Navigate { url: m(url) },
-            Step::Click {
-                describe,
-                text,
-                selector,
-                timeout_seconds,
-            } => Step::Click {
-                describe: m(describe),
-                text: mo(text),
-                selector: mo(selector),
-                timeout_seconds: *timeout_seconds,
-            },
-            Step::Fill {
-                describe,
-                selector,
-                label,
-                value,
-                timeout_seconds,
-            } => Step::Fill {
-                describe: m(describe),
-                selector: mo(selector),
-                label: mo(label),
-                value: m(value),
-                timeout_seconds: *timeout_seconds,
-            },
-            Step::WaitSeconds { seconds } => Step::WaitSeconds { seconds: *seconds },
-            Step::WaitForText {
-                text,
-                timeout_seconds,
-            } => Step::WaitForText {
-                text: m(text),
-                timeout_seconds: *timeout_seconds,
-            },
-            Step::WaitForEmail {
-                inbox_id,
-                from,
-                subject,
-                timeout_seconds,
-            } => Step::WaitForEmail {
-                inbox_id: mo(inbox_id),
-                from: mo(from),
-                subject: mo(subject),
-                timeout_seconds: *timeout_seconds,
-            },
-            Step::UseOtpFromInbox {
-                inbox_id,
-                selector,
-                timeout_seconds,
-            } => Step::UseOtpFromInbox {
-                inbox_id: mo(inbox_id),
-                selector: m(selector),
-                timeout_seconds: *timeout_seconds,
-            },
-            Step::OpenLinkFromInbox {
-                inbox_id,
-                from,
-                timeout_seconds,
-            } => Step::OpenLinkFromInbox {
-                inbox_id: mo(inbox_id),
-                from: mo(from),
-                timeout_seconds: *timeout_seconds,
-            },
-            Step::ExtractText { describe, selector } => Step::ExtractText {
-                describe: m(describe),
-                selector: mo(selector),
-            },
-            Step::Done { summary } => Step::Done {
-                summary: m(summary),
-            },
-        }
+    /// The step's text fields with their JSON names, as [`Step::strings_mut`] lists them.
+    pub fn strings(&self) -> Vec<(&'static str, String)> {
+        let mut copy = self.clone();
+        copy.strings_mut()
+            .into_iter()
+            .map(|(name, value)| (name, value.clone()))
+            .collect()
     }
 
     /// The step's own deadline in seconds, if it names one.
@@ -350,7 +449,26 @@ impl Step {
             | Step::OpenLinkFromInbox {
                 timeout_seconds, ..
             } => *timeout_seconds,
-            _ => None,
+            Step::Navigate { .. }
+            | Step::WaitSeconds { .. }
+            | Step::ExtractText { .. }
+            | Step::Done { .. } => None,
+        }
+    }
+
+    /// How much the step's failure matters (`must` when the plan does not say).
+    pub fn criticality(&self) -> Criticality {
+        match self {
+            Step::Navigate { criticality, .. }
+            | Step::Click { criticality, .. }
+            | Step::Fill { criticality, .. }
+            | Step::WaitSeconds { criticality, .. }
+            | Step::WaitForText { criticality, .. }
+            | Step::WaitForEmail { criticality, .. }
+            | Step::UseOtpFromInbox { criticality, .. }
+            | Step::OpenLinkFromInbox { criticality, .. }
+            | Step::ExtractText { criticality, .. }
+            | Step::Done { criticality, .. } => criticality.unwrap_or_default(),
         }
     }
 
@@ -360,24 +478,16 @@ impl Step {
             Step::WaitForEmail { inbox_id, .. }
             | Step::UseOtpFromInbox { inbox_id, .. }
             | Step::OpenLinkFromInbox { inbox_id, .. } => Some(inbox_id.as_deref()),
-            _ => None,
+            Step::Navigate { .. }
+            | Step::Click { .. }
+            | Step::Fill { .. }
+            | Step::WaitSeconds { .. }
+            | Step::WaitForText { .. }
+            | Step::ExtractText { .. }
+            | Step::Done { .. } => None,
         }
     }
 }
-
-/// The ten step types, as written in plans.
-pub const STEP_TYPES: [&str; 10] = [
-    "navigate",
-    "click",
-    "fill",
-    "wait_seconds",
-    "wait_for_text",
-    "wait_for_email",
-    "use_otp_from_inbox",
-    "open_link_from_inbox",
-    "extract_text",
-    "done",
-];
 
 /// The plan's JSON Schema, generated from the types above.
 pub fn json_schema() -> serde_json::Value {

@@ -1,7 +1,7 @@
 //! How plan messages quote what the user wrote: user text shown on one line and short, and
 //! did-you-mean suggestions for near misses (field names, step types, variables, selectors).
 
-use super::STEP_TYPES;
+use super::step_types;
 
 /// User text as it appears inside a message: control characters escaped (so one problem stays
 /// one line) and long text shortened.
@@ -69,7 +69,7 @@ pub(super) fn suggest_step_type(ty: &str) -> String {
     };
     match alias {
         Some(a) => format!(" (did you mean `{a}`?)"),
-        None => suggest(ty, STEP_TYPES),
+        None => suggest(ty, step_types()),
     }
 }
 

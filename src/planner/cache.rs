@@ -124,6 +124,7 @@ mod tests {
             reasoning: "r".into(),
             steps: vec![crate::plan::Step::Done {
                 summary: "s".into(),
+                criticality: None,
             }],
         };
         cache

@@ -99,7 +99,7 @@ mod tests {
         ] {
             assert!(SYSTEM_PROMPT.contains(needle), "prompt lacks {needle:?}");
         }
-        for step in crate::plan::STEP_TYPES {
+        for step in crate::plan::step_types() {
             assert!(
                 SYSTEM_PROMPT.contains(&format!("`{step}`")),
                 "prompt lacks {step}"

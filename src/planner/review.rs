@@ -64,8 +64,15 @@ pub fn flags(step: &Step) -> Vec<String> {
             .flatten()
             .map(String::as_str)
             .collect(),
-        Step::Navigate { url } => vec![url.as_str()],
-        _ => vec![],
+        Step::Navigate { url, .. } => vec![url.as_str()],
+        // These act on nothing a reviewer chose: mail the run receives, text, time.
+        Step::WaitSeconds { .. }
+        | Step::WaitForText { .. }
+        | Step::WaitForEmail { .. }
+        | Step::UseOtpFromInbox { .. }
+        | Step::OpenLinkFromInbox { .. }
+        | Step::ExtractText { .. }
+        | Step::Done { .. } => vec![],
     };
     let mut found: Vec<String> = Vec::new();
     let mut add = |w: String| {
@@ -124,7 +131,7 @@ pub fn render_review(plan: &Plan, allowed_hosts: &[String]) -> String {
     for (i, step) in plan.steps.iter().enumerate() {
         let num = i + 1;
         let (host, warning) = match step {
-            Step::Navigate { url } => match url_host(url) {
+            Step::Navigate { url, .. } => match url_host(url) {
                 Some(host) => {
                     page = host.clone();
                     let inside = match (&lock, url::Url::parse(url)) {
@@ -158,7 +165,11 @@ pub fn render_review(plan: &Plan, allowed_hosts: &[String]) -> String {
                 )
             }
             Step::Done { .. } => ("-".into(), None),
-            _ => (format!("same page ({page})"), None),
+            Step::Click { .. }
+            | Step::Fill { .. }
+            | Step::WaitSeconds { .. }
+            | Step::WaitForText { .. }
+            | Step::ExtractText { .. } => (format!("same page ({page})"), None),
         };
         out.push_str(&format!(
             "{num:>width$}. {:<21} {}\n",
@@ -223,7 +234,7 @@ fn url_host(url: &str) -> Option<String> {
 fn step_detail(step: &Step) -> String {
     let q = |s: &str| format!("\"{s}\"");
     match step {
-        Step::Navigate { url } => url.clone(),
+        Step::Navigate { url, .. } => url.clone(),
         Step::Click {
             describe,
             text,
@@ -263,7 +274,9 @@ fn step_detail(step: &Step) -> String {
             }
             d
         }
-        Step::ExtractText { describe, selector } => match selector {
+        Step::ExtractText {
+            describe, selector, ..
+        } => match selector {
             Some(s) => format!("{describe} [selector {s}]"),
             None => describe.clone(),
         },
@@ -271,8 +284,11 @@ fn step_detail(step: &Step) -> String {
             Some(f) => format!("open the link from the email from {}", q(f)),
             None => "open the link from the email".into(),
         },
-        Step::Done { summary } => summary.clone(),
-        other => other.describe(),
+        Step::Done { summary, .. } => summary.clone(),
+        Step::WaitSeconds { .. }
+        | Step::WaitForText { .. }
+        | Step::WaitForEmail { .. }
+        | Step::UseOtpFromInbox { .. } => step.describe(),
     }
 }
 
@@ -317,6 +333,7 @@ mod tests {
             text: Some(t.into()),
             selector: None,
             timeout_seconds: None,
+            criticality: None,
         };
         for (text, word) in [
             ("Delete account", "delete"),
@@ -350,6 +367,7 @@ mod tests {
             text: None,
             selector: Some("#delete-btn".into()),
             timeout_seconds: None,
+            criticality: None,
         };
         assert_eq!(flags(&sel), ["delete"]);
     }

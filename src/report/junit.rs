@@ -76,7 +76,7 @@ fn ran_suite(r: &PlanReport, result: &RunResult) -> TestSuite {
     let run_events: Vec<String> = r
         .events()
         .iter()
-        .filter(|e| e.index.is_none())
+        .filter(|e| e.index().is_none())
         .map(event_line)
         .collect();
     suite.set_system_out(run_events.join("\n"));
@@ -144,12 +144,12 @@ fn step_case(
     let events: Vec<_> = r
         .events()
         .iter()
-        .filter(|e| e.index == Some(step.index))
+        .filter(|e| e.index() == Some(step.index))
         .collect();
     if let Some(ts) = events
         .iter()
-        .find(|e| e.event == EventKind::StepStarted)
-        .and_then(|e| timestamp(Some(&e.ts)))
+        .find(|e| e.kind() == EventKind::StepStarted)
+        .and_then(|e| timestamp(Some(e.ts())))
     {
         case.set_timestamp(ts);
     }

@@ -57,8 +57,8 @@ impl PlanReport {
     pub fn started(&self) -> Option<&str> {
         self.events()
             .iter()
-            .find(|e| e.event == EventKind::RunStarted)
-            .map(|e| e.ts.as_str())
+            .find(|e| e.kind() == EventKind::RunStarted)
+            .map(|e| e.ts())
     }
 }
 

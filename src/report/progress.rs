@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::runner::{Event, EventDetail, EventKind, Listener, StepDetail};
+use crate::runner::{Event, EventKind, Listener, StepDetail};
 
 /// How often a waiting step is reported outside a terminal.
 pub const WAIT_REPORT_EVERY: Duration = Duration::from_secs(10);
@@ -62,22 +62,19 @@ impl Progress {
     }
 
     fn start_ticker(&mut self, e: &Event) {
+        let Some(step) = e.step() else { return };
         let stop = Arc::new((Mutex::new(false), Condvar::new()));
         let drew = Arc::new(AtomicBool::new(false));
-        let index = e.index.unwrap_or(0) + 1;
+        let index = step.index + 1;
         let total = self.total;
-        let step_type = e.step_type.unwrap_or("").to_string();
+        let step_type = step.step_type.as_str();
         let timeout = e
-            .detail
-            .step()
+            .step_detail()
             .and_then(|d| d.timeout_ms)
             .map(Duration::from_millis);
         let prefix = self.prefix.clone();
         let handle = if self.terminal {
-            let line = format!(
-                "{prefix}  {index}/{total} {step_type} {}",
-                e.describe.clone().unwrap_or_default()
-            );
+            let line = format!("{prefix}  {index}/{total} {step_type} {}", step.describe);
             let (stop, drew) = (stop.clone(), drew.clone());
             std::thread::spawn(move || spin(&line, &stop, &drew))
         } else {
@@ -99,7 +96,7 @@ impl Progress {
                     let waited = started.elapsed();
                     eprintln!(
                         "{}",
-                        wait_line(&prefix, index, total, &step_type, waited, timeout)
+                        wait_line(&prefix, index, total, step_type, waited, timeout)
                     );
                 }
             })
@@ -158,11 +155,12 @@ fn spin(line: &str, stop: &(Mutex<bool>, Condvar), drew: &AtomicBool) {
 impl Listener for Progress {
     fn on_event(&mut self, e: &Event) {
         let p = self.prefix.clone();
-        match e.event {
-            EventKind::RunStarted => {
-                let EventDetail::RunStarted(started) = &e.detail else {
-                    return;
-                };
+        match e {
+            Event::RunStarted {
+                run_id,
+                detail: started,
+                ..
+            } => {
                 self.total = started.steps;
                 let hosts = &started.allowed_hosts;
                 let inbox = started
@@ -171,8 +169,7 @@ impl Listener for Progress {
                     .map(|a| format!(" · inbox {a}"))
                     .unwrap_or_default();
                 eprintln!(
-                    "{p}run {} · {} steps{inbox} · may visit: {}",
-                    e.run_id,
+                    "{p}run {run_id} · {} steps{inbox} · may visit: {}",
                     self.total,
                     if hosts.is_empty() {
                         "nothing".to_string()
@@ -181,29 +178,39 @@ impl Listener for Progress {
                     }
                 );
             }
-            EventKind::StepStarted => {
+            Event::StepStarted { .. } => {
                 self.stop_ticker();
                 self.start_ticker(e);
             }
-            EventKind::StepSucceeded | EventKind::StepFailed => {
+            Event::StepSucceeded {
+                step,
+                duration_ms,
+                detail,
+                ..
+            }
+            | Event::StepFailed {
+                step,
+                duration_ms,
+                detail,
+                ..
+            } => {
                 self.stop_ticker();
-                let ok = e.event == EventKind::StepSucceeded;
-                let detail = e.detail.step().cloned().unwrap_or_default();
+                let ok = e.kind() == EventKind::StepSucceeded;
                 eprintln!(
                     "{p}  {} {}/{} {:<20} {}  {} ms{}",
                     if ok { "✓" } else { "✗" },
-                    e.index.unwrap_or(0) + 1,
+                    step.index + 1,
                     self.total,
-                    e.step_type.unwrap_or(""),
-                    e.describe.clone().unwrap_or_default(),
-                    e.duration_ms.unwrap_or(0),
+                    step.step_type.as_str(),
+                    step.describe,
+                    duration_ms,
                     if ok {
-                        telling_details(&detail)
+                        telling_details(detail)
                     } else {
                         String::new()
                     }
                 );
-                if let Some(err) = &e.error {
+                if let Some(err) = e.error() {
                     eprintln!("{p}    {}: {}", super::kind_name(err.kind), err.message);
                     if let Some(shot) = &detail.screenshot {
                         eprintln!("{p}    screenshot: {shot}");
@@ -213,19 +220,16 @@ impl Listener for Progress {
                     }
                 }
             }
-            EventKind::RunFinished => {
+            Event::RunFinished {
+                duration_ms,
+                detail: finished,
+                ..
+            } => {
                 self.stop_ticker();
-                let EventDetail::RunFinished(finished) = &e.detail else {
-                    return;
-                };
-                let status = super::as_json(&finished.status)
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string();
+                let status = finished.status.as_str();
                 let mark = if status == "succeeded" { "✓" } else { "✗" };
                 eprintln!(
-                    "{p}{mark} {status} in {} ms: {}",
-                    e.duration_ms.unwrap_or(0),
+                    "{p}{mark} {status} in {duration_ms} ms: {}",
                     finished.summary
                 );
             }

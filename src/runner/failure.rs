@@ -5,7 +5,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::browser::{BrowserError, Candidate, PageError, Target};
+use crate::browser::{Blocker, BrowserError, Candidate, Difference, PageError, Rejection, Target};
 use crate::error::{ErrorKind, StepError};
 use crate::inbox::{InboxError, WaitError};
 use crate::lock::Refusal;
@@ -48,6 +48,12 @@ pub enum Failure {
     LateRefusal(Refusal),
     /// Ctrl-C, a signal, `DELETE`, or server shutdown.
     Cancelled,
+    /// Cancelled while it waited in a service's queue for a slot.
+    CancelledWaiting,
+    /// The service's task that ran it stopped unexpectedly (a bug).
+    Lost,
+    /// The service running it (this replica) stopped before the run ended.
+    Interrupted { replica: String },
     /// The run's own deadline passed.
     RunTimeout { limit: Duration },
 }
@@ -90,6 +96,7 @@ impl Failure {
                 } => ErrorKind::NotFound,
                 PageError::NotFound { .. } => ErrorKind::NotFound,
                 PageError::NotActionable { .. } => ErrorKind::NotActionable,
+                PageError::StillLoading { .. } => ErrorKind::Timeout,
                 PageError::Rejected {
                     target: Target::Element { .. },
                     ..
@@ -118,7 +125,9 @@ impl Failure {
             Failure::InboxOpen { .. } => ErrorKind::Inbox,
             Failure::Browser(_) => ErrorKind::Browser,
             Failure::BrowserCrashed { .. } => ErrorKind::BrowserCrashed,
-            Failure::Cancelled => ErrorKind::Cancelled,
+            Failure::Cancelled | Failure::CancelledWaiting => ErrorKind::Cancelled,
+            Failure::Lost => ErrorKind::Browser,
+            Failure::Interrupted { .. } => ErrorKind::Interrupted,
             Failure::RunTimeout { .. } => ErrorKind::RunTimeout,
         }
     }
@@ -210,6 +219,17 @@ impl fmt::Display for Failure {
                 r.reason
             ),
             Failure::Cancelled => write!(f, "the run was cancelled"),
+            Failure::CancelledWaiting => {
+                write!(f, "the run was cancelled while it waited for a slot")
+            }
+            Failure::Lost => write!(
+                f,
+                "the run stopped unexpectedly inside the server; the details are in its log"
+            ),
+            Failure::Interrupted { replica } => write!(
+                f,
+                "the server running this run ({replica}) stopped before the run ended"
+            ),
             Failure::RunTimeout { limit } => write!(
                 f,
                 "the run's deadline of {} s passed during this step",
@@ -229,12 +249,24 @@ fn page_sentence(f: &mut fmt::Formatter<'_>, error: &PageError, waited: Duration
             }
             Ok(())
         }
-        PageError::NotActionable { target, why } => write!(
+        PageError::NotActionable {
+            target,
+            element,
+            blocker,
+        } => write!(
             f,
-            "found the {}, but it never became actionable: {why}",
+            "found the {}, but it never became actionable: {element} {}",
+            target_phrase(target),
+            blocker_phrase(blocker)
+        ),
+        PageError::StillLoading { target, url } => write!(
+            f,
+            "{url} was still loading when the step's deadline passed, so the {} was not looked \
+             for in it (a page that takes this long to arrive: give the step a longer \
+             `timeout_seconds`)",
             target_phrase(target)
         ),
-        PageError::Rejected { why, .. } => write!(f, "{why}"),
+        PageError::Rejected { target, why } => rejection_sentence(f, target, why),
         PageError::TextAbsent { text, url, seen } => {
             write!(
                 f,
@@ -267,6 +299,73 @@ fn page_sentence(f: &mut fmt::Formatter<'_>, error: &PageError, waited: Duration
             write!(f, "the browser went away during the step: {reason}")
         }
         PageError::Command(e) => write!(f, "browser command failed: {e}"),
+    }
+}
+
+/// What held an element back, after its name: "is covered by <div#banner>".
+fn blocker_phrase(blocker: &Blocker) -> String {
+    match blocker {
+        Blocker::Removed => "was removed from the page".into(),
+        Blocker::Hidden => "is not visible".into(),
+        Blocker::Disabled => "is disabled".into(),
+        Blocker::NotEditable => "is not editable".into(),
+        Blocker::Moving => "is still moving".into(),
+        Blocker::Animating => "is still animating".into(),
+        Blocker::Covered { by: Some(by) } => format!("is covered by {by}"),
+        Blocker::Covered { by: None } => "is covered by another element".into(),
+    }
+}
+
+fn rejection_sentence(f: &mut fmt::Formatter<'_>, target: &Target, why: &Rejection) -> fmt::Result {
+    match why {
+        Rejection::Rewritten {
+            element,
+            holds: Some(holds),
+            ..
+        } => write!(
+            f,
+            "{element} holds \"{holds}\" after typing: the page rejected or rewrote the value"
+        ),
+        Rejection::Rewritten {
+            element,
+            holds: None,
+            difference,
+        } => {
+            let how = match difference {
+                Some(Difference::Empty) => "it is empty".to_string(),
+                Some(Difference::CutShort { kept, typed }) => {
+                    format!("only the first {kept} of {typed} characters: the page cut it short")
+                }
+                Some(Difference::Case) => "the same characters in another letter case".into(),
+                Some(Difference::Trimmed) => {
+                    "the same characters without the surrounding spaces".into()
+                }
+                Some(Difference::Other { holds, typed }) => {
+                    format!("{holds} characters where {typed} were typed")
+                }
+                None => "a different value".into(),
+            };
+            write!(
+                f,
+                "{element} holds a different value after typing ({how}): the page rejected or \
+                 rewrote the value"
+            )
+        }
+        Rejection::NoOption {
+            element,
+            value,
+            options,
+        } => write!(
+            f,
+            "{element} has no option \"{value}\" (options: {})",
+            options.join(", ")
+        ),
+        Rejection::TooFewBoxes { characters, boxes } => write!(
+            f,
+            "the code has {characters} characters but {} matches {boxes} boxes",
+            query_of(target)
+        ),
+        Rejection::Script { message } => write!(f, "the locator failed in the page: {message}"),
     }
 }
 

@@ -16,10 +16,13 @@ use chrono::{SecondsFormat, Utc};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-pub use detail::{BoundInbox, EmailSeen, EventDetail, RunFinished, RunStarted, StepDetail};
-pub use event::{Event, EventKind, Listener, Recorder};
+pub use detail::{BoundInbox, EmailSeen, RunFinished, RunStarted, StepDetail};
+pub use event::{Event, EventKind, Listener, Recorder, StepRef};
 pub use failure::{Failure, Previous, PreviousAction};
-pub use result::{RunResult, RunStatus, StepOutcome, StepStatus};
+pub use result::{
+    Progress, RunRecord, RunResult, RunStatus, StepOutcome, StepProgress, StepState, StepStatus,
+    step_refs,
+};
 pub use spec::{Binding, LockedRun, RunSpec, Secrets, SpecError};
 
 use crate::browser::{Chromium, Tab};
@@ -153,43 +156,67 @@ impl<'l> Run<'l> {
         }
     }
 
-    fn emit(
-        &mut self,
-        kind: EventKind,
-        step: Option<(usize, &Step)>,
-        duration: Option<Duration>,
-        error: Option<&StepError>,
-        detail: EventDetail,
-    ) {
-        let event = Event {
-            event: kind,
-            run_id: self.run_id.clone(),
-            ts: Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true),
-            index: step.map(|(i, _)| i),
-            step_type: step.map(|(_, s)| s.kind()),
-            describe: step.map(|(_, s)| self.masker.mask(&s.describe())),
-            duration_ms: duration.map(|d| d.as_millis() as u64),
-            error: error.map(|e| StepError::new(e.kind, self.masker.mask(&e.message))),
-            detail,
-        };
+    fn emit(&mut self, event: Event) {
         self.listener.on_event(&event);
     }
 
-    fn emit_step(
+    fn now() -> String {
+        Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true)
+    }
+
+    /// The step as its events name it, secrets masked.
+    fn step_ref(&self, index: usize, step: &Step) -> StepRef {
+        StepRef {
+            index,
+            step_type: step.kind(),
+            describe: self.masker.mask(&step.describe()),
+        }
+    }
+
+    fn emit_step_started(&mut self, index: usize, step: &Step, detail: StepDetail) {
+        let event = Event::StepStarted {
+            run_id: self.run_id.clone(),
+            ts: Self::now(),
+            step: self.step_ref(index, step),
+            detail: Box::new(detail),
+        };
+        self.emit(event);
+    }
+
+    /// A step's end: succeeded, or failed with `error` (already masked).
+    fn emit_step_ended(
         &mut self,
-        kind: EventKind,
         index: usize,
         step: &Step,
-        duration: Option<Duration>,
+        took: Duration,
         error: Option<&StepError>,
         detail: &StepDetail,
     ) {
-        let detail = EventDetail::Step(Box::new(detail.clone()));
-        self.emit(kind, Some((index, step)), duration, error, detail);
+        let (run_id, ts, step) = (self.run_id.clone(), Self::now(), self.step_ref(index, step));
+        let duration_ms = took.as_millis() as u64;
+        let detail = Box::new(detail.clone());
+        let event = match error {
+            None => Event::StepSucceeded {
+                run_id,
+                ts,
+                step,
+                duration_ms,
+                detail,
+            },
+            Some(error) => Event::StepFailed {
+                run_id,
+                ts,
+                step,
+                duration_ms,
+                error: error.clone(),
+                detail,
+            },
+        };
+        self.emit(event);
     }
 
     fn emit_run_started(&mut self, req: &LockedRun) {
-        let detail = EventDetail::RunStarted(RunStarted {
+        let detail = RunStarted {
             plan: req.name.clone(),
             steps: req.plan.steps.len(),
             inbox_address: self.inbox_address.clone(),
@@ -202,35 +229,38 @@ impl<'l> Run<'l> {
                     inbox: inbox.describe(),
                 })
                 .collect(),
-        });
-        self.emit(EventKind::RunStarted, None, None, None, detail);
+        };
+        let event = Event::RunStarted {
+            run_id: self.run_id.clone(),
+            ts: Self::now(),
+            detail,
+        };
+        self.emit(event);
     }
 
     fn emit_run_finished(&mut self, result: &RunResult) {
-        let detail = EventDetail::RunFinished(RunFinished {
-            status: result.status,
-            summary: result.summary.clone(),
-            failed_step: result.failed_step,
-            inbox_address: result.inbox_address.clone(),
-            refused: result.refused,
-        });
-        let duration = Duration::from_millis(result.duration_ms);
-        self.emit(
-            EventKind::RunFinished,
-            None,
-            Some(duration),
-            result.error.as_ref(),
-            detail,
-        );
+        let event = Event::RunFinished {
+            run_id: self.run_id.clone(),
+            ts: Self::now(),
+            duration_ms: result.duration_ms,
+            error: result.error.clone(),
+            detail: RunFinished {
+                status: result.status,
+                summary: result.summary.clone(),
+                failed_step: result.failed_step,
+                inbox_address: result.inbox_address.clone(),
+                refused: result.refused,
+            },
+        };
+        self.emit(event);
     }
 
-    /// Hides every secret in a step's facts.
-    fn masked(&self, detail: StepDetail) -> StepDetail {
-        let Ok(mut value) = serde_json::to_value(&detail) else {
-            return detail;
-        };
-        self.masker.mask_json(&mut value);
-        serde_json::from_value(value).unwrap_or(detail)
+    /// Hides every secret in a step's facts, field by field.
+    fn masked(&self, mut detail: StepDetail) -> StepDetail {
+        for text in detail.strings_mut() {
+            *text = self.masker.mask(text);
+        }
+        detail
     }
 
     async fn execute(
@@ -282,20 +312,12 @@ impl<'l> Run<'l> {
             let step = match render(raw_step, &vars) {
                 Ok(s) => s,
                 Err(failure) => {
-                    let e = failure.to_step_error();
+                    let e = self.masked_error(&failure.to_step_error());
                     let none = StepDetail::default();
-                    self.emit_step(EventKind::StepStarted, index, raw_step, None, None, &none);
-                    let zero = Some(Duration::ZERO);
-                    self.emit_step(
-                        EventKind::StepFailed,
-                        index,
-                        raw_step,
-                        zero,
-                        Some(&e),
-                        &none,
-                    );
-                    let mut outcome = skipped(index, raw_step, StepStatus::Failed);
-                    outcome.error = Some(self.masked_error(&e));
+                    self.emit_step_started(index, raw_step, none.clone());
+                    self.emit_step_ended(index, raw_step, Duration::ZERO, Some(&e), &none);
+                    let mut outcome = self.skipped(index, raw_step, StepStatus::Failed);
+                    outcome.error = Some(e);
                     self.outcomes.push(outcome);
                     stop = Some(Stop::At(index, failure));
                     break;
@@ -308,7 +330,7 @@ impl<'l> Run<'l> {
                 timeout_ms: Some(deadline.saturating_duration_since(began).as_millis() as u64),
                 ..StepDetail::default()
             };
-            self.emit_step(EventKind::StepStarted, index, &step, None, None, &starting);
+            self.emit_step_started(index, &step, starting);
             let outcome = tokio::select! {
                 r = self.step(&tab, index, &step, deadline) => r,
                 _ = cancel.cancelled() => Err(Failure::Cancelled),
@@ -329,7 +351,7 @@ impl<'l> Run<'l> {
             let took = began.elapsed();
             match outcome {
                 Ok(detail) => {
-                    if let Step::Done { summary: s } = &step {
+                    if let Step::Done { summary: s, .. } = &step {
                         summary = Some(s.clone());
                     }
                     let mut detail = self.masked(detail);
@@ -347,17 +369,10 @@ impl<'l> Run<'l> {
                         detail.screenshot =
                             screenshot(&tab, &self.run_id, index, &req.settings).await;
                     }
-                    self.emit_step(
-                        EventKind::StepSucceeded,
-                        index,
-                        &step,
-                        Some(took),
-                        None,
-                        &detail,
-                    );
+                    self.emit_step_ended(index, &step, took, None, &detail);
                     self.outcomes.push(StepOutcome {
                         index,
-                        step_type: step.kind().to_string(),
+                        step_type: step.kind(),
                         describe: self.masker.mask(&step.describe()),
                         status: StepStatus::Succeeded,
                         duration_ms: took.as_millis() as u64,
@@ -369,14 +384,7 @@ impl<'l> Run<'l> {
                     let err = self.masked_error(&failure.to_step_error());
                     let detail = failure_detail(&tab, &self.run_id, index, &req.settings).await;
                     let detail = self.masked(detail);
-                    self.emit_step(
-                        EventKind::StepFailed,
-                        index,
-                        &step,
-                        Some(took),
-                        Some(&err),
-                        &detail,
-                    );
+                    self.emit_step_ended(index, &step, took, Some(&err), &detail);
                     let status = if matches!(failure, Failure::Cancelled) {
                         StepStatus::Cancelled
                     } else {
@@ -384,7 +392,7 @@ impl<'l> Run<'l> {
                     };
                     self.outcomes.push(StepOutcome {
                         index,
-                        step_type: step.kind().to_string(),
+                        step_type: step.kind(),
                         describe: self.masker.mask(&step.describe()),
                         status,
                         duration_ms: took.as_millis() as u64,
@@ -408,11 +416,17 @@ impl<'l> Run<'l> {
         browser.close_tab(tab).await;
         if let Some(Stop::At(index, _)) = &stop {
             for (i, s) in req.plan.steps.iter().enumerate().skip(index + 1) {
-                self.outcomes.push(skipped(i, s, StepStatus::Skipped));
+                let skipped = self.skipped(i, s, StepStatus::Skipped);
+                self.outcomes.push(skipped);
             }
         }
         let summary = summary.unwrap_or_else(|| format!("all {} steps ran", req.plan.steps.len()));
         self.finish(req, stop, Some(summary))
+    }
+
+    /// A step that did not run (or ended before it began), as the result lists it.
+    fn skipped(&self, index: usize, step: &Step, status: StepStatus) -> StepOutcome {
+        StepOutcome::unreached(index, &self.step_ref(index, step), status)
     }
 
     fn masked_error(&self, e: &StepError) -> StepError {
@@ -485,7 +499,7 @@ impl<'l> Run<'l> {
             return Duration::from_secs_f64(t);
         }
         match step {
-            Step::WaitSeconds { seconds } => {
+            Step::WaitSeconds { seconds, .. } => {
                 Duration::from_secs_f64(*seconds) + Duration::from_secs(1)
             }
             Step::WaitForText { .. } => TEXT_TIMEOUT,
@@ -493,7 +507,11 @@ impl<'l> Run<'l> {
             | Step::UseOtpFromInbox { .. }
             | Step::OpenLinkFromInbox { .. } => INBOX_TIMEOUT,
             Step::Navigate { .. } => settings.step_timeout.max(Duration::from_secs(30)),
-            _ => settings.step_timeout,
+            Step::Click { .. } | Step::Fill { .. } | Step::ExtractText { .. } => {
+                settings.step_timeout
+            }
+            // Ends at once; the deadline only bounds a page that does not answer.
+            Step::Done { .. } => settings.step_timeout,
         }
     }
 }
@@ -547,35 +565,15 @@ async fn screenshot(tab: &Tab, run_id: &str, index: usize, settings: &Settings) 
         .then(|| path.display().to_string())
 }
 
-fn skipped(index: usize, step: &Step, status: StepStatus) -> StepOutcome {
-    StepOutcome {
-        index,
-        step_type: step.kind().to_string(),
-        describe: step.describe(),
-        status,
-        duration_ms: 0,
-        detail: StepDetail::default(),
-        error: None,
-    }
-}
-
 /// Substitutes every `{{variable}}` of a step.
 fn render(step: &Step, vars: &Vars) -> Result<Step, Failure> {
-    let mut error = None;
-    let rendered = step.map_strings(&mut |s: &str| match Template::parse(s)
-        .map_err(|e| Failure::Variable(VarsError::BadVar(s.to_string(), e)))
-        .and_then(|t| t.render(vars).map_err(Failure::Variable))
-    {
-        Ok(v) => v,
-        Err(e) => {
-            error.get_or_insert(e);
-            s.to_string()
-        }
-    });
-    match error {
-        Some(e) => Err(e),
-        None => Ok(rendered),
+    let mut rendered = step.clone();
+    for (_, text) in rendered.strings_mut() {
+        let template = Template::parse(text)
+            .map_err(|e| Failure::Variable(VarsError::BadVar(text.clone(), e)))?;
+        *text = template.render(vars).map_err(Failure::Variable)?;
     }
+    Ok(rendered)
 }
 
 /// Wraps untrusted text in `<untrusted-NONCE>` tags; any `untrusted-` tag inside is neutralised.

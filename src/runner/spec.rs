@@ -11,7 +11,7 @@ use url::Url;
 use super::Settings;
 use crate::inbox::Inbox;
 use crate::lock::{AddressPolicy, Lock, LockError, LockRequest, sites_named};
-use crate::plan::{self, Plan, SECRET_ENV_PREFIX, Step, Template, Vars, VarsError};
+use crate::plan::{self, Plan, SECRET_ENV_PREFIX, Step, StepType, Template, Vars, VarsError};
 
 /// A mailbox bound to a run: `None` names the default inbox, `Some(name)` the one that steps
 /// with `"inbox_id": name` read.
@@ -244,7 +244,7 @@ impl RunSpec {
         vars.learn_secret_neighbours(&self.plan);
         let mut urls = Vec::new();
         for (index, step) in self.plan.steps.iter().enumerate() {
-            if let Step::Navigate { url } = step {
+            if let Step::Navigate { url, .. } = step {
                 // `{{run_id}}` and `{{inbox_address}}` are not known yet; they cannot name a
                 // host, so the URL as written is checked instead.
                 let url = Template::parse(url)
@@ -314,7 +314,7 @@ impl RunSpec {
 fn uses_inbox_address(step: &Step) -> bool {
     step.strings()
         .into_iter()
-        .filter_map(|(_, v)| Template::parse(v).ok())
+        .filter_map(|(_, v)| Template::parse(&v).ok())
         .any(|t| t.variables().any(|v| v == "inbox_address"))
 }
 
@@ -414,16 +414,16 @@ pub enum SpecError {
     #[error("steps[{step}] uses {{{{inbox_address}}}}, but no inbox is bound to this run")]
     NoInboxAddress { step: usize },
     /// A step reads mail from an inbox the request did not bind.
-    #[error("{}", unbound_inbox(*.step, .step_type, .inbox.as_deref()))]
+    #[error("{}", unbound_inbox(*.step, *.step_type, .inbox.as_deref()))]
     UnboundInbox {
         step: usize,
-        step_type: &'static str,
+        step_type: StepType,
         /// `None`: the default inbox.
         inbox: Option<String>,
     },
 }
 
-fn unbound_inbox(step: usize, step_type: &str, inbox: Option<&str>) -> String {
+fn unbound_inbox(step: usize, step_type: StepType, inbox: Option<&str>) -> String {
     match inbox {
         Some(name) => format!("steps[{step}].inbox_id: no inbox named \"{name}\" is bound"),
         None => format!("steps[{step}] ({step_type}) reads email, but no inbox is bound"),

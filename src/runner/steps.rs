@@ -29,7 +29,7 @@ impl Run<'_> {
             previous: None,
         };
         match step {
-            Step::Navigate { url } => {
+            Step::Navigate { url, .. } => {
                 let nav = tab.navigate(url, deadline).await.map_err(page)?;
                 self.opened(index, &nav.url);
                 Ok(StepDetail {
@@ -96,7 +96,7 @@ impl Run<'_> {
                     ..StepDetail::default()
                 })
             }
-            Step::WaitSeconds { seconds } => {
+            Step::WaitSeconds { seconds, .. } => {
                 tokio::time::sleep(Duration::from_secs_f64(*seconds)).await;
                 Ok(StepDetail {
                     seconds: Some(*seconds),
@@ -132,7 +132,7 @@ impl Run<'_> {
                     ..StepDetail::default()
                 })
             }
-            Step::Done { summary } => Ok(StepDetail {
+            Step::Done { summary, .. } => Ok(StepDetail {
                 summary: Some(summary.clone()),
                 ..StepDetail::default()
             }),

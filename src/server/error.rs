@@ -61,6 +61,11 @@ impl ApiError {
         )
     }
 
+    /// 503: the run store did not answer.
+    pub fn store(e: &super::store::StoreError) -> ApiError {
+        ApiError::unavailable("store_unavailable", e.to_string())
+    }
+
     /// 422 with every problem of the plan, each naming its JSON path.
     pub fn invalid_plan(e: &PlanError) -> ApiError {
         let problems = e.problems();
@@ -114,6 +119,12 @@ impl std::fmt::Display for ApiError {
             self.kind,
             self.message
         )
+    }
+}
+
+impl From<super::store::StoreError> for ApiError {
+    fn from(e: super::store::StoreError) -> ApiError {
+        ApiError::store(&e)
     }
 }
 

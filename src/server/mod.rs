@@ -2,6 +2,7 @@
 //! context per run, a queue in front of a bounded number of runs, a run store shared by
 //! replicas, bearer tokens beyond loopback, and only this server's own origin in browsers.
 
+mod api;
 mod browser;
 mod error;
 mod guard;

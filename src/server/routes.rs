@@ -12,13 +12,14 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use utoipa::IntoParams;
 
+use super::api::{RunList, RunSummary};
 use super::error::ApiError;
 use super::request::{
     ActBody, JsonBody, PlansBody, RequestInbox, RunBody, caller_vars, check_inboxes,
     connect_inboxes, parse_bindings, plan_from, request_secrets, spec_error,
 };
 use super::runs::{self, Launch, Started};
-use super::store::{StoredRun, decode_cursor, timestamp};
+use super::store::{StoredRun, decode_cursor};
 use super::webhook;
 use super::{AppState, CANCEL_WAIT};
 use crate::lock::AddressPolicy;
@@ -518,24 +519,11 @@ pub(super) async fn list_runs(
         .list(q.status.as_deref(), limit, q.cursor.as_deref())
         .await
         .map_err(|e| ApiError::unavailable("store_unavailable", e.to_string()))?;
-    let runs: Vec<Value> = page.runs.iter().map(run_summary).collect();
-    Ok(axum::Json(json!({ "runs": runs, "next_cursor": page.next })).into_response())
-}
-
-/// One line of the list.
-fn run_summary(run: &StoredRun) -> Value {
-    json!({
-        "run_id": run.id,
-        "status": run.status,
-        "created_at": timestamp(run.created_ms),
-        "started_at": run.started_ms.map(timestamp),
-        "finished_at": run.finished_ms.map(timestamp),
-        "summary": run.summary,
-        "plan": run.plan_name,
-        "steps_total": run.steps_total,
-        "allowed_hosts": run.allowed_hosts,
-        "href": format!("/v1/runs/{}", run.id),
+    Ok(axum::Json(RunList {
+        runs: page.runs.iter().map(RunSummary::of).collect(),
+        next_cursor: page.next,
     })
+    .into_response())
 }
 
 /// `DELETE /v1/runs/{id}`: cancels a queued or running run, on this replica or (through the

@@ -13,13 +13,12 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::AppState;
+use super::api::{EndedRun, RunProgress, RunView};
 use super::error::ApiError;
-use super::store::{NewRun, StoredRun, now_ms, timestamp};
+use super::store::{NewRun, StoredRun, now_ms};
 use super::webhook::Callback;
-use crate::error::{ErrorKind, StepError};
 use crate::runner::{
-    self, Event, EventDetail, EventKind, LockedRun, RunResult, RunStatus, StepDetail, StepOutcome,
-    StepStatus,
+    self, Event, Failure, LockedRun, Progress, RunRecord, RunResult, StepDetail, step_refs,
 };
 
 /// A locked run and what the service gives it to start.
@@ -151,7 +150,7 @@ fn link_screenshot(run_id: &str, detail: &mut StepDetail) -> Option<PathBuf> {
 /// What a run's task hands its writer, in order.
 enum Record {
     Screenshot(PathBuf),
-    Event(Value),
+    Event(Box<Event>),
 }
 
 /// Writes a run's screenshots and events to the store as they happen, in order. A store
@@ -204,12 +203,13 @@ pub async fn start(state: &AppState, launch: Launch, stream: bool) -> Result<Sta
     let ticket = state.admit()?;
     let run_id = launch.run.run_id().to_string();
     let sites: Vec<String> = launch.run.lock().sites().collect();
+    let steps = step_refs(&launch.run.plan().steps);
     state
         .store()
         .create(&NewRun {
             id: &run_id,
             owner: state.replica_id(),
-            steps_total: launch.run.plan().steps.len(),
+            steps: &steps,
             plan_name: launch.run.name(),
             allowed_hosts: &sites,
             callback_url: launch.callback.as_ref().map(|c| c.url.as_str()),
@@ -252,26 +252,20 @@ pub async fn start(state: &AppState, launch: Launch, stream: bool) -> Result<Sta
             }
             drop(writer);
             let _ = flushed.await;
-            let status = status_word(result.status);
+            let status = result.status.as_str();
             tracing::info!(status, duration_ms = result.duration_ms, summary = %result.summary, "run ended");
             state.metrics().run(status, result.duration_ms);
-            let value = serde_json::to_value(&result).unwrap_or_default();
-            if let Err(e) = state
-                .store()
-                .finish(&id, status, &result.summary, &value)
-                .await
-            {
+            if let Err(e) = state.store().finish(&result).await {
                 tracing::error!(error = %e, "result not stored");
             }
             if let Some(tx) = lines_tx {
                 let _ = tx.send(result_line(&result));
             }
-            let result = Arc::new(result);
-            state.registry().live().remove(&id);
-            let _ = done_tx.send(Some(result));
             if let Some(callback) = callback {
-                super::webhook::spawn_delivery(&state, id.clone(), callback, value);
+                super::webhook::spawn_delivery(&state, id.clone(), callback, &result);
             }
+            state.registry().live().remove(&id);
+            let _ = done_tx.send(Some(Arc::new(result)));
         }
         .instrument(span),
     );
@@ -296,12 +290,12 @@ async fn execute(
     let permit = tokio::select! {
         p = ticket.slot() => p,
         _ = cancel.cancelled() => {
-            return unstarted(&run, ErrorKind::Cancelled, "the run was cancelled while it waited for a slot", began);
+            return RunResult::before_start(&run, &Failure::CancelledWaiting, began.elapsed());
         }
     };
     let browser = match state.browser().await {
         Ok(b) => b,
-        Err(e) => return unstarted(&run, ErrorKind::Browser, &e.to_string(), began),
+        Err(e) => return RunResult::before_start(&run, &Failure::from(e), began.elapsed()),
     };
     if let Err(e) = state.store().set_running(run.run_id()).await {
         tracing::error!(error = %e, "start not stored");
@@ -319,23 +313,18 @@ async fn execute(
         async move {
             let mut listener = |event: &Event| {
                 let mut event = event.clone();
-                if let EventDetail::Step(detail) = &mut event.detail
+                if let Some(detail) = event.step_detail_mut()
                     && let Some(shot) = link_screenshot(&id, detail)
                 {
                     let _ = writer.send(Record::Screenshot(shot));
                 }
-                if matches!(
-                    event.event,
-                    EventKind::StepSucceeded | EventKind::StepFailed
-                ) && let (Some(t), Some(ms)) = (event.step_type, event.duration_ms)
-                {
-                    metrics.step(t, ms);
+                if let (Some(step), Some(ms)) = (event.step(), event.duration_ms()) {
+                    metrics.step(step.step_type.as_str(), ms);
                 }
-                let value = serde_json::to_value(&event).unwrap_or_default();
                 if let Some(tx) = &lines {
-                    let _ = tx.send(line(&value));
+                    let _ = tx.send(line(&event));
                 }
-                let _ = writer.send(Record::Event(value));
+                let _ = writer.send(Record::Event(Box::new(event)));
             };
             runner::run(&browser, run, &mut listener, cancel).await
         }
@@ -343,208 +332,46 @@ async fn execute(
     // A run of its own task: a panic inside it becomes a failed result, not a lost run.
     let result = match tokio::spawn(task.in_current_span()).await {
         Ok(result) => result,
-        Err(e) => crashed(&run_id, &e),
+        Err(e) => {
+            tracing::error!(error = %e, "run stopped unexpectedly");
+            RunResult::lost(&run_id, &Failure::Lost)
+        }
     };
     drop(permit);
     result
 }
 
-fn status_word(status: RunStatus) -> &'static str {
-    match status {
-        RunStatus::Succeeded => "succeeded",
-        RunStatus::Failed => "failed",
-        RunStatus::Cancelled => "cancelled",
-    }
-}
-
-/// The result of a run that never reached its first step.
-fn unstarted(
-    run: &LockedRun,
-    kind: ErrorKind,
-    message: &str,
-    began: std::time::Instant,
-) -> RunResult {
-    let error = StepError::new(kind, message);
-    let status = if kind == ErrorKind::Cancelled {
-        RunStatus::Cancelled
-    } else {
-        RunStatus::Failed
-    };
-    RunResult {
-        run_id: run.run_id().to_string(),
-        status,
-        summary: match status {
-            RunStatus::Cancelled => format!("cancelled before the first step: {message}"),
-            _ => format!("failed before the first step: {message}"),
-        },
-        failed_step: None,
-        error: Some(error),
-        steps: run
-            .plan()
-            .steps
-            .iter()
-            .enumerate()
-            .map(|(index, s)| StepOutcome {
-                index,
-                step_type: s.kind().to_string(),
-                describe: s.describe(),
-                status: StepStatus::Skipped,
-                duration_ms: 0,
-                detail: StepDetail::default(),
-                error: None,
-            })
-            .collect(),
-        extracted: Vec::new(),
-        inbox_address: None,
-        duration_ms: began.elapsed().as_millis() as u64,
-        allowed_hosts: run.lock().sites().collect(),
-        refused: 0,
-        plan: run.name().map(str::to_string),
-    }
-}
-
-/// The result of a run whose task panicked: failed, and saying so.
-fn crashed(run_id: &str, e: &tokio::task::JoinError) -> RunResult {
-    tracing::error!(error = %e, "run stopped unexpectedly");
-    let error = StepError::new(
-        ErrorKind::Browser,
-        "the run stopped unexpectedly inside the server; the details are in its log",
-    );
-    RunResult {
-        run_id: run_id.to_string(),
-        status: RunStatus::Failed,
-        summary: format!("failed: {}", error.message),
-        failed_step: None,
-        error: Some(error),
-        steps: Vec::new(),
-        extracted: Vec::new(),
-        inbox_address: None,
-        duration_ms: 0,
-        allowed_hosts: Vec::new(),
-        refused: 0,
-        plan: None,
-    }
-}
-
 /// `GET /v1/runs/{id}` of a stored run: its result once ended, else its progress so far.
-pub async fn view(state: &AppState, run: &StoredRun) -> Result<Value, ApiError> {
+pub async fn view(state: &AppState, run: &StoredRun) -> Result<RunView, ApiError> {
     if let Some(result) = &run.result {
-        let mut result = result.clone();
-        if let Some(callback) = &run.callback {
-            result["callback"] = callback.clone();
-        }
-        return Ok(result);
+        return Ok(RunView::Ended(Box::new(EndedRun {
+            result: result.clone(),
+            callback: run.callback.clone(),
+        })));
     }
-    let events = state
-        .store()
-        .events(&run.id)
-        .await
-        .map_err(|e| ApiError::unavailable("store_unavailable", e.to_string()))?;
-    Ok(progress(run, &events))
-}
-
-/// Progress of a run that has not ended, built from its events: each step started so far
-/// with its status (`running` for the current one).
-pub fn progress(run: &StoredRun, events: &[Value]) -> Value {
-    let mut steps: Vec<Value> = Vec::new();
-    let mut inbox_address = Value::Null;
-    let mut extracted: Vec<Value> = Vec::new();
-    for e in events {
-        match e["event"].as_str().unwrap_or_default() {
-            "run_started" => inbox_address = e["detail"]["inbox_address"].clone(),
-            "step_started" => steps.push(json!({
-                "index": e["index"],
-                "type": e["type"],
-                "describe": e["describe"],
-                "status": "running",
-            })),
-            kind @ ("step_succeeded" | "step_failed") => {
-                let status = match (kind, e["error"]["kind"].as_str()) {
-                    ("step_succeeded", _) => "succeeded",
-                    (_, Some("cancelled")) => "cancelled",
-                    _ => "failed",
-                };
-                if kind == "step_succeeded" && e["type"] == "extract_text" {
-                    extracted.push(e["detail"]["text"].clone());
-                }
-                let mut step = json!({
-                    "index": e["index"],
-                    "type": e["type"],
-                    "describe": e["describe"],
-                    "status": status,
-                    "duration_ms": e["duration_ms"],
-                    "detail": e["detail"],
-                });
-                if !e["error"].is_null() {
-                    step["error"] = e["error"].clone();
-                }
-                match steps.last_mut() {
-                    Some(last) if last["index"] == e["index"] => *last = step,
-                    _ => steps.push(step),
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut view = json!({
-        "run_id": run.id,
-        "status": run.status,
-        "created_at": timestamp(run.created_ms),
-        "started_at": run.started_ms.map(timestamp),
-        "steps_total": run.steps_total,
-        "steps": steps,
-        "extracted": extracted,
-        "inbox_address": inbox_address,
-        "allowed_hosts": run.allowed_hosts,
-    });
-    if let Some(plan) = &run.plan_name {
-        view["plan"] = json!(plan);
-    }
-    if let Some(callback) = &run.callback {
-        view["callback"] = callback.clone();
-    }
-    view
+    let events = state.store().events(&run.id).await?;
+    Ok(RunView::InFlight(Box::new(RunProgress::of(
+        run,
+        Progress::of(&events),
+    ))))
 }
 
 /// The result of a run whose server stopped before it ended: `failed`, kind `interrupted`,
 /// with the steps its events recorded.
-pub fn interrupted(run: &StoredRun, events: &[Value]) -> (String, Value) {
-    let view = progress(run, events);
-    let mut steps: Vec<Value> = view["steps"].as_array().cloned().unwrap_or_default();
-    let message = format!(
-        "the server running this run ({}) stopped before the run ended",
-        run.owner
-    );
-    let mut failed_step = Value::Null;
-    for step in &mut steps {
-        if step["status"] == "running" {
-            failed_step = step["index"].clone();
-            step["status"] = json!("failed");
-            step["error"] = json!({"kind": "interrupted", "message": message});
-        }
-    }
-    let ran = steps.len() as i64;
-    for index in ran..run.steps_total {
-        steps.push(json!({"index": index, "status": "skipped"}));
-    }
-    let summary = match failed_step.as_u64() {
-        Some(i) => format!("failed at step {}: {message}", i + 1),
-        None => format!("failed: {message}"),
+pub fn interrupted(run: &StoredRun, events: &[Event]) -> RunResult {
+    let record = RunRecord {
+        run_id: &run.id,
+        steps: &run.steps,
+        allowed_hosts: &run.allowed_hosts,
+        plan: run.plan_name.as_deref(),
+        ran_for: std::time::Duration::from_millis(
+            run.started_ms.map(|s| (now_ms() - s).max(0)).unwrap_or(0) as u64,
+        ),
     };
-    let duration = run.started_ms.map(|s| (now_ms() - s).max(0)).unwrap_or(0);
-    let result = json!({
-        "run_id": run.id,
-        "status": "failed",
-        "summary": summary,
-        "failed_step": failed_step,
-        "error": {"kind": "interrupted", "message": message},
-        "steps": steps,
-        "extracted": view["extracted"],
-        "inbox_address": view["inbox_address"],
-        "duration_ms": duration,
-        "allowed_hosts": run.allowed_hosts,
-    });
-    (summary, result)
+    let failure = Failure::Interrupted {
+        replica: run.owner.clone(),
+    };
+    RunResult::interrupted(&record, &Progress::of(events), &failure)
 }
 
 /// Marks the live runs whose server is gone as interrupted: this replica's own from an
@@ -566,24 +393,22 @@ pub async fn sweep_orphans(state: &AppState, own: bool) -> usize {
         if state.registry().handle(&run.id).is_some() {
             continue;
         }
-        let events = store.events(&run.id).await.unwrap_or_default();
-        let (summary, result) = interrupted(&run, &events);
-        match store.finish(&run.id, "failed", &summary, &result).await {
+        let events = match store.events(&run.id).await {
+            Ok(events) => events,
+            Err(e) => {
+                tracing::warn!(run_id = %run.id, error = %e, "a run's events cannot be read");
+                Vec::new()
+            }
+        };
+        let result = interrupted(&run, &events);
+        match store.finish(&result).await {
             Ok(true) => {
                 marked += 1;
                 state.metrics().interrupted();
                 tracing::warn!(run_id = %run.id, owner = %run.owner, "run marked interrupted");
-                if let Some(url) = run.callback.as_ref().and_then(|c| c["url"].as_str()) {
-                    let hosts: Vec<String> = run
-                        .allowed_hosts
-                        .as_array()
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(|h| h.as_str().map(str::to_string))
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    if let Ok(url) = url::Url::parse(url) {
+                if let Some(callback) = &run.callback {
+                    let hosts = run.allowed_hosts.clone();
+                    if let Ok(url) = url::Url::parse(&callback.url) {
                         super::webhook::spawn_delivery(
                             state,
                             run.id.clone(),
@@ -591,7 +416,7 @@ pub async fn sweep_orphans(state: &AppState, own: bool) -> usize {
                                 url,
                                 allowed_hosts: hosts,
                             },
-                            result,
+                            &result,
                         );
                     }
                 }

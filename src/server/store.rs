@@ -8,11 +8,14 @@ use std::time::Duration;
 
 use base64::Engine;
 use futures::future::BoxFuture;
-use serde_json::{Value, json};
+use serde_json::json;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::error::BoxDynError;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::{AnyPool, Row};
+
+use super::api::CallbackState;
+use crate::runner::{Event, RunResult, StepRef};
 
 /// Why the store cannot be used, as a sentence.
 #[derive(Debug, thiserror::Error)]
@@ -61,17 +64,19 @@ pub struct StoredRun {
     pub cancel_requested: bool,
     pub steps_total: i64,
     pub plan_name: Option<String>,
-    pub allowed_hosts: Value,
+    pub allowed_hosts: Vec<String>,
+    /// The plan's steps; empty for runs recorded before the store kept them.
+    pub steps: Vec<StepRef>,
     pub summary: Option<String>,
-    pub result: Option<Value>,
-    pub callback: Option<Value>,
+    pub result: Option<RunResult>,
+    pub callback: Option<CallbackState>,
 }
 
 /// What a new run is recorded with.
 pub struct NewRun<'a> {
     pub id: &'a str,
     pub owner: &'a str,
-    pub steps_total: usize,
+    pub steps: &'a [StepRef],
     pub plan_name: Option<&'a str>,
     pub allowed_hosts: &'a [String],
     pub callback_url: Option<&'a str>,
@@ -120,20 +125,34 @@ impl MigrationSource<'static> for Embedded {
     }
 }
 
-const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "runs",
-    include_str!("../../migrations/sqlite/0001_runs.sql"),
-)];
-const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "runs",
-    include_str!("../../migrations/postgres/0001_runs.sql"),
-)];
+const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "runs",
+        include_str!("../../migrations/sqlite/0001_runs.sql"),
+    ),
+    (
+        2,
+        "run steps",
+        include_str!("../../migrations/sqlite/0002_run_steps.sql"),
+    ),
+];
+const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "runs",
+        include_str!("../../migrations/postgres/0001_runs.sql"),
+    ),
+    (
+        2,
+        "run steps",
+        include_str!("../../migrations/postgres/0002_run_steps.sql"),
+    ),
+];
 
 const COLUMNS: &str = "id, status, owner, created_ms, started_ms, finished_ms, cancel_requested, \
                        steps_total, plan_name, allowed_hosts, summary, result, callback_url, \
-                       callback_status, callback_attempts, callback_error";
+                       callback_status, callback_attempts, callback_error, steps";
 
 /// Where runs go by default: `$XDG_DATA_HOME/planlock/runs.sqlite3`, else
 /// `~/.local/share/planlock/runs.sqlite3`, else the temp dir.
@@ -254,17 +273,18 @@ impl Store {
         let now = now_ms();
         sqlx::query(
             "INSERT INTO runs (id, status, owner, created_ms, heartbeat_ms, steps_total, \
-             plan_name, allowed_hosts, callback_url, callback_status) \
-             VALUES ($1, 'queued', $2, $3, $3, $4, $5, $6, $7, $8)",
+             plan_name, allowed_hosts, callback_url, callback_status, steps) \
+             VALUES ($1, 'queued', $2, $3, $3, $4, $5, $6, $7, $8, $9)",
         )
         .bind(run.id)
         .bind(run.owner)
         .bind(now)
-        .bind(run.steps_total as i64)
+        .bind(run.steps.len() as i64)
         .bind(run.plan_name.map(str::to_string))
         .bind(json!(run.allowed_hosts).to_string())
         .bind(run.callback_url.map(str::to_string))
         .bind(run.callback_url.map(|_| "pending".to_string()))
+        .bind(json!(run.steps).to_string())
         .execute(&self.pool)
         .await
         .map_err(|e| StoreError::db("record a new run", e))?;
@@ -286,11 +306,13 @@ impl Store {
         Ok(())
     }
 
-    pub async fn append_event(&self, id: &str, seq: i64, event: &Value) -> Result<()> {
+    pub async fn append_event(&self, id: &str, seq: i64, event: &Event) -> Result<()> {
+        let line = serde_json::to_string(event)
+            .map_err(|e| StoreError(format!("an event is not JSON: {e}")))?;
         sqlx::query("INSERT INTO run_events (run_id, seq, event) VALUES ($1, $2, $3)")
             .bind(id)
             .bind(seq)
-            .bind(event.to_string())
+            .bind(line)
             .execute(&self.pool)
             .await
             .map_err(|e| StoreError::db("record an event", e))?;
@@ -313,21 +335,17 @@ impl Store {
 
     /// Records the result of a run that has not ended yet (an ended one keeps its own).
     /// Returns whether this call ended it.
-    pub async fn finish(
-        &self,
-        id: &str,
-        status: &str,
-        summary: &str,
-        result: &Value,
-    ) -> Result<bool> {
+    pub async fn finish(&self, result: &RunResult) -> Result<bool> {
+        let text = serde_json::to_string(result)
+            .map_err(|e| StoreError(format!("a result is not JSON: {e}")))?;
         let done = sqlx::query(
             "UPDATE runs SET status = $2, summary = $3, result = $4, finished_ms = $5 \
              WHERE id = $1 AND status IN ('queued', 'running')",
         )
-        .bind(id)
-        .bind(status)
-        .bind(summary)
-        .bind(result.to_string())
+        .bind(&result.run_id)
+        .bind(result.status.as_str())
+        .bind(&result.summary)
+        .bind(text)
         .bind(now_ms())
         .execute(&self.pool)
         .await
@@ -345,7 +363,7 @@ impl Store {
     }
 
     /// The run's events, in order.
-    pub async fn events(&self, id: &str) -> Result<Vec<Value>> {
+    pub async fn events(&self, id: &str) -> Result<Vec<Event>> {
         let rows = sqlx::query("SELECT event FROM run_events WHERE run_id = $1 ORDER BY seq")
             .bind(id)
             .fetch_all(&self.pool)
@@ -355,7 +373,7 @@ impl Store {
             .map(|r| {
                 let text: String = r.try_get("event").map_err(|e| StoreError::db("read", e))?;
                 serde_json::from_str(&text)
-                    .map_err(|e| StoreError(format!("a stored event is not JSON: {e}")))
+                    .map_err(|e| StoreError(format!("a stored event cannot be read: {e}")))
             })
             .collect()
     }
@@ -539,14 +557,13 @@ impl Store {
 fn stored_run(r: &AnyRow) -> Result<StoredRun> {
     let get_err = |e| StoreError::db("read a run", e);
     let text = |col: &str| -> Result<Option<String>> { r.try_get(col).map_err(get_err) };
-    let json_of = |t: Option<String>| t.and_then(|t| serde_json::from_str::<Value>(&t).ok());
     let callback = match text("callback_url")? {
-        Some(url) => Some(json!({
-            "url": url,
-            "status": text("callback_status")?,
-            "attempts": r.try_get::<i64, _>("callback_attempts").map_err(get_err)?,
-            "last_error": text("callback_error")?,
-        })),
+        Some(url) => Some(CallbackState {
+            url,
+            status: text("callback_status")?,
+            attempts: r.try_get::<i64, _>("callback_attempts").map_err(get_err)?,
+            last_error: text("callback_error")?,
+        }),
         None => None,
     };
     Ok(StoredRun {
@@ -559,11 +576,19 @@ fn stored_run(r: &AnyRow) -> Result<StoredRun> {
         cancel_requested: r.try_get::<i64, _>("cancel_requested").map_err(get_err)? != 0,
         steps_total: r.try_get("steps_total").map_err(get_err)?,
         plan_name: text("plan_name")?,
-        allowed_hosts: json_of(text("allowed_hosts")?).unwrap_or_else(|| json!([])),
+        allowed_hosts: read_json(text("allowed_hosts")?)?.unwrap_or_default(),
+        steps: read_json(text("steps")?)?.unwrap_or_default(),
         summary: text("summary")?,
-        result: json_of(text("result")?),
+        result: read_json(text("result")?)?,
         callback,
     })
+}
+
+/// A column of JSON this store wrote; an unreadable one is reported, not guessed at.
+fn read_json<T: serde::de::DeserializeOwned>(text: Option<String>) -> Result<Option<T>> {
+    text.map(|t| serde_json::from_str(&t))
+        .transpose()
+        .map_err(|e| StoreError(format!("a stored run cannot be read: {e}")))
 }
 
 fn encode_cursor(created_ms: i64, id: &str) -> String {
@@ -623,13 +648,43 @@ mod tests {
         rt.block_on(async {
             let spec = format!("sqlite:{}", dir.path().join("runs.sqlite3").display());
             let store = Store::open(&spec).await.unwrap();
+            let steps = vec![StepRef {
+                index: 0,
+                step_type: crate::plan::StepType::Done,
+                describe: "ok".into(),
+            }];
+            let started = Event::RunStarted {
+                run_id: "run1".into(),
+                ts: "2026-12-02T19:56:09.138Z".into(),
+                detail: crate::runner::RunStarted {
+                    plan: None,
+                    steps: 1,
+                    inbox_address: None,
+                    allowed_hosts: vec!["shop.example".into()],
+                    inboxes: Vec::new(),
+                },
+            };
+            let result = |status| RunResult {
+                run_id: "run1".into(),
+                status,
+                summary: "ok".into(),
+                failed_step: None,
+                error: None,
+                steps: Vec::new(),
+                extracted: Vec::new(),
+                inbox_address: None,
+                duration_ms: 1,
+                allowed_hosts: vec!["shop.example".into()],
+                refused: 0,
+                plan: None,
+            };
             for i in 0..5 {
                 let id = format!("run{i}");
                 store
                     .create(&NewRun {
                         id: &id,
                         owner: "a",
-                        steps_total: 3,
+                        steps: &steps,
                         plan_name: None,
                         allowed_hosts: &["shop.example".into()],
                         callback_url: None,
@@ -638,29 +693,16 @@ mod tests {
                     .unwrap();
             }
             store.set_running("run1").await.unwrap();
-            store
-                .append_event("run1", 0, &json!({"event": "run_started"}))
-                .await
-                .unwrap();
-            assert!(
-                store
-                    .finish("run1", "succeeded", "ok", &json!({"status": "succeeded"}))
-                    .await
-                    .unwrap()
-            );
-            assert!(
-                !store
-                    .finish("run1", "failed", "no", &json!({}))
-                    .await
-                    .unwrap()
-            );
+            store.append_event("run1", 0, &started).await.unwrap();
+            use crate::runner::RunStatus;
+            assert!(store.finish(&result(RunStatus::Succeeded)).await.unwrap());
+            assert!(!store.finish(&result(RunStatus::Failed)).await.unwrap());
             let run = store.get("run1").await.unwrap().unwrap();
             assert_eq!(run.status, "succeeded");
-            assert_eq!(run.allowed_hosts, json!(["shop.example"]));
-            assert_eq!(
-                store.events("run1").await.unwrap(),
-                vec![json!({"event": "run_started"})]
-            );
+            assert_eq!(run.allowed_hosts, ["shop.example"]);
+            assert_eq!(run.steps, steps);
+            assert_eq!(run.result, Some(result(RunStatus::Succeeded)));
+            assert_eq!(store.events("run1").await.unwrap(), vec![started]);
             let mut seen = Vec::new();
             let mut cursor = None;
             loop {

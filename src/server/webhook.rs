@@ -6,8 +6,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::runner::RunResult;
 use hmac::{Hmac, Mac};
-use serde_json::Value;
 use sha2::Sha256;
 use url::Url;
 
@@ -95,7 +95,8 @@ pub fn signature(secret: &str, unix_seconds: i64, body: &[u8]) -> String {
 
 /// Delivers `result` on its own task, attempt after attempt until one is answered 2xx, the
 /// schedule is used up, or the receiver's address is refused.
-pub fn spawn_delivery(state: &AppState, run_id: String, callback: Callback, result: Value) {
+pub fn spawn_delivery(state: &AppState, run_id: String, callback: Callback, result: &RunResult) {
+    let body = serde_json::to_vec(result).unwrap_or_default();
     let state = state.clone();
     let span = tracing::info_span!("webhook", run_id = %run_id);
     tokio::spawn(tracing::Instrument::instrument(
@@ -103,7 +104,6 @@ pub fn spawn_delivery(state: &AppState, run_id: String, callback: Callback, resu
             let Some(secret) = state.webhook_secret().map(str::to_string) else {
                 return;
             };
-            let body = serde_json::to_vec(&result).unwrap_or_default();
             let schedule = state.webhook_retries().to_vec();
             let mut attempt = 0u32;
             loop {

@@ -59,7 +59,7 @@ fn form_flow_with_every_label_kind_and_extract() {
     );
     assert_eq!(result.summary, "signed up");
     // The event log is complete and ordered.
-    let kinds: Vec<EventKind> = events.iter().map(|e| e.event).collect();
+    let kinds: Vec<EventKind> = events.iter().map(|e| e.kind()).collect();
     assert_eq!(kinds.first(), Some(&EventKind::RunStarted));
     assert_eq!(kinds.last(), Some(&EventKind::RunFinished));
     assert_eq!(
@@ -353,11 +353,11 @@ fn missing_element_fails_with_closest_texts_screenshot_and_url() {
             .ends_with("/form.html")
     );
     assert_eq!(result.steps[2].status, StepStatus::Skipped);
-    assert_eq!(events.last().unwrap().event, EventKind::RunFinished);
+    assert_eq!(events.last().unwrap().kind(), EventKind::RunFinished);
     assert!(
         events
             .iter()
-            .any(|e| e.event == EventKind::StepFailed && e.index == Some(1))
+            .any(|e| e.kind() == EventKind::StepFailed && e.index() == Some(1))
     );
 }
 
@@ -475,9 +475,9 @@ fn an_unknown_variable_at_run_time_fails_its_step_with_a_complete_log() {
     assert!(
         events
             .iter()
-            .any(|e| e.event == EventKind::StepFailed && e.index == Some(0))
+            .any(|e| e.kind() == EventKind::StepFailed && e.index() == Some(0))
     );
-    assert_eq!(events.last().unwrap().event, EventKind::RunFinished);
+    assert_eq!(events.last().unwrap().kind(), EventKind::RunFinished);
 }
 
 #[test]

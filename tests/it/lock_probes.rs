@@ -158,9 +158,9 @@ fn assert_refusal_reported(result: &RunResult, events: &[Event], steps: &[usize]
     assert_eq!(result.steps[failed].status, StepStatus::Failed);
     let ev = events
         .iter()
-        .find(|e| e.event == EventKind::StepFailed)
+        .find(|e| e.kind() == EventKind::StepFailed)
         .expect("a step_failed event");
-    let ev_err = ev.error.as_ref().expect("the event carries the error");
+    let ev_err = ev.error().expect("the event carries the error");
     assert_eq!(ev_err.kind, ErrorKind::LockRefused);
     assert!(ev_err.message.contains(sentence), "{}", ev_err.message);
     // Nothing after the refusal ran.
@@ -630,8 +630,8 @@ fn a_refusal_after_the_last_browser_step_fails_the_run() {
         }
         assert!(result.refused >= 1, "{start}: {}", result.refused);
         let finished = events.last().expect("run_finished");
-        assert_eq!(finished.event, EventKind::RunFinished);
-        assert!(finished.error.is_some());
+        assert_eq!(finished.kind(), EventKind::RunFinished);
+        assert!(finished.error().is_some());
         assert_untouched(&a);
     }
 }
@@ -826,8 +826,8 @@ fn injected_instructions_do_not_change_the_run() {
     );
     let started: Vec<usize> = events
         .iter()
-        .filter(|e| e.event == EventKind::StepStarted)
-        .filter_map(|e| e.index)
+        .filter(|e| e.kind() == EventKind::StepStarted)
+        .filter_map(|e| e.index())
         .collect();
     assert_eq!(started, [0, 1, 2, 3, 4, 5]);
     assert!(

@@ -123,7 +123,10 @@ fn check_accepted(text: &str, plan: &Plan) -> Result<(), TestCaseError> {
         "the schema refuses a plan the validator accepts: {text}"
     );
     prop_assert!(plan.steps.len() <= Limits::default().max_steps);
-    prop_assert_eq!(plan.steps.last().map(|s| s.kind()), Some("done"));
+    prop_assert_eq!(
+        plan.steps.last().map(|s| s.kind()),
+        Some(planlock::plan::StepType::Done)
+    );
     Ok(())
 }
 

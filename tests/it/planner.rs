@@ -172,7 +172,7 @@ async fn anthropic_request_shape_one_request_per_plan_and_zero_on_a_cache_hit() 
     let variants = tools[0]["input_schema"]["properties"]["steps"]["items"]["oneOf"]
         .as_array()
         .unwrap();
-    assert_eq!(variants.len(), plan::STEP_TYPES.len());
+    assert_eq!(variants.len(), plan::step_types().count());
     assert_eq!(
         b["tool_choice"],
         serde_json::json!({"type": "tool", "name": "submit_plan"})

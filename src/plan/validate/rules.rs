@@ -18,7 +18,7 @@ impl Validator {
     /// Meaning of one well-formed step.
     pub(super) fn step_meaning(&mut self, path: &str, step: &Step, vars: &Vars) {
         for (field, text) in step.strings() {
-            match Template::parse(text) {
+            match Template::parse(&text) {
                 Ok(t) => {
                     for name in t.variables() {
                         if !vars.is_known(name) {
@@ -54,54 +54,62 @@ impl Validator {
             }
         }
         let nonempty = |s: &Option<String>| s.as_deref().is_some_and(|s| !s.trim().is_empty());
-        match step {
-            Step::Navigate { url } => {
+        // Every step type is named: a new one must say what it requires.
+        let selector = match step {
+            Step::Navigate { url, .. } => {
                 if let Err(e) = check_url(url) {
                     self.problem(format!("{path}.url"), e);
                 }
+                None
             }
-            Step::Click { text, selector, .. } if !nonempty(text) && !nonempty(selector) => {
-                self.problem(path, "`click` needs `text` (preferred) or `selector`");
+            Step::Click { text, selector, .. } => {
+                if !nonempty(text) && !nonempty(selector) {
+                    self.problem(path, "`click` needs `text` (preferred) or `selector`");
+                }
+                selector.as_deref()
             }
             Step::Fill {
                 label, selector, ..
-            } if !nonempty(label) && !nonempty(selector) => {
-                self.problem(path, "`fill` needs `label` (preferred) or `selector`");
+            } => {
+                if !nonempty(label) && !nonempty(selector) {
+                    self.problem(path, "`fill` needs `label` (preferred) or `selector`");
+                }
+                selector.as_deref()
             }
-            Step::ExtractText {
-                selector: Some(sel),
-                ..
-            } if sel.trim().is_empty() => {
-                self.problem(
-                    format!("{path}.selector"),
-                    "is empty: name the element, or leave `selector` out to extract the page's \
-                     main text",
-                );
+            Step::ExtractText { selector, .. } => {
+                if selector.as_deref().is_some_and(|s| s.trim().is_empty()) {
+                    self.problem(
+                        format!("{path}.selector"),
+                        "is empty: name the element, or leave `selector` out to extract the \
+                         page's main text",
+                    );
+                }
+                selector.as_deref()
             }
-            Step::WaitSeconds { seconds } => {
+            Step::WaitSeconds { seconds, .. } => {
                 self.bounded(&format!("{path}.seconds"), *seconds, MAX_WAIT_SECONDS);
+                None
             }
-            Step::WaitForText { text, .. } if text.trim().is_empty() => {
-                self.problem(
-                    format!("{path}.text"),
-                    "is empty: say which text to wait for",
-                );
+            Step::WaitForText { text, .. } => {
+                if text.trim().is_empty() {
+                    self.problem(
+                        format!("{path}.text"),
+                        "is empty: say which text to wait for",
+                    );
+                }
+                None
             }
-            Step::UseOtpFromInbox { selector, .. } if selector.trim().is_empty() => {
-                self.problem(format!("{path}.selector"), "is empty: name the code input");
+            Step::UseOtpFromInbox { selector, .. } => {
+                if selector.trim().is_empty() {
+                    self.problem(format!("{path}.selector"), "is empty: name the code input");
+                }
+                Some(selector.as_str())
             }
-            _ => {}
-        }
+            Step::WaitForEmail { .. } | Step::OpenLinkFromInbox { .. } | Step::Done { .. } => None,
+        };
         if let Some(t) = step.timeout_seconds() {
             self.bounded(&format!("{path}.timeout_seconds"), t, MAX_TIMEOUT_SECONDS);
         }
-        let selector = match step {
-            Step::Click { selector, .. }
-            | Step::Fill { selector, .. }
-            | Step::ExtractText { selector, .. } => selector.as_deref(),
-            Step::UseOtpFromInbox { selector, .. } => Some(selector.as_str()),
-            _ => None,
-        };
         if let Some(sel) = selector.filter(|s| !s.trim().is_empty() && !s.contains("{{"))
             && let Err(e) = check_selector(sel)
         {

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::plan::template::Vars;
 use crate::plan::wording::{show, suggest, suggest_step_type};
-use crate::plan::{Plan, STEP_TYPES, Step};
+use crate::plan::{Plan, Step, step_types};
 
 use super::{Limits, Validator};
 
@@ -21,6 +21,22 @@ struct StepShape {
 struct FieldShape {
     required: bool,
     number: bool,
+    /// The words a field of an enumerated type may hold (`criticality`).
+    choices: Option<Vec<String>>,
+}
+
+/// The `const` words of an enumerated type the field refers to, if it refers to one.
+fn choices_of(def: &Value, defs: &Value) -> Option<Vec<String>> {
+    let refs = def["anyOf"].as_array().into_iter().flatten().chain([def]);
+    let target = refs
+        .filter_map(|d| d["$ref"].as_str())
+        .find_map(|r| r.strip_prefix("#/$defs/"))?;
+    let words: Vec<String> = defs[target]["oneOf"]
+        .as_array()?
+        .iter()
+        .filter_map(|v| v["const"].as_str().map(str::to_string))
+        .collect();
+    (!words.is_empty()).then_some(words)
 }
 
 /// Step shapes read from the generated schema, so the Rust types stay the one source of truth.
@@ -52,6 +68,7 @@ static SHAPES: LazyLock<BTreeMap<String, StepShape>> = LazyLock::new(|| {
                 FieldShape {
                     required: required.contains(&field.as_str()),
                     number,
+                    choices: choices_of(def, &schema["$defs"]),
                 },
             );
         }
@@ -209,7 +226,7 @@ impl Validator {
                     format!("{path}.type"),
                     format!(
                         "missing: a step's type is one of: {}",
-                        STEP_TYPES.join(", ")
+                        step_types().collect::<Vec<_>>().join(", ")
                     ),
                 );
                 return None;
@@ -222,7 +239,7 @@ impl Validator {
                 format!(
                     "unknown step type `{}`{hint}; the types are: {}",
                     show(ty),
-                    STEP_TYPES.join(", ")
+                    step_types().collect::<Vec<_>>().join(", ")
                 ),
             );
             return None;
@@ -251,6 +268,38 @@ impl Validator {
                         self.problem(
                             field_path,
                             format!("expected a number, found {}", json_kind(field_value)),
+                        );
+                    }
+                }
+                Some(FieldShape {
+                    choices: Some(words),
+                    required,
+                    ..
+                }) => {
+                    let fits = match field_value {
+                        Value::String(w) => words.contains(w),
+                        Value::Null => !required,
+                        _ => false,
+                    };
+                    if !fits {
+                        let given = match field_value {
+                            Value::String(w) => format!(
+                                "`{}`{}",
+                                show(w),
+                                suggest(w, words.iter().map(String::as_str))
+                            ),
+                            other => json_kind(other).to_string(),
+                        };
+                        self.problem(
+                            field_path,
+                            format!(
+                                "expected one of {}, found {given}",
+                                words
+                                    .iter()
+                                    .map(|w| format!("`{w}`"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
                         );
                     }
                 }
@@ -318,10 +367,28 @@ mod tests {
 
     #[test]
     fn every_step_type_has_a_shape() {
-        for t in STEP_TYPES {
+        for t in step_types() {
             assert!(SHAPES.contains_key(t), "no schema shape for {t}");
         }
-        assert_eq!(SHAPES.len(), STEP_TYPES.len());
+        assert_eq!(SHAPES.len(), step_types().count());
+    }
+
+    #[test]
+    fn criticality_is_one_of_its_words() {
+        let p = problems(
+            r#"{"reasoning":"","steps":[{"type":"wait_for_text","text":"x","criticality":"shoud"},{"type":"done","summary":"x","criticality":3}]}"#,
+        );
+        assert_eq!(
+            p,
+            [
+                "steps[0].criticality: expected one of `must`, `should`, `could`, found `shoud` (did you mean `should`?)",
+                "steps[1].criticality: expected one of `must`, `should`, `could`, found a number"
+            ]
+        );
+        let ok = problems(
+            r#"{"reasoning":"","steps":[{"type":"wait_for_text","text":"x","criticality":"could"},{"type":"done","summary":"x"}]}"#,
+        );
+        assert!(ok.is_empty(), "{ok:?}");
     }
 
     #[test]

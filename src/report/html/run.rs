@@ -109,7 +109,7 @@ pub(super) fn page(r: &PlanReport, result: &RunResult, shots: &HashMap<usize, St
             "<section class=\"step {status}\" id=\"step-{n}\"><h3><span class=\"index\">{n}</span>\
              <span class=\"type\">{}</span><span class=\"describe\">{}</span>{}\
              <span class=\"took\">{}</span></h3>",
-            esc(&step.step_type),
+            esc(step.step_type.as_str()),
             esc(&step.describe),
             badge(status),
             if step.status == StepStatus::Skipped {

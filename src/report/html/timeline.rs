@@ -106,8 +106,8 @@ fn step_starts(r: &PlanReport, result: &RunResult) -> Vec<u64> {
             let from_events = r
                 .events()
                 .iter()
-                .find(|e| e.event == EventKind::StepStarted && e.index == Some(step.index))
-                .and_then(|e| Some((ms(&e.ts)? - run_start?).max(0) as u64));
+                .find(|e| e.kind() == EventKind::StepStarted && e.index() == Some(step.index))
+                .and_then(|e| Some((ms(e.ts())? - run_start?).max(0) as u64));
             let start = from_events.unwrap_or(cursor);
             cursor = start + step.duration_ms;
             start

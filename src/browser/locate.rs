@@ -1,0 +1,114 @@
+//! The protocol between Rust and `locator.js`, as typed as CDP is: what a step asks the
+//! locator for, and the verdict it answers, tagged by `state`. The locator returns codes and
+//! facts, never sentences; the runner words them (runner/failure.rs).
+
+use serde::{Deserialize, Serialize};
+
+use super::facts::{Blocker, Rejection};
+
+/// One operation of the locator.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub(super) enum Operation<'a> {
+    /// Find the element to click (by visible text, else selector), wait until it can be.
+    Click {
+        text: Option<&'a str>,
+        selector: Option<&'a str>,
+        describe: &'a str,
+    },
+    /// Find the control (by label, else selector) and type `value` into it.
+    Fill {
+        label: Option<&'a str>,
+        selector: Option<&'a str>,
+        value: &'a str,
+        describe: &'a str,
+    },
+    /// Type a one-time code into the input(s) at `selector`, or the field the page marks.
+    Code { selector: &'a str, code: &'a str },
+    /// Is `text` visible on the page?
+    Text { text: &'a str },
+    /// Read the visible text at `selector`, or of the page's main content.
+    Extract { selector: Option<&'a str> },
+}
+
+/// An operation with how long the locator may wait inside the page before it answers.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct Request<'a> {
+    #[serde(flatten)]
+    pub op: &'a Operation<'a>,
+    pub budget_ms: u64,
+}
+
+/// The locator's answer.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub(super) enum Verdict<T> {
+    /// Done; the facts of what was found and done.
+    Found { facts: T },
+    /// Nothing matches (yet). `seen`: what the page offers instead, on the last answer.
+    NotFound {
+        #[serde(default)]
+        seen: Vec<String>,
+    },
+    /// Something matches but cannot be acted on yet.
+    NotActionable { element: String, blocker: Blocker },
+    /// The document is still being parsed.
+    Loading,
+    /// The element refused the action: waiting longer would not help.
+    Rejected { rejection: Rejection },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn requests_are_tagged_by_op() {
+        let op = Operation::Click {
+            text: Some("Sign up"),
+            selector: None,
+            describe: "the Sign up button",
+        };
+        let req = serde_json::to_value(Request {
+            op: &op,
+            budget_ms: 2000,
+        })
+        .unwrap();
+        assert_eq!(
+            req,
+            json!({"op": "click", "text": "Sign up", "selector": null,
+                   "describe": "the Sign up button", "budget_ms": 2000})
+        );
+    }
+
+    #[test]
+    fn verdicts_read_by_state() {
+        let v: Verdict<serde_json::Value> = serde_json::from_value(json!({
+            "state": "not_actionable", "element": "<button> \"Go\"",
+            "blocker": {"kind": "covered", "by": "<div#banner>"}, "seen": ["Go"]
+        }))
+        .unwrap();
+        assert!(matches!(
+            v,
+            Verdict::NotActionable {
+                blocker: Blocker::Covered { by: Some(_) },
+                ..
+            }
+        ));
+        let v: Verdict<serde_json::Value> =
+            serde_json::from_value(json!({"state": "loading"})).unwrap();
+        assert!(matches!(v, Verdict::Loading { .. }));
+        let v: Verdict<serde_json::Value> = serde_json::from_value(json!({
+            "state": "rejected",
+            "rejection": {"kind": "rewritten", "element": "<input#pw>", "holds": "X"}
+        }))
+        .unwrap();
+        assert!(matches!(
+            v,
+            Verdict::Rejected {
+                rejection: Rejection::Rewritten { holds: Some(_), .. }
+            }
+        ));
+    }
+}
