@@ -318,7 +318,7 @@ async fn bench_steps(
                 tab,
                 n,
                 nothing,
-                |_| tab.click("", Some("I accept the terms"), None, deadline()),
+                |_| tab.click("", Some("I accept the terms"), None, &[], deadline()),
             )
             .await?,
         );
@@ -357,7 +357,7 @@ async fn bench_steps(
                 },
                 |_| async {
                     let detail = tab
-                        .click("", Some("Create account"), None, deadline())
+                        .click("", Some("Create account"), None, &[], deadline())
                         .await?;
                     if detail.navigation.is_some() {
                         noticed.set(noticed.get() + 1);
@@ -383,7 +383,7 @@ async fn bench_steps(
                 n,
                 |_| async {
                     tab.navigate(form, deadline()).await?;
-                    tab.click("", Some("Create account"), None, deadline())
+                    tab.click("", Some("Create account"), None, &[], deadline())
                         .await?;
                     Ok(())
                 },
@@ -550,7 +550,7 @@ async fn tab_api_flow(browser: &Chromium, base: &str, into: Option<&mut FlowSeri
                 .await?;
         }
         marks.push((Instant::now(), tab.cdp_calls()));
-        tab.click("", Some("Create account"), None, deadline())
+        tab.click("", Some("Create account"), None, &[], deadline())
             .await?;
         marks.push((Instant::now(), tab.cdp_calls()));
         tab.wait_for_text("Welcome aboard", deadline()).await?;

@@ -168,7 +168,7 @@ async fn replay(tab: &Tab, plan: &Plan) -> Replay {
                 selector,
                 ..
             } => tab
-                .click(describe, text.as_deref(), selector.as_deref(), deadline(10))
+                .click(describe, text.as_deref(), selector.as_deref(), &[], deadline(10))
                 .await
                 .map(|c| c.located.locate_ms),
             Step::Fill {
@@ -187,7 +187,7 @@ async fn replay(tab: &Tab, plan: &Plan) -> Replay {
                     deadline(10),
                 )
                 .await
-                .map(|l| l.locate_ms),
+                .map(|l| l.located.locate_ms),
             Step::WaitForText { text, .. } => {
                 tab.wait_for_text(text, deadline(30)).await.map(|()| None)
             }

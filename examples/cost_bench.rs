@@ -160,7 +160,7 @@ async fn main() -> Result<()> {
         n,
         || async {
             fill_form().await?;
-            tab.click("the button", Some("Create account"), None, deadline())
+            tab.click("the button", Some("Create account"), None, &[], deadline())
                 .await
                 .map_err(|e| anyhow!("click: {e:?}"))?;
             tab.wait_for_text("Check your email", deadline())

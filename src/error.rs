@@ -36,6 +36,11 @@ pub enum ErrorKind {
     RunTimeout,
     /// The service running the run stopped before the run ended.
     Interrupted,
+    /// Two candidates (elements, links, codes) stayed equally plausible and lead to different
+    /// places: planlock refuses to guess.
+    Ambiguous,
+    /// A form was not sent: the browser refused it, or the page came back with it and errors.
+    FormNotSent,
 }
 
 /// A failure with its kind and a sentence that says what was looked for and what was found.

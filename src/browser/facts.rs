@@ -134,6 +134,37 @@ impl Candidate {
     }
 }
 
+/// A candidate and where clicking it leads, when the page says (`GET https://…`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Destined {
+    #[serde(flatten)]
+    pub candidate: Candidate,
+    #[serde(default)]
+    pub destination: Option<String>,
+}
+
+/// What a `fill` (or a code) typed into, and where its value may be sent from there.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct Filled {
+    #[serde(flatten)]
+    pub located: Located,
+    /// The form's action (absolute), when the control belongs to a form.
+    #[serde(default)]
+    pub action: Option<String>,
+    /// The control's name or id.
+    #[serde(default)]
+    pub field: Option<String>,
+}
+
+/// A control the browser found invalid when a click tried to send its form.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InvalidField {
+    /// The field as a person names it (its label).
+    pub field: String,
+    /// The browser's own message ("Please fill out this field.").
+    pub message: String,
+}
+
 /// Where a `navigate` (or an email's link) ended up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Navigated {
@@ -151,6 +182,10 @@ pub struct Clicked {
     pub located: Located,
     /// The URL a navigation the click started went to.
     pub navigation: Option<String>,
+    /// The error texts the page showed about the form the click submitted, once it came back.
+    pub form_errors: Vec<String>,
+    /// The page came back with a field the run had filled.
+    pub form_back: bool,
 }
 
 /// Text read from the page.
@@ -203,7 +238,7 @@ pub enum Blocker {
 }
 
 /// Why an element refused a step's action.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Rejection {
     /// The control holds something else than was typed: the page rewrote or cut it.
@@ -222,6 +257,13 @@ pub enum Rejection {
     },
     /// A one-time code longer than the row of boxes the selector matched.
     TooFewBoxes { characters: usize, boxes: usize },
+    /// The text matched nothing and the step submits the form just filled, but that form
+    /// has several submit controls: which one is meant is not for planlock to guess.
+    SeveralSubmits { controls: Vec<Candidate> },
+    /// The two best candidates stayed tied under every rule and lead to different places.
+    Ambiguous { candidates: Vec<Destined> },
+    /// A secret or code was to be typed into a control that content others posted holds.
+    UserContent { element: String },
     /// The locator itself failed in the page (a script error).
     Script { message: String },
 }
@@ -280,6 +322,8 @@ pub enum PageError {
     StillLoading { target: Target, url: String },
     /// The element was found but refused the action.
     Rejected { target: Target, why: Rejection },
+    /// A click tried to send a form and the browser refused (constraint validation).
+    FormNotSent { fields: Vec<InvalidField> },
     /// `wait_for_text`: the text did not appear; `seen` are lines the page shows.
     TextAbsent {
         text: String,

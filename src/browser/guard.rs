@@ -18,6 +18,7 @@ use futures::StreamExt;
 use tokio::task::JoinHandle;
 
 use super::egress::Egress;
+use super::locate::Sealed;
 use super::tab::Refusals;
 use super::{BrowserError, timed};
 use crate::lock::{Lock, Refusal};
@@ -28,6 +29,8 @@ pub(super) struct GuardedTab {
     pub main_frame: String,
     pub lock: Arc<Lock>,
     pub refusals: Weak<Refusals>,
+    /// Values typed in the tab (secrets, codes) with the one form action each may go to.
+    pub sealed: Arc<Mutex<Vec<Sealed>>>,
     /// The tab's CDP command count (its navigations' interception is counted there).
     pub calls: Arc<AtomicU64>,
     /// The context's egress (server mode), closed with it.
@@ -88,17 +91,23 @@ async fn decide(
     let frame = ev.frame_id.inner().clone();
     let id = ev.request_id.clone();
     let own_tab = tabs.lock().ok().and_then(|g| {
-        g.values()
-            .find(|t| t.main_frame == frame)
-            .map(|t| (t.lock.clone(), t.refusals.clone(), t.calls.clone()))
+        g.values().find(|t| t.main_frame == frame).map(|t| {
+            (
+                t.lock.clone(),
+                t.refusals.clone(),
+                t.sealed.clone(),
+                t.calls.clone(),
+            )
+        })
     });
     // (refusal, the tab to record it in, whether to close the requesting page)
-    let verdict = if let Some((lock, refusals, calls)) = own_tab {
+    let verdict = if let Some((lock, refusals, sealed, calls)) = own_tab {
         calls.fetch_add(1, Ordering::Relaxed);
-        judge(&lock, &ev.request.url)
-            .await
-            .err()
-            .map(|r| (r, Some(refusals), false))
+        let judged = match judge(&lock, &ev.request.url).await {
+            Ok(()) => keeps_sealed(&sealed, &ev.request),
+            Err(r) => Err(r),
+        };
+        judged.err().map(|r| (r, Some(refusals), false))
     } else {
         // A page's main frame has its target's id; a subframe's id is no target at all.
         match timed(browser.execute(GetTargetInfoParams {
@@ -161,6 +170,55 @@ async fn decide(
     if let Err(e) = sent {
         tracing::debug!("navigation guard: {e}");
     }
+}
+
+/// A document request that carries a value the run typed (a secret, an emailed code) may only
+/// be the submission of the form it was typed into: not a form others' content retargeted
+/// (`formaction`, `form=`), not a link with it in the URL.
+fn keeps_sealed(
+    sealed: &Mutex<Vec<Sealed>>,
+    request: &chromiumoxide::cdp::browser_protocol::network::Request,
+) -> Result<(), Refusal> {
+    let Ok(sealed) = sealed.lock() else {
+        return Ok(());
+    };
+    if sealed.is_empty() {
+        return Ok(());
+    }
+    let Ok(url) = url::Url::parse(&request.url) else {
+        return Ok(());
+    };
+    let body: String = request
+        .post_data_entries
+        .iter()
+        .flatten()
+        .filter_map(|e| e.bytes.as_ref())
+        .filter_map(|b| {
+            let b64: &str = b.as_ref();
+            base64::Engine::decode(&base64::engine::general_purpose::STANDARD, b64).ok()
+        })
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .collect();
+    for s in sealed.iter() {
+        if (s.found_in(url.as_str()) || s.found_in(&body)) && !s.allows(&url) {
+            let allowed = match s.action() {
+                Some(a) => format!(
+                    "only to the form's own address, {}",
+                    &a[..url::Position::AfterPath]
+                ),
+                None => "nowhere: it was typed into a control outside any form".to_string(),
+            };
+            return Err(Refusal {
+                url: url[..url::Position::AfterPath].to_string(),
+                reason: format!(
+                    "[plan] a request to {} carries a value this run typed (a secret or an \
+                     emailed code), which may go {allowed}. It was not sent.",
+                    &url[..url::Position::AfterPath]
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// One top-level destination against a lock (resolved addresses too, in server mode).

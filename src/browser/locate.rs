@@ -4,7 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::facts::{Blocker, Rejection};
+use url::Url;
+
+use super::facts::{Blocker, InvalidField, Rejection};
+use crate::plan::Masker;
 
 /// One operation of the locator.
 #[derive(Debug, Clone, Serialize)]
@@ -21,6 +24,8 @@ pub(super) enum Operation<'a> {
         label: Option<&'a str>,
         selector: Option<&'a str>,
         value: &'a str,
+        /// A secret: never typed into content others posted.
+        sensitive: bool,
         describe: &'a str,
     },
     /// Type a one-time code into the input(s) at `selector`, or the field the page marks.
@@ -29,6 +34,59 @@ pub(super) enum Operation<'a> {
     Text { text: &'a str },
     /// Read the visible text at `selector`, or of the page's main content.
     Extract { selector: Option<&'a str> },
+    /// After a click: did the browser refuse to send the form (invalid fields)?
+    Sent,
+    /// The error texts the page shows about a form; is a field in `filled` on it again?
+    Errors { filled: &'a [String] },
+}
+
+/// What [`Operation::Sent`] found.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(super) struct FormCheck {
+    #[serde(default)]
+    pub invalid: Vec<InvalidField>,
+}
+
+/// What [`Operation::Errors`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct FormErrors {
+    #[serde(default)]
+    pub errors: Vec<String>,
+    #[serde(default)]
+    pub form_back: bool,
+}
+
+/// A value the run typed (a secret, a code) and the one place it may be sent: the action of
+/// the form it was typed into.
+#[derive(Debug, Clone)]
+pub(crate) struct Sealed {
+    finder: Masker,
+    action: Option<Url>,
+}
+
+impl Sealed {
+    pub fn new(value: &str, action: Option<&str>) -> Sealed {
+        Sealed {
+            finder: Masker::new([value]),
+            action: action.and_then(|a| Url::parse(a).ok()),
+        }
+    }
+
+    /// Whether `text` holds the value, in any encoding a request may give it.
+    pub fn found_in(&self, text: &str) -> bool {
+        self.finder.mask(text) != text
+    }
+
+    /// Whether a request to `url` is the form's own submission.
+    pub fn allows(&self, url: &Url) -> bool {
+        self.action
+            .as_ref()
+            .is_some_and(|a| a[..url::Position::AfterPath] == url[..url::Position::AfterPath])
+    }
+
+    pub fn action(&self) -> Option<&Url> {
+        self.action.as_ref()
+    }
 }
 
 /// An operation with how long the locator may wait inside the page before it answers.

@@ -167,7 +167,11 @@ async (req) => {
   // The accessible name an author gave an element (not its content): aria-labelledby,
   // aria-label, then title.
   function givenName(el) {
-    return norm(byIds(el, "aria-labelledby")) || norm(el.getAttribute("aria-label")) || norm(el.getAttribute("title"));
+    return ariaName(el) || norm(el.getAttribute("title"));
+  }
+  // The name a screen reader announces in place of the content: aria-labelledby, aria-label.
+  function ariaName(el) {
+    return norm(byIds(el, "aria-labelledby")) || norm(el.getAttribute("aria-label"));
   }
   // Custom elements that stand for a control (e.g. <sl-button>, <md-checkbox>) keep the
   // control's name in their tag; their real control sits in a shadow root.
@@ -327,82 +331,212 @@ async (req) => {
 
   // ---- finding ----
   const SKIP = new Set(["SCRIPT", "STYLE", "HEAD", "TITLE", "TEMPLATE", "NOSCRIPT"]);
+
+  // How a text matches the query, best first: the whole of it, a part of it, then the near
+  // misses a person would accept: every word of the query in any order, hyphens and
+  // punctuation aside ("E-mail" is "Email"), or an equivalent action phrase.
+  const MATCH = { exact: 4, substring: 3, words: 2, equivalent: 1 };
+  const wordsOf = (s) => (s || "").toLowerCase().replace(/[\u00ad\u2010-\u2015-]/g, "").split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const joined = (s) => wordsOf(s).join("");
+  // Phrases that name one action, whichever a site chose (the same table for every page).
+  const EQUIVALENT = [
+    ["sign up", "signup", "register", "create account", "create an account", "join", "get started"],
+    ["log in", "login", "sign in", "signin"],
+    ["continue", "next"],
+    ["submit", "send"],
+    ["verify", "confirm", "activate"],
+  ].map((group) => group.map(wordsOf));
+  const hasRun = (ws, run) => {
+    outer: for (let i = 0; i + run.length <= ws.length; i++) {
+      for (let j = 0; j < run.length; j++) if (ws[i + j] !== run[j]) continue outer;
+      return true;
+    }
+    return false;
+  };
+  // The query as near misses see it: its words, their joined form, and the equivalent
+  // phrases when the query is one of the table's.
+  function nearQuery(query) {
+    const ws = wordsOf(query);
+    const group = EQUIVALENT.find((g) => g.some((p) => p.join(" ") === ws.join(" "))) || [];
+    return { ws, joined: ws.join(""), equivalents: group.filter((p) => p.join(" ") !== ws.join(" ")) };
+  }
+  function grade(text, q, near) {
+    if (!text) return 0;
+    if (text === q || bare(text) === bare(q)) return MATCH.exact;
+    if (text.includes(q)) return MATCH.substring;
+    if (!near) return 0;
+    const ws = wordsOf(text);
+    if (near.ws.length && (near.ws.every((w) => ws.includes(w)) || (near.joined.length > 3 && ws.join("").includes(near.joined)))) return MATCH.words;
+    if (near.equivalents.some((p) => hasRun(ws, p))) return MATCH.equivalent;
+    return 0;
+  }
+  // A cheap test on raw text before the costly one on rendered text.
+  function mayMatch(raw, qs, near) {
+    const t = squash(raw);
+    if (t.includes(qs)) return true;
+    if (!near) return false;
+    const j = joined(raw);
+    return near.ws.every((w) => j.includes(w)) || near.equivalents.some((p) => j.includes(p.join("")));
+  }
+
+  // Content people other than the site can post: links marked user-generated, and anything
+  // inside a comment (ARIA's comment role, schema.org Comment microdata, a comments region).
+  const UGC_WORDS = /(^|\s)(comment|comments|user-content|ugc)(\s|$)/i;
+  function isUserContent(el) {
+    for (let n = el; n; n = up(n)) {
+      if (n.tagName === "A" && /(^|\s)(ugc|nofollow)(\s|$)/i.test(n.getAttribute("rel") || "")) return true;
+      if ((n.getAttribute("role") || "").toLowerCase() === "comment") return true;
+      if (/schema\.org\/(Comment|UserComments)/i.test(n.getAttribute("itemtype") || "")) return true;
+      if (/(^|\s)comment(\s|$)/i.test(n.getAttribute("itemprop") || "")) return true;
+      if (n.tagName !== "FORM" && (UGC_WORDS.test(n.id || "") || UGC_WORDS.test(n.getAttribute("class") || ""))) return true;
+    }
+    return false;
+  }
+
+  // Candidates for `query`: each with how its best name matches (`match`), whether that name
+  // is one a person sees (visible text, aria-label) or only a tooltip or image text (`seen`).
+  // Near misses are looked for in the form filled last, or anywhere when nothing else matches.
   function byText(query) {
     const q = norm(query);
     const qs = squash(query);
-    const all = everything();
-    const hits = [];
-    for (const el of all) {
-      if (SKIP.has(el.tagName)) continue;
-      if (el.tagName === "INPUT") {
-        const t = norm(textOf(el)) || givenName(el);
-        if (t && t.includes(q) && ["button", "checkbox", "radio"].includes(roleOf(el))) hits.push(el);
-        continue;
-      }
-      if (el.tagName === "IMG") {
-        if (norm(el.alt).includes(q)) hits.push(el);
-        continue;
-      }
-      const given = givenName(el);
-      if (given && given.includes(q) && (el.matches(INTERACTIVE) || hostRole(el))) { hits.push(el); continue; }
-      if (!squash(el.textContent).includes(qs)) continue;
-      if (norm(textOf(el)).includes(q)) hits.push(el);
+    const hits = collectText(everything(), q, qs, null);
+    const form = lastFilledForm();
+    if (!hits.length || form) {
+      const near = nearQuery(query);
+      const scope = hits.length ? everything().filter((el) => formOf(el) === form) : everything();
+      const known = new Set(hits.map((h) => h.el));
+      for (const h of collectText(scope, q, qs, near)) if (!known.has(h.el)) hits.push(h);
     }
     // Innermost matches only: drop an element when a descendant matched too.
-    const set = new Set(hits);
-    const innermost = hits.filter((el) => {
-      for (const other of set) if (other !== el && el.contains(other)) return false;
+    const els = new Set(hits.map((h) => h.el));
+    const innermost = hits.filter((h) => {
+      for (const other of els) if (other !== h.el && h.el.contains(other)) return false;
       return true;
     });
+    innermost.sort((a, b) => a.order - b.order);
     const found = [];
     const seen = new Set();
-    innermost.forEach((el, order) => {
+    innermost.forEach((h, order) => {
+      const el = h.el;
       const ia = interactiveAncestor(el);
       const target = clickable(ia || el);
       if (seen.has(target)) return;
       seen.add(target);
-      const names = [norm(textOf(target)), givenName(target), norm(textOf(el)), givenName(el),
-        el.tagName === "IMG" ? norm(el.alt) : ""];
-      found.push({ el: target, exact: names.includes(q), interactive: !!ia, order });
+      // The target's own names count too ("Sign up" inside a button named "Sign up").
+      let { match, visible } = h;
+      for (const [name, vis] of [[norm(textOf(target)), 1], [ariaName(target), 1], [norm(target.getAttribute("title")), 0]]) {
+        const g = grade(name, q, null);
+        if (g > match || (g === match && vis > visible)) { match = g; visible = vis; }
+      }
+      found.push({ el: target, match, visible, exact: match === MATCH.exact, interactive: !!ia, order });
     });
     return found;
+  }
+  function collectText(all, q, qs, near) {
+    const hits = [];
+    const add = (el, match, visible, order) => { if (match) hits.push({ el, match, visible, order }); };
+    all.forEach((el, order) => {
+      if (SKIP.has(el.tagName)) return;
+      if (el.tagName === "INPUT") {
+        if (!["button", "checkbox", "radio"].includes(roleOf(el))) return;
+        const t = norm(textOf(el));
+        add(el, t ? grade(t, q, near) : grade(ariaName(el), q, near), 1, order);
+        return;
+      }
+      if (el.tagName === "IMG") {
+        add(el, grade(norm(el.alt), q, near), 0, order);
+        return;
+      }
+      if (el.matches(INTERACTIVE) || hostRole(el)) {
+        const named = grade(ariaName(el), q, near);
+        if (named) return add(el, named, 1, order);
+        const title = grade(norm(el.getAttribute("title")), q, near);
+        if (title && !mayMatch(el.textContent, qs, near)) return add(el, title, 0, order);
+      }
+      if (!mayMatch(el.textContent, qs, near)) return;
+      add(el, grade(norm(textOf(el)), q, near), 1, order);
+    });
+    return hits;
+  }
+
+  // Where a click leads, when the page says so: a link's address, a submit button's form
+  // action and method. Null when only the page's scripts know.
+  function destination(el) {
+    const link = el.closest && el.closest("a[href]");
+    if (link) return "GET " + link.href.split("#")[0];
+    const form = formOf(el);
+    if (form && isSubmit(el)) {
+      const action = el.getAttribute("formaction") !== null ? el.formAction : form.action;
+      const method = (el.getAttribute("formmethod") || form.getAttribute("method") || "get").toUpperCase();
+      return `${method} ${action}`;
+    }
+    return null;
+  }
+
+  // Whether a step's words say it submits what was just filled ("the Sign up button",
+  // "submit the form"), for clicking a form's one submit control when the text matches nothing.
+  const SUBMIT_WORDS = /\b(submit|send|sign ?up|register|create|join|get started|continue|next|log ?in|sign ?in|save|request|invite|add|confirm|verify|activate|apply|finish|done|subscribe|reset|update|go)\b/;
+  function saysSubmit(describe, text) {
+    const d = norm(describe), t = norm(text);
+    return SUBMIT_WORDS.test(t) || SUBMIT_WORDS.test(d) || /\bsubmit\b/.test(d);
+  }
+  // The visible submit controls of a form (`form=` attributes included).
+  function submitsOf(form) {
+    return queryAll("button, input[type=submit], input[type=image], [type=submit]")
+      .filter((el) => formOf(el) === form && isSubmit(el) && isVisible(el) && !isUserContent(el));
   }
 
   // Labels often end in a colon or a required-field star ("Password:", "Email *"): a label
   // that says exactly the query apart from those is an exact match.
   const bare = (s) => s.replace(/[\s:*]+$/, "");
+  // The controls labelled `query`, each with how its label matches (`match`: exact, part, or
+  // the same words with hyphens and punctuation aside), which association found it
+  // (`source`), and whether that label or the control is content others posted (`ugc`).
   function labelled(query) {
     const q = norm(query);
+    const near = { ws: wordsOf(query), joined: joined(query), equivalents: [] };
     const found = [];
     const all = everything();
-    const add = (control, exact, source, order) => {
-      if (control) found.push({ el: control, exact, source, order });
+    const add = (control, text, source, order, by) => {
+      const match = control ? grade(text, q, near) : 0;
+      if (match) found.push({ el: control, match, exact: match === MATCH.exact, source, order, by });
     };
     all.forEach((el, order) => {
       if (el.tagName === "LABEL") {
         const t = norm(el.innerText);
-        if (t && t.includes(q)) {
-          const control = el.control || el.querySelector("input, textarea, select, [contenteditable]");
-          add(control, bare(t) === bare(q), control && el.htmlFor ? 0 : 1, order);
-        }
+        const control = el.control || el.querySelector("input, textarea, select, [contenteditable]");
+        if (t) add(control, t, control && el.htmlFor ? 0 : 1, order, el);
       }
-      const aria = norm(el.getAttribute("aria-label"));
-      if (aria && aria.includes(q) && !["LABEL", "BUTTON", "A"].includes(el.tagName)) add(el, bare(aria) === bare(q), 2, order);
-      const lb = el.getAttribute("aria-labelledby");
-      if (lb) {
-        const t = norm(byIds(el, "aria-labelledby"));
-        if (t && t.includes(q)) add(el, bare(t) === bare(q), 3, order);
-      }
-      const ph = norm(el.getAttribute("placeholder"));
-      if (ph && ph.includes(q)) add(el, bare(ph) === bare(q), 4, order);
+      if (!["LABEL", "BUTTON", "A"].includes(el.tagName)) add(el, norm(el.getAttribute("aria-label")), 2, order, el);
+      if (el.getAttribute("aria-labelledby")) add(el, norm(byIds(el, "aria-labelledby")), 3, order, el);
+      add(el, norm(el.getAttribute("placeholder")), 4, order, el);
     });
     const best = new Map();
     for (const f of found) {
       f.el = editableInside(f.el);
+      f.ugc = isUserContent(f.el) || isUserContent(f.by);
       const prev = best.get(f.el);
-      if (!prev || f.exact > prev.exact || (f.exact === prev.exact && f.source < prev.source)) best.set(f.el, f);
+      if (!prev || f.match > prev.match || (f.match === prev.match && f.source < prev.source)) best.set(f.el, f);
     }
     return [...best.values()];
+  }
+
+  // When no label matches and the step names an email or password field: the one control of
+  // that kind in the form filled last (or on the page, before any fill).
+  function byType(describe) {
+    const d = norm(describe);
+    const kind = /\b(e-?mail|email address)\b/.test(d) ? "email" : /\b(password|passphrase|passcode)\b/.test(d) ? "password" : null;
+    if (!kind) return [];
+    const form = lastFilledForm();
+    const fits = (el) => {
+      if (el.tagName !== "INPUT" || !isVisible(el) || !isEditable(el) || isUserContent(el)) return false;
+      const type = (el.getAttribute("type") || "").toLowerCase();
+      if (kind === "password") return type === "password";
+      const auto = (el.getAttribute("autocomplete") || "").toLowerCase();
+      return type === "email" || auto.split(/\s+/).includes("email") || /(^|[^a-z])e-?mail([^a-z]|$)/i.test(`${el.name} ${el.id}`);
+    };
+    const controls = everything().filter((el) => fits(el) && (!form || formOf(el) === form));
+    return controls.length === 1 ? [{ el: controls[0], match: 1, exact: false, source: 5, order: 0, ugc: false }] : [];
   }
 
   // What an action aimed at `el` should reach, as a person would operate it: the editable
@@ -547,7 +681,10 @@ async (req) => {
       if (cands.length > 1) why.hidden = cands.length - 1;
       return { chosen: visible[0], why };
     }
-    const modals = queryAll('dialog, [aria-modal="true"]').filter((n) => (n.tagName === "DIALOG" ? n.matches(":modal") : isVisible(n)));
+    // A modal dialog: one in the top layer, or one marked `aria-modal` that really is on top
+    // (its own middle is not under something else). Markup alone, which anyone who may post
+    // on the page can write, makes no modal.
+    const modals = queryAll('dialog, [aria-modal="true"]').filter((n) => (n.tagName === "DIALOG" ? n.matches(":modal") : isVisible(n) && onTop(n)));
     const behind = (el) => {
       for (let n = el; n; n = up(n)) if (n.inert || n.getAttribute("aria-hidden") === "true") return true;
       return modals.length > 0 && !modals.some((m) => contains(m, el));
@@ -556,9 +693,23 @@ async (req) => {
     const ranked = reachable.length ? reachable : visible;
     const verdict = rank(ranked, rules);
     const chosen = ranked[0];
+    // A true tie decided by document order alone is refused when the two lead to different
+    // places: order on a page is something content others post can win.
+    if (verdict.ambiguous) {
+      const [a, b] = [destination(ranked[0].el), destination(ranked[1].el)];
+      if (a !== b && (a !== null || b !== null)) {
+        return { pending: { state: "ambiguous", candidates: [ranked[0], ranked[1]].map((c) => ({ ...candidate(c.el), destination: destination(c.el) })) }, refuse: true };
+      }
+    }
     const why = explain(ranked, chosen, verdict, cands.length - visible.length);
     if (ranked.length < visible.length) why.behind_modal = visible.length - ranked.length;
     return { chosen, why };
+  }
+  function onTop(el) {
+    const r = el.getBoundingClientRect();
+    const doc = el.ownerDocument;
+    const at = doc.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return !!at && (at === el || contains(el, at));
   }
 
   // ---- actions ----
@@ -616,7 +767,7 @@ async (req) => {
   const CODE_WORDS = /(^|[^a-z])(code|otp|one[-_ ]?time|passcode|pin|token|verification)([^a-z]|$)/;
   const NOT_CODE_WORDS = /promo|coupon|voucher|discount|gift|referral|invit|zip|postal|post code|country|area code|captcha/;
   function codeField() {
-    const controls = everything().filter((el) => isTextControl(el) && el.tagName !== "SELECT" && isVisible(el) && isEditable(el));
+    const controls = everything().filter((el) => isTextControl(el) && el.tagName !== "SELECT" && isVisible(el) && isEditable(el) && !isUserContent(el));
     const marked = controls.find((el) => (el.getAttribute("autocomplete") || "").toLowerCase().includes("one-time-code"));
     if (marked) {
       const row = boxesAround(marked, controls);
@@ -648,6 +799,28 @@ async (req) => {
     return null;
   }
 
+  // Where a value typed into `el` may be sent: its form's action and method, and the names
+  // of the form's fields (to recognise the form when a page comes back with it).
+  function formFacts(el) {
+    const form = formOf(el);
+    if (!form) return { field: el.name || el.id || null };
+    return { field: el.name || el.id || null, action: form.action, method: (form.getAttribute("method") || "get").toUpperCase() };
+  }
+
+  // A field as a person names it: its label, else its aria-label, placeholder or name.
+  function fieldName(el) {
+    const label = [...(el.labels || [])].map((l) => norm(l.innerText)).find(Boolean);
+    return label || ariaName(el) || norm(el.getAttribute("placeholder")) || el.name || describeEl(el);
+  }
+  // Error elements of common frameworks: Django's errorlist, Bootstrap's invalid-feedback and
+  // alert-danger, MUI's Mui-error helper text, Rails' field_with_errors…
+  const ERROR_CLASS = /(^|\s)(error|errors|errorlist|error-message|error_message|errormessage|field-error|form-error|has-error|invalid-feedback|alert-danger|alert-error|flash-error|text-danger|validation-error|validation-message|Mui-error|field_with_errors)(\s|$)/;
+  // The outermost regions of content others posted.
+  function userContentRegions() {
+    const all = everything().filter((el) => isUserContent(el));
+    return all.filter((el) => !all.some((other) => other !== el && other.contains(el)));
+  }
+
   // ---- the verdicts ----
   const found = (facts) => ({ state: "found", facts });
   const rejected = (why) => ({ state: "rejected", rejection: why });
@@ -673,25 +846,43 @@ async (req) => {
           if (cands.length) strategy = "text";
         }
         if (!cands.length && req.selector) {
-          cands = selectorAll(req.selector).map((el, order) => ({ el: clickable(el), exact: true, interactive: true, order }));
+          cands = selectorAll(req.selector).map((el, order) => ({ el: clickable(el), match: MATCH.exact, visible: 1, exact: true, interactive: true, order }));
           if (cands.length) strategy = "selector";
         }
-        if (!cands.length) return { state: "not_found" };
         const form = lastFilledForm();
+        if (!cands.length && form && saysSubmit(req.describe, req.text)) {
+          // Nothing says what the plan guessed, but the step submits the form just filled:
+          // its one submit control is what a person would press.
+          const submits = submitsOf(form);
+          if (submits.length > 1) return rejected({ kind: "several_submits", controls: submits.map(candidate) });
+          if (submits.length === 1) {
+            cands = [{ el: submits[0], match: 0, visible: 1, exact: false, interactive: true, order: 0 }];
+            strategy = "form_submit";
+          }
+        }
+        if (!cands.length) return { state: "not_found" };
         const wanted = wantedRole(req.describe, req.text);
         const pick = choose(cands, [
-          ["exact", (c) => (c.exact ? 1 : 0)],
+          ["ugc", (c) => (isUserContent(c.el) ? 0 : 1)],
           ["form", (c) => (form && formOf(c.el) === form ? (isSubmit(c.el) ? 2 : 1) : 0)],
+          ["near", (c) => (c.match >= MATCH.substring ? 1 : 0)],
+          ["visible", (c) => c.visible],
+          ["exact", (c) => c.match],
           ["role", (c) => (wanted && roleMatches(c.el, wanted) ? 1 : 0)],
           ["landmark", (c) => (landmarkOf(c.el) ? 0 : 1)],
           ["interactive", (c) => (c.interactive || hostRole(c.el) ? 1 : 0)],
         ]);
+        if (pick.refuse) return rejected({ kind: "ambiguous", candidates: pick.pending.candidates });
         if (pick.pending) return pick.pending;
         const locateMs = performance.now() - t0;
         const el = pick.chosen.el;
         const why = await unready(el, "click", true);
         if (why) return why;
-        if (strategy === "text" && !pick.chosen.exact) strategy = "text-substring";
+        if (strategy === "text") {
+          strategy = { 4: "text", 3: "text-substring", 2: "words", 1: "equivalent" }[pick.chosen.match] || "text";
+        }
+        // What the click does to a form is judged after it (was it sent?): start counting now.
+        globalThis.__planlockSubmitting = { invalid: [], submitted: 0, form: formOf(el) };
         const p = where(el);
         return found({ strategy, x: p.x, y: p.y, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) });
       }
@@ -701,31 +892,39 @@ async (req) => {
         const t0 = performance.now();
         let strategy = null, cands = [];
         if (req.label) {
-          cands = labelled(req.label);
+          // Only controls a value is typed into: a label shared with a radio, a checkbox or a
+          // button never picks those.
+          cands = labelled(req.label).filter((c) => isTextControl(c.el));
           if (cands.length) strategy = "label";
         }
         if (!cands.length && req.selector) {
-          cands = selectorAll(req.selector).map((el, order) => ({ el: editableInside(el), exact: true, source: 0, order }));
+          cands = selectorAll(req.selector).map((el, order) => ({ el: editableInside(el), match: MATCH.exact, exact: true, source: 0, order, ugc: false }));
           if (cands.length) strategy = "selector";
         }
+        if (!cands.length) {
+          cands = byType(req.describe);
+          if (cands.length) strategy = "type";
+        }
         if (!cands.length) return { state: "not_found" };
-        // A label that also names a checkbox or a button ("Email me offers") is not where a
-        // value is typed; drop those when a text control matches too.
-        if (cands.some((c) => isTextControl(c.el))) cands = cands.filter((c) => isTextControl(c.el));
         const form = lastFilledForm();
         const pick = choose(cands, [
-          ["exact", (c) => (c.exact ? 1 : 0)],
+          ["ugc", (c) => (c.ugc || isUserContent(c.el) ? 0 : 1)],
           ["form", (c) => (form && formOf(c.el) === form ? 1 : 0)],
+          ["exact", (c) => c.match],
           ["landmark", (c) => (landmarkOf(c.el) ? 0 : 1)],
           ["label", (c) => -c.source],
         ]);
+        if (pick.refuse) return rejected({ kind: "ambiguous", candidates: pick.pending.candidates });
         if (pick.pending) return pick.pending;
         const locateMs = performance.now() - t0;
         const chosen = pick.chosen;
         const el = chosen.el;
+        // A secret goes only into the site's own form, never into a control others posted.
+        if (req.sensitive && (chosen.ugc || isUserContent(el))) return rejected({ kind: "user_content", element: describeEl(el) });
         const why = await unready(el, "editable", false);
         if (why) return why;
         if (strategy === "label") strategy = ["label", "label", "aria-label", "aria-labelledby", "placeholder"][chosen.source];
+        if (strategy === "label" && chosen.match === MATCH.words) strategy = "label-words";
         const err = fillOne(el, req.value);
         if (err) return rejected({ element: describeEl(el), ...err });
         rememberFilled(el);
@@ -733,10 +932,11 @@ async (req) => {
         if (got !== undefined && el.tagName !== "SELECT" && got !== req.value) {
           return rejected({ kind: "rewritten", element: describeEl(el), holds: got });
         }
-        return found({ strategy, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) });
+        return found({ strategy, element: describeEl(el), ...pick.why, ...formFacts(el), locate_ms: ms(locateMs) });
       }
       case "code": {
-        const matched = selectorAll(req.selector).map(editableInside);
+        // A code goes only into the site's own controls, never into one others posted.
+        const matched = selectorAll(req.selector).map(editableInside).filter((el) => !isUserContent(el));
         let live = matched.filter((el) => isVisible(el) && isEditable(el));
         let strategy = "selector", fallback = null;
         if (!live.length) {
@@ -758,7 +958,7 @@ async (req) => {
           }
           compact.split("").forEach((ch, i) => fillOne(live[i], ch));
           rememberFilled(live[0]);
-          return found({ strategy: fallback ? strategy : "split", boxes: live.length, form: "compact", ...extra });
+          return found({ strategy: fallback ? strategy : "split", boxes: live.length, form: "compact", ...extra, ...formFacts(live[0]) });
         }
         const el = live[0];
         const max = el.maxLength > 0 ? el.maxLength : Infinity;
@@ -768,7 +968,7 @@ async (req) => {
         const err = fillOne(el, value);
         if (err) return rejected({ element: describeEl(el), ...err });
         rememberFilled(el);
-        return found({ strategy, form: useCompact ? "compact" : "as shown", element: describeEl(el), ...extra });
+        return found({ strategy, form: useCompact ? "compact" : "as shown", element: describeEl(el), ...extra, ...formFacts(el) });
       }
       case "text": {
         const q = norm(req.text);
@@ -779,7 +979,39 @@ async (req) => {
           if (el.tagName === "HTML" && el.ownerDocument !== document && el.ownerDocument.body) docs.push(el.ownerDocument);
         }
         for (const d of docs) if (d.body) text = d.body.innerText + " " + text;
+        // What others posted (a comment saying "your email is verified") says nothing of the run.
+        for (const region of userContentRegions()) text = text.split(region.innerText).join(" ");
         return norm(text).includes(q) ? found({}) : { state: "not_found" };
+      }
+      case "sent": {
+        // After a click: did the browser refuse to send a form (constraint validation)? Each
+        // control it found invalid, by its label, with the browser's own message.
+        const watch = globalThis.__planlockSubmitting;
+        const blocked = watch && watch.submitted === 0 ? watch.invalid.filter((el) => el.isConnected) : [];
+        return found({ invalid: [...new Set(blocked)].map((el) => ({ field: fieldName(el), message: el.validationMessage || "" })) });
+      }
+      case "errors": {
+        // The error texts a page shows about a form: controls marked invalid (with their
+        // descriptions), alerts, and the error elements of common frameworks. `filled`: the
+        // fields this run filled, to tell whether the page came back with that form.
+        const texts = [];
+        const push = (t) => { t = norm(t); if (t && /\p{L}.*\p{L}.*\p{L}/u.test(t) && t.length <= 200 && !texts.includes(t)) texts.push(t); };
+        const shown = (el) => isVisible(el) && !isUserContent(el);
+        for (const el of everything()) {
+          if (!shown(el)) continue;
+          if (el.getAttribute("aria-invalid") === "true" && isTextControl(el)) {
+            const said = [byIds(el, "aria-errormessage"), byIds(el, "aria-describedby")].map(norm).filter(Boolean);
+            push(said.length ? `${fieldName(el)}: ${said.join(" ")}` : `${fieldName(el)} is marked invalid`);
+            continue;
+          }
+          const role = (el.getAttribute("role") || "").toLowerCase();
+          if (role === "alert" || el.getAttribute("aria-live") === "assertive" || ERROR_CLASS.test(el.getAttribute("class") || "")) {
+            if (!isTextControl(el)) push(el.innerText);
+          }
+        }
+        const names = new Set(req.filled || []);
+        const back = names.size > 0 && everything().some((el) => isTextControl(el) && (names.has(el.name) || names.has(el.id)));
+        return found({ errors: texts.slice(0, 8), form_back: back });
       }
       case "extract": {
         if (req.selector) {

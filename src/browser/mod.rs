@@ -23,8 +23,8 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use facts::{
-    Blocker, Candidate, Clicked, Difference, Extracted, Located, Navigated, PageError, Rejection,
-    Target,
+    Blocker, Candidate, Clicked, Destined, Difference, Extracted, Filled, InvalidField, Located,
+    Navigated, PageError, Rejection, Target,
 };
 pub use process::{Preference, find_executable, is_headless_shell};
 pub use tab::Tab;
@@ -303,18 +303,19 @@ impl Chromium {
         } = fresh;
         let tab = Tab::new(page, context.clone(), lock, self.gone.clone()).await?;
         // Registered before the tab is handed out: its first navigation is judged by its lock.
-        let (lock, refusals, calls) = tab.guard_handles();
+        let handles = tab.guard_handles();
         if let Some(egress) = &egress {
-            egress.admit(lock.clone(), refusals.clone());
+            egress.admit(handles.lock.clone(), handles.refusals.clone());
         }
         if let Ok(mut g) = self.guarded.lock() {
             g.insert(
                 context,
                 GuardedTab {
                     main_frame: tab.main_frame(),
-                    lock,
-                    refusals,
-                    calls,
+                    lock: handles.lock,
+                    refusals: handles.refusals,
+                    sealed: handles.sealed,
+                    calls: handles.calls,
                     egress,
                 },
             );

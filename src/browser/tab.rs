@@ -28,9 +28,9 @@ use url::Url;
 use serde::de::DeserializeOwned;
 
 use super::facts::{
-    Clicked, Difference, Extracted, Located, Navigated, PageError, Rejection, Target,
+    Clicked, Difference, Extracted, Filled, Located, Navigated, PageError, Rejection, Target,
 };
-use super::locate::{Operation, Request, Verdict};
+use super::locate::{FormCheck, FormErrors, Operation, Request, Sealed, Verdict};
 use super::{BrowserError, CDP_TIMEOUT, timed};
 use crate::lock::{Lock, Refusal};
 
@@ -46,7 +46,9 @@ const MUTATION_WATCH: &str = "(() => { let change = 0, settled = 0; \
     const settle = (n) => requestAnimationFrame(() => requestAnimationFrame(() => { settled = n; })); \
     new MutationObserver(() => { change += 1; settle(change); }).observe(document, \
     { subtree: true, childList: true, attributes: true, characterData: true }); \
-    globalThis.__planlockSettled = () => settled === change; })();";
+    globalThis.__planlockSettled = () => settled === change; \
+    document.addEventListener('invalid', (e) => { const w = globalThis.__planlockSubmitting; if (w) w.invalid.push(e.target); }, true); \
+    document.addEventListener('submit', () => { const w = globalThis.__planlockSubmitting; if (w) w.submitted += 1; }, true); })();";
 /// The longest one in-page wait runs before Rust checks on the run (cancel, crash, refusals).
 const LOCATOR_SLICE: Duration = Duration::from_secs(2);
 
@@ -62,6 +64,8 @@ pub struct Tab {
     context: BrowserContextId,
     lock: Arc<Lock>,
     refusals: Arc<Refusals>,
+    /// Secrets and codes typed in this tab, each with the one form action it may go to.
+    sealed: Arc<Mutex<Vec<Sealed>>>,
     gone: watch::Receiver<Option<String>>,
     guard: JoinHandle<()>,
     /// CDP commands sent on behalf of steps (interception included), for the benchmark.
@@ -113,6 +117,7 @@ impl Tab {
             context,
             lock,
             refusals,
+            sealed: Arc::default(),
             gone,
             guard,
             calls,
@@ -159,13 +164,15 @@ impl Tab {
     }
 
     /// What the browser-wide guard needs to judge this tab's requests: its lock, where to
-    /// record refusals, and the tab's CDP command count.
-    pub(super) fn guard_handles(&self) -> (Arc<Lock>, std::sync::Weak<Refusals>, Arc<AtomicU64>) {
-        (
-            self.lock.clone(),
-            Arc::downgrade(&self.refusals),
-            self.calls.clone(),
-        )
+    /// record refusals, the values typed that may go to one form only, and the tab's CDP
+    /// command count.
+    pub(super) fn guard_handles(&self) -> GuardHandles {
+        GuardHandles {
+            lock: self.lock.clone(),
+            refusals: Arc::downgrade(&self.refusals),
+            sealed: self.sealed.clone(),
+            calls: self.calls.clone(),
+        }
     }
 
     /// The main frame's id (the page's target id).
@@ -455,11 +462,14 @@ impl Tab {
 
     /// Clicks the element found by `text` (preferred) or `selector`, with real mouse events.
     /// `describe` names the role a person would look for ("the Sign Up button").
+    /// `filled`: the fields this run filled on the page since it was opened (their names), to
+    /// recognise the form when a submission brings it back.
     pub async fn click(
         &self,
         describe: &str,
         text: Option<&str>,
         selector: Option<&str>,
+        filled: &[String],
         deadline: Instant,
     ) -> Result<Clicked, PageError> {
         let target = Target::Click {
@@ -531,14 +541,62 @@ impl Tab {
             };
             let settle_by = deadline.min(Instant::now() + NAVIGATION_SETTLE);
             self.wait_until(settle_by, settled).await?;
+        } else if located
+            .chosen
+            .as_ref()
+            .is_some_and(|c| c.submits == Some(true))
+        {
+            // No navigation: perhaps the browser refused to send the form. Said at once, with
+            // each field and the browser's message, as a person sees them pop up.
+            let sent: FormCheck = self
+                .locate(
+                    &Operation::Sent,
+                    Target::Element { selector: None },
+                    deadline,
+                )
+                .await?;
+            if !sent.invalid.is_empty() {
+                return Err(PageError::FormNotSent {
+                    fields: sent.invalid,
+                });
+            }
         }
         if let Some(e) = self.refused() {
             return Err(e);
         }
-        Ok(Clicked {
+        let mut clicked = Clicked {
             located,
             navigation,
-        })
+            form_errors: Vec::new(),
+            form_back: false,
+        };
+        if clicked
+            .located
+            .chosen
+            .as_ref()
+            .is_some_and(|c| c.submits == Some(true))
+        {
+            // What the page says about the form once it is back (a server that re-rendered it
+            // with errors); a later wait is cut short by it.
+            let by = deadline.min(Instant::now() + NAVIGATION_SETTLE);
+            if let Ok(page) = self.form_errors(filled, by).await {
+                clicked.form_errors = page.errors;
+                clicked.form_back = page.form_back;
+            }
+        }
+        Ok(clicked)
+    }
+
+    /// The error texts the page shows about a form, and whether a field named in `filled`
+    /// is on it again (the form came back).
+    pub async fn form_errors(
+        &self,
+        filled: &[String],
+        deadline: Instant,
+    ) -> Result<FormErrors, PageError> {
+        let op = Operation::Errors { filled };
+        self.locate(&op, Target::Element { selector: None }, deadline)
+            .await
     }
 
     /// Types `value` into the control found by `label` (preferred) or `selector`. A
@@ -552,7 +610,7 @@ impl Tab {
         value: &str,
         sensitive: bool,
         deadline: Instant,
-    ) -> Result<Located, PageError> {
+    ) -> Result<Filled, PageError> {
         let target = Target::Field {
             label: label.map(str::to_string),
             selector: selector.map(str::to_string),
@@ -561,9 +619,11 @@ impl Tab {
             label,
             selector,
             value,
+            sensitive,
             describe,
         };
-        self.locate(&op, target, deadline)
+        let filled: Filled = self
+            .locate(&op, target, deadline)
             .await
             .map_err(|e| match e {
                 PageError::Rejected {
@@ -578,21 +638,41 @@ impl Tab {
                     },
                 },
                 other => other,
-            })
+            })?;
+        if sensitive {
+            self.seal(value, filled.action.as_deref());
+        }
+        Ok(filled)
+    }
+
+    /// From now on, a document request of this tab that carries `value` (in any encoding)
+    /// is refused unless it goes to `action`, the form it was typed into.
+    fn seal(&self, value: &str, action: Option<&str>) {
+        if let Ok(mut sealed) = self.sealed.lock() {
+            sealed.push(Sealed::new(value, action));
+        }
     }
 
     /// Fills a one-time code into `selector`, spreading it over split single-character boxes.
+    /// The code may then leave only through the form it was typed into.
     pub async fn fill_code(
         &self,
         selector: &str,
         code: &str,
         deadline: Instant,
-    ) -> Result<Located, PageError> {
+    ) -> Result<Filled, PageError> {
         let target = Target::CodeInput {
             selector: selector.to_string(),
         };
-        self.locate(&Operation::Code { selector, code }, target, deadline)
-            .await
+        let filled: Filled = self
+            .locate(&Operation::Code { selector, code }, target, deadline)
+            .await?;
+        self.seal(code, filled.action.as_deref());
+        let compact: String = code.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+        if compact != code {
+            self.seal(&compact, filled.action.as_deref());
+        }
+        Ok(filled)
     }
 
     /// Waits until `text` is visible on the page.
@@ -719,6 +799,14 @@ impl Tab {
         self.browser_gone()
             .unwrap_or_else(|| PageError::Command(e.to_string()))
     }
+}
+
+/// A tab as the browser-wide guard holds it.
+pub(super) struct GuardHandles {
+    pub lock: Arc<Lock>,
+    pub refusals: std::sync::Weak<Refusals>,
+    pub sealed: Arc<Mutex<Vec<Sealed>>>,
+    pub calls: Arc<AtomicU64>,
 }
 
 /// One task turn in the page: a navigation the page scheduled (a form submission, a script

@@ -98,7 +98,9 @@ fn step_case(
 ) -> TestCase {
     let detail = as_json(&step.detail);
     let status = match step.status {
-        StepStatus::Succeeded => TestCaseStatus::success(),
+        // The plan let the run go on: not the app failing its test; the warning is in the
+        // case's stderr.
+        StepStatus::Succeeded | StepStatus::Warned => TestCaseStatus::success(),
         StepStatus::Skipped => {
             let mut s = TestCaseStatus::skipped();
             let why = match (failed_at, result.status) {
@@ -141,6 +143,15 @@ fn step_case(
     );
     case.set_classname(r.plan.as_str());
     case.set_time(Duration::from_millis(step.duration_ms));
+    if step.status == StepStatus::Warned
+        && let Some(err) = &step.error
+    {
+        case.set_system_err(format!(
+            "warning ({}): {}",
+            kind_name(err.kind),
+            err.message
+        ));
+    }
     let events: Vec<_> = r
         .events()
         .iter()

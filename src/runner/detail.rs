@@ -22,6 +22,9 @@ pub struct StepDetail {
     /// Where a click sent the page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub navigation: Option<String>,
+    /// The error texts the page showed about the form a click submitted, once it came back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub form_errors: Vec<String>,
     /// The element a `click`, `fill`, `extract_text` or code step used, and how it was chosen.
     #[serde(flatten, default)]
     pub located: Option<Located>,
@@ -66,6 +69,7 @@ impl StepDetail {
             status: _,
             same_document: _,
             navigation,
+            form_errors,
             located,
             email,
             code,
@@ -92,6 +96,7 @@ impl StepDetail {
         .into_iter()
         .flat_map(Option::as_mut)
         .collect();
+        out.extend(form_errors.iter_mut());
         out.extend(located.iter_mut().flat_map(Located::strings_mut));
         if let Some(EmailSeen {
             subject,
@@ -206,6 +211,7 @@ mod tests {
             status: Some(200),
             same_document: Some(true),
             navigation: t(),
+            form_errors: vec![t().unwrap()],
             located: Some(located),
             email: Some(EmailSeen {
                 subject: "s".into(),

@@ -28,6 +28,12 @@ pub enum Failure {
         error: Box<WaitError>,
         previous: Option<Box<Previous>>,
     },
+    /// The page came back with the form the run submitted and error texts about it: the
+    /// wait after the submission would only run out.
+    FormErrors {
+        errors: Vec<String>,
+        previous: Option<Box<Previous>>,
+    },
     /// The matched email has no one-time code.
     NoCode { subject: String, from: String },
     /// The matched email has no verification or sign-in link.
@@ -101,7 +107,12 @@ impl Failure {
                     target: Target::Element { .. },
                     ..
                 } => ErrorKind::NotFound,
+                PageError::Rejected {
+                    why: Rejection::Ambiguous { .. } | Rejection::SeveralSubmits { .. },
+                    ..
+                } => ErrorKind::Ambiguous,
                 PageError::Rejected { .. } => ErrorKind::NotActionable,
+                PageError::FormNotSent { .. } => ErrorKind::FormNotSent,
                 PageError::TextAbsent { .. } => ErrorKind::Timeout,
                 PageError::BadUrl { .. } => ErrorKind::InvalidInput,
                 PageError::LoadFailed { .. }
@@ -118,6 +129,7 @@ impl Failure {
                     ErrorKind::Inbox
                 }
             }
+            Failure::FormErrors { .. } => ErrorKind::FormNotSent,
             Failure::NoCode { .. } => ErrorKind::NoCode,
             Failure::NoLink { .. } => ErrorKind::NoLink,
             Failure::LinksOutside { .. } | Failure::LateRefusal(_) => ErrorKind::LockRefused,
@@ -184,6 +196,17 @@ impl fmt::Display for Failure {
                     cause(f, previous.as_deref())?;
                 }
                 Ok(())
+            }
+            Failure::FormErrors { errors, previous } => {
+                let sent = match previous.as_deref() {
+                    Some(p) => format!("the form step {} sent", p.step + 1),
+                    None => "the form".to_string(),
+                };
+                write!(
+                    f,
+                    "the page came back with {sent} and says: {}",
+                    quoted(errors)
+                )
             }
             Failure::NoCode { subject, from } => {
                 write!(
@@ -267,6 +290,21 @@ fn page_sentence(f: &mut fmt::Formatter<'_>, error: &PageError, waited: Duration
             target_phrase(target)
         ),
         PageError::Rejected { target, why } => rejection_sentence(f, target, why),
+        PageError::FormNotSent { fields } => {
+            let each: Vec<String> = fields
+                .iter()
+                .map(|i| match i.message.as_str() {
+                    "" => format!("\"{}\"", i.field),
+                    m => format!("\"{}\" ({m})", i.field),
+                })
+                .collect();
+            write!(
+                f,
+                "the browser did not send the form: {} {} not valid",
+                each.join(", "),
+                if fields.len() == 1 { "is" } else { "are" }
+            )
+        }
         PageError::TextAbsent { text, url, seen } => {
             write!(
                 f,
@@ -366,6 +404,41 @@ fn rejection_sentence(f: &mut fmt::Formatter<'_>, target: &Target, why: &Rejecti
             query_of(target)
         ),
         Rejection::Script { message } => write!(f, "the locator failed in the page: {message}"),
+        Rejection::SeveralSubmits { controls } => {
+            let names: Vec<String> = controls.iter().map(candidate_phrase).collect();
+            write!(
+                f,
+                "nothing says \"{}\", and the form just filled has {} submit controls: {}; name \
+                 the one meant",
+                query_of(target),
+                controls.len(),
+                names.join(", ")
+            )
+        }
+        Rejection::Ambiguous { candidates } => {
+            let names: Vec<String> = candidates
+                .iter()
+                .map(|c| {
+                    let mut s = candidate_phrase(&c.candidate);
+                    if let Some(d) = &c.destination {
+                        s.push_str(&format!(" ({d})"));
+                    }
+                    s
+                })
+                .collect();
+            write!(
+                f,
+                "\"{}\" is ambiguous: {} match equally and lead to different places; a \
+                 `selector` or a more exact `text` says which",
+                query_of(target),
+                names.join(" and ")
+            )
+        }
+        Rejection::UserContent { element } => write!(
+            f,
+            "{element} is in content others posted on the page (a comment, a user-generated \
+             link): a secret or code is never typed there"
+        ),
     }
 }
 
@@ -457,6 +530,28 @@ fn cause(f: &mut fmt::Formatter<'_>, previous: Option<&Previous>) -> fmt::Result
             "; the last browser step ({n}) filled a field, and nothing was submitted after it"
         ),
     }
+}
+
+/// `the button "Sign up" (form#signup)`.
+fn candidate_phrase(c: &Candidate) -> String {
+    let role = c.role.as_deref().or(c.tag.as_deref()).unwrap_or("element");
+    let mut s = match c.text.as_deref().filter(|t| !t.is_empty()) {
+        Some(t) => format!("the {role} \"{t}\""),
+        None => format!("the {role} {}", c.element.as_deref().unwrap_or("")),
+    };
+    if let Some(place) = c.landmark.as_deref().filter(|l| *l != "main") {
+        s.push_str(&format!(" in {place}"));
+    }
+    s
+}
+
+/// `"a", "b"`.
+fn quoted(texts: &[String]) -> String {
+    texts
+        .iter()
+        .map(|t| format!("\"{t}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn element_phrase(element: Option<&Candidate>, described: &Option<String>) -> String {

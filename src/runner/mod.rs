@@ -21,14 +21,14 @@ pub use event::{Event, EventKind, Listener, Recorder, StepRef};
 pub use failure::{Failure, Previous, PreviousAction};
 pub use result::{
     Progress, RunRecord, RunResult, RunStatus, StepOutcome, StepProgress, StepState, StepStatus,
-    step_refs,
+    Warning, step_refs,
 };
 pub use spec::{Binding, LockedRun, RunSpec, Secrets, SpecError};
 
 use crate::browser::{Chromium, Tab};
 use crate::error::StepError;
 use crate::inbox::{Message, RunMailbox};
-use crate::plan::{Masker, Step, Template, Vars, VarsError};
+use crate::plan::{Criticality, Masker, Step, Template, Vars, VarsError};
 
 /// Default deadline of steps that locate elements.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -40,6 +40,18 @@ pub const INBOX_TIMEOUT: Duration = Duration::from_secs(120);
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(600);
 /// Default time a successful run watches for a late refusal before reporting.
 pub const SETTLE: Duration = Duration::from_millis(200);
+/// How long a warning waits for the page's text.
+const PAGE_TEXT_WAIT: Duration = Duration::from_secs(1);
+/// The most of a page's text a warning keeps.
+const WARNING_TEXT: usize = 1000;
+
+/// Whether a failed step ends the run.
+enum Carry {
+    Retry,
+    /// Record it as a warning and go on.
+    On,
+    Stop,
+}
 
 /// How a run behaves, beyond its plan.
 #[derive(Debug, Clone)]
@@ -57,6 +69,39 @@ pub struct Settings {
     pub settle: Duration,
     /// Which steps get a screenshot in `artifacts_dir`.
     pub screenshots: Screenshots,
+    /// A failed `should` step ends the run, as a `must` step would.
+    pub strict: bool,
+    /// Who decides, when a `should` step fails, whether to retry it, skip it or stop (a
+    /// person at a terminal). Without one, it is skipped with a warning (unless `strict`).
+    pub ask: Option<std::sync::Arc<dyn AskShould>>,
+}
+
+/// What to do about a `should` step that failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShouldChoice {
+    Retry,
+    /// Go on, with the failure as a warning.
+    Skip,
+    /// End the run here, as failed.
+    Stop,
+}
+
+/// Decides about a failed `should` step, knowing what a person would see: the step, the
+/// sentence, and the screenshot.
+#[async_trait::async_trait]
+pub trait AskShould: Send + Sync {
+    async fn choose(
+        &self,
+        step: &StepRef,
+        sentence: &str,
+        screenshot: Option<&str>,
+    ) -> ShouldChoice;
+}
+
+impl std::fmt::Debug for dyn AskShould {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AskShould")
+    }
 }
 
 /// Which steps are photographed (the viewport, after the step).
@@ -80,6 +125,8 @@ impl Default for Settings {
             wrap_untrusted: false,
             settle: SETTLE,
             screenshots: Screenshots::Failure,
+            strict: false,
+            ask: None,
         }
     }
 }
@@ -134,7 +181,11 @@ struct Run<'l> {
     previous: Option<Previous>,
     /// `fill` steps since the last click or navigation.
     filled: Vec<usize>,
+    /// The names of the fields filled on the page since it was opened.
+    filled_fields: Vec<String>,
     refused: usize,
+    /// Failed `should` and `could` steps the run went on after.
+    warnings: Vec<Warning>,
 }
 
 impl<'l> Run<'l> {
@@ -152,7 +203,9 @@ impl<'l> Run<'l> {
             consumed: HashMap::new(),
             previous: None,
             filled: Vec::new(),
+            filled_fields: Vec::new(),
             refused: 0,
+            warnings: Vec::new(),
         }
     }
 
@@ -323,85 +376,123 @@ impl<'l> Run<'l> {
                     break;
                 }
             };
-            let began = Instant::now();
-            let deadline = (began + self.step_deadline(&step, &req.settings)).min(run_deadline);
-            // The deadline lets progress say how long a wait may still take.
-            let starting = StepDetail {
-                timeout_ms: Some(deadline.saturating_duration_since(began).as_millis() as u64),
-                ..StepDetail::default()
-            };
-            self.emit_step_started(index, &step, starting);
-            let outcome = tokio::select! {
-                r = self.step(&tab, index, &step, deadline) => r,
-                _ = cancel.cancelled() => Err(Failure::Cancelled),
-                reason = &mut crashed => Err(Failure::BrowserCrashed { reason }),
-                _ = tokio::time::sleep_until(run_deadline) => Err(Failure::RunTimeout {
-                    limit: req.settings.run_timeout,
-                }),
-            };
-            // A refusal of a page-initiated navigation fails the step it happened in.
-            let outcome = match (outcome, tab.take_refusal()) {
-                (Ok(_), Some(r)) => Err(Failure::Page {
-                    error: Box::new(crate::browser::PageError::Refused(r)),
-                    waited: Duration::ZERO,
-                    previous: None,
-                }),
-                (o, _) => o,
-            };
-            let took = began.elapsed();
-            match outcome {
-                Ok(detail) => {
-                    if let Step::Done { summary: s, .. } = &step {
-                        summary = Some(s.clone());
+            // A `should` step a person asked to retry runs again; every other outcome ends it.
+            loop {
+                let began = Instant::now();
+                let deadline = (began + self.step_deadline(&step, &req.settings)).min(run_deadline);
+                // The deadline lets progress say how long a wait may still take.
+                let starting = StepDetail {
+                    timeout_ms: Some(deadline.saturating_duration_since(began).as_millis() as u64),
+                    ..StepDetail::default()
+                };
+                self.emit_step_started(index, &step, starting);
+                let outcome = tokio::select! {
+                    r = self.step(&tab, index, &step, deadline) => r,
+                    _ = cancel.cancelled() => Err(Failure::Cancelled),
+                    reason = &mut crashed => Err(Failure::BrowserCrashed { reason }),
+                    _ = tokio::time::sleep_until(run_deadline) => Err(Failure::RunTimeout {
+                        limit: req.settings.run_timeout,
+                    }),
+                };
+                // A refusal of a page-initiated navigation fails the step it happened in.
+                let outcome = match (outcome, tab.take_refusal()) {
+                    (Ok(_), Some(r)) => Err(Failure::Page {
+                        error: Box::new(crate::browser::PageError::Refused(r)),
+                        waited: Duration::ZERO,
+                        previous: None,
+                    }),
+                    (o, _) => o,
+                };
+                let took = began.elapsed();
+                match outcome {
+                    Ok(detail) => {
+                        if let Step::Done { summary: s, .. } = &step {
+                            summary = Some(s.clone());
+                        }
+                        let mut detail = self.masked(detail);
+                        if let Step::ExtractText { .. } = &step {
+                            let text = detail.text.clone().unwrap_or_default();
+                            let shown = if req.settings.wrap_untrusted {
+                                wrap_untrusted(&text)
+                            } else {
+                                text
+                            };
+                            detail.text = Some(shown.clone());
+                            self.extracted.push(shown);
+                        }
+                        if req.settings.screenshots == Screenshots::All {
+                            detail.screenshot =
+                                screenshot(&tab, &self.run_id, index, &req.settings).await;
+                        }
+                        self.emit_step_ended(index, &step, took, None, &detail);
+                        self.outcomes.push(StepOutcome {
+                            index,
+                            step_type: step.kind(),
+                            describe: self.masker.mask(&step.describe()),
+                            status: StepStatus::Succeeded,
+                            duration_ms: took.as_millis() as u64,
+                            detail,
+                            error: None,
+                        });
                     }
-                    let mut detail = self.masked(detail);
-                    if let Step::ExtractText { .. } = &step {
-                        let text = detail.text.clone().unwrap_or_default();
-                        let shown = if req.settings.wrap_untrusted {
-                            wrap_untrusted(&text)
+                    Err(failure) => {
+                        let err = self.masked_error(&failure.to_step_error());
+                        let detail = failure_detail(&tab, &self.run_id, index, &req.settings).await;
+                        let detail = self.masked(detail);
+                        self.emit_step_ended(index, &step, took, Some(&err), &detail);
+                        let (step_ref, criticality) = (self.step_ref(index, &step), step.criticality());
+                        let carried =
+                            carry(step_ref, criticality, &failure, &err, &detail, &req.settings);
+                        match carried.await {
+                            Carry::Retry => continue,
+                            Carry::On => {
+                                let text = tab.extract_text(None, Instant::now() + PAGE_TEXT_WAIT);
+                                let text =
+                                    text.await.ok().map(|t| self.masker.mask(&capped(&t.text)));
+                                self.warnings.push(Warning {
+                                    step: index,
+                                    step_type: step.kind(),
+                                    describe: self.masker.mask(&step.describe()),
+                                    criticality: step.criticality(),
+                                    error: err.clone(),
+                                    url: detail.url.clone(),
+                                    text,
+                                });
+                                self.outcomes.push(StepOutcome {
+                                    index,
+                                    step_type: step.kind(),
+                                    describe: self.masker.mask(&step.describe()),
+                                    status: StepStatus::Warned,
+                                    duration_ms: took.as_millis() as u64,
+                                    detail,
+                                    error: Some(err),
+                                });
+                                break;
+                            }
+                            Carry::Stop => {}
+                        }
+                        let status = if matches!(failure, Failure::Cancelled) {
+                            StepStatus::Cancelled
                         } else {
-                            text
+                            StepStatus::Failed
                         };
-                        detail.text = Some(shown.clone());
-                        self.extracted.push(shown);
+                        self.outcomes.push(StepOutcome {
+                            index,
+                            step_type: step.kind(),
+                            describe: self.masker.mask(&step.describe()),
+                            status,
+                            duration_ms: took.as_millis() as u64,
+                            detail,
+                            error: Some(err),
+                        });
+                        stop = Some(Stop::At(index, failure));
+                        break;
                     }
-                    if req.settings.screenshots == Screenshots::All {
-                        detail.screenshot =
-                            screenshot(&tab, &self.run_id, index, &req.settings).await;
-                    }
-                    self.emit_step_ended(index, &step, took, None, &detail);
-                    self.outcomes.push(StepOutcome {
-                        index,
-                        step_type: step.kind(),
-                        describe: self.masker.mask(&step.describe()),
-                        status: StepStatus::Succeeded,
-                        duration_ms: took.as_millis() as u64,
-                        detail,
-                        error: None,
-                    });
                 }
-                Err(failure) => {
-                    let err = self.masked_error(&failure.to_step_error());
-                    let detail = failure_detail(&tab, &self.run_id, index, &req.settings).await;
-                    let detail = self.masked(detail);
-                    self.emit_step_ended(index, &step, took, Some(&err), &detail);
-                    let status = if matches!(failure, Failure::Cancelled) {
-                        StepStatus::Cancelled
-                    } else {
-                        StepStatus::Failed
-                    };
-                    self.outcomes.push(StepOutcome {
-                        index,
-                        step_type: step.kind(),
-                        describe: self.masker.mask(&step.describe()),
-                        status,
-                        duration_ms: took.as_millis() as u64,
-                        detail,
-                        error: Some(err),
-                    });
-                    stop = Some(Stop::At(index, failure));
-                    break;
-                }
+                break;
+            }
+            if stop.is_some() {
+                break;
             }
             if summary.is_some() {
                 break;
@@ -491,6 +582,7 @@ impl<'l> Run<'l> {
             allowed_hosts: req.lock.sites().collect(),
             refused: self.refused,
             plan: req.name.clone(),
+            warnings: std::mem::take(&mut self.warnings),
         }
     }
 
@@ -574,6 +666,48 @@ fn render(step: &Step, vars: &Vars) -> Result<Step, Failure> {
         *text = template.render(vars).map_err(Failure::Variable)?;
     }
     Ok(rendered)
+}
+
+/// What a step's criticality makes of its failure. The run's own ends (cancelled, its
+/// deadline, a crash) and the lock's refusals end the run whatever the plan says.
+async fn carry(
+    step: StepRef,
+    criticality: Criticality,
+    failure: &Failure,
+    error: &StepError,
+    detail: &StepDetail,
+    settings: &Settings,
+) -> Carry {
+    use crate::error::ErrorKind::*;
+    let final_kind = matches!(
+        failure.kind(),
+        Cancelled | BrowserCrashed | RunTimeout | LockRefused | InvalidInput | Browser
+    );
+    match criticality {
+        _ if final_kind => Carry::Stop,
+        Criticality::Must => Carry::Stop,
+        Criticality::Could => Carry::On,
+        Criticality::Should if settings.strict => Carry::Stop,
+        Criticality::Should => match &settings.ask {
+            None => Carry::On,
+            Some(ask) => {
+                let shot = detail.screenshot.as_deref();
+                match ask.choose(&step, &error.message, shot).await {
+                    ShouldChoice::Retry => Carry::Retry,
+                    ShouldChoice::Skip => Carry::On,
+                    ShouldChoice::Stop => Carry::Stop,
+                }
+            }
+        },
+    }
+}
+
+/// At most [`WARNING_TEXT`] characters of a page's text.
+fn capped(text: &str) -> String {
+    match text.char_indices().nth(WARNING_TEXT) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
+    }
 }
 
 /// Wraps untrusted text in `<untrusted-NONCE>` tags; any `untrusted-` tag inside is neutralised.

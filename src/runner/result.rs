@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::event::{Event, StepRef};
 use super::{Failure, LockedRun, StepDetail};
 use crate::error::StepError;
-use crate::plan::{Step, StepType};
+use crate::plan::{Criticality, Step, StepType};
 use serde::{Deserialize, Serialize};
 
 /// How a run ended.
@@ -39,6 +39,8 @@ pub enum StepStatus {
     Cancelled,
     /// Not reached because an earlier step failed.
     Skipped,
+    /// Failed, and its criticality (`should`, `could`) let the run go on: see `warnings`.
+    Warned,
 }
 
 /// Where a step of a run that goes on stands.
@@ -102,6 +104,26 @@ pub struct RunResult {
     /// The plan's file or name, when it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<String>,
+    /// Steps that failed without ending the run (`should` and `could` steps).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<Warning>,
+}
+
+/// A step that failed without ending the run: what it said, and what the page showed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Warning {
+    pub step: usize,
+    #[serde(rename = "type")]
+    pub step_type: StepType,
+    pub describe: String,
+    pub criticality: Criticality,
+    pub error: StepError,
+    /// The page's URL then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The page's main visible text then (the first 1,000 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 impl RunResult {
@@ -136,6 +158,7 @@ impl RunResult {
             allowed_hosts: run.lock().sites().collect(),
             refused: 0,
             plan: run.name().map(str::to_string),
+            warnings: Vec::new(),
         }
     }
 
@@ -156,6 +179,7 @@ impl RunResult {
             allowed_hosts: Vec::new(),
             refused: 0,
             plan: None,
+            warnings: Vec::new(),
         }
     }
 
@@ -201,6 +225,7 @@ impl RunResult {
             allowed_hosts: run.allowed_hosts.to_vec(),
             refused: 0,
             plan: run.plan.map(str::to_string),
+            warnings: Vec::new(),
         }
     }
 }

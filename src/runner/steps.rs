@@ -1,6 +1,7 @@
 //! What each step type does: the browser actions through the run's tab, the inbox steps
 //! through its mailboxes, and the facts each one records.
 
+use std::future::Future;
 use std::time::Duration;
 
 use chrono::SecondsFormat;
@@ -12,6 +13,9 @@ use crate::inbox::Message;
 use crate::inbox::extract::{self, LinkError};
 use crate::inbox::wait::{MailFilter, wait_for_message};
 use crate::plan::Step;
+
+/// How long a wait after a submitted form watches for the form coming back with errors.
+const FORM_WATCH: Duration = Duration::from_secs(4);
 
 impl Run<'_> {
     /// Runs one step; a wait that runs out is explained by the browser step before it.
@@ -46,7 +50,13 @@ impl Run<'_> {
                 ..
             } => {
                 let clicked = tab
-                    .click(describe, text.as_deref(), selector.as_deref(), deadline)
+                    .click(
+                        describe,
+                        text.as_deref(),
+                        selector.as_deref(),
+                        &self.filled_fields,
+                        deadline,
+                    )
                     .await
                     .map_err(page)?;
                 let element = clicked.located.chosen.clone();
@@ -68,6 +78,7 @@ impl Run<'_> {
                 });
                 Ok(StepDetail {
                     navigation: clicked.navigation,
+                    form_errors: clicked.form_errors,
                     located: Some(clicked.located),
                     ..StepDetail::default()
                 })
@@ -79,7 +90,7 @@ impl Run<'_> {
                 value,
                 ..
             } => {
-                let located = tab
+                let filled = tab
                     .fill(
                         describe,
                         label.as_deref(),
@@ -90,9 +101,9 @@ impl Run<'_> {
                     )
                     .await
                     .map_err(page)?;
-                self.filled_at(index);
+                self.filled_at(index, filled.field);
                 Ok(StepDetail {
-                    located: Some(located),
+                    located: Some(filled.located),
                     ..StepDetail::default()
                 })
             }
@@ -104,9 +115,12 @@ impl Run<'_> {
                 })
             }
             Step::WaitForText { text, .. } => {
-                tab.wait_for_text(text, deadline)
-                    .await
-                    .map_err(|e| page(e).after(self.previous.clone()))?;
+                let waited = tab.wait_for_text(text, deadline);
+                let cut_short = self.form_came_back(tab);
+                tokio::select! {
+                    r = waited => r.map_err(|e| page(e).after(self.previous.clone()))?,
+                    errors = cut_short => return Err(self.form_errors(errors)),
+                }
                 Ok(StepDetail {
                     text: Some(text.clone()),
                     ..StepDetail::default()
@@ -146,7 +160,15 @@ impl Run<'_> {
                     from: from.clone(),
                     subject: subject.clone(),
                 };
-                let msg = self.next_message(inbox_id, &filter, deadline).await?;
+                let previous = self.previous.clone();
+                let cut_short = self.form_came_back(tab);
+                let msg = tokio::select! {
+                    m = self.next_message(inbox_id, &filter, deadline) => m?,
+                    errors = cut_short => return Err(Failure::FormErrors {
+                        errors,
+                        previous: previous.map(Box::new),
+                    }),
+                };
                 let email = email_seen(&msg);
                 self.remembered.insert(inbox_id.clone(), msg);
                 Ok(StepDetail {
@@ -167,13 +189,13 @@ impl Run<'_> {
                         from: msg.from,
                     });
                 };
-                let located = tab
+                let filled = tab
                     .fill_code(selector, &otp.code, deadline)
                     .await
                     .map_err(page)?;
-                self.filled_at(index);
+                self.filled_at(index, filled.field);
                 Ok(StepDetail {
-                    located: Some(located),
+                    located: Some(filled.located),
                     email: Some(email_seen(&msg)),
                     code: Some(extract::mask_code(&otp.code)),
                     ..StepDetail::default()
@@ -228,6 +250,7 @@ impl Run<'_> {
     /// A page was opened: earlier fills belonged to the page left behind.
     fn opened(&mut self, index: usize, url: &str) {
         self.filled.clear();
+        self.filled_fields.clear();
         self.previous = Some(Previous {
             step: index,
             action: PreviousAction::Opened,
@@ -236,14 +259,52 @@ impl Run<'_> {
         });
     }
 
-    fn filled_at(&mut self, index: usize) {
+    fn filled_at(&mut self, index: usize, field: Option<String>) {
         self.filled.push(index);
+        self.filled_fields.extend(field);
         self.previous = Some(Previous {
             step: index,
             action: PreviousAction::Filled,
             url: None,
             filled: self.filled.clone(),
         });
+    }
+
+    /// After a click that submitted a form: resolves with the page's error texts if, within
+    /// a few seconds, the page shows the form again with errors about it (a server that
+    /// re-rendered it, a script that marked fields invalid). Never resolves otherwise, so a
+    /// wait after a form that was refused ends at once rather than at its deadline.
+    fn form_came_back<'t>(&self, tab: &'t Tab) -> impl Future<Output = Vec<String>> + 't {
+        let submitted = matches!(
+            &self.previous,
+            Some(Previous { action: PreviousAction::Clicked { element: Some(e), .. }, .. })
+                if e.submits == Some(true)
+        );
+        // Fields filled on the page the form was on (a click keeps them; opening a page does not).
+        let filled = self.filled_fields.clone();
+        async move {
+            if submitted && !filled.is_empty() {
+                let until = Instant::now() + FORM_WATCH;
+                while Instant::now() < until {
+                    let by = Instant::now() + Duration::from_millis(800);
+                    if let Ok(page) = tab.form_errors(&filled, by).await
+                        && page.form_back
+                        && !page.errors.is_empty()
+                    {
+                        return page.errors;
+                    }
+                    tokio::time::sleep(Duration::from_millis(400)).await;
+                }
+            }
+            std::future::pending().await
+        }
+    }
+
+    fn form_errors(&self, errors: Vec<String>) -> Failure {
+        Failure::FormErrors {
+            errors,
+            previous: self.previous.clone().map(Box::new),
+        }
     }
 
     fn address_of(&self, inbox_id: &Option<String>) -> String {

@@ -677,6 +677,7 @@ mod tests {
                 allowed_hosts: vec!["shop.example".into()],
                 refused: 0,
                 plan: None,
+                warnings: Vec::new(),
             };
             for i in 0..5 {
                 let id = format!("run{i}");

@@ -638,7 +638,7 @@ fn on_a_page_still_loading<T>(
         let tab = browser.new_tab(lock).await.unwrap();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
         tab.navigate(&start, deadline).await.unwrap();
-        let clicked = tab.click(link, Some(link), None, deadline).await.unwrap();
+        let clicked = tab.click(link, Some(link), None, &[], deadline).await.unwrap();
         assert!(clicked.navigation.is_some(), "the click navigated");
         let out = then(&tab, deadline).await;
         browser.close_tab(tab).await;
@@ -655,8 +655,8 @@ fn a_code_page_still_loading_is_waited_for_not_judged_by_its_first_boxes() {
         tab.fill_code("input.otp", "123456", deadline).await
     });
     let located = filled.expect("the code went into the loaded page");
-    assert_eq!(located.strategy, "split");
-    assert_eq!(located.boxes, Some(6));
+    assert_eq!(located.located.strategy, "split");
+    assert_eq!(located.located.boxes, Some(6));
 }
 
 #[test]

@@ -225,5 +225,6 @@ fn step_status_name(status: StepStatus) -> &'static str {
         StepStatus::Failed => "failed",
         StepStatus::Cancelled => "cancelled",
         StepStatus::Skipped => "skipped",
+        StepStatus::Warned => "warned",
     }
 }

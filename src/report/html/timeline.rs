@@ -57,6 +57,7 @@ pub(super) fn svg(r: &PlanReport, result: &RunResult) -> String {
             StepStatus::Failed => "failed",
             StepStatus::Cancelled => "cancelled",
             StepStatus::Skipped => "skipped",
+            StepStatus::Warned => "warned",
         };
         let label = format!("{} {}", step.index + 1, step.step_type);
         if step.status == StepStatus::Skipped {
