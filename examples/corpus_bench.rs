@@ -168,7 +168,13 @@ async fn replay(tab: &Tab, plan: &Plan) -> Replay {
                 selector,
                 ..
             } => tab
-                .click(describe, text.as_deref(), selector.as_deref(), &[], deadline(10))
+                .click(
+                    describe,
+                    text.as_deref(),
+                    selector.as_deref(),
+                    &[],
+                    deadline(10),
+                )
                 .await
                 .map(|c| c.located.locate_ms),
             Step::Fill {

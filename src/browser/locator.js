@@ -681,13 +681,17 @@ async (req) => {
       if (cands.length > 1) why.hidden = cands.length - 1;
       return { chosen: visible[0], why };
     }
-    // A modal dialog: one in the top layer, or one marked `aria-modal` that really is on top
-    // (its own middle is not under something else). Markup alone, which anyone who may post
-    // on the page can write, makes no modal.
-    const modals = queryAll('dialog, [aria-modal="true"]').filter((n) => (n.tagName === "DIALOG" ? n.matches(":modal") : isVisible(n) && onTop(n)));
+    // A modal dialog: one in the top layer hides everything outside it. One only marked
+    // `aria-modal` (markup anyone who may post on the page can write) hides what really is
+    // under something while it is on top of its own area: a backdrop, not a paragraph.
+    const topLayer = queryAll("dialog").filter((n) => n.matches(":modal"));
+    const marked = queryAll('[aria-modal="true"]').filter((n) => n.tagName !== "DIALOG" && isVisible(n) && onTop(n));
     const behind = (el) => {
       for (let n = el; n; n = up(n)) if (n.inert || n.getAttribute("aria-hidden") === "true") return true;
-      return modals.length > 0 && !modals.some((m) => contains(m, el));
+      if (topLayer.length) return !topLayer.some((m) => contains(m, el));
+      if (!marked.length || marked.some((m) => contains(m, el))) return false;
+      const hit = hitTarget(el);
+      return !hit.ok && !!hit.by;
     };
     const reachable = visible.filter((c) => !behind(c.el));
     const ranked = reachable.length ? reachable : visible;
@@ -807,10 +811,12 @@ async (req) => {
     return { field: el.name || el.id || null, action: form.action, method: (form.getAttribute("method") || "get").toUpperCase() };
   }
 
+  // Text as it reads, whitespace collapsed, case kept.
+  const tidy = (s) => (s || "").replace(/\s+/g, " ").trim();
   // A field as a person names it: its label, else its aria-label, placeholder or name.
   function fieldName(el) {
-    const label = [...(el.labels || [])].map((l) => norm(l.innerText)).find(Boolean);
-    return label || ariaName(el) || norm(el.getAttribute("placeholder")) || el.name || describeEl(el);
+    const label = [...(el.labels || [])].map((l) => tidy(l.innerText).replace(/[\s:*]+$/, "")).find(Boolean);
+    return label || tidy(el.getAttribute("aria-label")) || tidy(el.getAttribute("placeholder")) || el.name || describeEl(el);
   }
   // Error elements of common frameworks: Django's errorlist, Bootstrap's invalid-feedback and
   // alert-danger, MUI's Mui-error helper text, Rails' field_with_errors…
@@ -991,26 +997,52 @@ async (req) => {
         return found({ invalid: [...new Set(blocked)].map((el) => ({ field: fieldName(el), message: el.validationMessage || "" })) });
       }
       case "errors": {
-        // The error texts a page shows about a form: controls marked invalid (with their
-        // descriptions), alerts, and the error elements of common frameworks. `filled`: the
-        // fields this run filled, to tell whether the page came back with that form.
+        // The error texts a page shows about a form, as a person reads them: each field
+        // marked invalid or with an error beside it, by its label ("Retype Password: This
+        // field is required."), then alerts and the error elements of common frameworks.
+        // `filled`: the fields this run filled, to tell whether the page came back with them.
         const texts = [];
-        const push = (t) => { t = norm(t); if (t && /\p{L}.*\p{L}.*\p{L}/u.test(t) && t.length <= 200 && !texts.includes(t)) texts.push(t); };
+        const push = (t) => { t = tidy(t); if (/\p{L}.*\p{L}.*\p{L}/u.test(t) && t.length <= 200 && !texts.includes(t)) texts.push(t); };
         const shown = (el) => isVisible(el) && !isUserContent(el);
-        for (const el of everything()) {
-          if (!shown(el)) continue;
-          if (el.getAttribute("aria-invalid") === "true" && isTextControl(el)) {
-            const said = [byIds(el, "aria-errormessage"), byIds(el, "aria-describedby")].map(norm).filter(Boolean);
-            push(said.length ? `${fieldName(el)}: ${said.join(" ")}` : `${fieldName(el)} is marked invalid`);
-            continue;
+        const isError = (el) => ERROR_CLASS.test(el.getAttribute("class") || "") || (el.getAttribute("role") || "").toLowerCase() === "alert" || el.getAttribute("aria-live") === "assertive";
+        const all = everything();
+        const errors = all.filter((el) => !isTextControl(el) && isError(el) && shown(el));
+        // An error belongs to the field beside it: in the same box (a Bootstrap group, an
+        // MUI control), else the next field within a few elements (Django lists errors above
+        // the field), else the one just before it.
+        const fields = all.filter((el) => isTextControl(el) && shown(el) && el.type !== "hidden");
+        const at = new Map(all.map((el, i) => [el, i]));
+        const owner = (e) => {
+          const i = at.get(e);
+          const alone = (box) => fields.filter((f) => box.contains(f));
+          for (let box = e.parentElement, n = 0; box && n < 3; box = box.parentElement, n++) {
+            const inside = alone(box);
+            if (inside.length === 1) return inside[0];
+            if (inside.length > 1) break;
           }
-          const role = (el.getAttribute("role") || "").toLowerCase();
-          if (role === "alert" || el.getAttribute("aria-live") === "assertive" || ERROR_CLASS.test(el.getAttribute("class") || "")) {
-            if (!isTextControl(el)) push(el.innerText);
-          }
+          const next = fields.find((f) => at.get(f) > i && at.get(f) - i <= 8 && formOf(f) === formOf(e));
+          if (next) return next;
+          return [...fields].reverse().find((f) => at.get(f) < i && i - at.get(f) <= 8 && formOf(f) === formOf(e)) || null;
+        };
+        const said = new Map();
+        const used = new Set();
+        for (const e of errors) {
+          const f = owner(e);
+          if (!f) continue;
+          used.add(e);
+          said.set(f, [...(said.get(f) || []), tidy(e.innerText)]);
+        }
+        for (const f of fields) {
+          const words = [tidy(byIds(f, "aria-errormessage")), ...(said.get(f) || [])].filter(Boolean);
+          if (words.length) push(`${fieldName(f)}: ${[...new Set(words)].join(" ")}`);
+          else if (f.getAttribute("aria-invalid") === "true") push(`${fieldName(f)} is marked invalid`);
+        }
+        for (const e of errors) {
+          if (used.has(e) || errors.some((o) => o !== e && e.contains(o) && used.has(o))) continue;
+          push(e.innerText);
         }
         const names = new Set(req.filled || []);
-        const back = names.size > 0 && everything().some((el) => isTextControl(el) && (names.has(el.name) || names.has(el.id)));
+        const back = names.size > 0 && all.some((el) => isTextControl(el) && (names.has(el.name) || names.has(el.id)));
         return found({ errors: texts.slice(0, 8), form_back: back });
       }
       case "extract": {

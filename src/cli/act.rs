@@ -6,6 +6,7 @@ use planlock::exit;
 use planlock::lock::sites_named;
 use planlock::plan::{Limits, Vars};
 use planlock::planner::{self, PlanRequest, PlannerConfig};
+use planlock::runner::{AskShould, ShouldChoice, StepRef};
 
 use super::{RunOptions, lock_sentence, run_plans};
 
@@ -23,6 +24,44 @@ pub struct ActArgs {
     pub no_cache: bool,
     #[command(flatten)]
     pub options: RunOptions,
+}
+
+/// Asks on the terminal what to do about a failed `should` step, showing its sentence and
+/// where its screenshot is.
+struct AskAtTerminal;
+
+#[async_trait::async_trait]
+impl AskShould for AskAtTerminal {
+    async fn choose(
+        &self,
+        step: &StepRef,
+        sentence: &str,
+        screenshot: Option<&str>,
+    ) -> ShouldChoice {
+        let mut question = format!(
+            "step {} ({}) failed, and the plan says it should work: {sentence}\n",
+            step.index + 1,
+            step.step_type
+        );
+        if let Some(shot) = screenshot {
+            question.push_str(&format!("screenshot: {shot}\n"));
+        }
+        question.push_str("Retry it, skip it, or stop the run? [r/s/T] ");
+        let answer = tokio::task::spawn_blocking(move || {
+            eprint!("{question}");
+            let mut line = String::new();
+            std::io::stdin().read_line(&mut line).map(|_| line)
+        })
+        .await;
+        match answer {
+            Ok(Ok(line)) => match line.trim().to_ascii_lowercase().as_str() {
+                "r" | "retry" => ShouldChoice::Retry,
+                "s" | "skip" => ShouldChoice::Skip,
+                _ => ShouldChoice::Stop,
+            },
+            _ => ShouldChoice::Stop,
+        }
+    }
 }
 
 /// Runs `planlock act`.
@@ -96,10 +135,15 @@ async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
             }
         }
     }
+    let mut options = args.options.clone();
+    if !args.yes && !options.strict {
+        // At a terminal, a person decides about a failed `should` step.
+        options.ask = Some(std::sync::Arc::new(AskAtTerminal));
+    }
     match run_plans(
         vec![("goal".to_string(), outcome.plan)],
         Some(&args.goal),
-        &args.options,
+        &options,
     )
     .await
     {

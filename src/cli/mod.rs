@@ -93,6 +93,13 @@ pub struct RunOptions {
     /// Which steps get a screenshot: every step, only a failed one, or none.
     #[arg(long, value_enum, default_value_t = ScreenshotChoice::Failure, value_name = "WHICH")]
     pub screenshots: ScreenshotChoice,
+    /// A failed `should` step fails the run, as a `must` step does (by default it is a
+    /// warning, or asked about by `act` at a terminal).
+    #[arg(long)]
+    pub strict: bool,
+    /// Who decides about a failed `should` step (a person at a terminal, in `act`).
+    #[arg(skip)]
+    pub ask: Option<std::sync::Arc<dyn planlock::runner::AskShould>>,
 }
 
 /// `--screenshots all|failure|none`.
@@ -487,6 +494,8 @@ async fn replay(
         run_timeout: Duration::from_secs(options.timeout),
         wrap_untrusted: options.wrap_untrusted,
         screenshots: options.screenshots.into(),
+        strict: options.strict,
+        ask: options.ask.clone(),
         ..Settings::default()
     };
     let mut runs = Vec::new();

@@ -20,6 +20,8 @@ pub struct Progress {
     every: Duration,
     ticker: Option<Ticker>,
     total: usize,
+    /// Failed steps the run went on after (`should`, `could`).
+    warnings: usize,
 }
 
 /// The thread that redraws the spinner or prints the periodic wait line of one step.
@@ -38,6 +40,7 @@ impl Progress {
             every: WAIT_REPORT_EVERY,
             ticker: None,
             total: 0,
+            warnings: 0,
         }
     }
 
@@ -196,9 +199,15 @@ impl Listener for Progress {
             } => {
                 self.stop_ticker();
                 let ok = e.kind() == EventKind::StepSucceeded;
+                let warned = matches!(e, Event::StepFailed { warning: true, .. });
+                self.warnings += usize::from(warned);
                 eprintln!(
                     "{p}  {} {}/{} {:<20} {}  {} ms{}",
-                    if ok { "✓" } else { "✗" },
+                    match (ok, warned) {
+                        (true, _) => "✓",
+                        (false, true) => "⚠",
+                        (false, false) => "✗",
+                    },
                     step.index + 1,
                     self.total,
                     step.step_type.as_str(),
@@ -211,7 +220,13 @@ impl Listener for Progress {
                     }
                 );
                 if let Some(err) = e.error() {
-                    eprintln!("{p}    {}: {}", super::kind_name(err.kind), err.message);
+                    let what = super::kind_name(err.kind);
+                    let what = if warned {
+                        format!("warning, {what}")
+                    } else {
+                        what.to_string()
+                    };
+                    eprintln!("{p}    {what}: {}", err.message);
                     if let Some(shot) = &detail.screenshot {
                         eprintln!("{p}    screenshot: {shot}");
                     }
@@ -228,8 +243,13 @@ impl Listener for Progress {
                 self.stop_ticker();
                 let status = finished.status.as_str();
                 let mark = if status == "succeeded" { "✓" } else { "✗" };
+                let warnings = match self.warnings {
+                    0 => String::new(),
+                    1 => " (1 warning)".to_string(),
+                    n => format!(" ({n} warnings)"),
+                };
                 eprintln!(
-                    "{p}{mark} {status} in {duration_ms} ms: {}",
+                    "{p}{mark} {status}{warnings} in {duration_ms} ms: {}",
                     finished.summary
                 );
             }

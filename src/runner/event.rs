@@ -64,6 +64,9 @@ pub enum Event {
         step: StepRef,
         duration_ms: u64,
         error: StepError,
+        /// The step's criticality (`should`, `could`) lets the run go on: a warning.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        warning: bool,
         /// The page's URL and screenshot.
         detail: Box<StepDetail>,
     },

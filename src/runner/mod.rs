@@ -245,6 +245,19 @@ impl<'l> Run<'l> {
         error: Option<&StepError>,
         detail: &StepDetail,
     ) {
+        self.emit_step_end(index, step, took, error, false, detail);
+    }
+
+    /// [`Run::emit_step_ended`], saying whether a failure is only a warning.
+    fn emit_step_end(
+        &mut self,
+        index: usize,
+        step: &Step,
+        took: Duration,
+        error: Option<&StepError>,
+        warning: bool,
+        detail: &StepDetail,
+    ) {
         let (run_id, ts, step) = (self.run_id.clone(), Self::now(), self.step_ref(index, step));
         let duration_ms = took.as_millis() as u64;
         let detail = Box::new(detail.clone());
@@ -262,6 +275,7 @@ impl<'l> Run<'l> {
                 step,
                 duration_ms,
                 error: error.clone(),
+                warning,
                 detail,
             },
         };
@@ -439,11 +453,20 @@ impl<'l> Run<'l> {
                         let err = self.masked_error(&failure.to_step_error());
                         let detail = failure_detail(&tab, &self.run_id, index, &req.settings).await;
                         let detail = self.masked(detail);
-                        self.emit_step_ended(index, &step, took, Some(&err), &detail);
-                        let (step_ref, criticality) = (self.step_ref(index, &step), step.criticality());
-                        let carried =
-                            carry(step_ref, criticality, &failure, &err, &detail, &req.settings);
-                        match carried.await {
+                        let (step_ref, criticality) =
+                            (self.step_ref(index, &step), step.criticality());
+                        let carried = carry(
+                            step_ref,
+                            criticality,
+                            &failure,
+                            &err,
+                            &detail,
+                            &req.settings,
+                        )
+                        .await;
+                        let warning = matches!(carried, Carry::On);
+                        self.emit_step_end(index, &step, took, Some(&err), warning, &detail);
+                        match carried {
                             Carry::Retry => continue,
                             Carry::On => {
                                 let text = tab.extract_text(None, Instant::now() + PAGE_TEXT_WAIT);

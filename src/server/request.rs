@@ -165,6 +165,10 @@ pub struct RunBody {
     #[serde(default)]
     #[schema(example = "https://hooks.example.com/planlock")]
     pub callback_url: Option<String>,
+    /// A failed `should` step fails the run, as a `must` step does (by default it is a
+    /// warning in the result's `warnings`).
+    #[serde(default)]
+    pub strict: bool,
 }
 
 /// `POST /v1/act`: a goal to plan, then run.
@@ -189,6 +193,9 @@ pub struct ActBody {
     /// Where to POST the result, signed, when the run ends.
     #[serde(default)]
     pub callback_url: Option<String>,
+    /// A failed `should` step fails the run, as a `must` step does.
+    #[serde(default)]
+    pub strict: bool,
 }
 
 /// `POST /v1/plans`: a goal to plan; nothing runs.

@@ -255,13 +255,16 @@ pub(super) async fn act(
     let planning = planned(&outcome);
     let launch = prepare(
         &state,
-        Some(&body.goal),
-        outcome.plan,
-        vars,
-        &body.secrets,
-        &bindings,
-        &body.allowed_hosts,
-        body.callback_url.as_deref(),
+        Launching {
+            goal: Some(&body.goal),
+            plan: outcome.plan,
+            vars,
+            secrets: &body.secrets,
+            bindings: &bindings,
+            allowed_hosts: &body.allowed_hosts,
+            callback_url: body.callback_url.as_deref(),
+            strict: body.strict,
+        },
     )
     .await?;
     let prelude = {
@@ -301,31 +304,46 @@ pub(super) async fn create_run(
     state.accepting()?;
     let launch = prepare(
         &state,
-        None,
-        plan,
-        vars,
-        &body.secrets,
-        &bindings,
-        &body.allowed_hosts,
-        body.callback_url.as_deref(),
+        Launching {
+            goal: None,
+            plan,
+            vars,
+            secrets: &body.secrets,
+            bindings: &bindings,
+            allowed_hosts: &body.allowed_hosts,
+            callback_url: body.callback_url.as_deref(),
+            strict: body.strict,
+        },
     )
     .await?;
     let started = runs::start(&state, launch, reply == Reply::Stream).await?;
     Ok(respond(&state, started, reply, None).await)
 }
 
-/// Everything a run needs, checked and locked from the request before anything is read.
-#[allow(clippy::too_many_arguments)]
-async fn prepare(
-    state: &AppState,
-    goal: Option<&str>,
+/// What `POST /v1/runs` and `POST /v1/act` ask of a run, read from their bodies.
+struct Launching<'a> {
+    goal: Option<&'a str>,
     plan: crate::plan::Plan,
     vars: crate::plan::Vars,
-    secrets: &std::collections::BTreeMap<String, String>,
-    bindings: &[RequestInbox],
-    allowed_hosts: &[String],
-    callback_url: Option<&str>,
-) -> Result<Launch, ApiError> {
+    secrets: &'a std::collections::BTreeMap<String, String>,
+    bindings: &'a [RequestInbox],
+    allowed_hosts: &'a [String],
+    callback_url: Option<&'a str>,
+    strict: bool,
+}
+
+/// Everything a run needs, checked and locked from the request before anything is read.
+async fn prepare(state: &AppState, asked: Launching<'_>) -> Result<Launch, ApiError> {
+    let Launching {
+        goal,
+        plan,
+        vars,
+        secrets,
+        bindings,
+        allowed_hosts,
+        callback_url,
+        strict,
+    } = asked;
     let secrets = request_secrets(state, secrets)?;
     let callback = match callback_url {
         Some(url) => Some(webhook::callback_of(state, url, allowed_hosts).await?),
@@ -344,6 +362,7 @@ async fn prepare(
         .service_addresses(state.listen_addresses())
         .settings(Settings {
             artifacts_dir: Some(registry.artifacts_of(&run_id)),
+            strict,
             ..state.settings().clone()
         });
     if let Some(goal) = goal {

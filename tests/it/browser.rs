@@ -638,7 +638,10 @@ fn on_a_page_still_loading<T>(
         let tab = browser.new_tab(lock).await.unwrap();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
         tab.navigate(&start, deadline).await.unwrap();
-        let clicked = tab.click(link, Some(link), None, &[], deadline).await.unwrap();
+        let clicked = tab
+            .click(link, Some(link), None, &[], deadline)
+            .await
+            .unwrap();
         assert!(clicked.navigation.is_some(), "the click navigated");
         let out = then(&tab, deadline).await;
         browser.close_tab(tab).await;

@@ -16,6 +16,7 @@ mod inbox_imap;
 mod inbox_smtp;
 mod lock_ports;
 mod lock_probes;
+mod person;
 mod plan_fuzz;
 mod planner;
 mod private_addresses;

@@ -195,6 +195,40 @@ fn site_routes() -> Router {
             }),
         )
         .route("/spa/{*rest}", get(|| async { file("spa.html") }))
+        // Same-host endpoints a page may be tricked into sending to (a comment box): records
+        // what reaches it.
+        .route(
+            "/sink/{name}",
+            axum::routing::any(|Path(name): Path<String>, req: Request| async move {
+                let query = req.uri().query().unwrap_or_default().to_string();
+                let body = axum::body::to_bytes(req.into_body(), 1 << 20)
+                    .await
+                    .unwrap_or_default();
+                let line = format!("{name}?{query} {}", String::from_utf8_lossy(&body));
+                SINK.lock().unwrap().push(line);
+                axum::response::Html(format!("<h1>posted to {name}</h1>"))
+            }),
+        )
+        // A stock-style registration form: re-rendered with the errors of the fields left
+        // empty, as server-side frameworks do; filled whole, it signs the user up.
+        .route(
+            "/person-register",
+            get(|| async { person_register(&[]) }).post(
+                |axum::extract::Form(form): axum::extract::Form<
+                    std::collections::HashMap<String, String>,
+                >| async move {
+                    let missing: Vec<&str> = ["username", "email", "password1", "password2"]
+                        .into_iter()
+                        .filter(|f| form.get(*f).is_none_or(|v| v.is_empty()))
+                        .collect();
+                    if missing.is_empty() {
+                        redirect("/person-done.html?welcome=1")
+                    } else {
+                        person_register(&missing)
+                    }
+                },
+            ),
+        )
         .route(
             "/trickle/{page}",
             get(|Path(page): Path<String>| async move { trickle(&page) }),
@@ -248,6 +282,44 @@ fn trickle(page: &str) -> Response {
         axum::body::Body::from_stream(body),
     )
         .into_response()
+}
+
+/// What reached `/sink/NAME`: `NAME?QUERY BODY` per request.
+static SINK: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Every request `/sink/…` received so far.
+pub fn sink_hits() -> Vec<String> {
+    SINK.lock().unwrap().clone()
+}
+
+/// The registration form, with Django-style error lists above the fields left empty.
+fn person_register(missing: &[&str]) -> Response {
+    let field = |name: &str, label: &str, kind: &str| {
+        let error = if missing.contains(&name) {
+            "<ul class=\"errorlist\"><li>This field is required.</li></ul>"
+        } else {
+            ""
+        };
+        let invalid = if missing.contains(&name) {
+            " aria-invalid=\"true\""
+        } else {
+            ""
+        };
+        format!(
+            "<p>{error}<label for=\"id_{name}\">{label}:</label> \
+             <input type=\"{kind}\" name=\"{name}\" id=\"id_{name}\"{invalid}></p>"
+        )
+    };
+    let body = format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Register</title></head>\
+         <body><main><h1>Create an account</h1><form method=\"post\" action=\"/person-register\">\
+         {}{}{}{}<button type=\"submit\">Register</button></form></main></body></html>",
+        field("username", "Username", "text"),
+        field("email", "Email", "email"),
+        field("password1", "Password", "password"),
+        field("password2", "Retype Password", "password"),
+    );
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
 }
 
 fn redirect(to: &str) -> Response {
