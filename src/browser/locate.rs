@@ -38,6 +38,8 @@ pub(super) enum Operation<'a> {
     Sent,
     /// The error texts the page shows about a form; is a field in `filled` on it again?
     Errors { filled: &'a [String] },
+    /// The page's structure, for a planner that has not seen it.
+    Outline,
 }
 
 /// What [`Operation::Sent`] found.

@@ -1045,6 +1045,76 @@ async (req) => {
         const back = names.size > 0 && all.some((el) => isTextControl(el) && (names.has(el.name) || names.has(el.id)));
         return found({ errors: texts.slice(0, 8), form_back: back });
       }
+      case "outline": {
+        // The page's structure for a planner that has not seen it: title, headings, each
+        // form's fields (label as `fill` matches it, type, name, required, autocomplete,
+        // placeholder, options) and buttons, and the texts of other links and buttons by
+        // landmark. Never paragraphs, values or hidden elements.
+        const cap = (t) => { t = tidy(t); return t.length > 80 ? t.slice(0, 79) + "…" : t; };
+        const all = everything().filter((el) => !SKIP.has(el.tagName));
+        const shown = all.filter((el) => isVisible(el));
+        const headings = shown.filter((el) => /^H[12]$/.test(el.tagName))
+          .map((el) => ({ level: +el.tagName[1], text: cap(el.innerText) })).filter((h) => h.text);
+        const forms = [];
+        const formEntry = new Map();
+        const entryOf = (form) => {
+          if (!formEntry.has(form)) {
+            const entry = {
+              name: form ? cap(form.id || form.getAttribute("name") || form.getAttribute("aria-label") || "") : "",
+              fields: [], buttons: [],
+            };
+            formEntry.set(form, entry);
+            forms.push(entry);
+          }
+          return formEntry.get(form);
+        };
+        const labelOf = (el) => {
+          const label = [...(el.labels || [])].map((l) => tidy(l.innerText).replace(/[\s:*]+$/, "")).find(Boolean);
+          return cap(label || tidy(byIds(el, "aria-labelledby")) || tidy(el.getAttribute("aria-label")) || el.getAttribute("placeholder") || "");
+        };
+        const groups = new Map();
+        const outside = [];
+        const seen = new Set();
+        for (const el of shown) {
+          const form = formOf(el);
+          const type = (el.getAttribute("type") || "").toLowerCase();
+          const role = roleOf(el);
+          if (el.tagName === "INPUT" && (type === "radio" || type === "checkbox") || el.tagName === "SELECT" || isTextControl(el)) {
+            if (el.tagName === "INPUT" && type === "hidden") continue;
+            const field = {
+              label: labelOf(el),
+              kind: el.tagName === "SELECT" ? "select" : el.tagName === "TEXTAREA" ? "textarea" : el.isContentEditable && el.tagName !== "INPUT" ? "text" : (type || "text"),
+              name: cap(el.getAttribute("name") || el.id || ""),
+              required: !!el.required || el.getAttribute("aria-required") === "true",
+              autocomplete: cap(el.getAttribute("autocomplete") || ""),
+              placeholder: cap(el.getAttribute("placeholder") || ""),
+              options: el.tagName === "SELECT" ? [...el.options].slice(0, 12).map((o) => cap(o.label)) : [],
+            };
+            if (type === "radio" && el.name) {
+              // A radio group is one field: its options are its radios' labels.
+              const key = `${el.name}|${forms.indexOf(entryOf(form))}`;
+              if (groups.has(key)) { groups.get(key).options.push(field.label); continue; }
+              const group = { ...field, label: cap(tidy((el.closest("fieldset") && el.closest("fieldset").querySelector("legend") || {}).innerText || "")), options: [field.label] };
+              groups.set(key, group);
+              entryOf(form).fields.push(group);
+              continue;
+            }
+            entryOf(form).fields.push(field);
+            continue;
+          }
+          const clickableRole = ["button", "link", "tab", "menuitem"].includes(role) || hostRole(el);
+          if (!clickableRole) continue;
+          const text = cap(textOf(el) || ariaName(el) || el.getAttribute("title") || "");
+          if (!text || seen.has(el)) continue;
+          seen.add(el);
+          if (form && (role === "button" || hostRole(el) === "button")) {
+            entryOf(form).buttons.push({ text, submit: isSubmit(el) });
+          } else {
+            outside.push({ landmark: landmarkOf(el) || "main", role: hostRole(el) || role, text });
+          }
+        }
+        return found({ title: cap(document.title), headings, forms: forms.filter((f) => f.fields.length || f.buttons.length), outside });
+      }
       case "extract": {
         if (req.selector) {
           const els = selectorAll(req.selector);

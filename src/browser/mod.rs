@@ -5,6 +5,7 @@ mod egress;
 mod facts;
 mod guard;
 mod locate;
+pub mod outline;
 mod process;
 mod tab;
 
@@ -26,6 +27,7 @@ pub use facts::{
     Blocker, Candidate, Clicked, Destined, Difference, Extracted, Filled, InvalidField, Located,
     Navigated, PageError, Rejection, Target,
 };
+pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
 pub use tab::Tab;
 

@@ -705,6 +705,16 @@ impl Tab {
             .await
     }
 
+    /// One locator operation until it answers or `deadline` passes (for the look).
+    pub(super) async fn locate_op<T: DeserializeOwned>(
+        &self,
+        op: &Operation<'_>,
+        target: Target,
+        deadline: Instant,
+    ) -> Result<T, PageError> {
+        self.locate(op, target, deadline).await
+    }
+
     /// Runs the locator until it answers or the deadline passes, re-running after navigations.
     async fn locate<T: DeserializeOwned>(
         &self,

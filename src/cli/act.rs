@@ -23,6 +23,8 @@ pub struct ActArgs {
     #[arg(long = "no-cache")]
     pub no_cache: bool,
     #[command(flatten)]
+    pub look: super::plan::LookArgs,
+    #[command(flatten)]
     pub options: RunOptions,
 }
 
@@ -109,11 +111,17 @@ async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
         max_steps: args.options.max_steps,
     };
     req.no_cache = args.no_cache;
+    if let Err(code) = super::plan::look_first(&args.goal, &mut req, args.look.choice()).await {
+        return code;
+    }
     let outcome = match super::plan::planned(&args.goal, &req).await {
         Ok(o) => o,
         Err(code) => return code,
     };
     eprintln!("{}", planner::outcome_summary(&outcome));
+    if let Some(looked) = &outcome.looked {
+        eprintln!("{}", planner::looked_line(looked));
+    }
     let named = match sites_named(Some(&args.goal), &args.options.allow_hosts) {
         Ok(sites) => sites,
         Err(e) => {
@@ -121,7 +129,40 @@ async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
             return exit::INVALID_INPUT;
         }
     };
-    eprintln!("{}", planner::render_review(&outcome.plan, &named));
+    // The values the plan asks for: `--var` wins; else the person answers, the suggestion
+    // prefilled; with --yes the suggestion is taken.
+    let mut options = args.options.clone();
+    let mut answers = Vec::new();
+    for q in &outcome.plan.questions {
+        let given = options.vars.iter().find_map(|pair| {
+            pair.split_once('=')
+                .filter(|(name, _)| *name == q.var)
+                .map(|(_, v)| v.to_string())
+        });
+        let answer = match given {
+            Some(v) => v,
+            None if args.yes => q.suggested.clone(),
+            None => match planner::ask_with_suggestion(&q.ask, &q.suggested) {
+                Ok(a) => a,
+                Err(e) => {
+                    eprintln!("planlock: cannot read the answer: {e}");
+                    return exit::INVALID_INPUT;
+                }
+            },
+        };
+        if !options
+            .vars
+            .iter()
+            .any(|p| p.split_once('=').is_some_and(|(n, _)| n == q.var))
+        {
+            options.vars.push(format!("{}={answer}", q.var));
+        }
+        answers.push((q.var.clone(), answer));
+    }
+    eprintln!(
+        "{}",
+        planner::render_review_with_answers(&outcome.plan, &named, &answers)
+    );
     if !args.yes {
         match planner::confirm("Run this plan?") {
             Ok(true) => {}
@@ -135,7 +176,6 @@ async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
             }
         }
     }
-    let mut options = args.options.clone();
     if !args.yes && !options.strict {
         // At a terminal, a person decides about a failed `should` step.
         options.ask = Some(std::sync::Arc::new(AskAtTerminal));

@@ -4,8 +4,12 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use planlock::exit;
+use planlock::lock::AddressPolicy;
 use planlock::plan::{Limits, Vars};
-use planlock::planner::{PlanOutcome, PlanRequest, PlannerConfig, outcome_summary, plan_goal};
+use planlock::planner::{
+    self, LookChoice, PlanOutcome, PlanRequest, PlannerConfig, outcome_summary, plan_goal,
+};
+use planlock::{Chromium, LaunchOptions};
 
 /// Arguments of `planlock plan`.
 #[derive(Debug, Clone, clap::Args)]
@@ -31,6 +35,77 @@ pub struct PlanArgs {
     /// Most steps a plan may have.
     #[arg(long, default_value_t = 15)]
     pub max_steps: usize,
+    #[command(flatten)]
+    pub look: LookArgs,
+    /// Print the exact request the model would get (system prompt, user message with the
+    /// start page's outline, schema, model) and stop: no model call, no key needed.
+    #[arg(long = "dry-run")]
+    pub dry_run: bool,
+}
+
+/// How planning looks at the start page first (`plan`, `act`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct LookArgs {
+    /// Plan from the goal alone: no page text reaches the model.
+    #[arg(long, conflicts_with = "look")]
+    pub blind: bool,
+    /// `required`: fail (exit 3) when the start page cannot be looked at, instead of
+    /// planning blind.
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub look: Option<LookWhen>,
+}
+
+/// `--look=required`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LookWhen {
+    Required,
+}
+
+impl LookArgs {
+    pub fn choice(&self) -> LookChoice {
+        match (self.blind, self.look) {
+            (true, _) => LookChoice::Blind,
+            (false, Some(LookWhen::Required)) => LookChoice::Required,
+            (false, None) => LookChoice::Try,
+        }
+    }
+}
+
+/// Looks at the goal's start page for the planner, in a browser started for it: one line
+/// when the look fails (then the plan is made blind), or exit 3 with `--look=required`.
+pub(super) async fn look_first(
+    goal: &str,
+    request: &mut PlanRequest,
+    choice: LookChoice,
+) -> Result<(), u8> {
+    if choice == LookChoice::Blind {
+        return Ok(());
+    }
+    let looked = async {
+        let browser = Chromium::start(&LaunchOptions::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        let look = planner::look_at_goal(&browser, goal, request, AddressPolicy::Open, &[])
+            .await
+            .map_err(|e| e.to_string());
+        browser.close().await;
+        look
+    }
+    .await;
+    match looked {
+        Ok(look) => {
+            request.look = Some(look);
+            Ok(())
+        }
+        Err(why) if choice == LookChoice::Required => {
+            eprintln!("planlock: {why} (--look=required)");
+            Err(exit::ENVIRONMENT)
+        }
+        Err(why) => {
+            eprintln!("planlock: {why}; planning from the goal alone");
+            Ok(())
+        }
+    }
 }
 
 /// `planlock plan`, configured from the environment. Returns the exit code.
@@ -54,7 +129,7 @@ pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> u8 {
             return exit::INVALID_INPUT;
         }
     };
-    let request = PlanRequest {
+    let mut request = PlanRequest {
         inbox_address: args.inbox_address.clone(),
         allowed_hosts: args.allow_hosts.clone(),
         inbox_names: Vec::new(),
@@ -64,7 +139,24 @@ pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> u8 {
         },
         no_cache: args.no_cache,
         config,
+        look: None,
     };
+    if let Err(code) = look_first(&args.goal, &mut request, args.look.choice()).await {
+        return code;
+    }
+    if args.dry_run {
+        return match planner::request_preview(&args.goal, &request) {
+            Ok(preview) => {
+                let text = serde_json::to_string_pretty(&preview).unwrap_or_default();
+                println!("{text}");
+                exit::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("planlock: {e}");
+                e.exit_code()
+            }
+        };
+    }
     let outcome = match planned(&args.goal, &request).await {
         Ok(o) => o,
         Err(code) => return code,

@@ -27,6 +27,22 @@ pub struct Plan {
     pub reasoning: String,
     /// The steps, run in order. Must end with `done`.
     pub steps: Vec<Step>,
+    /// Values the goal did not give that the page asks for, each a `{{var}}` of the plan
+    /// with a question and a suggested answer (taken when nobody answers).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub questions: Vec<Question>,
+}
+
+/// A value a plan needs that the goal did not give: the plan writes it as `{{var}}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Question {
+    /// The variable's name, as the plan writes it (`full_name` for `{{full_name}}`).
+    pub var: String,
+    /// The question for a person: "Full name for the account?".
+    pub ask: String,
+    /// The answer taken when nobody gives one.
+    pub suggested: String,
 }
 
 impl Plan {

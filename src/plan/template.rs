@@ -212,6 +212,11 @@ impl Vars {
         self.caller.keys().map(String::as_str)
     }
 
+    /// A caller variable's value.
+    pub fn value(&self, name: &str) -> Option<&str> {
+        self.caller.get(name).map(String::as_str)
+    }
+
     fn get(&self, name: &str) -> Result<&str, VarsError> {
         match name {
             "run_id" => self

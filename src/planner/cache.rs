@@ -30,6 +30,23 @@ pub fn key(normalised_goal: &str, site: &str, model: &str, prompt_version: &str)
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The cache key of a plan made after looking at the start page: the outline's digest is a
+/// fifth part, so a page that changed is planned again.
+pub fn key_with_outline(
+    normalised_goal: &str,
+    site: &str,
+    model: &str,
+    prompt_version: &str,
+    outline: &str,
+) -> String {
+    key(
+        normalised_goal,
+        site,
+        model,
+        &format!("{prompt_version}+outline:{outline}"),
+    )
+}
+
 impl PlanCache {
     pub fn new(dir: impl Into<PathBuf>) -> PlanCache {
         PlanCache { dir: dir.into() }
@@ -122,6 +139,7 @@ mod tests {
         let plan = Plan {
             schema: None,
             reasoning: "r".into(),
+            questions: Vec::new(),
             steps: vec![crate::plan::Step::Done {
                 summary: "s".into(),
                 criticality: None,

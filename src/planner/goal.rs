@@ -15,11 +15,23 @@ pub struct Goal {
 /// invalid input: the plan lock is built from the sites a request names, so a goal without
 /// one could never visit anything.
 pub fn prepare(goal: &str, inbox_address: Option<&str>) -> Result<Goal, PlannerError> {
+    prepare_with(goal, inbox_address, &crate::plan::Vars::default())
+}
+
+/// [`prepare`], where the goal may name its site through a caller variable
+/// (`{{base_url}}/signup` with `base_url=https://shop.example`): the site is the one the
+/// goal names once the variables are filled in; the model still reads the variable.
+pub fn prepare_with(
+    goal: &str,
+    inbox_address: Option<&str>,
+    vars: &crate::plan::Vars,
+) -> Result<Goal, PlannerError> {
     let normalised = normalise(goal, inbox_address);
     if normalised.is_empty() {
         return Err(PlannerError::EmptyGoal);
     }
-    let Some(host) = crate::lock::hosts_in_text(&normalised).into_iter().next() else {
+    let rendered = rendered(&normalised, vars);
+    let Some(host) = crate::lock::hosts_in_text(&rendered).into_iter().next() else {
         return Err(PlannerError::NoSite {
             goal: normalised.clone(),
         });
@@ -28,6 +40,17 @@ pub fn prepare(goal: &str, inbox_address: Option<&str>) -> Result<Goal, PlannerE
         site: crate::lock::site_of(&host),
         normalised,
     })
+}
+
+/// The goal with the caller variables it uses filled in (others left as written).
+pub fn rendered(goal: &str, vars: &crate::plan::Vars) -> String {
+    let mut out = goal.to_string();
+    for name in vars.caller_names() {
+        if let Some(value) = vars.value(name) {
+            out = out.replace(&format!("{{{{{name}}}}}"), value);
+        }
+    }
+    out
 }
 
 /// Trims, collapses whitespace and replaces the inbox address (any case) by its variable.

@@ -27,7 +27,10 @@ use crate::plan::{self, Limits, Plan, Problem, Vars};
 
 pub use config::{ModelSpec, PlannerConfig, Provider, RetryPolicy};
 pub use prompt::{SYSTEM_PROMPT, prompt_version};
-pub use review::{confirm, confirm_with, flags, render_review};
+pub use review::{
+    ask_with_suggestion, ask_with_suggestion_on, confirm, confirm_with, flags, looked_line,
+    render_review, render_review_with_answers,
+};
 
 /// Most characters of a model's answer shown in an invalid-plan error.
 pub const RETURNED_LIMIT: usize = 4_000;
@@ -71,6 +74,34 @@ pub struct PlanOutcome {
     pub site: String,
     /// Things worth telling the user that did not stop planning (e.g. a cache write failed).
     pub warnings: Vec<String>,
+    /// The look the plan was made after, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub looked: Option<Looked>,
+}
+
+/// What the planner was shown of the start page.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Looked {
+    pub url: String,
+    pub fields: usize,
+    pub buttons: usize,
+    /// Strings withheld because they read like instructions.
+    pub withheld: usize,
+    /// The outline's size in the user message, in tokens (about 4 characters each).
+    pub outline_tokens: u64,
+}
+
+impl Looked {
+    fn of(look: &crate::browser::Look) -> Looked {
+        let (fields, buttons) = look.counts();
+        Looked {
+            url: look.url.clone(),
+            fields,
+            buttons,
+            withheld: look.withheld,
+            outline_tokens: prompt::outline_block(look).chars().count().div_ceil(4) as u64,
+        }
+    }
 }
 
 /// What a plan request needs besides the goal.
@@ -88,6 +119,8 @@ pub struct PlanRequest {
     /// Skip reading the cache (a fresh plan still replaces the cached one).
     pub no_cache: bool,
     pub config: PlannerConfig,
+    /// The start page's outline, when planlock looked at it first (see [`look_at_goal`]).
+    pub look: Option<crate::browser::Look>,
 }
 
 impl PlanRequest {
@@ -340,7 +373,7 @@ pub(crate) struct ModelReply {
 /// Plans `goal`: from the cache when it has the plan (zero requests), else with exactly one
 /// model request (plus bounded transport retries of that same request).
 pub async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<PlanOutcome, PlannerError> {
-    let goal = goal::prepare(goal, req.inbox_address.as_deref())?;
+    let goal = goal::prepare_with(goal, req.inbox_address.as_deref(), &req.vars)?;
     let allowed = allowed_sites(&goal, &req.allowed_hosts)?;
     let spec = req.config.model_spec()?;
     let model = spec.to_string();
@@ -349,9 +382,20 @@ pub async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<PlanOutcome, Pla
 
     let cache = req.config.cache_dir.as_ref().map(cache::PlanCache::new);
     let cache_file = cache.as_ref().map(|c| {
-        let key = cache::key(&goal.normalised, &goal.site, &model, version);
+        let key = match &req.look {
+            // A changed page is planned again; a blind plan keeps its key.
+            Some(look) => cache::key_with_outline(
+                &goal.normalised,
+                &goal.site,
+                &model,
+                version,
+                &look.digest(),
+            ),
+            None => cache::key(&goal.normalised, &goal.site, &model, version),
+        };
         c.path(&goal.site, &key)
     });
+    let looked = req.look.as_ref().map(Looked::of);
     if !req.no_cache
         && let (Some(c), Some(path)) = (&cache, &cache_file)
         && let Some(text) = c.load(path)
@@ -369,6 +413,7 @@ pub async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<PlanOutcome, Pla
                     goal: goal.normalised,
                     site: goal.site,
                     warnings,
+                    looked,
                 });
             }
             Err(e) => warnings.push(format!(
@@ -380,16 +425,7 @@ pub async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<PlanOutcome, Pla
     }
 
     let endpoint = req.config.endpoint(spec.provider)?;
-    let var_names: Vec<String> = req.vars.caller_names().map(str::to_string).collect();
-    let user = prompt::user_message(
-        &goal.normalised,
-        &prompt::UserContext {
-            allowed_hosts: &allowed,
-            var_names: &var_names,
-            inbox_names: &req.inbox_names,
-            max_steps: req.limits.max_steps,
-        },
-    );
+    let user = user_message_for(&goal, &allowed, req);
     let client = reqwest::Client::builder()
         .user_agent(concat!("planlock/", env!("CARGO_PKG_VERSION")))
         .build()
@@ -436,7 +472,114 @@ pub async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<PlanOutcome, Pla
         goal: goal.normalised,
         site: goal.site,
         warnings,
+        looked,
     })
+}
+
+/// The user message of a plan request.
+fn user_message_for(goal: &goal::Goal, allowed: &[String], req: &PlanRequest) -> String {
+    let var_names: Vec<String> = req.vars.caller_names().map(str::to_string).collect();
+    prompt::user_message(
+        &goal.normalised,
+        &prompt::UserContext {
+            allowed_hosts: allowed,
+            var_names: &var_names,
+            inbox_names: &req.inbox_names,
+            max_steps: req.limits.max_steps,
+            look: req.look.as_ref(),
+        },
+    )
+}
+
+/// The exact request planning would send, without sending it (no model call, no key):
+/// the provider's body with the system prompt, the user message (the outline in it when
+/// planlock looked) and the schema. Without `PLANLOCK_MODEL`, the Anthropic body is shown.
+pub fn request_preview(goal: &str, req: &PlanRequest) -> Result<serde_json::Value, PlannerError> {
+    let goal = goal::prepare_with(goal, req.inbox_address.as_deref(), &req.vars)?;
+    let allowed = allowed_sites(&goal, &req.allowed_hosts)?;
+    let user = user_message_for(&goal, &allowed, req);
+    let spec = req.config.model_spec().ok();
+    let (provider, model) = match &spec {
+        Some(spec) => (spec.provider, spec.model.as_str()),
+        None => (Provider::Anthropic, "MODEL"),
+    };
+    let body = match provider {
+        Provider::Anthropic => anthropic::request_body(model, &user, req.config.max_tokens()),
+        Provider::OpenAi => openai::request_body(model, &user),
+    };
+    Ok(serde_json::json!({
+        "provider": provider.name(),
+        "model": spec.map(|s| s.to_string()),
+        "prompt_version": prompt_version(),
+        "looked": req.look.as_ref().map(Looked::of),
+        "body": body,
+    }))
+}
+
+/// Whether planning looks at the start page first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LookChoice {
+    /// No page text reaches the model at all.
+    Blind,
+    /// Look; when the look fails, say so in one line and plan blind.
+    #[default]
+    Try,
+    /// Look, or do not plan (exit 3).
+    Required,
+}
+
+/// Why there is no look at the start page.
+#[derive(Debug, thiserror::Error)]
+pub enum LookFailure {
+    #[error("the goal names no start page to look at (no http(s) URL in it)")]
+    NoStartPage,
+    #[error("{0}")]
+    Lock(crate::lock::LockError),
+    #[error("could not look at {url}: {error}")]
+    Look {
+        url: String,
+        error: crate::browser::LookError,
+    },
+}
+
+/// The goal's start page: its first absolute http(s) URL, caller variables filled in.
+pub fn start_page(goal: &str, vars: &Vars) -> Option<url::Url> {
+    let rendered = goal::rendered(goal, vars);
+    rendered
+        .split(|c: char| c.is_whitespace() || "\"'<>(),;".contains(c))
+        .map(|w| w.trim_end_matches(|c: char| ".:!?".contains(c)))
+        .filter(|w| w.starts_with("http://") || w.starts_with("https://"))
+        .find_map(|w| url::Url::parse(w).ok())
+}
+
+/// Looks at the goal's start page before planning: the lock is built from the request first
+/// (the goal's hosts and `allowed_hosts`, under `policy`), then the page is loaded once in a
+/// fresh context under that lock and outlined. Nothing read there can widen the lock.
+pub async fn look_at_goal(
+    browser: &crate::browser::Chromium,
+    goal: &str,
+    req: &PlanRequest,
+    policy: crate::lock::AddressPolicy,
+    service_addresses: &[std::net::SocketAddr],
+) -> Result<crate::browser::Look, LookFailure> {
+    let url = start_page(goal, &req.vars).ok_or(LookFailure::NoStartPage)?;
+    let rendered = goal::rendered(goal, &req.vars);
+    let lock = crate::lock::Lock::build(&crate::lock::LockRequest {
+        goal: Some(&rendered),
+        urls: vec![url.clone()],
+        allow_hosts: &req.allowed_hosts,
+        policy,
+        service_addresses,
+    })
+    .await
+    .map_err(LookFailure::Lock)?;
+    browser
+        .look(url.as_str(), lock)
+        .await
+        .map_err(|error| LookFailure::Look {
+            url: url.to_string(),
+            error,
+        })
 }
 
 /// The sites named in the goal (first site first), then `--allow-host`, without repeats.

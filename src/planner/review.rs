@@ -106,6 +106,15 @@ pub fn flags(step: &Step) -> Vec<String> {
 /// inbox steps: `inbox`; others: the same page), hosts outside `allowed_hosts` (the sites the
 /// request named) and steps that look destructive or costly flagged with `!!`.
 pub fn render_review(plan: &Plan, allowed_hosts: &[String]) -> String {
+    render_review_with_answers(plan, allowed_hosts, &[])
+}
+
+/// [`render_review`], each step that uses an answered question showing the answer beside it.
+pub fn render_review_with_answers(
+    plan: &Plan,
+    allowed_hosts: &[String],
+    answers: &[(String, String)],
+) -> String {
     let lock = crate::lock::Lock::of_hosts(allowed_hosts).ok();
     let allowed_text = if allowed_hosts.is_empty() {
         "none".to_string()
@@ -178,6 +187,16 @@ pub fn render_review(plan: &Plan, allowed_hosts: &[String]) -> String {
         ));
         let pad = " ".repeat(width + 2);
         out.push_str(&format!("{pad}host: {host}\n"));
+        for (var, answer) in answers {
+            let written = format!("{{{{{var}}}}}");
+            if step
+                .strings()
+                .iter()
+                .any(|(_, text)| text.contains(&written))
+            {
+                out.push_str(&format!("{pad}{written} = \"{answer}\"\n"));
+            }
+        }
         if let Some(w) = warning {
             out.push_str(&format!("{pad}!! {w}\n"));
         }
@@ -297,6 +316,64 @@ fn step_detail(step: &Step) -> String {
 pub fn confirm(prompt: &str) -> io::Result<bool> {
     let stdin = io::stdin();
     confirm_with(&mut stdin.lock(), &mut io::stderr(), prompt)
+}
+
+/// One line saying what the planner was shown of the start page.
+pub fn looked_line(looked: &super::Looked) -> String {
+    let mut s = format!(
+        "planned after looking at {} ({} {}, {} {}; the outline is about {} tokens)",
+        looked.url,
+        looked.fields,
+        if looked.fields == 1 {
+            "field"
+        } else {
+            "fields"
+        },
+        looked.buttons,
+        if looked.buttons == 1 {
+            "button"
+        } else {
+            "buttons"
+        },
+        looked.outline_tokens
+    );
+    if looked.withheld > 0 {
+        s.push_str(&format!(
+            "; {} {} withheld: they read like instructions",
+            looked.withheld,
+            if looked.withheld == 1 {
+                "string"
+            } else {
+                "strings"
+            }
+        ));
+    }
+    s
+}
+
+/// Asks a question the plan needs answered, the suggestion shown: Enter takes it.
+pub fn ask_with_suggestion(ask: &str, suggested: &str) -> io::Result<String> {
+    let stdin = io::stdin();
+    ask_with_suggestion_on(&mut stdin.lock(), &mut io::stderr(), ask, suggested)
+}
+
+/// [`ask_with_suggestion`] over any reader and writer. End of input takes the suggestion.
+pub fn ask_with_suggestion_on(
+    input: &mut impl BufRead,
+    output: &mut impl Write,
+    ask: &str,
+    suggested: &str,
+) -> io::Result<String> {
+    write!(output, "{ask} [{suggested}] ")?;
+    output.flush()?;
+    let mut line = String::new();
+    input.read_line(&mut line)?;
+    let answer = line.trim_end_matches(['\r', '\n']);
+    Ok(if answer.trim().is_empty() {
+        suggested.to_string()
+    } else {
+        answer.to_string()
+    })
 }
 
 /// [`confirm`] over any reader and writer. End of input is "no".

@@ -216,7 +216,7 @@ mod tests {
                 assert_eq!(o["additionalProperties"], false);
             }
         }
-        assert_eq!(checked, 11, "the plan plus ten step objects");
+        assert_eq!(checked, 12, "the plan, ten step objects and a question");
         let click = &s["properties"]["steps"]["items"]["anyOf"][1];
         assert_eq!(click["properties"]["type"]["enum"], json!(["click"]));
         assert_eq!(

@@ -262,6 +262,16 @@ impl fmt::Display for Failure {
     }
 }
 
+/// The sentence of a page error outside any step (the look before planning).
+pub(crate) fn page_error_sentence(error: &PageError) -> String {
+    Failure::Page {
+        error: Box::new(error.clone()),
+        waited: Duration::ZERO,
+        previous: None,
+    }
+    .to_string()
+}
+
 fn page_sentence(f: &mut fmt::Formatter<'_>, error: &PageError, waited: Duration) -> fmt::Result {
     match error {
         PageError::NotFound { target, seen } => {

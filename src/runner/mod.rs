@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use detail::{BoundInbox, EmailSeen, RunFinished, RunStarted, StepDetail};
 pub use event::{Event, EventKind, Listener, Recorder, StepRef};
+pub(crate) use failure::page_error_sentence;
 pub use failure::{Failure, Previous, PreviousAction};
 pub use result::{
     Progress, RunRecord, RunResult, RunStatus, StepOutcome, StepProgress, StepState, StepStatus,

@@ -236,6 +236,13 @@ impl RunSpec {
     /// inbox step must name a bound inbox.
     pub async fn lock(self) -> Result<LockedRun, SpecError> {
         let mut vars = self.vars;
+        // A question nobody answered takes its suggested answer.
+        for q in &self.plan.questions {
+            if vars.value(&q.var).is_none() {
+                vars.insert(&q.var, &q.suggested)
+                    .map_err(SpecError::Variable)?;
+            }
+        }
         let names = variables_of(&self.plan);
         vars.load_secrets(names.iter().map(String::as_str), |key| {
             self.secrets.lookup(key)

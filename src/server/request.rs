@@ -196,6 +196,43 @@ pub struct ActBody {
     /// A failed `should` step fails the run, as a `must` step does.
     #[serde(default)]
     pub strict: bool,
+    /// Look at the goal's start page before planning (default), or not (`false`: no page
+    /// text reaches the model), or insist (`"required"`: 422 when the page cannot be read).
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub look: LookField,
+}
+
+/// `look` in a request: `true` (the default), `false`, or `"required"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LookField {
+    #[default]
+    Try,
+    Blind,
+    Required,
+}
+
+impl<'de> Deserialize<'de> for LookField {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LookField, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Bool(true) | Value::Null => Ok(LookField::Try),
+            Value::Bool(false) => Ok(LookField::Blind),
+            Value::String(s) if s == "required" => Ok(LookField::Required),
+            other => Err(serde::de::Error::custom(format!(
+                "`look` is true, false or \"required\", not {other}"
+            ))),
+        }
+    }
+}
+
+impl LookField {
+    pub fn choice(self) -> crate::planner::LookChoice {
+        match self {
+            LookField::Try => crate::planner::LookChoice::Try,
+            LookField::Blind => crate::planner::LookChoice::Blind,
+            LookField::Required => crate::planner::LookChoice::Required,
+        }
+    }
 }
 
 /// `POST /v1/plans`: a goal to plan; nothing runs.
@@ -215,6 +252,13 @@ pub struct PlansBody {
     pub allowed_hosts: Vec<String>,
     #[serde(default)]
     pub no_cache: bool,
+    /// As in `POST /v1/act`.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub look: LookField,
+    /// Answer with the exact request the model would get (no model call, no key needed).
+    #[serde(default)]
+    pub dry_run: bool,
 }
 
 /// Caller variables from the request's `vars` object.

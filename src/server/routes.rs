@@ -161,7 +161,46 @@ fn planned(outcome: &PlanOutcome) -> Value {
         "site": outcome.site,
         "retries": outcome.retries,
         "warnings": outcome.warnings,
+        "looked": outcome.looked,
     })
+}
+
+/// Looks at the goal's start page through the shared browser, as a run would see it (the
+/// service's address rule, its egress): the outline goes into `req`. A look that fails is a
+/// warning, and planning goes on blind, unless the caller required it.
+async fn look_first(
+    state: &AppState,
+    goal: &str,
+    req: &mut PlanRequest,
+    choice: planner::LookChoice,
+) -> Result<Option<String>, ApiError> {
+    if choice == planner::LookChoice::Blind {
+        return Ok(None);
+    }
+    let browser = state
+        .browser()
+        .await
+        .map_err(|e| ApiError::unavailable("browser_unavailable", e.to_string()))?;
+    let looked = planner::look_at_goal(
+        &browser,
+        goal,
+        req,
+        AddressPolicy::Service,
+        &state.listen_addresses(),
+    )
+    .await;
+    match looked {
+        Ok(look) => {
+            req.look = Some(look);
+            Ok(None)
+        }
+        Err(planner::LookFailure::Lock(e)) => Err(super::request::lock_error(e)),
+        Err(e) if choice == planner::LookChoice::Required => Err(ApiError::unprocessable(
+            "look_failed",
+            format!("{e} (`look` is \"required\")"),
+        )),
+        Err(e) => Ok(Some(format!("{e}; planned from the goal alone"))),
+    }
 }
 
 fn plan_request(
@@ -208,7 +247,7 @@ pub(super) async fn create_plan(
     state.accepting()?;
     let config = state.planner()?;
     let _permit = state.planning_permit()?;
-    let req = plan_request(
+    let mut req = plan_request(
         config,
         &bindings,
         &body.allowed_hosts,
@@ -216,7 +255,14 @@ pub(super) async fn create_plan(
         &state.0.limits,
         body.no_cache,
     );
-    let outcome = plan_goal(&state, &body.goal, &req).await?;
+    let look_warning = look_first(&state, &body.goal, &mut req, body.look.choice()).await?;
+    if body.dry_run {
+        let preview =
+            planner::request_preview(&body.goal, &req).map_err(|e| ApiError::from_planner(&e))?;
+        return Ok(axum::Json(json!({ "request": preview })).into_response());
+    }
+    let mut outcome = plan_goal(&state, &body.goal, &req).await?;
+    outcome.warnings.extend(look_warning);
     Ok(axum::Json(planned(&outcome)).into_response())
 }
 
@@ -242,7 +288,7 @@ pub(super) async fn act(
     state.accepting()?;
     let config = state.planner()?;
     let planning_permit = state.planning_permit()?;
-    let req = plan_request(
+    let mut req = plan_request(
         config,
         &bindings,
         &body.allowed_hosts,
@@ -250,7 +296,9 @@ pub(super) async fn act(
         &state.0.limits,
         body.no_cache,
     );
-    let outcome = plan_goal(&state, &body.goal, &req).await?;
+    let look_warning = look_first(&state, &body.goal, &mut req, body.look.choice()).await?;
+    let mut outcome = plan_goal(&state, &body.goal, &req).await?;
+    outcome.warnings.extend(look_warning);
     drop(planning_permit);
     let planning = planned(&outcome);
     let launch = prepare(

@@ -797,6 +797,7 @@ fn outcome_summary_says_cached_model_usage_and_retries() {
         prompt_version: "abc".into(),
         retries: 2,
         cache_file: None,
+        looked: None,
         goal: "g".into(),
         site: "shop.example".into(),
         warnings: vec![],

@@ -174,7 +174,7 @@ mod tests {
         assert_eq!(
             p,
             [
-                r#"$["a\nb"]: unknown field `a\nb`; a plan has `reasoning` and `steps`"#
+                r#"$["a\nb"]: unknown field `a\nb`; a plan has `reasoning`, `steps` and optionally `questions`"#
                     .to_string(),
                 format!(
                     "steps[0].url: `ftp://{}…` is not an absolute http(s) URL (scheme `ftp`); \

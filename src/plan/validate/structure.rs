@@ -90,17 +90,26 @@ impl Validator {
             return None;
         };
         for key in obj.keys() {
-            if !["$schema", "reasoning", "steps"].contains(&key.as_str()) {
-                let hint = suggest(key, ["reasoning", "steps", "$schema"]);
+            if !["$schema", "reasoning", "steps", "questions"].contains(&key.as_str()) {
+                let hint = suggest(key, ["reasoning", "steps", "questions", "$schema"]);
                 self.problem(
                     field_path(None, key),
                     format!(
-                        "unknown field `{}`{hint}; a plan has `reasoning` and `steps`",
+                        "unknown field `{}`{hint}; a plan has `reasoning`, `steps` and \
+                         optionally `questions`",
                         show(key)
                     ),
                 );
             }
         }
+        let questions = self.questions(obj.get("questions"));
+        // The plan may write the variables its questions ask for.
+        let mut vars = vars.clone();
+        for q in &questions {
+            // Checked by `questions` already: a name the plan can write.
+            let _ = vars.insert(&q.var, &q.suggested);
+        }
+        let vars = &vars;
         match obj.get("$schema") {
             // null is what the schema (and serde) accept for an absent `$schema` too.
             None | Some(Value::String(_) | Value::Null) => {}
@@ -197,7 +206,55 @@ impl Validator {
                 .map(str::to_string),
             reasoning: reasoning?,
             steps: typed,
+            questions,
         })
+    }
+
+    /// `questions`: each `{var, ask, suggested}`, the variable a name a plan can write and
+    /// not one of planlock's own.
+    fn questions(&mut self, value: Option<&Value>) -> Vec<crate::plan::Question> {
+        let items = match value {
+            None | Some(Value::Null) => return Vec::new(),
+            Some(Value::Array(items)) => items,
+            Some(other) => {
+                self.problem(
+                    "questions",
+                    format!("expected an array of questions, found {}", json_kind(other)),
+                );
+                return Vec::new();
+            }
+        };
+        let mut out = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let path = format!("questions[{i}]");
+            match serde_json::from_value::<crate::plan::Question>(item.clone()) {
+                Ok(q) => {
+                    let reserved = ["inbox_address", "run_id"].contains(&q.var.as_str())
+                        || q.var.starts_with("secret");
+                    let mut probe = Vars::default();
+                    if reserved || probe.insert(&q.var, "x").is_err() {
+                        self.problem(
+                            format!("{path}.var"),
+                            format!(
+                                "`{}` cannot be asked for: a question's variable is letters, \
+                                 digits and `_`, and not one of planlock's own (inbox_address, \
+                                 run_id, secret.NAME)",
+                                show(&q.var)
+                            ),
+                        );
+                    } else if out.iter().any(|o: &crate::plan::Question| o.var == q.var) {
+                        self.problem(format!("{path}.var"), format!("`{}` is asked twice", q.var));
+                    } else {
+                        out.push(q);
+                    }
+                }
+                Err(e) => self.problem(
+                    path,
+                    format!("a question is {{\"var\", \"ask\", \"suggested\"}} (strings): {e}"),
+                ),
+            }
+        }
+        out
     }
 
     /// Structure of one step: its type, its fields, their JSON types.
