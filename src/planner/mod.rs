@@ -117,7 +117,7 @@ impl PlanRequest {
 pub enum PlannerError {
     #[error(
         "the goal is empty: say what to do and where, e.g. \
-         planlock plan \"sign up at https://shop.example with {{{{inbox_address}}}}\""
+         \"sign up at https://shop.example with {{{{inbox_address}}}}\""
     )]
     EmptyGoal,
     #[error(

@@ -40,8 +40,8 @@ pub enum Failure {
     Variable(VarsError),
     /// A mailbox could not be opened for the run.
     InboxOpen { inbox: String, error: String },
-    /// The browser could not give the run a page.
-    Browser(String),
+    /// The browser could not give the run a page, or a command of it failed.
+    Browser(BrowserError),
     /// The browser process went away while the step ran.
     BrowserCrashed { reason: String },
     /// A page left for a refused destination after the last step.
@@ -145,7 +145,7 @@ impl Failure {
 
 impl From<BrowserError> for Failure {
     fn from(e: BrowserError) -> Failure {
-        Failure::Browser(e.to_string())
+        Failure::Browser(e)
     }
 }
 
@@ -200,7 +200,7 @@ impl fmt::Display for Failure {
                 write!(f, "cannot open the inbox: {error}")
             }
             Failure::InboxOpen { inbox, error } => write!(f, "cannot open {inbox}: {error}"),
-            Failure::Browser(e) => write!(f, "{e}"),
+            Failure::Browser(e) => browser_sentence(f, e),
             Failure::BrowserCrashed { reason } => {
                 write!(f, "the browser went away during the step: {reason}")
             }
@@ -267,6 +267,17 @@ fn page_sentence(f: &mut fmt::Formatter<'_>, error: &PageError, waited: Duration
             write!(f, "the browser went away during the step: {reason}")
         }
         PageError::Command(e) => write!(f, "browser command failed: {e}"),
+    }
+}
+
+/// What a run's results say when the browser failed it. A run only meets a browser that has
+/// started, so only a lost connection or a failed command can end it here; the others are
+/// said as their own sentences (the front end that starts the browser words them there).
+fn browser_sentence(f: &mut fmt::Formatter<'_>, error: &BrowserError) -> fmt::Result {
+    match error {
+        BrowserError::Gone(reason) => write!(f, "the browser went away: {reason}"),
+        BrowserError::Cdp(reason) => write!(f, "browser command failed: {reason}"),
+        other => write!(f, "{other}"),
     }
 }
 

@@ -563,7 +563,12 @@ fn skipped(index: usize, step: &Step, status: StepStatus) -> StepOutcome {
 fn render(step: &Step, vars: &Vars) -> Result<Step, Failure> {
     let mut error = None;
     let rendered = step.map_strings(&mut |s: &str| match Template::parse(s)
-        .map_err(|e| Failure::Variable(VarsError::BadVar(s.to_string(), e)))
+        .map_err(|problem| {
+            Failure::Variable(VarsError::BadTemplate {
+                text: s.to_string(),
+                problem,
+            })
+        })
         .and_then(|t| t.render(vars).map_err(Failure::Variable))
     {
         Ok(v) => v,

@@ -15,7 +15,7 @@ use utoipa::IntoParams;
 use super::error::ApiError;
 use super::request::{
     ActBody, JsonBody, PlansBody, RequestInbox, RunBody, caller_vars, check_inboxes,
-    connect_inboxes, parse_bindings, plan_from, request_secrets, spec_error,
+    connect_inboxes, parse_bindings, plan_from, request_secrets,
 };
 use super::runs::{self, Launch, Started};
 use super::store::{StoredRun, decode_cursor, timestamp};
@@ -186,7 +186,7 @@ async fn plan_goal(
     req: &PlanRequest,
 ) -> Result<PlanOutcome, ApiError> {
     tokio::select! {
-        r = planner::plan_goal(goal, req) => r.map_err(|e| ApiError::from_planner(&e)),
+        r = planner::plan_goal(goal, req) => Ok(r?),
         _ = state.0.shutdown.cancelled() => Err(ApiError::unavailable(
             "shutting_down",
             "the server is shutting down; the plan was not made",
@@ -348,14 +348,11 @@ async fn prepare(
     if let Some(goal) = goal {
         spec = spec.goal(goal).named("act");
     }
-    let run = spec.lock().await.map_err(spec_error)?;
+    let run = spec.lock().await?;
     check_inboxes(&inboxes).await?;
     // Asked now so a dead browser is a 503, not a failed run; the run asks again once it
     // has a slot.
-    state
-        .browser()
-        .await
-        .map_err(|e| ApiError::unavailable("browser_unavailable", e.to_string()))?;
+    state.browser().await?;
     Ok(Launch {
         run,
         prelude: None,
@@ -442,12 +439,7 @@ pub(super) async fn get_run(
 }
 
 async fn stored(state: &AppState, id: &str) -> Result<StoredRun, ApiError> {
-    state
-        .store()
-        .get(id)
-        .await
-        .map_err(|e| ApiError::unavailable("store_unavailable", e.to_string()))?
-        .ok_or_else(|| unknown_run(id))
+    state.store().get(id).await?.ok_or_else(|| unknown_run(id))
 }
 
 fn unknown_run(id: &str) -> ApiError {
@@ -516,8 +508,7 @@ pub(super) async fn list_runs(
     let page = state
         .store()
         .list(q.status.as_deref(), limit, q.cursor.as_deref())
-        .await
-        .map_err(|e| ApiError::unavailable("store_unavailable", e.to_string()))?;
+        .await?;
     let runs: Vec<Value> = page.runs.iter().map(run_summary).collect();
     Ok(axum::Json(json!({ "runs": runs, "next_cursor": page.next })).into_response())
 }
@@ -560,11 +551,7 @@ pub(super) async fn cancel_run(
         if run.result.is_some() {
             true
         } else {
-            state
-                .store()
-                .request_cancel(&id)
-                .await
-                .map_err(|e| ApiError::unavailable("store_unavailable", e.to_string()))?;
+            state.store().request_cancel(&id).await?;
             let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
             loop {
                 let run = stored(&state, &id).await?;
