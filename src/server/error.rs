@@ -215,4 +215,27 @@ mod tests {
         let plain = ApiError::bad_request("malformed_json", "x").body();
         assert!(plain["error"].get("problems").is_none());
     }
+
+    #[test]
+    fn an_unknown_variable_is_given_in_vars() {
+        let e = ApiError::invalid_plan(&PlanError::Invalid(vec![Problem {
+            unknown_variable: Some("coupon".into()),
+            ..Problem::new("steps[0].url", "unknown variable `{{coupon}}`")
+        }]));
+        assert_eq!(
+            e.problems[0].message,
+            "unknown variable `{{coupon}}`; give it in `vars`"
+        );
+        assert!(e.message.ends_with("; give it in `vars`"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_missing_browser_is_said_as_the_service_finds_one() {
+        let e = ApiError::from(BrowserError::NotFound);
+        assert_eq!(e.status, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(e.kind, "browser_unavailable");
+        assert!(e.message.starts_with("no Chromium found"), "{}", e.message);
+        assert!(e.message.contains("PLANLOCK_BROWSER_WS"), "{}", e.message);
+        assert!(!e.message.contains("--browser PATH"), "{}", e.message);
+    }
 }

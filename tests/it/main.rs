@@ -23,6 +23,7 @@ mod report_html;
 mod report_junit;
 mod schema;
 mod serve;
+mod serve_errors;
 mod serve_inboxes;
 mod serve_load;
 mod serve_openapi;
