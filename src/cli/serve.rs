@@ -152,9 +152,13 @@ pub async fn serve_command(args: ServeArgs) -> Result<u8, CliError> {
         .clone()
         .filter(|r| !r.trim().is_empty())
         .unwrap_or_else(|| default_replica_id(local));
+    let given_store = args.store.is_some();
     let state = AppState::start(config)
         .await
-        .map_err(|e| CliError::environment(e.to_string()))?;
+        .map_err(|e| match given_store {
+            true => CliError::environment("--store").because(e),
+            false => CliError::environment(e.to_string()),
+        })?;
     let browser = match state.start_browser().await {
         Ok(browser) => browser,
         Err(e) => {
