@@ -1,5 +1,5 @@
-//! The `planlock` command line. Errors print once, as sentences; exit codes are documented
-//! in docs/exit-codes.md.
+//! The `planlock` command line. Errors print once, here, as one sentence with what caused
+//! them; exit codes are documented in docs/exit-codes.md.
 
 mod cli;
 
@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use cli::CliError;
 use planlock::exit;
 use planlock::plan;
 
@@ -88,14 +89,21 @@ fn main() -> ExitCode {
     } else {
         logs.init();
     }
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt,
+    match execute(cli.command) {
+        Ok(code) => ExitCode::from(code),
+        // The one place an error is printed: once, with everything that caused it.
         Err(e) => {
-            eprintln!("planlock: cannot start the async runtime: {e}");
-            return ExitCode::from(exit::ENVIRONMENT);
+            eprintln!("planlock: {}", cli::chain(&e));
+            ExitCode::from(e.code())
         }
-    };
-    let code = match cli.command {
+    }
+}
+
+/// Runs the command; its exit code, or why it stopped.
+fn execute(command: Command) -> Result<u8, CliError> {
+    let runtime = tokio::runtime::Runtime::new()
+        .map_err(|e| CliError::environment("cannot start the async runtime").because(e))?;
+    match command {
         Command::Validate {
             plans,
             vars,
@@ -107,19 +115,15 @@ fn main() -> ExitCode {
         Command::Act(args) => runtime.block_on(cli::act_command(args)),
         Command::Serve(args) => runtime.block_on(cli::serve_command(args)),
         Command::Demo { options } => runtime.block_on(cli::demo_command(options)),
-    };
-    ExitCode::from(code)
+    }
 }
 
 /// Writes to stdout; a closed pipe (`planlock schema | head`) is not an error.
-fn print_stdout(text: &str) -> u8 {
+fn print_stdout(text: &str) -> Result<u8, CliError> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => exit::SUCCESS,
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::SUCCESS,
-        Err(e) => {
-            eprintln!("planlock: cannot write to stdout: {e}");
-            exit::ENVIRONMENT
-        }
+        Ok(()) => Ok(exit::SUCCESS),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(exit::SUCCESS),
+        Err(e) => Err(CliError::environment("cannot write to stdout").because(e)),
     }
 }

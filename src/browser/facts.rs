@@ -322,8 +322,12 @@ pub enum PageError {
     StillLoading { target: Target, url: String },
     /// The element was found but refused the action.
     Rejected { target: Target, why: Rejection },
-    /// A click tried to send a form and the browser refused (constraint validation).
-    FormNotSent { fields: Vec<InvalidField> },
+    /// A click on `element` tried to send a form and the browser refused (constraint
+    /// validation).
+    FormNotSent {
+        element: String,
+        fields: Vec<InvalidField>,
+    },
     /// `wait_for_text`: the text did not appear; `seen` are lines the page shows.
     TextAbsent {
         text: String,

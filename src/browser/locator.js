@@ -401,7 +401,9 @@ async (req) => {
     const qs = squash(query);
     const hits = collectText(everything(), q, qs, null);
     const form = lastFilledForm();
-    if (!hits.length || form) {
+    // Near misses only where the text itself found nothing: on the page, or in the form
+    // just filled (the button of that form is what a person presses next).
+    if (!hits.length || (form && !hits.some((h) => formOf(h.el) === form))) {
       const near = nearQuery(query);
       const scope = hits.length ? everything().filter((el) => formOf(el) === form) : everything();
       const known = new Set(hits.map((h) => h.el));
@@ -821,11 +823,17 @@ async (req) => {
   // Error elements of common frameworks: Django's errorlist, Bootstrap's invalid-feedback and
   // alert-danger, MUI's Mui-error helper text, Rails' field_with_errors…
   const ERROR_CLASS = /(^|\s)(error|errors|errorlist|error-message|error_message|errormessage|field-error|form-error|has-error|invalid-feedback|alert-danger|alert-error|flash-error|text-danger|validation-error|validation-message|Mui-error|field_with_errors)(\s|$)/;
+  // Class words that mark an alert as an error, not a success or a notice.
+  const ERROR_WORDS = /error|danger|invalid|fail/i;
   // The outermost regions of content others posted.
   function userContentRegions() {
     const all = everything().filter((el) => isUserContent(el));
     return all.filter((el) => !all.some((other) => other !== el && other.contains(el)));
   }
+
+  // Main content first, then the site's own navigation, then sidebars, then the footer: a
+  // person looks for "Sign up" in the menu before the fine print.
+  const LANDMARK_RANK = { main: 3, nav: 2, header: 2, aside: 1, footer: 0 };
 
   // ---- the verdicts ----
   const found = (facts) => ({ state: "found", facts });
@@ -875,7 +883,7 @@ async (req) => {
           ["visible", (c) => c.visible],
           ["exact", (c) => c.match],
           ["role", (c) => (wanted && roleMatches(c.el, wanted) ? 1 : 0)],
-          ["landmark", (c) => (landmarkOf(c.el) ? 0 : 1)],
+          ["landmark", (c) => LANDMARK_RANK[landmarkOf(c.el) || "main"]],
           ["interactive", (c) => (c.interactive || hostRole(c.el) ? 1 : 0)],
         ]);
         if (pick.refuse) return rejected({ kind: "ambiguous", candidates: pick.pending.candidates });
@@ -1004,7 +1012,9 @@ async (req) => {
         const texts = [];
         const push = (t) => { t = tidy(t); if (/\p{L}.*\p{L}.*\p{L}/u.test(t) && t.length <= 200 && !texts.includes(t)) texts.push(t); };
         const shown = (el) => isVisible(el) && !isUserContent(el);
-        const isError = (el) => ERROR_CLASS.test(el.getAttribute("class") || "") || (el.getAttribute("role") || "").toLowerCase() === "alert" || el.getAttribute("aria-live") === "assertive";
+        // An alert counts when it says it is an error (a success message is an alert too).
+        const alerting = (el) => (el.getAttribute("role") || "").toLowerCase() === "alert" || el.getAttribute("aria-live") === "assertive";
+        const isError = (el) => ERROR_CLASS.test(el.getAttribute("class") || "") || (alerting(el) && ERROR_WORDS.test(el.getAttribute("class") || ""));
         const all = everything();
         const errors = all.filter((el) => !isTextControl(el) && isError(el) && shown(el));
         // An error belongs to the field beside it: in the same box (a Bootstrap group, an
@@ -1113,7 +1123,10 @@ async (req) => {
             outside.push({ landmark: landmarkOf(el) || "main", role: hostRole(el) || role, text });
           }
         }
-        return found({ title: cap(document.title), headings, forms: forms.filter((f) => f.fields.length || f.buttons.length), outside });
+        // The page's prose goes back only to be counted for instruction-like text; it never
+        // reaches the planner.
+        const prose = (document.body ? document.body.innerText : "").slice(0, 100000);
+        return found({ title: cap(document.title), headings, forms: forms.filter((f) => f.fields.length || f.buttons.length), outside, prose });
       }
       case "extract": {
         if (req.selector) {

@@ -39,14 +39,17 @@ use process::{LAUNCH_TIMEOUT, Process, stderr_tail};
 /// The longest any single CDP command may take before it counts as unanswered.
 pub(crate) const CDP_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Why the browser could not be used.
-#[derive(Debug, thiserror::Error)]
+/// Why the browser could not be used. The sentences name no flag: each front end says how
+/// its browser is chosen (`--browser PATH` or `$CHROME`, the service's configuration).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum BrowserError {
-    #[error(
-        "no Chromium found: install it (Debian: `apt-get install chromium`), or pass \
-         --browser PATH, or set $CHROME"
-    )]
+    /// No executable was named and none is installed where Chromium usually is.
+    #[error("no Chromium found: install it (Debian: `apt-get install chromium`)")]
     NotFound,
+    /// A window was asked for, and the executable is the headless shell.
+    #[error("cannot start {path}: it is Chromium's headless shell, which cannot show a window")]
+    HeadlessShellHasNoWindow { path: String },
     #[error("cannot start {path}: {message}{}", stderr_tail(.stderr))]
     Launch {
         path: String,
@@ -64,11 +67,11 @@ pub enum BrowserError {
 /// Where the browser comes from.
 #[derive(Debug, Clone, Default)]
 pub struct LaunchOptions {
-    /// `--browser PATH`; else `$CHROME`, else the usual system paths.
+    /// The Chromium to launch; else `$CHROME`, else the usual system paths.
     pub executable: Option<PathBuf>,
-    /// `--browser-ws URL`: connect to a running browser (a remote pool) instead of launching.
+    /// Connect to a running browser (a remote pool) at this CDP URL instead of launching.
     pub connect_to: Option<String>,
-    /// `--headful`: show the window.
+    /// Show the window.
     pub headful: bool,
     /// Which Chromium to look for when `executable` and `$CHROME` name none.
     pub prefer: Preference,

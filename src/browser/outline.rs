@@ -1,8 +1,7 @@
 //! The look before planning: the start page loaded once, read-only, under the run's lock,
 //! and digested into an outline of its structure — title, headings, forms with their fields
 //! and buttons, the texts of other links and buttons — for a planner that has not seen it.
-//! Never its prose, values or hidden elements; every string capped, the whole capped, and
-//! strings that read like instructions withheld and counted.
+//! Never its prose, values or hidden elements; every string capped, and the whole capped.
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -12,7 +11,7 @@ use tokio::time::Instant;
 
 use super::locate::Operation;
 use super::{Chromium, PageError, Target};
-use crate::lock::{Lock, injection};
+use crate::lock::Lock;
 
 /// The most characters of an outline as the planner reads it.
 pub const OUTLINE_LIMIT: usize = 3_000;
@@ -35,6 +34,10 @@ pub struct Outline {
     /// Links and buttons outside forms, with the landmark they are in.
     #[serde(default)]
     pub outside: Vec<Control>,
+    /// The page's visible prose, read only to count instruction-like text (the planner
+    /// clears it); never rendered.
+    #[serde(default, skip_serializing)]
+    pub prose: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -91,8 +94,8 @@ pub struct Look {
     /// The page's URL once loaded (after redirects inside the lock).
     pub url: String,
     pub outline: Outline,
-    /// Strings withheld because they read like instructions to a model.
-    pub withheld: usize,
+    /// Texts on the page that read like instructions to a model (counted, never decided on).
+    pub flagged: usize,
 }
 
 /// Why there is no outline.
@@ -129,8 +132,8 @@ impl Look {
     /// characters.
     pub fn render(&self) -> String {
         let o = &self.outline;
+        // No URL: the goal says where the page is (a caller variable's value stays unsaid).
         let mut s = String::new();
-        let _ = writeln!(s, "url: {}", self.url);
         if !o.title.is_empty() {
             let _ = writeln!(s, "title: {}", quote(&o.title));
         }
@@ -210,30 +213,6 @@ fn quote(s: &str) -> String {
     format!("\"{}\"", s.replace('"', "'"))
 }
 
-/// Replaces every string that reads like instructions to a model; returns how many.
-fn withhold(outline: &mut Outline) -> usize {
-    let mut n = 0;
-    let mut check = |s: &mut String| {
-        if injection::count_suspicious(s) > 0 {
-            *s = "[withheld: it reads like instructions]".to_string();
-            n += 1;
-        }
-    };
-    check(&mut outline.title);
-    outline.headings.iter_mut().for_each(|h| check(&mut h.text));
-    for form in &mut outline.forms {
-        check(&mut form.name);
-        for f in &mut form.fields {
-            check(&mut f.label);
-            check(&mut f.placeholder);
-            f.options.iter_mut().for_each(&mut check);
-        }
-        form.buttons.iter_mut().for_each(|b| check(&mut b.text));
-    }
-    outline.outside.iter_mut().for_each(|c| check(&mut c.text));
-    n
-}
-
 impl Chromium {
     /// Loads `url` once in a fresh context under `lock` (through the service's egress where
     /// the lock refuses private addresses), waits until the page settles — long enough for
@@ -269,16 +248,14 @@ impl Chromium {
                 }
                 tokio::time::sleep(POLL).await;
             }
-            let mut outline = last.unwrap_or_default();
-            let withheld = withhold(&mut outline);
             Ok::<_, PageError>(Look {
                 url: if nav.url.is_empty() {
                     url.to_string()
                 } else {
                     tab.url().await
                 },
-                outline,
-                withheld,
+                outline: last.unwrap_or_default(),
+                flagged: 0,
             })
         }
         .await;

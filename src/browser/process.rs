@@ -123,12 +123,8 @@ pub fn find_executable(
     };
     let path = behind_wrapper(&path).unwrap_or(path);
     if headful && is_headless_shell(&path) {
-        return Err(BrowserError::Launch {
+        return Err(BrowserError::HeadlessShellHasNoWindow {
             path: path.display().to_string(),
-            message: "it is Chromium's headless shell, which cannot show a window: for \
-                      --headful pass the full browser with --browser PATH or $CHROME"
-                .into(),
-            stderr: String::new(),
         });
     }
     Ok(path)
@@ -436,12 +432,12 @@ mod tests {
             find_executable(Some(shell), false, Preference::FullBrowser).unwrap(),
             shell
         );
-        let err = find_executable(Some(shell), true, Preference::HeadlessShell)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("headless shell") && err.contains("--headful"),
-            "{err}"
+        let err = find_executable(Some(shell), true, Preference::HeadlessShell).unwrap_err();
+        assert_eq!(
+            err,
+            BrowserError::HeadlessShellHasNoWindow {
+                path: shell.display().to_string()
+            }
         );
     }
 

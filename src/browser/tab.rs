@@ -557,6 +557,7 @@ impl Tab {
                 .await?;
             if !sent.invalid.is_empty() {
                 return Err(PageError::FormNotSent {
+                    element: located.element.clone().unwrap_or_default(),
                     fields: sent.invalid,
                 });
             }

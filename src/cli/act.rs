@@ -8,7 +8,8 @@ use planlock::plan::{Limits, Vars};
 use planlock::planner::{self, PlanRequest, PlannerConfig};
 use planlock::runner::{AskShould, ShouldChoice, StepRef};
 
-use super::{RunOptions, lock_sentence, run_plans};
+use super::error::{self, CliError};
+use super::{RunOptions, run_plans};
 
 /// `planlock act "GOAL" [--yes] [run options]`
 #[derive(Debug, Clone, clap::Args)]
@@ -67,42 +68,25 @@ impl AskShould for AskAtTerminal {
 }
 
 /// Runs `planlock act`.
-pub async fn act_command(args: ActArgs) -> u8 {
-    let config = match PlannerConfig::from_env() {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("planlock: {e}");
-            return e.exit_code();
-        }
-    };
+pub async fn act_command(args: ActArgs) -> Result<u8, CliError> {
+    let config = PlannerConfig::from_env()?;
     act_with(args, config).await
 }
 
 /// `act` with the planner configured.
-async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
+async fn act_with(args: ActArgs, config: PlannerConfig) -> Result<u8, CliError> {
     if !args.yes && !std::io::stdin().is_terminal() {
-        eprintln!(
-            "planlock: act shows the plan and asks before running it, but stdin is not a \
-             terminal: pass --yes to run the plan without asking"
-        );
-        return exit::INVALID_INPUT;
+        return Err(CliError::input(
+            "act shows the plan and asks before running it, but stdin is not a terminal: pass \
+             --yes to run the plan without asking",
+        ));
     }
-    let vars = match Vars::from_pairs(&args.options.vars) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("planlock: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
+    let vars = Vars::from_pairs(&args.options.vars)?;
     let mut inboxes = Vec::new();
     for binding in &args.options.inboxes {
-        match planlock::inbox::binding::parse_binding(binding) {
-            Ok((name, _)) => inboxes.push(name),
-            Err(e) => {
-                eprintln!("planlock: {e}");
-                return exit::INVALID_INPUT;
-            }
-        }
+        let (name, _) =
+            planlock::inbox::binding::parse_binding(binding).map_err(error::inbox_error)?;
+        inboxes.push(name);
     }
     let mut req = PlanRequest::new(config).with_inboxes(inboxes.iter().map(Option::as_deref));
     req.allowed_hosts = args.options.allow_hosts.clone();
@@ -111,26 +95,16 @@ async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
         max_steps: args.options.max_steps,
     };
     req.no_cache = args.no_cache;
-    if let Err(code) = super::plan::look_first(&args.goal, &mut req, args.look.choice()).await {
-        return code;
-    }
-    let outcome = match super::plan::planned(&args.goal, &req).await {
-        Ok(o) => o,
-        Err(code) => return code,
-    };
+    super::plan::look_first(&args.goal, &mut req, args.look.choice()).await?;
+    let outcome = super::plan::planned(&args.goal, &req).await?;
     eprintln!("{}", planner::outcome_summary(&outcome));
     if let Some(looked) = &outcome.looked {
         eprintln!("{}", planner::looked_line(looked));
     }
-    let named = match sites_named(Some(&args.goal), &args.options.allow_hosts) {
-        Ok(sites) => sites,
-        Err(e) => {
-            eprintln!("planlock: {}", lock_sentence(&e));
-            return exit::INVALID_INPUT;
-        }
-    };
+    let named =
+        sites_named(Some(&args.goal), &args.options.allow_hosts).map_err(error::lock_error)?;
     // The values the plan asks for: `--var` wins; else the person answers, the suggestion
-    // prefilled; with --yes the suggestion is taken.
+    // shown; with --yes the suggestion is taken.
     let mut options = args.options.clone();
     let mut answers = Vec::new();
     for q in &outcome.plan.questions {
@@ -142,13 +116,8 @@ async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
         let answer = match given {
             Some(v) => v,
             None if args.yes => q.suggested.clone(),
-            None => match planner::ask_with_suggestion(&q.ask, &q.suggested) {
-                Ok(a) => a,
-                Err(e) => {
-                    eprintln!("planlock: cannot read the answer: {e}");
-                    return exit::INVALID_INPUT;
-                }
-            },
+            None => planner::ask_with_suggestion(&q.ask, &q.suggested)
+                .map_err(|e| CliError::input(format!("cannot read the answer: {e}")))?,
         };
         if !options
             .vars
@@ -164,33 +133,21 @@ async fn act_with(args: ActArgs, config: PlannerConfig) -> u8 {
         planner::render_review_with_answers(&outcome.plan, &named, &answers)
     );
     if !args.yes {
-        match planner::confirm("Run this plan?") {
-            Ok(true) => {}
-            Ok(false) => {
-                eprintln!("planlock: not run (declined)");
-                return exit::RUN_FAILED;
-            }
-            Err(e) => {
-                eprintln!("planlock: cannot read the answer: {e}");
-                return exit::INVALID_INPUT;
-            }
+        let run = planner::confirm("Run this plan?")
+            .map_err(|e| CliError::input(format!("cannot read the answer: {e}")))?;
+        if !run {
+            return Err(CliError::new(exit::RUN_FAILED, "not run (declined)"));
         }
     }
     if !args.yes && !options.strict {
         // At a terminal, a person decides about a failed `should` step.
         options.ask = Some(std::sync::Arc::new(AskAtTerminal));
     }
-    match run_plans(
+    let replay = run_plans(
         vec![("goal".to_string(), outcome.plan)],
         Some(&args.goal),
         &options,
     )
-    .await
-    {
-        Ok(replay) => replay.exit_code(),
-        Err(r) => {
-            eprintln!("planlock: {}", r.message);
-            r.code
-        }
-    }
+    .await?;
+    Ok(replay.exit_code())
 }

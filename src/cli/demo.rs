@@ -11,6 +11,8 @@ use planlock::exit;
 use planlock::inbox::Inbox;
 use planlock::inbox::smtp::SmtpInbox;
 
+use super::error::{self, CliError};
+
 /// Options of `planlock demo`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct DemoArgs {
@@ -52,7 +54,7 @@ pub struct DemoArgs {
 /// `planlock demo --serve`: the shop alone, for replaying plans by hand or in CI. Its mail goes
 /// to `--smtp`, where the `planlock run` that replays a plan listens with its embedded
 /// inbox; the shop only connects when it sends, so the run may start after it.
-async fn serve_shop(args: &DemoArgs) -> u8 {
+async fn serve_shop(args: &DemoArgs) -> Result<u8, CliError> {
     let plans_dir = args
         .plans_dir
         .clone()
@@ -60,29 +62,26 @@ async fn serve_shop(args: &DemoArgs) -> u8 {
     let mut paths = Vec::new();
     for (name, text) in [("signup", SIGNUP_PLAN), ("magic-link", MAGIC_LINK_PLAN)] {
         let path = plans_dir.join(format!("{name}.json"));
-        let written =
-            std::fs::create_dir_all(&plans_dir).and_then(|()| std::fs::write(&path, text));
-        if let Err(e) = written {
-            eprintln!(
-                "planlock: cannot write the demo plans into {}: {}",
-                plans_dir.display(),
-                super::io_sentence(&e)
-            );
-            return exit::ENVIRONMENT;
-        }
+        std::fs::create_dir_all(&plans_dir)
+            .and_then(|()| std::fs::write(&path, text))
+            .map_err(|e| {
+                CliError::environment(format!(
+                    "cannot write the demo plans into {}: {}",
+                    plans_dir.display(),
+                    super::io_sentence(&e)
+                ))
+            })?;
         paths.push(path);
     }
-    let site = match DemoSite::start_on(args.listen, Arc::new(SmtpMailer::new(args.smtp))).await {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!(
-                "planlock: the demo shop cannot listen on {}: {}",
+    let site = DemoSite::start_on(args.listen, Arc::new(SmtpMailer::new(args.smtp)))
+        .await
+        .map_err(|e| {
+            CliError::environment(format!(
+                "the demo shop cannot listen on {}: {}",
                 args.listen,
                 super::io_sentence(&e)
-            );
-            return exit::ENVIRONMENT;
-        }
-    };
+            ))
+        })?;
     let base = site.url("");
     eprintln!(
         "demo shop on {base}/ · it sends its mail to {} (domain {DEMO_MAIL_DOMAIN}) · Ctrl-C stops it",
@@ -103,7 +102,7 @@ async fn serve_shop(args: &DemoArgs) -> u8 {
     let _interrupt = super::Interrupt::listen(cancel.clone());
     cancel.cancelled().await;
     drop(site);
-    exit::SUCCESS
+    Ok(exit::SUCCESS)
 }
 
 /// A path as one shell word.
@@ -118,25 +117,21 @@ fn shell_word(s: &str) -> String {
 }
 
 /// Runs `planlock demo`: everything on loopback, nothing to configure.
-pub async fn demo_command(args: DemoArgs) -> u8 {
+pub async fn demo_command(args: DemoArgs) -> Result<u8, CliError> {
     if args.serve {
         return serve_shop(&args).await;
     }
-    let smtp = match SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), DEMO_MAIL_DOMAIN).await
-    {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("planlock: {e}");
-            return exit::ENVIRONMENT;
-        }
-    };
-    let site = match DemoSite::start(Arc::new(SmtpMailer::new(smtp.local_addr()))).await {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("planlock: cannot start the demo site: {e}");
-            return exit::ENVIRONMENT;
-        }
-    };
+    let smtp = SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), DEMO_MAIL_DOMAIN)
+        .await
+        .map_err(|e| CliError::environment(e.to_string()))?;
+    let site = DemoSite::start(Arc::new(SmtpMailer::new(smtp.local_addr())))
+        .await
+        .map_err(|e| {
+            CliError::environment(format!(
+                "cannot start the demo site: {}",
+                super::io_sentence(&e)
+            ))
+        })?;
     eprintln!(
         "demo shop on {} · embedded SMTP inbox on {} (domain {DEMO_MAIL_DOMAIN})",
         site.url(""),
@@ -148,13 +143,9 @@ pub async fn demo_command(args: DemoArgs) -> u8 {
         headful: args.headful,
         prefer: Preference::FullBrowser,
     };
-    let browser = match Chromium::start(&launch).await {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("planlock: {e}");
-            return exit::ENVIRONMENT;
-        }
-    };
+    let browser = Chromium::start(&launch)
+        .await
+        .map_err(error::browser_error)?;
     let inbox: Arc<dyn Inbox> = smtp;
     let results = run_demo(&browser, &site, inbox, !args.json).await;
     browser.close().await;
@@ -162,5 +153,5 @@ pub async fn demo_command(args: DemoArgs) -> u8 {
         let text = serde_json::to_string_pretty(&results).unwrap_or_default();
         println!("{text}");
     }
-    super::exit_code(&results)
+    Ok(super::exit_code(&results))
 }

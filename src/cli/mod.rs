@@ -4,6 +4,7 @@
 
 mod act;
 mod demo;
+mod error;
 mod plan;
 mod serve;
 mod signals;
@@ -15,9 +16,8 @@ use std::time::Duration;
 use planlock::browser::{Chromium, LaunchOptions, Preference};
 use planlock::exit;
 use planlock::inbox::{connect, parse_binding};
-use planlock::lock::LockError;
 use planlock::plan::{
-    self as plan_format, LONG_SECRET, Limits, Plan, SECRET_ENV_PREFIX, Template, Vars,
+    self as plan_format, LONG_SECRET, Limits, Plan, SECRET_ENV_PREFIX, Template, Vars, VarsError,
 };
 use planlock::report::html::write_html;
 use planlock::report::junit::write_junit;
@@ -30,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use act::{ActArgs, act_command};
 pub use demo::{DemoArgs, demo_command};
+pub use error::{CliError, chain};
 pub use plan::{PlanArgs, plan_command};
 pub use serve::{ServeArgs, serve_command};
 pub use signals::Interrupt;
@@ -156,28 +157,6 @@ pub struct RunArgs {
     pub options: RunOptions,
 }
 
-/// A failure before any run starts, with its exit code.
-#[derive(Debug)]
-pub struct Refused {
-    pub code: u8,
-    pub message: String,
-}
-
-impl Refused {
-    fn input(message: impl Into<String>) -> Refused {
-        Refused {
-            code: exit::INVALID_INPUT,
-            message: message.into(),
-        }
-    }
-    fn environment(message: impl Into<String>) -> Refused {
-        Refused {
-            code: exit::ENVIRONMENT,
-            message: message.into(),
-        }
-    }
-}
-
 /// What a `run` (or `act`) did: every plan given and what became of it, in order.
 pub struct Replay {
     pub reports: Vec<PlanReport>,
@@ -207,18 +186,9 @@ impl Replay {
 }
 
 /// Runs `planlock run`.
-pub async fn run_command(args: RunArgs) -> u8 {
-    if let Err(e) = check_outputs(&args.options) {
-        eprintln!("planlock: {}", e.message);
-        return e.code;
-    }
-    let caller = match Vars::from_pairs(&args.options.vars) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("planlock: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
+pub async fn run_command(args: RunArgs) -> Result<u8, CliError> {
+    check_outputs(&args.options)?;
+    let caller = Vars::from_pairs(&args.options.vars)?;
     let limits = Limits {
         max_steps: args.options.max_steps,
     };
@@ -239,22 +209,15 @@ pub async fn run_command(args: RunArgs) -> u8 {
             )),
         }
     }
-    match replay(plans, invalid, None, &args.options).await {
-        Ok(replay) => {
-            eprintln!("{}", Tally::of(&replay.reports));
-            replay.exit_code()
-        }
-        Err(r) => {
-            eprintln!("planlock: {}", r.message);
-            r.code
-        }
-    }
+    let replay = replay(plans, invalid, None, &args.options).await?;
+    eprintln!("{}", Tally::of(&replay.reports));
+    Ok(replay.exit_code())
 }
 
 /// Output choices that cannot go together: two formats on stdout.
-pub fn check_outputs(options: &RunOptions) -> Result<(), Refused> {
+pub fn check_outputs(options: &RunOptions) -> Result<(), CliError> {
     if options.json && options.events.as_deref() == Some("-") {
-        return Err(Refused::input(
+        return Err(CliError::input(
             "--events - and --json both write to stdout: pick one for stdout and send the \
              other to a file (e.g. --events events.jsonl --json)",
         ));
@@ -263,20 +226,18 @@ pub fn check_outputs(options: &RunOptions) -> Result<(), Refused> {
 }
 
 /// Runs `planlock validate`: every problem of every file, then exit 0 or 2.
-pub fn validate_command(paths: &[PathBuf], vars: &[String], max_steps: usize) -> u8 {
-    let vars = match Vars::from_pairs(vars) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("planlock: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
+pub fn validate_command(
+    paths: &[PathBuf],
+    vars: &[String],
+    max_steps: usize,
+) -> Result<u8, CliError> {
+    let vars = Vars::from_pairs(vars)?;
     let loaded = load_plans(paths, &Limits { max_steps }, &vars, true);
-    if loaded.iter().all(|(_, l)| l.is_ok()) {
+    Ok(if loaded.iter().all(|(_, l)| l.is_ok()) {
         exit::SUCCESS
     } else {
         exit::INVALID_INPUT
-    }
+    })
 }
 
 /// Reads and validates plan files, printing each problem as `FILE: PATH: sentence` (and
@@ -368,7 +329,11 @@ fn load_plan(path: &Path, limits: &Limits, vars: &Vars) -> Result<Plan, Vec<Stri
             column,
             message,
         }) => Err(vec![format!(":{line}:{column}: not valid JSON: {message}")]),
-        Err(e) => Err(e.problems().iter().map(|p| format!(": {p}")).collect()),
+        Err(e) => Err(e
+            .problems()
+            .iter()
+            .map(|p| format!(": {}", error::problem_line(p)))
+            .collect()),
     }
 }
 
@@ -450,7 +415,7 @@ pub async fn run_plans(
     plans: Vec<(String, Plan)>,
     goal: Option<&str>,
     options: &RunOptions,
-) -> Result<Replay, Refused> {
+) -> Result<Replay, CliError> {
     let plans = plans
         .into_iter()
         .enumerate()
@@ -468,7 +433,7 @@ async fn replay(
     mut invalid: Vec<(usize, PlanReport)>,
     goal: Option<&str>,
     options: &RunOptions,
-) -> Result<Replay, Refused> {
+) -> Result<Replay, CliError> {
     check_outputs(options)?;
     let cancel = CancellationToken::new();
     let interrupt = Interrupt::listen(cancel.clone());
@@ -526,10 +491,10 @@ async fn replay(
     let mut ran = Vec::new();
     if !runs.is_empty() {
         for (_, inbox) in &inboxes {
-            inbox
-                .check()
-                .await
-                .map_err(|e| Refused::environment(format!("the inbox is unreachable: {e}")))?;
+            inbox.check().await.map_err(|e| {
+                CliError::environment(format!("the inbox {} is unreachable", inbox.describe()))
+                    .because(e)
+            })?;
         }
         ran = run_locked(runs, options, &cancel).await?;
     }
@@ -551,10 +516,10 @@ async fn run_locked(
     runs: Vec<(usize, LockedRun)>,
     options: &RunOptions,
     cancel: &CancellationToken,
-) -> Result<Vec<(usize, PlanReport)>, Refused> {
+) -> Result<Vec<(usize, PlanReport)>, CliError> {
     let mut events = match &options.events {
         Some(target) => Some(EventLog::open(target).map_err(|e| {
-            Refused::input(format!(
+            CliError::input(format!(
                 "cannot write the event log {target}: {}",
                 io_sentence(&e)
             ))
@@ -569,7 +534,7 @@ async fn run_locked(
     };
     let browser = Chromium::start(&launch)
         .await
-        .map_err(|e| Refused::environment(e.to_string()))?;
+        .map_err(error::browser_error)?;
     let many = runs.len() > 1;
     if many {
         // Later runs find their context ready instead of waiting ~150 ms for one.
@@ -619,7 +584,7 @@ async fn lock_run(
     inboxes: &[Binding],
     settings: &Settings,
 ) -> Result<LockedRun, String> {
-    let caller = Vars::from_pairs(&options.vars).map_err(|e| e.to_string())?;
+    let caller = Vars::from_pairs(&options.vars).map_err(|e| error::chain(&CliError::from(e)))?;
     let mut spec = RunSpec::new(plan)
         .named(name)
         .vars(caller)
@@ -630,7 +595,7 @@ async fn lock_run(
     if let Some(goal) = goal {
         spec = spec.goal(goal);
     }
-    spec.lock().await.map_err(|e| spec_sentence(name, &e))
+    spec.lock().await.map_err(|e| spec_sentence(name, e))
 }
 
 /// Warns once per secret shorter than [`LONG_SECRET`] characters: it is masked only where
@@ -664,42 +629,46 @@ fn warn_short_secrets<'a>(plans: impl Iterator<Item = &'a Plan>) {
     }
 }
 
-/// A request error in the command line's words (its flags).
-fn spec_sentence(plan: &str, e: &SpecError) -> String {
-    match e {
-        SpecError::Lock(e) => format!("{plan}: {}", lock_sentence(e)),
-        SpecError::UnboundInbox {
-            inbox: Some(name), ..
-        } => format!("{plan}: {e}: pass --inbox {name}=URL"),
-        SpecError::UnboundInbox { inbox: None, .. } | SpecError::NoInboxAddress { .. } => format!(
-            "{plan}: {e}: pass --inbox URL (imap://USER:PASS@HOST:PORT/INBOX?address=ADDR, \
-             or smtp://127.0.0.1:2525?domain=DOMAIN)"
-        ),
-        other => format!("{plan}: {other}"),
-    }
-}
-
-fn lock_sentence(e: &LockError) -> String {
-    match e {
-        LockError::NotAHost { .. } => format!("--allow-host {e}"),
+/// A request error in the command line's words (its flags), said of the plan file.
+fn spec_sentence(plan: &str, e: SpecError) -> String {
+    let sentence = match e {
+        SpecError::Lock(e) => error::chain(&error::lock_error(e)),
+        SpecError::Variable(VarsError::MissingSecret(name)) => {
+            error::chain(&CliError::from(VarsError::MissingSecret(name)))
+        }
+        ref e @ SpecError::UnboundInbox {
+            inbox: Some(ref name),
+            ..
+        } => format!("{e}: pass --inbox {name}=URL"),
+        e @ (SpecError::UnboundInbox { inbox: None, .. } | SpecError::NoInboxAddress { .. }) => {
+            format!(
+                "{e}: pass --inbox URL (imap://USER:PASS@HOST:PORT/INBOX?address=ADDR, \
+                 or smtp://127.0.0.1:2525?domain=DOMAIN)"
+            )
+        }
         other => other.to_string(),
-    }
+    };
+    format!("{plan}: {sentence}")
 }
 
-async fn bind_inboxes(urls: &[String]) -> Result<Vec<Binding>, Refused> {
+async fn bind_inboxes(urls: &[String]) -> Result<Vec<Binding>, CliError> {
     let mut out: Vec<Binding> = Vec::new();
     for s in urls {
-        let (name, url) = parse_binding(s).map_err(|e| Refused::input(e.to_string()))?;
+        let (name, url) = parse_binding(s).map_err(error::inbox_error)?;
         if out.iter().any(|(n, _)| *n == name) {
-            return Err(Refused::input(match &name {
+            return Err(CliError::input(match &name {
                 Some(n) => format!("--inbox {n}=… is given twice"),
                 None => "two unnamed --inbox URLs: name all but one, e.g. --inbox work=imap://…"
                     .to_string(),
             }));
         }
-        let inbox = connect(&url)
-            .await
-            .map_err(|e| Refused::environment(e.to_string()))?;
+        let inbox = connect(&url).await.map_err(|e| {
+            CliError::environment(format!(
+                "--inbox {}",
+                planlock::inbox::binding::redact(s.trim())
+            ))
+            .because(e)
+        })?;
         out.push((name, inbox));
     }
     Ok(out)

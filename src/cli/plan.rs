@@ -11,6 +11,8 @@ use planlock::planner::{
 };
 use planlock::{Chromium, LaunchOptions};
 
+use super::error::CliError;
+
 /// Arguments of `planlock plan`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct PlanArgs {
@@ -77,7 +79,7 @@ pub(super) async fn look_first(
     goal: &str,
     request: &mut PlanRequest,
     choice: LookChoice,
-) -> Result<(), u8> {
+) -> Result<(), CliError> {
     if choice == LookChoice::Blind {
         return Ok(());
     }
@@ -98,8 +100,7 @@ pub(super) async fn look_first(
             Ok(())
         }
         Err(why) if choice == LookChoice::Required => {
-            eprintln!("planlock: {why} (--look=required)");
-            Err(exit::ENVIRONMENT)
+            Err(CliError::environment(format!("{why} (--look=required)")))
         }
         Err(why) => {
             eprintln!("planlock: {why}; planning from the goal alone");
@@ -109,31 +110,19 @@ pub(super) async fn look_first(
 }
 
 /// `planlock plan`, configured from the environment. Returns the exit code.
-pub async fn plan_command(args: PlanArgs) -> u8 {
-    match PlannerConfig::from_env() {
-        Ok(config) => plan_command_with(args, config).await,
-        Err(e) => {
-            eprintln!("planlock: {e}");
-            e.exit_code()
-        }
-    }
+pub async fn plan_command(args: PlanArgs) -> Result<u8, CliError> {
+    let config = PlannerConfig::from_env()?;
+    plan_command_with(args, config).await
 }
 
 /// `planlock plan` with an explicit configuration: writes the plan (pretty JSON) to `-o FILE`
 /// or stdout, and tells stderr whether it was cached, the model, usage and retries.
-pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> u8 {
-    let vars = match Vars::from_pairs(&args.vars) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("planlock: {e}");
-            return exit::INVALID_INPUT;
-        }
-    };
+pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> Result<u8, CliError> {
     let mut request = PlanRequest {
         inbox_address: args.inbox_address.clone(),
         allowed_hosts: args.allow_hosts.clone(),
         inbox_names: Vec::new(),
-        vars,
+        vars: Vars::from_pairs(&args.vars)?,
         limits: Limits {
             max_steps: args.max_steps,
         },
@@ -141,40 +130,28 @@ pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> u8 {
         config,
         look: None,
     };
-    if let Err(code) = look_first(&args.goal, &mut request, args.look.choice()).await {
-        return code;
-    }
+    look_first(&args.goal, &mut request, args.look.choice()).await?;
     if args.dry_run {
-        return match planner::request_preview(&args.goal, &request) {
-            Ok(preview) => {
-                let text = serde_json::to_string_pretty(&preview).unwrap_or_default();
-                println!("{text}");
-                exit::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("planlock: {e}");
-                e.exit_code()
-            }
-        };
+        let preview = planner::request_preview(&args.goal, &request)?;
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&preview).unwrap_or_default()
+        );
+        return Ok(exit::SUCCESS);
     }
-    let outcome = match planned(&args.goal, &request).await {
-        Ok(o) => o,
-        Err(code) => return code,
-    };
-    let mut text = match serde_json::to_string_pretty(&outcome.plan) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("planlock: cannot write the plan: {e}");
-            return exit::ENVIRONMENT;
-        }
-    };
+    let outcome = planned(&args.goal, &request).await?;
+    let mut text = serde_json::to_string_pretty(&outcome.plan)
+        .map_err(|e| CliError::environment(format!("cannot write the plan: {e}")))?;
     text.push('\n');
     match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
         Some(path) => {
-            if let Err(e) = std::fs::write(path, &text) {
-                eprintln!("planlock: cannot write the plan to {}: {e}", path.display());
-                return exit::ENVIRONMENT;
-            }
+            std::fs::write(path, &text).map_err(|e| {
+                CliError::environment(format!(
+                    "cannot write the plan to {}: {}",
+                    path.display(),
+                    super::io_sentence(&e)
+                ))
+            })?;
             eprintln!("planlock: {}", outcome_summary(&outcome));
             eprintln!("planlock: wrote {}", path.display());
         }
@@ -185,22 +162,20 @@ pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> u8 {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
                 Err(e) => {
-                    eprintln!("planlock: cannot write to stdout: {e}");
-                    return exit::ENVIRONMENT;
+                    return Err(CliError::environment(format!(
+                        "cannot write to stdout: {}",
+                        super::io_sentence(&e)
+                    )));
                 }
             }
         }
     }
-    exit::SUCCESS
+    Ok(exit::SUCCESS)
 }
 
-/// Plans `goal` and prints the planner's warnings; on failure, prints the error and gives
-/// its exit code.
-pub(super) async fn planned(goal: &str, request: &PlanRequest) -> Result<PlanOutcome, u8> {
-    let outcome = plan_goal(goal, request).await.map_err(|e| {
-        eprintln!("planlock: {e}");
-        e.exit_code()
-    })?;
+/// Plans `goal` and prints the planner's warnings.
+pub(super) async fn planned(goal: &str, request: &PlanRequest) -> Result<PlanOutcome, CliError> {
+    let outcome = plan_goal(goal, request).await?;
     for w in &outcome.warnings {
         eprintln!("planlock: warning: {w}");
     }

@@ -6,7 +6,9 @@ use std::time::Duration;
 use planlock::browser::{LaunchOptions, Preference};
 use std::sync::Arc;
 
+use planlock::browser::BrowserError;
 use planlock::exit;
+use planlock::inbox::binding::redact;
 use planlock::inbox::{Caller, Inbox, InboxError, connect, parse_binding_as};
 use planlock::plan::SECRET_ENV_PREFIX;
 use planlock::planner::PlannerConfig;
@@ -16,6 +18,8 @@ use planlock::server::{
     default_sqlite_path, serve,
 };
 use tokio::net::TcpListener;
+
+use super::error::{self, CliError};
 
 /// `planlock serve`: the token comes from `PLANLOCK_TOKEN`, the planner from
 /// `PLANLOCK_MODEL` etc., secret values from `PLANLOCK_SECRET_NAME`, the browser from
@@ -80,57 +84,33 @@ pub struct ServeArgs {
     browser_ws: Option<String>,
 }
 
-pub async fn serve_command(args: ServeArgs) -> u8 {
+pub async fn serve_command(args: ServeArgs) -> Result<u8, CliError> {
     let ServeArgs {
         listen, max_runs, ..
     } = args.clone();
-    let addr = match parse_listen(&listen) {
-        Ok(a) => a,
-        Err(m) => {
-            eprintln!("planlock: {m}");
-            return exit::INVALID_INPUT;
-        }
-    };
+    let addr = parse_listen(&listen).map_err(CliError::input)?;
     let token = std::env::var(TOKEN_VAR)
         .ok()
         .filter(|t| !t.trim().is_empty());
     if !addr.ip().is_loopback() && token.is_none() {
-        eprintln!(
-            "planlock: refusing to listen on {addr} without a token: anyone who can reach that \
-             address could drive the browser and read mail through this server. Set {TOKEN_VAR} \
-             to a long random secret (callers then send `Authorization: Bearer TOKEN`), or \
-             listen on 127.0.0.1."
-        );
-        return exit::INVALID_INPUT;
+        return Err(CliError::input(format!(
+            "refusing to listen on {addr} without a token: anyone who can reach that address \
+             could drive the browser and read mail through this server. Set {TOKEN_VAR} to a \
+             long random secret (callers then send `Authorization: Bearer TOKEN`), or listen on \
+             127.0.0.1."
+        )));
     }
     if max_runs == 0 {
-        eprintln!("planlock: --max-runs must be at least 1");
-        return exit::INVALID_INPUT;
+        return Err(CliError::input("--max-runs must be at least 1"));
     }
-    let secrets = match server_secrets(&args.secrets) {
-        Ok(s) => s,
-        Err(m) => {
-            eprintln!("planlock: {m}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    let inboxes = match server_inboxes(&args.inboxes, &args.inbox_files).await {
-        Ok(i) => i,
-        Err(m) => {
-            eprintln!("planlock: {m}");
-            return exit::INVALID_INPUT;
-        }
-    };
-    let listener = match TcpListener::bind(addr).await {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!(
-                "planlock: cannot listen on {addr}: {}",
-                super::io_sentence(&e)
-            );
-            return exit::ENVIRONMENT;
-        }
-    };
+    let secrets = server_secrets(&args.secrets).map_err(CliError::input)?;
+    let inboxes = server_inboxes(&args.inboxes, &args.inbox_files).await?;
+    let listener = TcpListener::bind(addr).await.map_err(|e| {
+        CliError::environment(format!(
+            "cannot listen on {addr}: {}",
+            super::io_sentence(&e)
+        ))
+    })?;
     let local = listener.local_addr().unwrap_or(addr);
     let launch = LaunchOptions {
         executable: None,
@@ -141,7 +121,7 @@ pub async fn serve_command(args: ServeArgs) -> u8 {
         prefer: Preference::HeadlessShell,
     };
     let mut config = ServerConfig::new(BrowserSource::Launch(launch));
-    config.planner = PlannerConfig::from_env().map_err(|e| ApiError::from_planner(&e));
+    config.planner = PlannerConfig::from_env().map_err(ApiError::from);
     config.token = token;
     config.max_runs = max_runs;
     config.host_names = args.host_names;
@@ -151,13 +131,11 @@ pub async fn serve_command(args: ServeArgs) -> u8 {
     config.queue = args.queue;
     config.keep_days = args.keep_days;
     if args.read_timeout == 0 {
-        eprintln!("planlock: --read-timeout must be at least 1");
-        return exit::INVALID_INPUT;
+        return Err(CliError::input("--read-timeout must be at least 1"));
     }
     config.read_timeout = Duration::from_secs(args.read_timeout);
     if args.lease_seconds == 0 {
-        eprintln!("planlock: --lease-seconds must be at least 1");
-        return exit::INVALID_INPUT;
+        return Err(CliError::input("--lease-seconds must be at least 1"));
     }
     config.lease = Duration::from_secs(args.lease_seconds);
     // Renewed several times per lease, so one slow write does not lose it.
@@ -166,13 +144,7 @@ pub async fn serve_command(args: ServeArgs) -> u8 {
         .ok()
         .filter(|v| !v.trim().is_empty());
     config.store = Some(match &args.store {
-        Some(s) => match expand_env(s) {
-            Ok(s) => s,
-            Err(m) => {
-                eprintln!("planlock: --store: {m}");
-                return exit::INVALID_INPUT;
-            }
-        },
+        Some(s) => expand_env(s).map_err(|m| CliError::input(format!("--store: {m}")))?,
         None => format!("sqlite:{}", default_sqlite_path().display()),
     });
     config.replica_id = args
@@ -180,20 +152,19 @@ pub async fn serve_command(args: ServeArgs) -> u8 {
         .clone()
         .filter(|r| !r.trim().is_empty())
         .unwrap_or_else(|| default_replica_id(local));
-    let state = match AppState::start(config).await {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("planlock: {e}");
-            return exit::ENVIRONMENT;
-        }
-    };
+    let given_store = args.store.is_some();
+    let state = AppState::start(config)
+        .await
+        .map_err(|e| match given_store {
+            true => CliError::environment("--store").because(e),
+            false => CliError::environment(e.to_string()),
+        })?;
     let browser = match state.start_browser().await {
         Ok(browser) => browser,
         Err(e) => {
-            eprintln!("planlock: {e}");
             state.begin_shutdown();
             state.finish_shutdown(Duration::ZERO).await;
-            return exit::ENVIRONMENT;
+            return Err(browser_error(e));
         }
     };
     eprintln!(
@@ -209,12 +180,19 @@ pub async fn serve_command(args: ServeArgs) -> u8 {
             "no token required on loopback"
         }
     );
-    match serve(listener, state, shutdown_signal()).await {
-        Ok(()) => exit::SUCCESS,
-        Err(e) => {
-            eprintln!("planlock: the server stopped: {e}");
-            exit::ENVIRONMENT
-        }
+    serve(listener, state, shutdown_signal())
+        .await
+        .map_err(|e| CliError::environment("the server stopped").because(e))?;
+    Ok(exit::SUCCESS)
+}
+
+/// The service's browser that cannot be started, and how `serve` chooses one.
+fn browser_error(e: BrowserError) -> CliError {
+    match e {
+        BrowserError::NotFound => CliError::environment(format!(
+            "{e}, or set $CHROME, or connect to a running one with --browser-ws URL"
+        )),
+        other => CliError::environment(other.to_string()),
     }
 }
 
@@ -235,18 +213,18 @@ fn default_replica_id(addr: SocketAddr) -> String {
 async fn server_inboxes(
     given: &[String],
     files: &[std::path::PathBuf],
-) -> Result<Vec<(String, Arc<dyn Inbox>)>, String> {
+) -> Result<Vec<(String, Arc<dyn Inbox>)>, CliError> {
     let mut specs: Vec<(String, String)> = given
         .iter()
-        .map(|s| (format!("--inbox {}", redact_url(s)), s.clone()))
+        .map(|s| (format!("--inbox {}", redact(s.trim())), s.clone()))
         .collect();
     for file in files {
         let text = std::fs::read_to_string(file).map_err(|e| {
-            format!(
+            CliError::input(format!(
                 "--inbox-file {}: {}",
                 file.display(),
                 super::io_sentence(&e)
-            )
+            ))
         })?;
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
@@ -261,18 +239,30 @@ async fn server_inboxes(
     }
     let mut out: Vec<(String, Arc<dyn Inbox>)> = Vec::new();
     for (place, spec) in specs {
-        let spec = expand_env(&spec).map_err(|m| format!("{place}: {m}"))?;
-        let (name, url) = parse_binding_as(&spec, Caller::Service)
-            .map_err(|e| format!("{place}: {}", e.to_string().trim_start_matches("--inbox ")))?;
+        let spec = expand_env(&spec).map_err(|m| CliError::input(format!("{place}: {m}")))?;
+        let (name, url) = parse_binding_as(&spec, Caller::Service).map_err(|e| match e {
+            // planlock fills `${VAR}` in, so the password stays out of the process's arguments.
+            InboxError::InvalidUrl { problem, .. } => {
+                error::inbox_url_error(&place, problem, |user| {
+                    format!("'NAME=imap://{user}:${{IMAP_PASSWORD}}@...'")
+                })
+            }
+            other => CliError::input(place.clone()).because(other),
+        })?;
         let Some(name) = name else {
-            return Err(format!(
+            return Err(CliError::input(format!(
                 "{place}: a server inbox needs a name requests choose it by: NAME=URL"
-            ));
+            )));
         };
         if out.iter().any(|(n, _)| *n == name) {
-            return Err(format!("{place}: the inbox name `{name}` is given twice"));
+            return Err(CliError::input(format!(
+                "{place}: the inbox name `{name}` is given twice"
+            )));
         }
-        let inbox = connect(&url).await.map_err(|e| format!("{place}: {e}"))?;
+        let inbox = connect(&url)
+            .await
+            // A binding that cannot be used is the operator's to fix, whatever went wrong.
+            .map_err(|e| CliError::input(place.clone()).because(e))?;
         if let Err(e) = tokio::time::timeout(Duration::from_secs(10), inbox.check())
             .await
             .unwrap_or_else(|_| Err(InboxError::Unreachable("no answer within 10 s".into())))
@@ -307,20 +297,6 @@ fn expand_env(s: &str) -> Result<String, String> {
     }
     out.push_str(rest);
     Ok(out)
-}
-
-/// A binding as it may be shown: the password of a URL hidden.
-fn redact_url(s: &str) -> String {
-    match (s.find("://"), s.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let userinfo = &s[scheme + 3..at];
-            match userinfo.split_once(':') {
-                Some((user, _)) => format!("{}{user}:••••{}", &s[..scheme + 3], &s[at..]),
-                None => s.to_string(),
-            }
-        }
-        _ => s.to_string(),
-    }
 }
 
 /// `--secret NAME@HOST[,HOST]`, each value read from `PLANLOCK_SECRET_NAME`.

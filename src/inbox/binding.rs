@@ -1,6 +1,6 @@
-//! `--inbox [NAME=]URL`: parses a binding into a typed [`InboxUrl`]. Pure: the backends
-//! depend on this module, never the other way. Every error is a sentence naming the part of
-//! the URL that is wrong.
+//! Inbox bindings, `[NAME=]URL`: parsed into a typed [`InboxUrl`]. Pure: the backends depend
+//! on this module, never the other way. Every error is a [`UrlProblem`] naming the part of the
+//! URL that is wrong; the front end says where the URL came from.
 
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -26,7 +26,7 @@ const POLL_MS_RANGE: std::ops::RangeInclusive<u64> = 5..=60_000;
 pub const DEFAULT_MAX_CONNECTIONS: usize = 4;
 const MAX_CONNECTIONS_RANGE: std::ops::RangeInclusive<usize> = 1..=32;
 
-/// A parsed `--inbox` URL.
+/// A parsed inbox URL.
 #[derive(Clone, PartialEq, Eq)]
 pub enum InboxUrl {
     Imap(ImapUrl),
@@ -169,22 +169,182 @@ impl fmt::Debug for InboxUrl {
     }
 }
 
-/// Parses one `--inbox` value: `[NAME=]URL`. The name (letters, digits, `_`, `-`) is what a
+/// What is wrong with an inbox URL, as facts. Each displays as a sentence that names no flag
+/// or request field: the front end says where the URL came from (`--inbox`, `inbox[0]`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UrlProblem {
+    /// No `scheme://` at all.
+    #[error(
+        "not a URL: expected imap://USER:PASS@HOST:PORT/MAILBOX?address=ADDR, imaps://..., or \
+         smtp://127.0.0.1:2525?domain=DOMAIN, optionally prefixed with NAME="
+    )]
+    NotAUrl,
+    /// The `NAME=` before the URL is not a name.
+    #[error(
+        "the inbox name `{name}` may only use letters, digits, `_` and `-` (write NAME=URL, \
+         e.g. work=imap://...)"
+    )]
+    BadName { name: String },
+    /// The URL does not parse.
+    #[error(
+        "not a valid URL ({reason}); a password with `@`, `:` or `/` must be percent-encoded \
+         (`@` is %40)"
+    )]
+    Malformed { reason: url::ParseError },
+    /// A scheme other than `imap`, `imaps` and `smtp`.
+    #[error(
+        "the scheme `{scheme}` is not an inbox's: use imap://, imaps:// (a mailbox on a server) \
+         or smtp:// (planlock's own receiver)"
+    )]
+    UnknownScheme { scheme: String },
+    /// An IMAP URL without a host.
+    #[error("no server: write imap://USER:PASS@HOST:PORT/MAILBOX")]
+    NoServer,
+    /// An IMAP URL without a user name.
+    #[error("no user name: write imap://USER:PASS@{host}:{port}/MAILBOX")]
+    NoUser { host: String, port: u16 },
+    /// An IMAP URL without a password. `user` is as written in the URL (percent-encoded).
+    #[error(
+        "no password: write imap://{user}:PASSWORD@{host}:{port}/... (percent-encode `@`, `:` \
+         and `/` in it)"
+    )]
+    NoPassword {
+        user: String,
+        host: String,
+        port: u16,
+    },
+    /// `poll_ms=` out of range or not a number.
+    #[error(
+        "poll_ms=`{value}` must be a whole number of milliseconds from {} to {}",
+        POLL_MS_RANGE.start(),
+        POLL_MS_RANGE.end()
+    )]
+    BadPoll { value: String },
+    /// `max_connections=` out of range or not a number.
+    #[error(
+        "max_connections=`{value}` must be a whole number from {} to {} (servers cap \
+         connections per user: Dovecot at 10, Gmail at 15)",
+        MAX_CONNECTIONS_RANGE.start(),
+        MAX_CONNECTIONS_RANGE.end()
+    )]
+    BadMaxConnections { value: String },
+    /// A query parameter the scheme does not take.
+    #[error("unknown parameter `{key}`; {}", parameters_of(.scheme))]
+    UnknownParameter {
+        /// `imap` (for `imaps` too) or `smtp`.
+        scheme: &'static str,
+        key: String,
+    },
+    /// No `address=`, and the user name is not an address.
+    #[error(
+        "which address receives this mailbox's mail? The user name `{user}` is not an address, \
+         so add ?address=you@example.com"
+    )]
+    NoAddress { user: String },
+    /// `address=` is not `local@domain`.
+    #[error("address=`{address}` is not an e-mail address (local@domain)")]
+    BadAddress { address: String },
+    /// A yes/no parameter with another value.
+    #[error("{key}=`{value}` must be true or false")]
+    NotABool { key: &'static str, value: String },
+    /// A `%` that starts no `%XX` escape.
+    #[error(
+        "the {part} has a `%` that does not start an escape like %40; write a literal `%` as %25"
+    )]
+    BadEscape { part: UrlPart },
+    /// Escapes that decode to bytes that are not UTF-8.
+    #[error("the {part} decodes to bytes that are not UTF-8")]
+    NotUtf8 { part: UrlPart },
+    /// An SMTP URL with a user or password.
+    #[error(
+        "the embedded SMTP receiver takes no user or password (it accepts mail without \
+         authentication); write smtp://127.0.0.1:2525?domain=DOMAIN"
+    )]
+    SmtpCredentials,
+    /// An SMTP URL with a path.
+    #[error("an smtp URL has no mailbox path; write smtp://HOST:PORT?domain=DOMAIN")]
+    SmtpPath,
+    /// An SMTP URL naming a host instead of an address of this machine.
+    #[error(
+        "the embedded SMTP receiver listens on an IP address of this machine, not on `{host}`; \
+         write smtp://127.0.0.1:2525?domain=..."
+    )]
+    SmtpHostName { host: String },
+    /// An SMTP URL without a host.
+    #[error("no address to listen on; write smtp://127.0.0.1:2525?domain=DOMAIN")]
+    NoListenAddress,
+    /// [`Caller::Service`] asked for a receiver beyond loopback.
+    #[error(
+        "an embedded SMTP receiver started by the HTTP service listens on loopback only \
+         (127.0.0.1 or ::1), whatever the URL says"
+    )]
+    ServiceListensOnLoopback,
+    /// A receiver beyond loopback without `allow_remote=true`.
+    #[error(
+        "the embedded SMTP receiver listens on loopback only, and {ip} would take mail from \
+         other machines; to allow that, add &allow_remote=true (never possible through the \
+         HTTP service)"
+    )]
+    RemoteListen { ip: IpAddr },
+    /// An SMTP URL without `domain=`.
+    #[error(
+        "no domain: add ?domain=DOMAIN (each run receives at run-RUNID@DOMAIN), e.g. \
+         smtp://127.0.0.1:{port}?domain=demo.test"
+    )]
+    NoDomain { port: u16 },
+    /// `domain=` is not a domain name.
+    #[error(
+        "domain=`{domain}` is not a domain name (letters, digits, `-` and dots, e.g. demo.test)"
+    )]
+    BadDomain { domain: String },
+}
+
+/// A percent-encoded part of an IMAP URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UrlPart {
+    UserName,
+    Password,
+    Mailbox,
+}
+
+impl fmt::Display for UrlPart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            UrlPart::UserName => "user name",
+            UrlPart::Password => "password",
+            UrlPart::Mailbox => "mailbox",
+        })
+    }
+}
+
+fn parameters_of(scheme: &str) -> &'static str {
+    match scheme {
+        "smtp" => "an smtp URL takes domain= and allow_remote=",
+        _ => "an imap URL takes address=, plus=, poll_ms= and max_connections=",
+    }
+}
+
+/// Parses one inbox binding: `[NAME=]URL`. The name (letters, digits, `_`, `-`) is what a
 /// plan's `inbox_id` refers to; no name binds the default inbox. Parses as the
 /// [`Caller::Operator`] would; the HTTP service uses [`parse_binding_as`].
 pub fn parse_binding(s: &str) -> Result<(Option<String>, InboxUrl), InboxError> {
     parse_binding_as(s, Caller::Operator)
 }
 
-/// [`parse_binding`], with what `caller` may ask for.
+/// [`parse_binding`], with what `caller` may ask for. An error shows the whole binding, its
+/// password hidden.
 pub fn parse_binding_as(s: &str, caller: Caller) -> Result<(Option<String>, InboxUrl), InboxError> {
     let s = s.trim();
+    split_binding(s, caller).map_err(|problem| InboxError::InvalidUrl {
+        given: redact(s),
+        problem,
+    })
+}
+
+fn split_binding(s: &str, caller: Caller) -> Result<(Option<String>, InboxUrl), UrlProblem> {
     let Some(scheme_end) = s.find("://") else {
-        return Err(invalid(format!(
-            "--inbox `{}` is not a URL: expected imap://USER:PASS@HOST:PORT/MAILBOX?address=ADDR, \
-             imaps://..., or smtp://127.0.0.1:2525?domain=DOMAIN, optionally prefixed with NAME=",
-            redact(s)
-        )));
+        return Err(UrlProblem::NotAUrl);
     };
     let (name, url) = match s[..scheme_end].split_once('=') {
         Some((name, _)) => {
@@ -193,16 +353,15 @@ pub fn parse_binding_as(s: &str, caller: Caller) -> Result<(Option<String>, Inbo
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
             {
-                return Err(invalid(format!(
-                    "--inbox name `{name}` may only use letters, digits, `_` and `-` \
-                     (write NAME=URL, e.g. work=imap://...)"
-                )));
+                return Err(UrlProblem::BadName {
+                    name: name.to_string(),
+                });
             }
             (Some(name.to_string()), &s[name.len() + 1..])
         }
         None => (None, s),
     };
-    Ok((name, parse_url_as(url, caller)?))
+    Ok((name, url_of(url, caller)?))
 }
 
 /// Parses an inbox URL without a `NAME=` prefix, as the [`Caller::Operator`] would.
@@ -212,57 +371,51 @@ pub fn parse_url(s: &str) -> Result<InboxUrl, InboxError> {
 
 /// [`parse_url`], with what `caller` may ask for.
 pub fn parse_url_as(s: &str, caller: Caller) -> Result<InboxUrl, InboxError> {
-    let shown = redact(s);
-    let url = Url::parse(s).map_err(|e| {
-        invalid(format!(
-            "--inbox `{shown}` is not a valid URL ({e}); a password with `@`, `:` or `/` \
-             must be percent-encoded (`@` is %40)"
-        ))
-    })?;
+    url_of(s, caller).map_err(|problem| InboxError::InvalidUrl {
+        given: redact(s),
+        problem,
+    })
+}
+
+fn url_of(s: &str, caller: Caller) -> Result<InboxUrl, UrlProblem> {
+    let url = Url::parse(s).map_err(|reason| UrlProblem::Malformed { reason })?;
     match url.scheme() {
-        "imap" | "imaps" => parse_imap(&url, &shown).map(InboxUrl::Imap),
-        "smtp" => parse_smtp(&url, &shown, caller).map(InboxUrl::Smtp),
-        other => Err(invalid(format!(
-            "--inbox `{shown}` has scheme `{other}`; use imap://, imaps:// (a mailbox on a \
-             server) or smtp:// (planlock's own receiver)"
-        ))),
+        "imap" | "imaps" => parse_imap(&url).map(InboxUrl::Imap),
+        "smtp" => parse_smtp(&url, caller).map(InboxUrl::Smtp),
+        other => Err(UrlProblem::UnknownScheme {
+            scheme: other.to_string(),
+        }),
     }
 }
 
-fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
+fn parse_imap(url: &Url) -> Result<ImapUrl, UrlProblem> {
     let tls = url.scheme() == "imaps";
     let host = match url.host() {
         Some(url::Host::Domain(d)) if !d.is_empty() => d.to_string(),
         Some(url::Host::Ipv4(ip)) => ip.to_string(),
         Some(url::Host::Ipv6(ip)) => ip.to_string(),
-        _ => {
-            return Err(invalid(format!(
-                "--inbox `{shown}` names no server: write imap://USER:PASS@HOST:PORT/MAILBOX"
-            )));
-        }
+        _ => return Err(UrlProblem::NoServer),
     };
     let port = url.port().unwrap_or(if tls { 993 } else { 143 });
-    let user = percent_decode(url.username(), "user name", shown)?;
+    let user = percent_decode(url.username(), UrlPart::UserName)?;
     if user.is_empty() {
-        return Err(invalid(format!(
-            "--inbox `{shown}` has no user name: write imap://USER:PASS@{host}:{port}/MAILBOX"
-        )));
+        return Err(UrlProblem::NoUser { host, port });
     }
     let password = match url.password() {
-        Some(p) => percent_decode(p, "password", shown)?,
+        Some(p) => percent_decode(p, UrlPart::Password)?,
         None => {
-            return Err(invalid(format!(
-                "--inbox `{shown}` has no password: write imap://{user}:PASSWORD@{host}:{port}/... \
-                 (percent-encode `@`, `:` and `/` in it); take it from the environment with \
-                 --inbox \"imap://{user}:$IMAP_PASSWORD@...\""
-            )));
+            return Err(UrlProblem::NoPassword {
+                user: url.username().to_string(),
+                host,
+                port,
+            });
         }
     };
     let path = url.path().trim_start_matches('/');
     let mailbox = if path.is_empty() {
         "INBOX".to_string()
     } else {
-        percent_decode(path, "mailbox", shown)?
+        percent_decode(path, UrlPart::Mailbox)?
     };
 
     let mut address = None;
@@ -272,16 +425,15 @@ fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
     for (key, value) in url.query_pairs() {
         match key.as_ref() {
             "address" => address = Some(value.trim().to_string()),
-            "plus" => plus = parse_bool(&value, "plus", shown)?,
+            "plus" => plus = parse_bool(&value, "plus")?,
             "poll_ms" => {
-                let ms: u64 = value.parse().ok().filter(|ms| POLL_MS_RANGE.contains(ms)).ok_or_else(|| {
-                    invalid(format!(
-                        "--inbox `{shown}`: poll_ms=`{value}` must be a whole number of milliseconds \
-                         from {} to {}",
-                        POLL_MS_RANGE.start(),
-                        POLL_MS_RANGE.end()
-                    ))
-                })?;
+                let ms: u64 = value
+                    .parse()
+                    .ok()
+                    .filter(|ms| POLL_MS_RANGE.contains(ms))
+                    .ok_or_else(|| UrlProblem::BadPoll {
+                        value: value.to_string(),
+                    })?;
                 poll = Some(Duration::from_millis(ms));
             }
             "max_connections" => {
@@ -289,35 +441,24 @@ fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
                     .parse()
                     .ok()
                     .filter(|n| MAX_CONNECTIONS_RANGE.contains(n))
-                    .ok_or_else(|| {
-                        invalid(format!(
-                            "--inbox `{shown}`: max_connections=`{value}` must be a whole number \
-                             from {} to {} (servers cap connections per user: Dovecot at 10, \
-                             Gmail at 15)",
-                            MAX_CONNECTIONS_RANGE.start(),
-                            MAX_CONNECTIONS_RANGE.end()
-                        ))
+                    .ok_or_else(|| UrlProblem::BadMaxConnections {
+                        value: value.to_string(),
                     })?;
             }
             other => {
-                return Err(invalid(format!(
-                    "--inbox `{shown}` has an unknown parameter `{other}`; an imap URL takes \
-                     address=, plus=, poll_ms= and max_connections="
-                )));
+                return Err(UrlProblem::UnknownParameter {
+                    scheme: "imap",
+                    key: other.to_string(),
+                });
             }
         }
     }
     let address = match address {
         Some(a) => a,
         None if user.contains('@') => user.clone(),
-        None => {
-            return Err(invalid(format!(
-                "--inbox `{shown}`: which address receives this mailbox's mail? The user name \
-                 `{user}` is not an address, so add ?address=you@example.com"
-            )));
-        }
+        None => return Err(UrlProblem::NoAddress { user }),
     };
-    check_address(&address, shown)?;
+    check_address(&address)?;
     let poll = poll.unwrap_or(if is_loopback_host(&host) {
         DEFAULT_POLL_LOOPBACK
     } else {
@@ -338,35 +479,24 @@ fn parse_imap(url: &Url, shown: &str) -> Result<ImapUrl, InboxError> {
     })
 }
 
-fn parse_smtp(url: &Url, shown: &str, caller: Caller) -> Result<SmtpUrl, InboxError> {
+fn parse_smtp(url: &Url, caller: Caller) -> Result<SmtpUrl, UrlProblem> {
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(invalid(format!(
-            "--inbox `{shown}`: the embedded SMTP receiver takes no user or password (it accepts \
-             mail without authentication); write smtp://127.0.0.1:2525?domain=DOMAIN"
-        )));
+        return Err(UrlProblem::SmtpCredentials);
     }
     if !matches!(url.path(), "" | "/") {
-        return Err(invalid(format!(
-            "--inbox `{shown}`: an smtp URL has no mailbox path; write smtp://HOST:PORT?domain=DOMAIN"
-        )));
+        return Err(UrlProblem::SmtpPath);
     }
     let ip: IpAddr = match url.host() {
         Some(url::Host::Ipv4(ip)) => ip.into(),
         Some(url::Host::Ipv6(ip)) => ip.into(),
         Some(url::Host::Domain("localhost")) => Ipv4Addr::LOCALHOST.into(),
         // `smtp:` is not a special scheme to the `url` crate, so IPv4 hosts arrive as text.
-        Some(url::Host::Domain(d)) if !d.is_empty() => d.parse().map_err(|_| {
-            invalid(format!(
-                "--inbox `{shown}`: the embedded SMTP receiver listens on an IP address of this \
-                 machine, not on `{d}`; write smtp://127.0.0.1:2525?domain=..."
-            ))
-        })?,
-        _ => {
-            return Err(invalid(format!(
-                "--inbox `{shown}` names no address to listen on; write \
-                 smtp://127.0.0.1:2525?domain=DOMAIN"
-            )));
+        Some(url::Host::Domain(d)) if !d.is_empty() => {
+            d.parse().map_err(|_| UrlProblem::SmtpHostName {
+                host: d.to_string(),
+            })?
         }
+        _ => return Err(UrlProblem::NoListenAddress),
     };
     let port = url.port().unwrap_or(DEFAULT_SMTP_PORT);
     let mut domain = None;
@@ -374,33 +504,23 @@ fn parse_smtp(url: &Url, shown: &str, caller: Caller) -> Result<SmtpUrl, InboxEr
     for (key, value) in url.query_pairs() {
         match key.as_ref() {
             "domain" => domain = Some(value.trim().to_lowercase()),
-            "allow_remote" => allow_remote = parse_bool(&value, "allow_remote", shown)?,
+            "allow_remote" => allow_remote = parse_bool(&value, "allow_remote")?,
             other => {
-                return Err(invalid(format!(
-                    "--inbox `{shown}` has an unknown parameter `{other}`; an smtp URL takes \
-                     domain= and allow_remote="
-                )));
+                return Err(UrlProblem::UnknownParameter {
+                    scheme: "smtp",
+                    key: other.to_string(),
+                });
             }
         }
     }
     if caller == Caller::Service && (allow_remote || !ip.is_loopback()) {
-        return Err(invalid(format!(
-            "--inbox `{shown}`: an embedded SMTP receiver started by the HTTP service listens \
-             on loopback only (127.0.0.1 or ::1), whatever the URL says"
-        )));
+        return Err(UrlProblem::ServiceListensOnLoopback);
     }
     if !ip.is_loopback() && !allow_remote {
-        return Err(invalid(format!(
-            "--inbox `{shown}`: the embedded SMTP receiver listens on loopback only, and {ip} \
-             would take mail from other machines; to allow that, add &allow_remote=true (never \
-             possible through the HTTP service)"
-        )));
+        return Err(UrlProblem::RemoteListen { ip });
     }
     let Some(domain) = domain.filter(|d| !d.is_empty()) else {
-        return Err(invalid(format!(
-            "--inbox `{shown}` needs ?domain=DOMAIN: each run receives at run-RUNID@DOMAIN, \
-             e.g. smtp://127.0.0.1:{port}?domain=demo.test"
-        )));
+        return Err(UrlProblem::NoDomain { port });
     };
     if !domain
         .chars()
@@ -408,10 +528,7 @@ fn parse_smtp(url: &Url, shown: &str, caller: Caller) -> Result<SmtpUrl, InboxEr
         || domain.starts_with('.')
         || domain.ends_with('.')
     {
-        return Err(invalid(format!(
-            "--inbox `{shown}`: domain=`{domain}` is not a domain name (letters, digits, `-` \
-             and dots, e.g. demo.test)"
-        )));
+        return Err(UrlProblem::BadDomain { domain });
     }
     Ok(SmtpUrl {
         listen: SocketAddr::new(ip, port),
@@ -420,7 +537,7 @@ fn parse_smtp(url: &Url, shown: &str, caller: Caller) -> Result<SmtpUrl, InboxEr
     })
 }
 
-fn check_address(address: &str, shown: &str) -> Result<(), InboxError> {
+fn check_address(address: &str) -> Result<(), UrlProblem> {
     let ok = match address.rsplit_once('@') {
         Some((local, domain)) => {
             !local.is_empty()
@@ -434,19 +551,20 @@ fn check_address(address: &str, shown: &str) -> Result<(), InboxError> {
     if ok {
         Ok(())
     } else {
-        Err(invalid(format!(
-            "--inbox `{shown}`: address=`{address}` is not an e-mail address (local@domain)"
-        )))
+        Err(UrlProblem::BadAddress {
+            address: address.to_string(),
+        })
     }
 }
 
-fn parse_bool(value: &str, key: &str, shown: &str) -> Result<bool, InboxError> {
+fn parse_bool(value: &str, key: &'static str) -> Result<bool, UrlProblem> {
     match value.to_ascii_lowercase().as_str() {
         "true" | "1" | "yes" => Ok(true),
         "false" | "0" | "no" => Ok(false),
-        _ => Err(invalid(format!(
-            "--inbox `{shown}`: {key}=`{value}` must be true or false"
-        ))),
+        _ => Err(UrlProblem::NotABool {
+            key,
+            value: value.to_string(),
+        }),
     }
 }
 
@@ -459,7 +577,7 @@ fn is_loopback_host(host: &str) -> bool {
 }
 
 /// Decodes `%XX` escapes (the `url` crate leaves user info and paths encoded).
-fn percent_decode(s: &str, part: &str, shown: &str) -> Result<String, InboxError> {
+fn percent_decode(s: &str, part: UrlPart) -> Result<String, UrlProblem> {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -470,10 +588,7 @@ fn percent_decode(s: &str, part: &str, shown: &str) -> Result<String, InboxError
                 .and_then(|h| std::str::from_utf8(h).ok())
                 .and_then(|h| u8::from_str_radix(h, 16).ok());
             let Some(byte) = hex else {
-                return Err(invalid(format!(
-                    "--inbox `{shown}`: the {part} has a `%` that does not start an escape like \
-                     %40; write a literal `%` as %25"
-                )));
+                return Err(UrlProblem::BadEscape { part });
             };
             out.push(byte);
             i += 3;
@@ -482,15 +597,11 @@ fn percent_decode(s: &str, part: &str, shown: &str) -> Result<String, InboxError
             i += 1;
         }
     }
-    String::from_utf8(out).map_err(|_| {
-        invalid(format!(
-            "--inbox `{shown}`: the {part} decodes to bytes that are not UTF-8"
-        ))
-    })
+    String::from_utf8(out).map_err(|_| UrlProblem::NotUtf8 { part })
 }
 
-/// The URL as the user wrote it, with the password replaced, for error messages.
-fn redact(s: &str) -> String {
+/// The binding or URL as the user wrote it, with the password replaced, for error messages.
+pub fn redact(s: &str) -> String {
     let Some(scheme_end) = s.find("://") else {
         return s.to_string();
     };
@@ -511,10 +622,6 @@ fn redact(s: &str) -> String {
     }
 }
 
-fn invalid(sentence: String) -> InboxError {
-    InboxError::InvalidUrl(sentence)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -526,9 +633,20 @@ mod tests {
         }
     }
 
+    /// The problem's sentence, checked to name no flag and never to show a password.
     fn error(s: &str) -> String {
         match parse_binding(s) {
-            Err(InboxError::InvalidUrl(m)) => m,
+            Err(InboxError::InvalidUrl { given, problem }) => {
+                let m = problem.to_string();
+                assert!(!m.contains("--"), "{m}");
+                for secret in ["hunter2", "s3cret"] {
+                    assert!(
+                        !given.contains(secret) && !m.contains(secret),
+                        "{given}: {m}"
+                    );
+                }
+                m
+            }
             other => panic!("expected InvalidUrl for {s}, got {other:?}"),
         }
     }
@@ -608,10 +726,12 @@ mod tests {
             );
         }
         for refused in [url, "smtp://127.0.0.1:2525?domain=d.test&allow_remote=true"] {
-            let Err(InboxError::InvalidUrl(m)) = parse_binding_as(refused, Caller::Service) else {
+            let Err(InboxError::InvalidUrl { problem, .. }) =
+                parse_binding_as(refused, Caller::Service)
+            else {
                 panic!("the service refuses {refused}");
             };
-            assert!(m.contains("listens on loopback only"), "{m}");
+            assert_eq!(problem, UrlProblem::ServiceListensOnLoopback);
         }
         assert!(parse_binding_as("smtp://127.0.0.1:0?domain=d.test", Caller::Service).is_ok());
         assert!(
@@ -641,17 +761,43 @@ mod tests {
                 .contains("max_connections=`0` must be a whole number from 1 to 32")
         );
         assert!(error("imap://b:p%zz@host/?address=a@b").contains("password has a `%`"));
-        assert!(error("pop3://b:pw@host/").contains("scheme `pop3`"));
-        assert!(error("bob@example.com").contains("is not a URL"));
+        assert!(error("pop3://b:pw@host/").contains("the scheme `pop3` is not an inbox's"));
+        assert!(error("bob@example.com").starts_with("not a URL"));
         assert!(error("my inbox=imap://b:pw@h/?address=a@b").contains("name `my inbox`"));
-        assert!(error("smtp://127.0.0.1:2525").contains("needs ?domain="));
+        assert!(error("smtp://127.0.0.1:2525").contains("add ?domain="));
         assert!(error("smtp://mail.example.com:25?domain=x.test").contains("IP address"));
         assert!(error("smtp://127.0.0.1:25?domain=x_y").contains("not a domain name"));
         assert!(error("smtp://127.0.0.1:25/box?domain=x.test").contains("no mailbox path"));
-        let m = error("imap://bob:s3cret@[::1:1143/INBOX");
+        assert!(error("imap://bob:s3cret@[::1:1143/INBOX").contains("not a valid URL"));
+    }
+
+    #[test]
+    fn an_error_carries_the_binding_as_given_without_its_password() {
+        let Err(InboxError::InvalidUrl { given, problem }) =
+            parse_binding(" work=imap://bob:hunter2@mail.test:1143/INBOX?plus=maybe ")
+        else {
+            panic!("plus=maybe is refused");
+        };
+        assert_eq!(
+            given,
+            "work=imap://bob:••••@mail.test:1143/INBOX?plus=maybe"
+        );
+        assert_eq!(
+            problem,
+            UrlProblem::NotABool {
+                key: "plus",
+                value: "maybe".into()
+            }
+        );
+        let Err(InboxError::InvalidUrl { problem, .. }) = parse_url("imap://me%40x.test@h/") else {
+            panic!("no password is refused");
+        };
+        // The hint repeats the user name as it must be written in a URL.
         assert!(
-            m.contains("not a valid URL") && !m.contains("s3cret"),
-            "{m}"
+            problem
+                .to_string()
+                .starts_with("no password: write imap://me%40x.test:PASSWORD@h:143/"),
+            "{problem}"
         );
     }
 }

@@ -9,7 +9,8 @@ pub mod smtp;
 pub mod wait;
 
 pub use binding::{
-    Caller, ImapUrl, InboxUrl, SmtpUrl, parse_binding, parse_binding_as, parse_url, parse_url_as,
+    Caller, ImapUrl, InboxUrl, SmtpUrl, UrlPart, UrlProblem, parse_binding, parse_binding_as,
+    parse_url, parse_url_as,
 };
 pub use wait::{MailFilter, WaitError, wait_for_message};
 
@@ -35,13 +36,21 @@ pub struct Message {
     pub raw: Vec<u8>,
 }
 
-/// Why an inbox could not be read.
+/// Why an inbox could not be bound or read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum InboxError {
-    /// The `--inbox` URL itself is wrong (exit 2).
-    #[error("{0}")]
-    InvalidUrl(String),
-    /// The server cannot be reached or refused us (exit 3 before a run; a step failure during one).
+    /// The inbox URL itself is wrong (exit 2). Front ends say where it came from (a flag, a
+    /// request field) before the problem's sentence.
+    #[error("the inbox `{given}`: {problem}")]
+    InvalidUrl {
+        /// The binding or URL as given, its password hidden.
+        given: String,
+        problem: UrlProblem,
+    },
+    /// The server cannot be reached or refused us (exit 3 before a run; a step failure during
+    /// one). A sentence built from the server's own answer, which names the server (without
+    /// its password) and the step that failed: connecting, logging in, opening the mailbox.
     #[error("{0}")]
     Unreachable(String),
 }

@@ -11,7 +11,9 @@ use std::sync::LazyLock;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use template::{LONG_SECRET, MASK, Masker, SECRET_ENV_PREFIX, Template, Vars, VarsError};
+pub use template::{
+    LONG_SECRET, MASK, Masker, SECRET_ENV_PREFIX, Template, VarProblem, Vars, VarsError,
+};
 pub use validate::{Limits, PlanError, Problem, duplicate_keys, parse, parse_and_validate};
 pub use wording::json_kind;
 

@@ -109,23 +109,45 @@ fn valid_name(name: &str) -> bool {
     }
 }
 
-/// A variable that has no value.
+/// Why a variable has no value, or cannot be given. The sentences name no flag or request
+/// field: each front end says how a value is given (`--var`, the request's `vars`, where
+/// secrets come from).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum VarsError {
-    #[error("unknown variable `{{{{{0}}}}}`: pass it with `--var {0}=VALUE`")]
+    /// A caller variable the run was given no value for.
+    #[error("unknown variable `{{{{{0}}}}}`: the run has no value for it")]
     Unknown(String),
-    #[error(
-        "secret `{{{{secret.{0}}}}}` has no value: set the environment variable {prefix}{0}",
-        prefix = SECRET_ENV_PREFIX
-    )]
+    /// A secret with no value where this run's secrets come from.
+    #[error("secret `{{{{secret.{0}}}}}` has no value")]
     MissingSecret(String),
+    /// A built-in asked for before the run set it.
     #[error("`{{{{{0}}}}}` is only known once a run starts")]
     NotYetKnown(String),
-    #[error("--var {0}: {1}")]
-    BadVar(String, String),
+    /// A caller variable that cannot be given as it is.
+    #[error("variable `{name}`: {problem}")]
+    BadVar {
+        /// The name, or the whole pair when it is not `NAME=VALUE`.
+        name: String,
+        problem: VarProblem,
+    },
+    /// A string of the plan is not a template (an unclosed `{{`, a bad name).
+    #[error("`{text}`: {problem}")]
+    BadTemplate { text: String, problem: String },
 }
 
-/// The values of a run's variables: built-ins, caller `--var`s, and secrets.
+/// What is wrong with a caller variable as given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum VarProblem {
+    #[error("expected NAME=VALUE")]
+    NotNameValue,
+    #[error("a name is letters, digits and `_`, not starting with a digit")]
+    BadName,
+    #[error("the name is built in and set by the run")]
+    BuiltIn,
+}
+
+/// The values of a run's variables: built-ins, the caller's, and secrets.
 #[derive(Debug, Clone, Default)]
 pub struct Vars {
     run_id: Option<String>,
@@ -147,10 +169,10 @@ impl Vars {
         for pair in pairs {
             let pair = pair.as_ref();
             let Some((name, value)) = pair.split_once('=') else {
-                return Err(VarsError::BadVar(
-                    pair.to_string(),
-                    "expected NAME=VALUE".to_string(),
-                ));
+                return Err(VarsError::BadVar {
+                    name: pair.to_string(),
+                    problem: VarProblem::NotNameValue,
+                });
             };
             vars.insert(name, value)?;
         }
@@ -159,17 +181,18 @@ impl Vars {
 
     /// Adds one caller variable.
     pub fn insert(&mut self, name: &str, value: &str) -> Result<(), VarsError> {
-        if !valid_name(name) || name.starts_with("secret.") {
-            return Err(VarsError::BadVar(
-                name.to_string(),
-                "a name is letters, digits and `_`, not starting with a digit".to_string(),
-            ));
-        }
-        if name == "run_id" || name == "inbox_address" {
-            return Err(VarsError::BadVar(
-                name.to_string(),
-                format!("`{name}` is built in and set by the run"),
-            ));
+        let problem = if !valid_name(name) || name.starts_with("secret.") {
+            Some(VarProblem::BadName)
+        } else if name == "run_id" || name == "inbox_address" {
+            Some(VarProblem::BuiltIn)
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            return Err(VarsError::BadVar {
+                name: name.to_string(),
+                problem,
+            });
         }
         self.caller.insert(name.to_string(), value.to_string());
         Ok(())
@@ -323,12 +346,20 @@ mod tests {
         let err = Vars::default()
             .load_secrets(["secret.NOPE"], |_| None)
             .unwrap_err();
-        assert!(err.to_string().contains("PLANLOCK_SECRET_NOPE"), "{err}");
+        // Where a secret comes from is the front end's to say.
+        assert_eq!(err, VarsError::MissingSecret("NOPE".into()));
+        assert_eq!(err.to_string(), "secret `{{secret.NOPE}}` has no value");
     }
 
     #[test]
     fn caller_vars_cannot_shadow_builtins() {
-        assert!(Vars::from_pairs(["run_id=x"]).is_err());
-        assert!(Vars::from_pairs(["novalue"]).is_err());
+        let problem = |pair: &str| match Vars::from_pairs([pair]) {
+            Err(VarsError::BadVar { problem, .. }) => problem,
+            other => panic!("{pair}: {other:?}"),
+        };
+        assert_eq!(problem("run_id=x"), VarProblem::BuiltIn);
+        assert_eq!(problem("novalue"), VarProblem::NotNameValue);
+        assert_eq!(problem("1st=x"), VarProblem::BadName);
+        assert_eq!(problem("secret.PW=x"), VarProblem::BadName);
     }
 }

@@ -105,10 +105,10 @@ pub(crate) fn parse_response(body: &str) -> Result<ModelReply, PlannerError> {
     let Some(tool) = tool else {
         if stop == "max_tokens" {
             return Err(PlannerError::InvalidPlan {
-                problems: vec![crate::plan::Problem {
-                    path: "$".into(),
-                    message: "the answer was cut off at max_tokens before the plan began".into(),
-                }],
+                problems: vec![crate::plan::Problem::new(
+                    "$",
+                    "the answer was cut off at max_tokens before the plan began",
+                )],
                 returned: super::truncate(&text.join(" "), super::RETURNED_LIMIT),
                 note: None,
             });

@@ -85,8 +85,8 @@ pub struct Looked {
     pub url: String,
     pub fields: usize,
     pub buttons: usize,
-    /// Strings withheld because they read like instructions.
-    pub withheld: usize,
+    /// Texts on the page that read like instructions to a model (counted only).
+    pub flagged: usize,
     /// The outline's size in the user message, in tokens (about 4 characters each).
     pub outline_tokens: u64,
 }
@@ -98,7 +98,7 @@ impl Looked {
             url: look.url.clone(),
             fields,
             buttons,
-            withheld: look.withheld,
+            flagged: look.flagged,
             outline_tokens: prompt::outline_block(look).chars().count().div_ceil(4) as u64,
         }
     }
@@ -150,7 +150,7 @@ impl PlanRequest {
 pub enum PlannerError {
     #[error(
         "the goal is empty: say what to do and where, e.g. \
-         planlock plan \"sign up at https://shop.example with {{{{inbox_address}}}}\""
+         \"sign up at https://shop.example with {{{{inbox_address}}}}\""
     )]
     EmptyGoal,
     #[error(
@@ -573,13 +573,18 @@ pub async fn look_at_goal(
     })
     .await
     .map_err(LookFailure::Lock)?;
-    browser
+    let mut look = browser
         .look(url.as_str(), lock)
         .await
         .map_err(|error| LookFailure::Look {
             url: url.to_string(),
             error,
-        })
+        })?;
+    // Counted, never decided on: the number is told to the model and the reviewer.
+    look.flagged = crate::lock::injection::count_suspicious(&look.outline.prose)
+        + crate::lock::injection::count_suspicious(&look.outline.title);
+    look.outline.prose.clear();
+    Ok(look)
 }
 
 /// The sites named in the goal (first site first), then `--allow-host`, without repeats.

@@ -337,15 +337,11 @@ pub fn looked_line(looked: &super::Looked) -> String {
         },
         looked.outline_tokens
     );
-    if looked.withheld > 0 {
+    if looked.flagged > 0 {
         s.push_str(&format!(
-            "; {} {} withheld: they read like instructions",
-            looked.withheld,
-            if looked.withheld == 1 {
-                "string"
-            } else {
-                "strings"
-            }
+            "; {} {} on it read like instructions to a model",
+            looked.flagged,
+            if looked.flagged == 1 { "text" } else { "texts" }
         ));
     }
     s

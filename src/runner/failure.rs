@@ -46,8 +46,8 @@ pub enum Failure {
     Variable(VarsError),
     /// A mailbox could not be opened for the run.
     InboxOpen { inbox: String, error: String },
-    /// The browser could not give the run a page.
-    Browser(String),
+    /// The browser could not give the run a page, or a command of it failed.
+    Browser(BrowserError),
     /// The browser process went away while the step ran.
     BrowserCrashed { reason: String },
     /// A page left for a refused destination after the last step.
@@ -166,7 +166,7 @@ impl Failure {
 
 impl From<BrowserError> for Failure {
     fn from(e: BrowserError) -> Failure {
-        Failure::Browser(e.to_string())
+        Failure::Browser(e)
     }
 }
 
@@ -232,7 +232,7 @@ impl fmt::Display for Failure {
                 write!(f, "cannot open the inbox: {error}")
             }
             Failure::InboxOpen { inbox, error } => write!(f, "cannot open {inbox}: {error}"),
-            Failure::Browser(e) => write!(f, "{e}"),
+            Failure::Browser(e) => browser_sentence(f, e),
             Failure::BrowserCrashed { reason } => {
                 write!(f, "the browser went away during the step: {reason}")
             }
@@ -300,7 +300,7 @@ fn page_sentence(f: &mut fmt::Formatter<'_>, error: &PageError, waited: Duration
             target_phrase(target)
         ),
         PageError::Rejected { target, why } => rejection_sentence(f, target, why),
-        PageError::FormNotSent { fields } => {
+        PageError::FormNotSent { element, fields } => {
             let each: Vec<String> = fields
                 .iter()
                 .map(|i| match i.message.as_str() {
@@ -310,7 +310,7 @@ fn page_sentence(f: &mut fmt::Formatter<'_>, error: &PageError, waited: Duration
                 .collect();
             write!(
                 f,
-                "the browser did not send the form: {} {} not valid",
+                "clicked {element}, but the browser did not send its form: {} {} not valid",
                 each.join(", "),
                 if fields.len() == 1 { "is" } else { "are" }
             )
@@ -449,6 +449,17 @@ fn rejection_sentence(f: &mut fmt::Formatter<'_>, target: &Target, why: &Rejecti
             "{element} is in content others posted on the page (a comment, a user-generated \
              link): a secret or code is never typed there"
         ),
+    }
+}
+
+/// What a run's results say when the browser failed it. A run only meets a browser that has
+/// started, so only a lost connection or a failed command can end it here; the others are
+/// said as their own sentences (the front end that starts the browser words them there).
+fn browser_sentence(f: &mut fmt::Formatter<'_>, error: &BrowserError) -> fmt::Result {
+    match error {
+        BrowserError::Gone(reason) => write!(f, "the browser went away: {reason}"),
+        BrowserError::Cdp(reason) => write!(f, "browser command failed: {reason}"),
+        other => write!(f, "{other}"),
     }
 }
 

@@ -685,8 +685,12 @@ async fn screenshot(tab: &Tab, run_id: &str, index: usize, settings: &Settings) 
 fn render(step: &Step, vars: &Vars) -> Result<Step, Failure> {
     let mut rendered = step.clone();
     for (_, text) in rendered.strings_mut() {
-        let template = Template::parse(text)
-            .map_err(|e| Failure::Variable(VarsError::BadVar(text.clone(), e)))?;
+        let template = Template::parse(text).map_err(|problem| {
+            Failure::Variable(VarsError::BadTemplate {
+                text: text.clone(),
+                problem,
+            })
+        })?;
         *text = template.render(vars).map_err(Failure::Variable)?;
     }
     Ok(rendered)

@@ -6,6 +6,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
+use super::store::StoreError;
+use crate::browser::BrowserError;
 use crate::plan::{PlanError, Problem};
 use crate::planner::PlannerError;
 
@@ -61,17 +63,21 @@ impl ApiError {
         )
     }
 
-    /// 503: the run store did not answer.
-    pub fn store(e: &super::store::StoreError) -> ApiError {
-        ApiError::unavailable("store_unavailable", e.to_string())
+    /// The same answer, its sentence said of `place` (a request field such as `inbox[1]` or
+    /// `callback_url`).
+    pub fn at(mut self, place: impl std::fmt::Display) -> ApiError {
+        self.message = format!("{place}: {}", self.message);
+        self
     }
 
-    /// 422 with every problem of the plan, each naming its JSON path.
+    /// 422 with every problem of the plan, each naming its JSON path; a variable the plan
+    /// uses and the request does not give is said to be given in `vars`.
     pub fn invalid_plan(e: &PlanError) -> ApiError {
-        let problems = e.problems();
+        let problems: Vec<Problem> = e.problems().into_iter().map(in_api_words).collect();
         let message = match e {
             PlanError::Syntax { .. } => format!("`plan` is not valid JSON: {e}"),
-            PlanError::Invalid(p) => {
+            PlanError::Invalid(_) => {
+                let p = &problems;
                 let list: Vec<String> = p.iter().map(Problem::to_string).collect();
                 format!(
                     "the plan is not valid ({} {}): {}",
@@ -87,26 +93,73 @@ impl ApiError {
         }
     }
 
-    /// A planner failure. The planner suggests 400 for a bad goal or variables; here every
-    /// well-formed request whose values cannot be used is a 422, so those become 422 too.
-    pub fn from_planner(e: &PlannerError) -> ApiError {
-        let status = match e.http_status() {
-            400 | 422 => StatusCode::UNPROCESSABLE_ENTITY,
-            _ => StatusCode::SERVICE_UNAVAILABLE,
-        };
-        let mut err = ApiError::new(status, e.kind(), e.to_string());
-        if let PlannerError::InvalidPlan { problems, .. } = e {
-            err.problems = problems.clone();
-        }
-        err
-    }
-
     fn body(&self) -> Value {
         let mut error = json!({ "kind": self.kind, "message": self.message });
         if !self.problems.is_empty() {
             error["problems"] = json!(self.problems);
         }
         json!({ "error": error })
+    }
+}
+
+/// A plan problem as the API says it: the front end's part of the sentence added.
+fn in_api_words(problem: Problem) -> Problem {
+    match &problem.unknown_variable {
+        Some(_) => Problem {
+            message: format!("{}; give it in `vars`", problem.message),
+            ..problem
+        },
+        None => problem,
+    }
+}
+
+impl From<PlanError> for ApiError {
+    fn from(e: PlanError) -> ApiError {
+        ApiError::invalid_plan(&e)
+    }
+}
+
+/// A planner failure. The planner suggests 400 for a bad goal or variables; here every
+/// well-formed request whose values cannot be used is a 422, so those become 422 too.
+impl From<PlannerError> for ApiError {
+    fn from(e: PlannerError) -> ApiError {
+        let status = match e.http_status() {
+            400 | 422 => StatusCode::UNPROCESSABLE_ENTITY,
+            _ => StatusCode::SERVICE_UNAVAILABLE,
+        };
+        let message = match &e {
+            PlannerError::BadAllowHost(lock) => format!("allowed_hosts: {lock}"),
+            other => other.to_string(),
+        };
+        let mut err = ApiError::new(status, e.kind(), message);
+        if let PlannerError::InvalidPlan { problems, .. } = e {
+            err.problems = problems;
+        }
+        err
+    }
+}
+
+/// 503: the run store cannot be read or written.
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> ApiError {
+        ApiError::unavailable("store_unavailable", e.to_string())
+    }
+}
+
+/// 503: the service's browser cannot be started or reached. Said for whoever runs the service:
+/// how it chooses its browser.
+impl From<BrowserError> for ApiError {
+    fn from(e: BrowserError) -> ApiError {
+        let message = match &e {
+            BrowserError::NotFound => format!(
+                "{e}; this server launches $CHROME, else Chromium's headless shell or the full \
+                 browser where they are usually installed, or connects to a running one named \
+                 by {} (planlock serve --browser-ws URL)",
+                super::BROWSER_WS_VAR
+            ),
+            other => other.to_string(),
+        };
+        ApiError::unavailable("browser_unavailable", message)
     }
 }
 
@@ -119,12 +172,6 @@ impl std::fmt::Display for ApiError {
             self.kind,
             self.message
         )
-    }
-}
-
-impl From<super::store::StoreError> for ApiError {
-    fn from(e: super::store::StoreError) -> ApiError {
-        ApiError::store(&e)
     }
 }
 
@@ -151,10 +198,10 @@ mod tests {
 
     #[test]
     fn the_body_has_kind_message_and_problems() {
-        let e = ApiError::invalid_plan(&PlanError::Invalid(vec![Problem {
-            path: "steps[0].url".into(),
-            message: "not absolute".into(),
-        }]));
+        let e = ApiError::invalid_plan(&PlanError::Invalid(vec![Problem::new(
+            "steps[0].url",
+            "not absolute",
+        )]));
         assert_eq!(e.status, StatusCode::UNPROCESSABLE_ENTITY);
         let body = e.body();
         assert_eq!(body["error"]["kind"], "invalid_plan");
@@ -167,5 +214,28 @@ mod tests {
         );
         let plain = ApiError::bad_request("malformed_json", "x").body();
         assert!(plain["error"].get("problems").is_none());
+    }
+
+    #[test]
+    fn an_unknown_variable_is_given_in_vars() {
+        let e = ApiError::invalid_plan(&PlanError::Invalid(vec![Problem {
+            unknown_variable: Some("coupon".into()),
+            ..Problem::new("steps[0].url", "unknown variable `{{coupon}}`")
+        }]));
+        assert_eq!(
+            e.problems[0].message,
+            "unknown variable `{{coupon}}`; give it in `vars`"
+        );
+        assert!(e.message.ends_with("; give it in `vars`"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_missing_browser_is_said_as_the_service_finds_one() {
+        let e = ApiError::from(BrowserError::NotFound);
+        assert_eq!(e.status, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(e.kind, "browser_unavailable");
+        assert!(e.message.starts_with("no Chromium found"), "{}", e.message);
+        assert!(e.message.contains("PLANLOCK_BROWSER_WS"), "{}", e.message);
+        assert!(!e.message.contains("--browser PATH"), "{}", e.message);
     }
 }

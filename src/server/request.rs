@@ -106,7 +106,7 @@ fn refuse_duplicate_keys(text: &str) -> Result<(), ApiError> {
     if in_plan.is_empty() {
         Ok(())
     } else {
-        Err(ApiError::invalid_plan(&plan::PlanError::Invalid(in_plan)))
+        Err(plan::PlanError::Invalid(in_plan).into())
     }
 }
 
@@ -120,7 +120,7 @@ fn human_bytes(n: usize) -> String {
     }
 }
 
-/// `inbox`: one `[NAME=]URL` or a list of them, as `--inbox` takes.
+/// `inbox`: one `[NAME=]NAME` or `[NAME=]URL`, or a list of them.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(untagged)]
 pub enum Inboxes {
@@ -265,9 +265,7 @@ pub struct PlansBody {
 pub fn caller_vars(vars: &BTreeMap<String, String>) -> Result<Vars, ApiError> {
     let mut out = Vars::default();
     for (name, value) in vars {
-        out.insert(name, value).map_err(|e| {
-            ApiError::unprocessable("invalid_variables", format!("vars.{name}: {e}"))
-        })?;
+        out.insert(name, value)?;
     }
     Ok(out)
 }
@@ -287,13 +285,13 @@ pub fn plan_from(value: &Value, limits: &Limits, vars: &Vars) -> Result<Plan, Ap
             ));
         }
     };
-    plan::parse_and_validate(&text, limits, vars).map_err(|e| ApiError::invalid_plan(&e))
+    Ok(plan::parse_and_validate(&text, limits, vars)?)
 }
 
 /// Where a request's inbox comes from.
 #[derive(Clone)]
 pub enum InboxSource {
-    /// One of the server's inboxes (`--inbox NAME=URL`), by name.
+    /// One of the server's inboxes, by name.
     Server(String),
     /// A mailbox URL the request brings (only with `--allow-request-inboxes`).
     Url(InboxUrl),
@@ -314,17 +312,13 @@ pub fn parse_bindings(state: &AppState, list: &[String]) -> Result<Vec<RequestIn
                     format!(
                         "inbox[{i}]: this server does not take mailbox URLs from requests (it \
                          would connect wherever a caller says): choose one of its inboxes by \
-                         name{}, or start it with --allow-request-inboxes",
+                         name{}, or start it with planlock serve --allow-request-inboxes",
                         state.inbox_names_phrase()
                     ),
                 ));
             }
-            let (name, url) = parse_binding_as(s, Caller::Service).map_err(|e| {
-                ApiError::unprocessable(
-                    "invalid_inbox",
-                    format!("inbox[{i}]: {}", server_words(&e)),
-                )
-            })?;
+            let (name, url) =
+                parse_binding_as(s, Caller::Service).map_err(|e| inbox_error(e).at(inbox_at(i)))?;
             (name, InboxSource::Url(url))
         } else {
             let (name, inbox) = match s.split_once('=') {
@@ -371,9 +365,21 @@ pub fn parse_bindings(state: &AppState, list: &[String]) -> Result<Vec<RequestIn
     Ok(out)
 }
 
-/// Inbox messages are written for the command line; here the field is `inbox`.
-fn server_words(e: &InboxError) -> String {
-    e.to_string().replace("--inbox ", "inbox ")
+/// `inbox[i]`: where in the request an inbox came from.
+fn inbox_at(i: usize) -> String {
+    format!("inbox[{i}]")
+}
+
+/// An inbox error in the API's words, to be said of the entry it came from: a URL that is
+/// wrong is the caller's (422, the problem without the URL, which the caller sent); a
+/// mailbox that cannot be reached is the environment's (503).
+fn inbox_error(e: InboxError) -> ApiError {
+    match e {
+        InboxError::InvalidUrl { problem, .. } => {
+            ApiError::unprocessable("invalid_inbox", problem.to_string())
+        }
+        other => ApiError::unavailable("inbox_unavailable", other.to_string()),
+    }
 }
 
 /// The embedded SMTP receivers of the server, one per fixed address, shared by the runs that
@@ -424,16 +430,13 @@ pub async fn connect_inboxes(
                     // Connect to the addresses judged here, not to a fresh lookup of the name.
                     imap.connect_to = check_service_host(&imap.host, imap.port, allowed_hosts)
                         .await
-                        .map_err(|e| {
-                            let mut err = lock_error(e);
-                            err.message = format!("inbox[{i}]: {}", err.message);
-                            err
-                        })?;
+                        .map_err(|e| ApiError::from(e).at(inbox_at(i)))?;
                 }
-                state.smtp().connect(&url).await.map_err(|e| match e {
-                    InboxError::InvalidUrl(m) => ApiError::unprocessable("invalid_inbox", m),
-                    InboxError::Unreachable(m) => ApiError::unavailable("inbox_unavailable", m),
-                })?
+                state
+                    .smtp()
+                    .connect(&url)
+                    .await
+                    .map_err(|e| inbox_error(e).at(inbox_at(i)))?
             }
         };
         out.push((name.clone(), inbox));
@@ -477,65 +480,76 @@ pub fn request_secrets(
     Ok(state.secrets().clone().with_given(secrets.clone()))
 }
 
-/// A request error in the API's words (its fields).
-pub fn spec_error(e: SpecError) -> ApiError {
-    match &e {
-        SpecError::Variable(v) => ApiError::unprocessable(
-            "invalid_variables",
-            match v {
-                VarsError::MissingSecret(name) => format!(
-                    "`{{{{secret.{name}}}}}` has no value: give it in the request's `secrets`, \
-                     or declare it on the server (planlock serve --secret {name}@HOST with \
-                     PLANLOCK_SECRET_{name} set)"
-                ),
-                other => other.to_string(),
-            },
-        ),
-        SpecError::NavigateUrl { step, problem, .. } => {
-            ApiError::invalid_plan(&plan::PlanError::Invalid(vec![plan::Problem {
-                path: format!("steps[{step}].url"),
-                message: problem.clone(),
-            }]))
+/// A caller variable as the request gives it: `vars.NAME`, and how to give one.
+impl From<VarsError> for ApiError {
+    fn from(e: VarsError) -> ApiError {
+        let message = match &e {
+            VarsError::BadVar { name, problem } => format!("vars.{name}: {problem}"),
+            VarsError::Unknown(_) => format!("{e}: give it in `vars`"),
+            VarsError::MissingSecret(name) => format!(
+                "{e}: give it in the request's `secrets`, or declare it on the server \
+                 (planlock serve --secret {name}@HOST with PLANLOCK_SECRET_{name} set)"
+            ),
+            other => other.to_string(),
+        };
+        ApiError::unprocessable("invalid_variables", message)
+    }
+}
+
+/// A request that cannot become a run, in the API's words (its fields).
+impl From<SpecError> for ApiError {
+    fn from(e: SpecError) -> ApiError {
+        match e {
+            SpecError::Variable(v) => v.into(),
+            SpecError::NavigateUrl { step, problem, .. } => {
+                plan::PlanError::Invalid(vec![plan::Problem::new(
+                    format!("steps[{step}].url"),
+                    problem,
+                )])
+                .into()
+            }
+            SpecError::Lock(e) => e.into(),
+            e @ SpecError::SecretOutsideLock { .. } => {
+                ApiError::unprocessable("secret_not_allowed", e.to_string())
+            }
+            e @ SpecError::NoInboxAddress { .. } => ApiError::unprocessable(
+                "invalid_inbox",
+                format!("{e}: pass `inbox`, the name of one of this server's inboxes"),
+            ),
+            SpecError::UnboundInbox {
+                step,
+                step_type,
+                inbox,
+            } => ApiError::unprocessable(
+                "invalid_inbox",
+                match &inbox {
+                    Some(n) => format!(
+                        "steps[{step}].inbox_id: no inbox named \"{n}\" is bound: add \"{n}=URL\" \
+                         to `inbox`"
+                    ),
+                    None => format!(
+                        "steps[{step}] ({step_type}) reads email, but no inbox is bound: pass \
+                         `inbox` (imap://USER:PASS@HOST:PORT/INBOX?address=ADDR, or \
+                         smtp://127.0.0.1:2525?domain=DOMAIN)"
+                    ),
+                },
+            ),
         }
-        SpecError::Lock(e) => lock_error(e.clone()),
-        SpecError::SecretOutsideLock { .. } => {
-            ApiError::unprocessable("secret_not_allowed", e.to_string())
-        }
-        SpecError::NoInboxAddress { .. } => ApiError::unprocessable(
-            "invalid_inbox",
-            format!("{e}: pass `inbox`, the name of one of this server's inboxes"),
-        ),
-        SpecError::UnboundInbox {
-            step,
-            step_type,
-            inbox,
-        } => ApiError::unprocessable(
-            "invalid_inbox",
-            match &inbox {
-                Some(n) => format!(
-                    "steps[{step}].inbox_id: no inbox named \"{n}\" is bound: add \"{n}=URL\" \
-                     to `inbox`"
-                ),
-                None => format!(
-                    "steps[{step}] ({step_type}) reads email, but no inbox is bound: pass \
-                     `inbox` (imap://USER:PASS@HOST:PORT/INBOX?address=ADDR, or \
-                     smtp://127.0.0.1:2525?domain=DOMAIN)"
-                ),
-            },
-        ),
     }
 }
 
 /// A lock error in the API's words.
-pub fn lock_error(e: LockError) -> ApiError {
-    match &e {
-        LockError::NotAHost { .. } => {
-            ApiError::unprocessable("invalid_allowed_hosts", format!("allowed_hosts: {e}"))
+impl From<LockError> for ApiError {
+    fn from(e: LockError) -> ApiError {
+        match &e {
+            LockError::NotAHost { .. } => {
+                ApiError::unprocessable("invalid_allowed_hosts", format!("allowed_hosts: {e}"))
+            }
+            LockError::PrivateAddress { ip, .. } => ApiError::unprocessable(
+                "lock_refused",
+                format!("{e} To let this run visit it, add \"{ip}\" to `allowed_hosts`."),
+            ),
+            _ => ApiError::unprocessable("lock_refused", e.to_string()),
         }
-        LockError::PrivateAddress { ip, .. } => ApiError::unprocessable(
-            "lock_refused",
-            format!("{e} To let this run visit it, add \"{ip}\" to `allowed_hosts`."),
-        ),
-        _ => ApiError::unprocessable("lock_refused", e.to_string()),
     }
 }

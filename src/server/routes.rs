@@ -16,7 +16,7 @@ use super::api::{RunList, RunSummary};
 use super::error::ApiError;
 use super::request::{
     ActBody, JsonBody, PlansBody, RequestInbox, RunBody, caller_vars, check_inboxes,
-    connect_inboxes, parse_bindings, plan_from, request_secrets, spec_error,
+    connect_inboxes, parse_bindings, plan_from, request_secrets,
 };
 use super::runs::{self, Launch, Started};
 use super::store::{StoredRun, decode_cursor};
@@ -194,7 +194,6 @@ async fn look_first(
             req.look = Some(look);
             Ok(None)
         }
-        Err(planner::LookFailure::Lock(e)) => Err(super::request::lock_error(e)),
         Err(e) if choice == planner::LookChoice::Required => Err(ApiError::unprocessable(
             "look_failed",
             format!("{e} (`look` is \"required\")"),
@@ -226,7 +225,7 @@ async fn plan_goal(
     req: &PlanRequest,
 ) -> Result<PlanOutcome, ApiError> {
     tokio::select! {
-        r = planner::plan_goal(goal, req) => r.map_err(|e| ApiError::from_planner(&e)),
+        r = planner::plan_goal(goal, req) => Ok(r?),
         _ = state.0.shutdown.cancelled() => Err(ApiError::unavailable(
             "shutting_down",
             "the server is shutting down; the plan was not made",
@@ -257,8 +256,7 @@ pub(super) async fn create_plan(
     );
     let look_warning = look_first(&state, &body.goal, &mut req, body.look.choice()).await?;
     if body.dry_run {
-        let preview =
-            planner::request_preview(&body.goal, &req).map_err(|e| ApiError::from_planner(&e))?;
+        let preview = planner::request_preview(&body.goal, &req)?;
         return Ok(axum::Json(json!({ "request": preview })).into_response());
     }
     let mut outcome = plan_goal(&state, &body.goal, &req).await?;
@@ -416,14 +414,11 @@ async fn prepare(state: &AppState, asked: Launching<'_>) -> Result<Launch, ApiEr
     if let Some(goal) = goal {
         spec = spec.goal(goal).named("act");
     }
-    let run = spec.lock().await.map_err(spec_error)?;
+    let run = spec.lock().await?;
     check_inboxes(&inboxes).await?;
     // Asked now so a dead browser is a 503, not a failed run; the run asks again once it
     // has a slot.
-    state
-        .browser()
-        .await
-        .map_err(|e| ApiError::unavailable("browser_unavailable", e.to_string()))?;
+    state.browser().await?;
     Ok(Launch {
         run,
         prelude: None,
@@ -510,12 +505,7 @@ pub(super) async fn get_run(
 }
 
 async fn stored(state: &AppState, id: &str) -> Result<StoredRun, ApiError> {
-    state
-        .store()
-        .get(id)
-        .await
-        .map_err(|e| ApiError::unavailable("store_unavailable", e.to_string()))?
-        .ok_or_else(|| unknown_run(id))
+    state.store().get(id).await?.ok_or_else(|| unknown_run(id))
 }
 
 fn unknown_run(id: &str) -> ApiError {
@@ -584,8 +574,7 @@ pub(super) async fn list_runs(
     let page = state
         .store()
         .list(q.status.as_deref(), limit, q.cursor.as_deref())
-        .await
-        .map_err(|e| ApiError::unavailable("store_unavailable", e.to_string()))?;
+        .await?;
     Ok(axum::Json(RunList {
         runs: page.runs.iter().map(RunSummary::of).collect(),
         next_cursor: page.next,
@@ -615,11 +604,7 @@ pub(super) async fn cancel_run(
         if run.result.is_some() {
             true
         } else {
-            state
-                .store()
-                .request_cancel(&id)
-                .await
-                .map_err(|e| ApiError::unavailable("store_unavailable", e.to_string()))?;
+            state.store().request_cancel(&id).await?;
             let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
             loop {
                 let run = stored(&state, &id).await?;

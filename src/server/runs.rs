@@ -214,8 +214,7 @@ pub async fn start(state: &AppState, launch: Launch, stream: bool) -> Result<Sta
             allowed_hosts: &sites,
             callback_url: launch.callback.as_ref().map(|c| c.url.as_str()),
         })
-        .await
-        .map_err(|e| ApiError::unavailable("store_unavailable", e.to_string()))?;
+        .await?;
     let cancel = state.shutdown_token().child_token();
     let (done_tx, done) = watch::channel(None);
     state.registry().live().insert(

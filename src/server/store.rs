@@ -179,7 +179,8 @@ impl Store {
             let path = path.trim_start_matches("//");
             if path.is_empty() {
                 return Err(StoreError(
-                    "--store sqlite: needs a file, e.g. sqlite:/var/lib/planlock/runs.sqlite3"
+                    "`sqlite:` names no file: give sqlite:PATH, e.g. \
+                     sqlite:/var/lib/planlock/runs.sqlite3"
                         .into(),
                 ));
             }
@@ -202,7 +203,7 @@ impl Store {
             (Backend::Postgres, spec.to_string(), redact(spec))
         } else {
             return Err(StoreError(format!(
-                "--store `{}` is not a store: give sqlite:PATH or postgres://USER:PASS@HOST/DB",
+                "`{}` is not a store: give sqlite:PATH or postgres://USER:PASS@HOST/DB",
                 redact(spec)
             )));
         };

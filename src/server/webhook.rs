@@ -66,11 +66,7 @@ pub async fn callback_of(
     let port = parsed.port_or_known_default().unwrap_or(80);
     check_service_host(host, port, allowed_hosts)
         .await
-        .map_err(|e| {
-            let mut err = super::request::lock_error(e);
-            err.message = format!("callback_url: {}", err.message);
-            err
-        })?;
+        .map_err(|e| ApiError::from(e).at("callback_url"))?;
     Ok(Callback {
         url: parsed,
         allowed_hosts: allowed_hosts.to_vec(),

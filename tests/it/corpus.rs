@@ -302,10 +302,10 @@ fn bootstrap_sign_up_link_when_the_plan_asks_for_a_link() {
     need_corpus!();
     let result = run_web("bootstrap-menu-link");
     util::assert_succeeded(&result);
-    // The two links (menu, footer) beat the button by role, and tie on everything else: the
-    // menu's comes first, and the detail says the choice was a tie.
-    assert_choice(&result, 1, "order", 3);
-    assert_eq!(detail(&result, 1)["ambiguous"], true);
+    // The two links (menu, footer) beat the button by role; the menu's beats the footer's, as
+    // a person looks in the menu before the fine print.
+    assert_choice(&result, 1, "landmark", 3);
+    assert_eq!(detail(&result, 1)["ambiguous"], false);
     assert!(element(&result, 1).starts_with("<a.btn.btn-outline-primary>"));
 }
 
@@ -502,16 +502,25 @@ fn flask_appbuilder_sign_in_named_without_a_role_prefers_the_interactive_match()
     need_corpus!();
     let app = flask_appbuilder();
     let result = run_plan("fab-sign-in-by-text", &[("fab", &app.url)]);
-    util::assert_succeeded(&result);
     // Nothing filled, no role named, both in main content: the submit input beats the
-    // panel title because it is interactive.
-    assert_choice(&result, 1, "interactive", 2);
-    assert!(
-        element(&result, 1).starts_with("<input.btn.btn-primary>"),
+    // panel title because it is interactive. Its form's fields are required, so the browser
+    // does not send it, and the click says so at once, naming the fields.
+    assert_eq!(
+        result.failed_step,
+        Some(1),
         "{}",
-        element(&result, 1)
+        serde_json::to_string_pretty(&result).unwrap()
     );
-    assert_eq!(detail(&result, 1)["runners_up"][0]["tag"], "div");
+    let error = result.error.clone().unwrap();
+    assert_eq!(error.kind, planlock::error::ErrorKind::FormNotSent);
+    assert!(
+        error.message.starts_with(
+            "clicked <input.btn.btn-primary> \"sign in\", but the browser did not send its form:"
+        ) && error.message.contains("\"Username\"")
+            && error.message.contains("\"Password\""),
+        "{}",
+        error.message
+    );
 }
 
 #[test]

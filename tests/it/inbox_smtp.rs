@@ -503,15 +503,17 @@ async fn the_receiver_listens_on_loopback_unless_allowed() {
          would take mail from other machines; allow it explicitly (allow_remote=true in the \
          inbox URL)"
     );
-    let Err(InboxError::InvalidUrl(text)) = parse_binding("smtp://0.0.0.0:2525?domain=demo.test")
+    let Err(InboxError::InvalidUrl { given, problem }) =
+        parse_binding("smtp://0.0.0.0:2525?domain=demo.test")
     else {
         panic!("refused by the parser");
     };
+    assert_eq!(given, "smtp://0.0.0.0:2525?domain=demo.test");
     assert_eq!(
-        text,
-        "--inbox `smtp://0.0.0.0:2525?domain=demo.test`: the embedded SMTP receiver listens on \
-         loopback only, and 0.0.0.0 would take mail from other machines; to allow that, add \
-         &allow_remote=true (never possible through the HTTP service)"
+        problem.to_string(),
+        "the embedded SMTP receiver listens on loopback only, and 0.0.0.0 would take mail from \
+         other machines; to allow that, add &allow_remote=true (never possible through the HTTP \
+         service)"
     );
 
     // Asked for explicitly, it listens on every address.
@@ -523,11 +525,11 @@ async fn the_receiver_listens_on_loopback_unless_allowed() {
         anywhere.describe()
     );
     // The HTTP service never may.
-    let Err(InboxError::InvalidUrl(text)) = parse_binding_as(
+    let Err(InboxError::InvalidUrl { problem, .. }) = parse_binding_as(
         "smtp://0.0.0.0:0?domain=demo.test&allow_remote=true",
         Caller::Service,
     ) else {
         panic!("refused for the service");
     };
-    assert!(text.contains("loopback only"), "{text}");
+    assert!(problem.to_string().contains("loopback only"), "{problem}");
 }

@@ -196,7 +196,7 @@ fn a_form_the_browser_refused_to_send_fails_the_click_naming_the_field() {
     assert!(
         error
             .message
-            .starts_with("the browser did not send the form: \"Retype Password\" ("),
+            .starts_with("clicked <button> \"create account\", but the browser did not send its form: \"Retype Password\" ("),
         "{}",
         error.message
     );

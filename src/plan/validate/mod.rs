@@ -34,6 +34,20 @@ impl Default for Limits {
 pub struct Problem {
     pub path: String,
     pub message: String,
+    /// The caller variable the plan uses and the request gives no value for, when that is the
+    /// problem. The message names no flag or field: each front end says how to give one.
+    #[serde(skip)]
+    pub unknown_variable: Option<String>,
+}
+
+impl Problem {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Problem {
+        Problem {
+            path: path.into(),
+            message: message.into(),
+            unknown_variable: None,
+        }
+    }
 }
 
 impl fmt::Display for Problem {
@@ -61,10 +75,7 @@ impl PlanError {
     /// Every problem, as `path: message` lines (a syntax error is one line).
     pub fn problems(&self) -> Vec<Problem> {
         match self {
-            PlanError::Syntax { .. } => vec![Problem {
-                path: "$".into(),
-                message: self.to_string(),
-            }],
+            PlanError::Syntax { .. } => vec![Problem::new("$", self.to_string())],
             PlanError::Invalid(p) => p.clone(),
         }
     }
@@ -118,10 +129,7 @@ struct Validator {
 
 impl Validator {
     fn problem(&mut self, path: impl Into<String>, message: impl Into<String>) {
-        self.problems.push(Problem {
-            path: path.into(),
-            message: message.into(),
-        });
+        self.problems.push(Problem::new(path, message));
     }
 }
 

@@ -47,13 +47,15 @@ pub fn duplicate_keys(text: &str) -> Vec<Problem> {
     duplicates.sort_by_key(|(path, _)| super::step_index(path));
     duplicates
         .into_iter()
-        .map(|(path, key)| Problem {
-            path,
-            message: format!(
-                "the key `{}` is given twice in this object; a reader sees the first, \
-                 a JSON parser keeps the last: keep one",
-                crate::plan::wording::show(&key)
-            ),
+        .map(|(path, key)| {
+            Problem::new(
+                path,
+                format!(
+                    "the key `{}` is given twice in this object; a reader sees the first, \
+                     a JSON parser keeps the last: keep one",
+                    crate::plan::wording::show(&key)
+                ),
+            )
         })
         .collect()
 }

@@ -6,8 +6,8 @@ use crate::plan::selector::check_selector;
 use crate::plan::template::{SECRET_ENV_PREFIX, Template, Vars};
 use crate::plan::wording::suggest;
 
-use super::Validator;
 use super::navigate_url::check_url;
+use super::{Problem, Validator};
 
 /// Longest `wait_seconds` a plan may ask for.
 pub const MAX_WAIT_SECONDS: f64 = 300.0;
@@ -29,24 +29,34 @@ impl Validator {
                             let secret = name.split_once('_').filter(|(head, rest)| {
                                 head.eq_ignore_ascii_case("secret") && !rest.is_empty()
                             });
-                            let message = if let Some((_, rest)) = secret {
+                            let path = format!("{path}.{field}");
+                            if let Some((_, rest)) = secret {
                                 // `{{secret_PASSWORD}}` for `{{secret.PASSWORD}}`.
-                                format!(
-                                    "unknown variable `{{{{{name}}}}}`; a secret is written \
-                                     `{{{{secret.{rest}}}}}` and read from the environment \
-                                     variable {SECRET_ENV_PREFIX}{rest}"
-                                )
+                                self.problem(
+                                    path,
+                                    format!(
+                                        "unknown variable `{{{{{name}}}}}`; a secret is written \
+                                         `{{{{secret.{rest}}}}}` and read from the environment \
+                                         variable {SECRET_ENV_PREFIX}{rest}"
+                                    ),
+                                );
                             } else {
                                 let hint = suggest(name, known.iter().copied())
                                     .replace("`?)", "}}`?)")
                                     .replace("(did you mean `", "(did you mean `{{");
-                                format!(
-                                    "unknown variable `{{{{{name}}}}}`{hint}; pass it with \
-                                     `--var {name}=VALUE` (known: {}, secret.NAME)",
-                                    known.join(", ")
-                                )
-                            };
-                            self.problem(format!("{path}.{field}"), message);
+                                // How to give it is the front end's to say (a flag, a field).
+                                self.problems.push(Problem {
+                                    unknown_variable: Some(name.to_string()),
+                                    ..Problem::new(
+                                        path,
+                                        format!(
+                                            "unknown variable `{{{{{name}}}}}`{hint}; known: {}, \
+                                             secret.NAME",
+                                            known.join(", ")
+                                        ),
+                                    )
+                                });
+                            }
                         }
                     }
                 }
@@ -175,6 +185,30 @@ mod tests {
         assert!(
             p[1].contains("(did you mean `{{inbox_address}}`?)"),
             "{p:?}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_variable_is_named_for_the_front_end_to_say_how_to_give_it() {
+        let e = crate::plan::parse_and_validate(
+            r#"{"reasoning":"","steps":[{"type":"done","summary":"{{promo}} {{secret_PW}}"}]}"#,
+            &crate::plan::Limits::default(),
+            &Vars::from_pairs(["promo_code=x"]).unwrap(),
+        )
+        .unwrap_err();
+        let p = e.problems();
+        assert_eq!(p[0].unknown_variable.as_deref(), Some("promo"));
+        assert_eq!(
+            p[0].message,
+            "unknown variable `{{promo}}` (did you mean `{{promo_code}}`?); known: \
+             inbox_address, run_id, promo_code, secret.NAME"
+        );
+        // A secret is not a caller variable: the sentence says how to give it already.
+        assert_eq!(p[1].unknown_variable, None);
+        // Not in the JSON a front end answers with.
+        assert_eq!(
+            serde_json::to_value(&p[0]).unwrap(),
+            serde_json::json!({"path": "steps[0].summary", "message": p[0].message})
         );
     }
 }
