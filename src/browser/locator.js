@@ -1062,7 +1062,9 @@ async (req) => {
         // landmark. Never paragraphs, values or hidden elements.
         const cap = (t) => { t = tidy(t); return t.length > 80 ? t.slice(0, 79) + "…" : t; };
         const all = everything().filter((el) => !SKIP.has(el.tagName));
-        const shown = all.filter((el) => isVisible(el));
+        // A checkbox or radio a page hides behind a styled one is shown by its label.
+        const choice = (el) => el.tagName === "INPUT" && ["checkbox", "radio"].includes((el.getAttribute("type") || "").toLowerCase());
+        const shown = all.filter((el) => isVisible(choice(el) ? clickable(el) : el));
         const headings = shown.filter((el) => /^H[12]$/.test(el.tagName))
           .map((el) => ({ level: +el.tagName[1], text: cap(el.innerText) })).filter((h) => h.text);
         const forms = [];
@@ -1091,6 +1093,9 @@ async (req) => {
           const role = roleOf(el);
           if (el.tagName === "INPUT" && (type === "radio" || type === "checkbox") || el.tagName === "SELECT" || isTextControl(el)) {
             if (el.tagName === "INPUT" && type === "hidden") continue;
+            // The control inside a custom checkbox (<sl-checkbox>): its host stands for it.
+            const host = el.getRootNode().host;
+            if (host && hostRole(host)) continue;
             const field = {
               label: labelOf(el),
               kind: el.tagName === "SELECT" ? "select" : el.tagName === "TEXTAREA" ? "textarea" : el.isContentEditable && el.tagName !== "INPUT" ? "text" : (type || "text"),
@@ -1110,6 +1115,13 @@ async (req) => {
               continue;
             }
             entryOf(form).fields.push(field);
+            continue;
+          }
+          if (["checkbox", "switch", "radio"].includes(role) && el.tagName !== "INPUT" && el.tagName !== "LABEL") {
+            // A custom control (<sl-checkbox>, [role=checkbox]): a field named by its text.
+            const field = { label: cap(textOf(el) || ariaName(el)), kind: role, name: cap(el.getAttribute("name") || el.id || ""),
+              required: el.hasAttribute("required") || el.getAttribute("aria-required") === "true", autocomplete: "", placeholder: "", options: [] };
+            if (field.label && !seen.has(el)) { seen.add(el); entryOf(form).fields.push(field); }
             continue;
           }
           const clickableRole = ["button", "link", "tab", "menuitem"].includes(role) || hostRole(el);
