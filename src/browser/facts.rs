@@ -34,6 +34,10 @@ pub struct Located {
     /// What the chosen element is: its role, landmark and form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chosen: Option<Candidate>,
+    /// Links the text matched that a submitting step did not follow: they lead away from the
+    /// form this run was filling (`form_submit` pressed that form's one submit control).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passed_over: Vec<Candidate>,
     /// Matches that were not visible.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hidden: Option<usize>,
@@ -69,6 +73,7 @@ impl Located {
             ambiguous: _,
             runners_up,
             chosen,
+            passed_over,
             hidden: _,
             behind_modal: _,
             locate_ms: _,
@@ -83,6 +88,7 @@ impl Located {
         out.extend(form.as_mut());
         out.extend(runners_up.iter_mut().flat_map(Candidate::strings_mut));
         out.extend(chosen.iter_mut().flat_map(Candidate::strings_mut));
+        out.extend(passed_over.iter_mut().flat_map(Candidate::strings_mut));
         out
     }
 }

@@ -482,6 +482,17 @@ async (req) => {
     const d = norm(describe), t = norm(text);
     return SUBMIT_WORDS.test(t) || SUBMIT_WORDS.test(d) || /\bsubmit\b/.test(d);
   }
+  // Whether a step says it presses a form's submit control: its describe says it submits, or
+  // asks for a button while its text is a submit word ("the Register button").
+  function submitsForm(describe, text) {
+    const d = norm(describe);
+    return /\bsubmit/.test(d) || (wantedRole(describe, text) === "button" && saysSubmit("", text));
+  }
+  // A link that takes the page elsewhere, outside `form`: following it leaves the form unsent.
+  function leavesForm(el, form) {
+    const link = el.closest && el.closest("a[href]");
+    return !!link && formOf(el) !== form && !link.getAttribute("href").startsWith("#");
+  }
   // The visible submit controls of a form (`form=` attributes included).
   function submitsOf(form) {
     return queryAll("button, input[type=submit], input[type=image], [type=submit]")
@@ -864,6 +875,19 @@ async (req) => {
           if (cands.length) strategy = "selector";
         }
         const form = lastFilledForm();
+        let passedOver = null;
+        const controls = cands.filter((c) => isVisible(c.el) && (c.interactive || hostRole(c.el)));
+        if (controls.length && form && submitsForm(req.describe, req.text)
+            && controls.every((c) => leavesForm(c.el, form)) && !cands.some((c) => formOf(c.el) === form)) {
+          // The step says it submits the form just filled, and the text names only links away
+          // from it (a menu's "Register" beside the form's "Submit"): following one would lose
+          // what was typed. A person presses the form's one submit control.
+          const submits = submitsOf(form);
+          if (submits.length === 1) {
+            passedOver = controls.slice(0, 3).map((c) => candidate(c.el));
+            cands = [];
+          }
+        }
         if (!cands.length && form && saysSubmit(req.describe, req.text)) {
           // Nothing says what the plan guessed, but the step submits the form just filled:
           // its one submit control is what a person would press.
@@ -898,7 +922,9 @@ async (req) => {
         // What the click does to a form is judged after it (was it sent?): start counting now.
         globalThis.__planlockSubmitting = { invalid: [], submitted: 0, form: formOf(el) };
         const p = where(el);
-        return found({ strategy, x: p.x, y: p.y, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) });
+        const facts = { strategy, x: p.x, y: p.y, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) };
+        if (passedOver) facts.passed_over = passedOver;
+        return found(facts);
       }
       case "fill": {
         // Layout the page owes from its last change is not the locator's time: settle it first.

@@ -199,6 +199,7 @@ mod tests {
             ambiguous: Some(false),
             runners_up: vec![candidate(&mut t)],
             chosen: Some(candidate(&mut t)),
+            passed_over: vec![candidate(&mut t)],
             hidden: Some(1),
             behind_modal: Some(1),
             locate_ms: Some(0.5),

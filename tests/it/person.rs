@@ -117,6 +117,49 @@ fn all_the_words_and_equivalent_phrases_are_near_misses() {
 }
 
 #[test]
+fn a_step_that_submits_the_filled_form_follows_no_link_away_from_it() {
+    need_browser!();
+    // The plan guessed "Register"; the menu has a "Register" link, the form's one button says
+    // "Submit". Following the link would lose what was typed: a person presses "Submit".
+    let steps = |describe: &str, then: &str| {
+        format!(
+            r#"{{"reasoning":"","steps":[
+            {{"type":"navigate","url":"{{SITE}}/near-register-link.html"}},
+            {{"type":"fill","describe":"the Username field","label":"Username","value":"ken"}},
+            {{"type":"fill","describe":"the Password field","label":"Password","value":"pw"}},
+            {{"type":"click","describe":"{describe}","text":"Register"}},
+            {{"type":"wait_for_text","text":"{then}"}},
+            {{"type":"done","summary":"ok"}}]}}"#
+        )
+    };
+    let (result, _) = run_spec(spec(&steps(
+        "the Register button that submits the form",
+        "arrived with",
+    )));
+    util::assert_succeeded(&result);
+    assert_eq!(
+        chose(&result, 3),
+        ("form_submit".into(), "submit".into()),
+        "{}",
+        dump(&result)
+    );
+    let located = result.steps[3].detail.located.as_ref().unwrap();
+    assert_eq!(located.passed_over.len(), 1, "{}", dump(&result));
+    assert_eq!(located.passed_over[0].landmark.as_deref(), Some("nav"));
+    assert!(landed(&result).contains("user=ken"), "{}", landed(&result));
+
+    // A step that asks for the link gets the link.
+    let (result, _) = run_spec(spec(&steps(
+        "the Register link in the menu",
+        "Create an account",
+    )));
+    util::assert_succeeded(&result);
+    let (strategy, _) = chose(&result, 3);
+    assert_eq!(strategy, "text", "{}", dump(&result));
+    assert!(landed(&result).contains("from=nav"), "{}", landed(&result));
+}
+
+#[test]
 fn two_submit_controls_and_no_match_fail_at_once_naming_both() {
     need_browser!();
     let began = Instant::now();
