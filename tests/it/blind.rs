@@ -64,8 +64,8 @@ enum Goal {
 }
 
 impl Goal {
-    /// Which reader of evidence judges it.
-    fn judge(&self) -> &'static str {
+    /// What its evidence is read from.
+    fn read_from(&self) -> &'static str {
         match self {
             Goal::Page { .. } => "a page's report",
             Goal::QuillAccount { .. } => "Django's account and log",
@@ -349,7 +349,11 @@ print(json.dumps(user and {
             (status == "302").then(|| request.split(' ').next().unwrap_or(request))
         })
         .collect();
-    let flow = ["/accounts/register/", "/accounts/logout/", "/accounts/login/"];
+    let flow = [
+        "/accounts/register/",
+        "/accounts/logout/",
+        "/accounts/login/",
+    ];
     let mut wanted = flow.iter().peekable();
     for path in &accepted {
         if wanted.peek() == Some(&path) {
@@ -382,12 +386,14 @@ fn ledger_sign_in(app: &App, username: &str) -> Evidence {
             .await
             .expect("read ab_user")
     });
-    match logins {
-        None => Evidence::missing(format!("no user {username}")),
-        Some(n) if n.unwrap_or(0) > 0 => {
-            Evidence::reached(format!("{username}: login_count {}", n.unwrap_or(0)))
-        }
-        Some(_) => Evidence::missing(format!("{username}: login_count 0")),
+    let Some(logins) = logins else {
+        return Evidence::missing(format!("no user {username}"));
+    };
+    let seen = format!("{username}: login_count {}", logins.unwrap_or(0));
+    if logins.unwrap_or(0) > 0 {
+        Evidence::reached(seen)
+    } else {
+        Evidence::missing(seen)
     }
 }
 
@@ -413,12 +419,16 @@ fn shop_link_used(shop: &Shop, run_id: &str) -> Evidence {
     let address = shop.smtp.run_address(run_id);
     let tracker = shop.site.url("/t/c/");
     let sent = shop.outbox.sent.lock().unwrap().clone();
-    let Some(link) = sent.iter().filter(|(to, _)| *to == address).find_map(|(_, raw)| {
-        let text = String::from_utf8_lossy(raw);
-        let id = text.split(&tracker).nth(1)?;
-        let id: String = id.chars().take_while(char::is_ascii_alphanumeric).collect();
-        Some(format!("{tracker}{id}"))
-    }) else {
+    let Some(link) = sent
+        .iter()
+        .filter(|(to, _)| *to == address)
+        .find_map(|(_, raw)| {
+            let text = String::from_utf8_lossy(raw);
+            let id = text.split(&tracker).nth(1)?;
+            let id: String = id.chars().take_while(char::is_ascii_alphanumeric).collect();
+            Some(format!("{tracker}{id}"))
+        })
+    else {
         return Evidence::missing(format!("the shop sent no sign-in link to {address}"));
     };
     let status = util::rt().block_on(async {
@@ -433,12 +443,7 @@ fn shop_link_used(shop: &Shop, run_id: &str) -> Evidence {
             .and_then(|v| v.to_str().ok())
             .map(|to| shop.site.url(to))
             .expect("the tracker redirects");
-        client
-            .get(target)
-            .send()
-            .await
-            .expect("the link")
-            .status()
+        client.get(target).send().await.expect("the link").status()
     });
     if status == reqwest::StatusCode::FORBIDDEN {
         Evidence::reached(format!("the sign-in link to {address} was used"))
@@ -525,11 +530,19 @@ fn run_for_goal(name: &str, text: &str) -> Outcome {
         plan: name.to_string(),
         status: json["status"].as_str().unwrap_or_default().to_string(),
         failed_step,
-        step_type: failed_step.map(|i| json["steps"][i]["type"].as_str().unwrap_or_default().to_string()),
-        kind: result
-            .error
-            .as_ref()
-            .map(|e| serde_json::to_value(e.kind).unwrap().as_str().unwrap().to_string()),
+        step_type: failed_step.map(|i| {
+            json["steps"][i]["type"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        }),
+        kind: result.error.as_ref().map(|e| {
+            serde_json::to_value(e.kind)
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .to_string()
+        }),
         message: result.error.as_ref().map(|e| e.message.clone()),
         took: Duration::from_millis(result.duration_ms),
         warnings: json["warnings"].as_array().map_or(0, Vec::len),
@@ -569,8 +582,8 @@ fn expectations() -> BTreeMap<String, Expected> {
     all.remove("_about");
     all.into_iter()
         .map(|(plan, v)| {
-            let expected = serde_json::from_value(v)
-                .unwrap_or_else(|e| panic!("expected.json, {plan}: {e}"));
+            let expected =
+                serde_json::from_value(v).unwrap_or_else(|e| panic!("expected.json, {plan}: {e}"));
             (plan, expected)
         })
         .collect()
@@ -700,6 +713,7 @@ fn assert_ends_as_expected(name: &str) {
         .remove(name)
         .unwrap_or_else(|| panic!("expected.json has no entry for {name}"));
     let outcome = run_blind(name);
+    eprintln!("{}", row(&outcome));
     let off = differences(&outcome, &expected);
     assert!(
         off.is_empty(),
@@ -750,9 +764,15 @@ fn every_blind_plan_has_a_goal_evidence_and_an_expectation() {
         .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
         .collect();
     let tested: BTreeSet<String> = PLANS.iter().map(|p| p.to_string()).collect();
-    assert_eq!(tested, on_disk, "every plan in fixtures/blind/plans has a test");
+    assert_eq!(
+        tested, on_disk,
+        "every plan in fixtures/blind/plans has a test"
+    );
     let expected: BTreeSet<String> = expectations().into_keys().collect();
-    assert_eq!(expected, on_disk, "every plan has an entry in expected.json");
+    assert_eq!(
+        expected, on_disk,
+        "every plan has an entry in expected.json"
+    );
     let goals: Value = serde_json::from_str(
         &std::fs::read_to_string(blind_dir().join("goals.json")).expect("goals.json"),
     )
@@ -824,7 +844,7 @@ fn the_evidence_is_there_when_a_sighted_plan_reaches_the_goal() {
                 "the sighted plan of {name} succeeded, but the judge saw: {}",
                 o.goal.seen
             );
-            confirmed.insert(goal(name).judge());
+            confirmed.insert(goal(name).read_from());
         } else {
             unconfirmed.push(row(&o));
         }
@@ -832,7 +852,7 @@ fn the_evidence_is_there_when_a_sighted_plan_reaches_the_goal() {
     // Every kind of judge said yes at least once, whatever the locator does to a few plans.
     let kinds = PLANS
         .iter()
-        .map(|name| goal(name).judge())
+        .map(|name| goal(name).read_from())
         .collect::<BTreeSet<_>>();
     assert_eq!(
         confirmed.len(),
@@ -848,7 +868,13 @@ fn nothing_done_reaches_no_goal() {
     if util::browser().is_none() || !corpus::installed() {
         return;
     }
-    for name in ["mui-wizard", "django-register-login", "fab-login", "demo-signup", "demo-magic-link"] {
+    for name in [
+        "mui-wizard",
+        "django-register-login",
+        "fab-login",
+        "demo-signup",
+        "demo-magic-link",
+    ] {
         let goal = goal(name);
         let world = World::start(&goal);
         let evidence = world.judge(&goal, &runner::new_run_id());

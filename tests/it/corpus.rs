@@ -68,6 +68,13 @@ fn web() -> &'static str {
 pub(crate) struct CorpusWeb {
     pub url: String,
     reached: Arc<Mutex<Vec<Reached>>>,
+    server: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for CorpusWeb {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
 }
 
 /// One success state a page reported (`POST /__reached/FLOW` with a JSON object): its flow
@@ -79,7 +86,7 @@ pub(crate) struct Reached {
 }
 
 impl CorpusWeb {
-    /// Serves until the test binary exits.
+    /// Serves until dropped.
     pub fn start() -> CorpusWeb {
         let listener = util::rt()
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
@@ -90,17 +97,19 @@ impl CorpusWeb {
         let app = Router::new()
             .route(
                 "/__reached/{*flow}",
-                post(move |UrlPath(flow): UrlPath<String>, body: String| async move {
-                    let facts = serde_json::from_str(&body).unwrap_or_default();
-                    log.lock().unwrap().push(Reached { flow, facts });
-                    StatusCode::NO_CONTENT
-                }),
+                post(
+                    move |UrlPath(flow): UrlPath<String>, body: String| async move {
+                        let facts = serde_json::from_str(&body).unwrap_or_default();
+                        log.lock().unwrap().push(Reached { flow, facts });
+                        StatusCode::NO_CONTENT
+                    },
+                ),
             )
             .route(
                 "/{*path}",
                 get(|UrlPath(path): UrlPath<String>| async move { static_file(&path) }),
             );
-        util::rt().spawn(async move {
+        let server = util::rt().spawn(async move {
             axum::serve(listener, app)
                 .await
                 .expect("serve the corpus pages");
@@ -108,6 +117,7 @@ impl CorpusWeb {
         CorpusWeb {
             url: format!("http://{addr}"),
             reached,
+            server,
         }
     }
 
