@@ -3,31 +3,32 @@
 //! PyPI (Django's contrib.auth with django-registration-redux, Flask-AppBuilder), each driven
 //! by a committed plan in `fixtures/corpus/plans/` through the real runner on real Chromium.
 //! `fixtures/corpus/install` puts the packages in place; outside CI a missing install skips.
+//! The servers here are also what `blind.rs` runs the blind plans against.
 
 use crate::util;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::Path as UrlPath;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use planlock::error::ErrorKind;
 use planlock::plan::{self, Limits, Plan, Vars};
 use planlock::runner::{RunResult, RunSpec, RunStatus};
 use serde_json::Value;
 
-fn corpus_dir() -> PathBuf {
+pub(crate) fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus")
 }
 
 /// True when the corpus is installed; else a note (or, in CI, a failure).
-fn installed() -> bool {
+pub(crate) fn installed() -> bool {
     static READY: LazyLock<bool> = LazyLock::new(|| {
         let check = Command::new(corpus_dir().join("install"))
             .arg("--check")
@@ -56,25 +57,74 @@ macro_rules! need_corpus {
     };
 }
 
-/// The front-end pages and their packages, served from `fixtures/corpus/web` on port 0.
+/// The front-end pages of the corpus, shared by the tests here.
 fn web() -> &'static str {
-    static WEB: LazyLock<String> = LazyLock::new(|| {
+    static WEB: LazyLock<CorpusWeb> = LazyLock::new(CorpusWeb::start);
+    &WEB.url
+}
+
+/// The front-end pages and their packages, served from `fixtures/corpus/web` on a loopback
+/// port of its own, and the success states its pages reported reaching.
+pub(crate) struct CorpusWeb {
+    pub url: String,
+    reached: Arc<Mutex<Vec<Reached>>>,
+    server: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for CorpusWeb {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}
+
+/// One success state a page reported (`POST /__reached/FLOW` with a JSON object): its flow
+/// (`PAGE/STATE`) and what the page held when it got there.
+#[derive(Debug, Clone)]
+pub(crate) struct Reached {
+    pub flow: String,
+    pub facts: serde_json::Map<String, Value>,
+}
+
+impl CorpusWeb {
+    /// Serves until dropped.
+    pub fn start() -> CorpusWeb {
         let listener = util::rt()
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
             .expect("bind the corpus server");
         let addr = listener.local_addr().expect("addr");
-        let app = Router::new().route(
-            "/{*path}",
-            get(|UrlPath(path): UrlPath<String>| async move { static_file(&path) }),
-        );
-        util::rt().spawn(async move {
+        let reached = Arc::new(Mutex::new(Vec::new()));
+        let log = reached.clone();
+        let app = Router::new()
+            .route(
+                "/__reached/{*flow}",
+                post(
+                    move |UrlPath(flow): UrlPath<String>, body: String| async move {
+                        let facts = serde_json::from_str(&body).unwrap_or_default();
+                        log.lock().unwrap().push(Reached { flow, facts });
+                        StatusCode::NO_CONTENT
+                    },
+                ),
+            )
+            .route(
+                "/{*path}",
+                get(|UrlPath(path): UrlPath<String>| async move { static_file(&path) }),
+            );
+        let server = util::rt().spawn(async move {
             axum::serve(listener, app)
                 .await
                 .expect("serve the corpus pages");
         });
-        format!("http://{addr}")
-    });
-    &WEB
+        CorpusWeb {
+            url: format!("http://{addr}"),
+            reached,
+            server,
+        }
+    }
+
+    /// Every success state reported so far, oldest first.
+    pub fn reached(&self) -> Vec<Reached> {
+        self.reached.lock().unwrap().clone()
+    }
 }
 
 fn static_file(path: &str) -> Response {
@@ -100,10 +150,21 @@ fn static_file(path: &str) -> Response {
 }
 
 /// A Python app of the corpus, on a free loopback port, stopped (by its PID) on drop.
-struct App {
+pub(crate) struct App {
     child: Child,
-    url: String,
+    pub url: String,
+    /// Its SQLite database.
+    pub db: PathBuf,
+    /// Where its stderr goes (the servers log each request there).
+    log: PathBuf,
     _data: tempfile::TempDir,
+}
+
+impl App {
+    /// What the app has logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
 }
 
 impl Drop for App {
@@ -113,7 +174,7 @@ impl Drop for App {
     }
 }
 
-fn python() -> PathBuf {
+pub(crate) fn python() -> PathBuf {
     corpus_dir().join("py/.venv/bin/python")
 }
 
@@ -124,40 +185,41 @@ fn free_port() -> u16 {
         .expect("a free loopback port")
 }
 
-/// Starts `args` (after the venv's python) with `env`, and waits until it accepts connections.
+/// Starts `args` (after the venv's python) with its database at `db` (in `data`) named by
+/// the variable `db_var`, and waits until it accepts connections.
 fn start_app(
     name: &str,
     args: &[&str],
-    env: &[(&str, &Path)],
+    (db_var, db): (&str, PathBuf),
     port: u16,
     data: tempfile::TempDir,
 ) -> App {
-    let mut cmd = Command::new(python());
-    cmd.args(args)
+    let log = data.path().join("server.log");
+    let stderr = std::fs::File::create(&log).expect("create the app's log");
+    let child = Command::new(python())
+        .args(args)
         .current_dir(corpus_dir().join("py"))
+        .env(db_var, &db)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let child = cmd
+        .stderr(stderr)
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start the {name} app: {e}"));
     let mut app = App {
         child,
         url: format!("http://127.0.0.1:{port}"),
+        db,
+        log,
         _data: data,
     };
     let addr: SocketAddr = ([127, 0, 0, 1], port).into();
     let started = Instant::now();
     while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
         if let Ok(Some(status)) = app.child.try_wait() {
-            let mut err = String::new();
-            if let Some(mut e) = app.child.stderr.take() {
-                let _ = std::io::Read::read_to_string(&mut e, &mut err);
-            }
-            panic!("the {name} app exited ({status}) before it listened: {err}");
+            panic!(
+                "the {name} app exited ({status}) before it listened: {}",
+                app.log()
+            );
         }
         assert!(
             started.elapsed() < Duration::from_secs(60),
@@ -169,7 +231,7 @@ fn start_app(
 }
 
 /// The Django project: a fresh database, migrated, then the dev server.
-fn django() -> App {
+pub(crate) fn django() -> App {
     let data = tempfile::tempdir().expect("tempdir");
     let db = data.path().join("db.sqlite3");
     let migrate = Command::new(python())
@@ -188,21 +250,21 @@ fn django() -> App {
     start_app(
         "Django",
         &["django_site/manage.py", "runserver", &bind, "--noreload"],
-        &[("CORPUS_DJANGO_DB", &db)],
+        ("CORPUS_DJANGO_DB", db),
         port,
         data,
     )
 }
 
 /// The Flask-AppBuilder app, with its own database and its one user.
-fn flask_appbuilder() -> App {
+pub(crate) fn flask_appbuilder() -> App {
     let data = tempfile::tempdir().expect("tempdir");
     let db = data.path().join("fab.db");
     let port = free_port();
     start_app(
         "Flask-AppBuilder",
         &["fab_app/app.py", &port.to_string()],
-        &[("CORPUS_FAB_DB", &db)],
+        ("CORPUS_FAB_DB", db),
         port,
         data,
     )

@@ -5,6 +5,7 @@
 mod util;
 
 mod act;
+mod blind;
 mod browser;
 mod ci_pipeline;
 mod ci_signals;
