@@ -227,6 +227,19 @@ async (req) => {
     }
     return role;
   }
+  // The landmarks a step's describe places its element in ("the Sign up link in the menu",
+  // "… in the footer"), or null when it names none.
+  const PLACES = { menu: ["nav", "header"], navigation: ["nav", "header"], nav: ["nav", "header"], navbar: ["nav", "header"],
+    header: ["header", "nav"], footer: ["footer"], sidebar: ["aside"] };
+  function wantedPlace(describe, query) {
+    let d = norm(describe);
+    if (!d) return null;
+    const q = norm(query);
+    if (q && q.length > 1) d = d.split(q).join(" ");
+    d = d.replace(/menu\s*(item|entry|option)/g, "menuitem");
+    for (const w of d.split(/[^a-z]+/)) if (PLACES[w]) return PLACES[w];
+    return null;
+  }
   function roleMatches(el, wanted) {
     const r = roleOf(el);
     if (r === wanted) return true;
@@ -900,9 +913,11 @@ async (req) => {
         }
         if (!cands.length) return { state: "not_found" };
         const wanted = wantedRole(req.describe, req.text);
+        const place = wantedPlace(req.describe, req.text);
         const pick = choose(cands, [
           ["ugc", (c) => (isUserContent(c.el) ? 0 : 1)],
           ["form", (c) => (form && formOf(c.el) === form ? (isSubmit(c.el) ? 2 : 1) : 0)],
+          ["place", (c) => (place && place.includes(landmarkOf(c.el) || "main") ? 1 : 0)],
           ["near", (c) => (c.match >= MATCH.substring ? 1 : 0)],
           ["visible", (c) => c.visible],
           ["exact", (c) => c.match],

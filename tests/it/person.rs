@@ -160,6 +160,33 @@ fn a_step_that_submits_the_filled_form_follows_no_link_away_from_it() {
 }
 
 #[test]
+fn the_place_a_step_names_decides_between_equal_matches() {
+    need_browser!();
+    for (describe, from) in [
+        ("the Sign up link", "from=main"),
+        (
+            "the Sign up link in the site's navigation menu",
+            "from=menu",
+        ),
+        ("the Sign up link in the footer", "from=footer"),
+    ] {
+        let (result, _) = run_spec(spec(&format!(
+            r#"{{"reasoning":"","steps":[
+            {{"type":"navigate","url":"{{SITE}}/places.html"}},
+            {{"type":"click","describe":"{describe}","text":"Sign up"}},
+            {{"type":"wait_for_text","text":"arrived with"}},
+            {{"type":"done","summary":"ok"}}]}}"#
+        )));
+        util::assert_succeeded(&result);
+        assert!(
+            landed(&result).ends_with(from),
+            "{describe}: {}",
+            landed(&result)
+        );
+    }
+}
+
+#[test]
 fn two_submit_controls_and_no_match_fail_at_once_naming_both() {
     need_browser!();
     let began = Instant::now();
