@@ -1140,7 +1140,8 @@ async (req) => {
             const field = {
               label: labelOf(el),
               kind: el.tagName === "SELECT" ? "select" : el.tagName === "TEXTAREA" ? "textarea" : el.isContentEditable && el.tagName !== "INPUT" ? "text" : (type || "text"),
-              name: cap(el.getAttribute("name") || el.id || ""),
+              name: cap(el.getAttribute("name") || ""),
+              id: el.getAttribute("name") ? "" : cap(el.id || ""),
               required: !!el.required || el.getAttribute("aria-required") === "true",
               autocomplete: cap(el.getAttribute("autocomplete") || ""),
               placeholder: cap(el.getAttribute("placeholder") || ""),
@@ -1160,7 +1161,7 @@ async (req) => {
           }
           if (["checkbox", "switch", "radio"].includes(role) && el.tagName !== "INPUT" && el.tagName !== "LABEL") {
             // A custom control (<sl-checkbox>, [role=checkbox]): a field named by its text.
-            const field = { label: cap(textOf(el) || ariaName(el)), kind: role, name: cap(el.getAttribute("name") || el.id || ""),
+            const field = { label: cap(textOf(el) || ariaName(el)), kind: role, name: cap(el.getAttribute("name") || ""), id: el.getAttribute("name") ? "" : cap(el.id || ""),
               required: el.hasAttribute("required") || el.getAttribute("aria-required") === "true", autocomplete: "", placeholder: "", options: [] };
             if (field.label && !seen.has(el)) { seen.add(el); entryOf(form).fields.push(field); }
             continue;

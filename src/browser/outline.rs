@@ -63,7 +63,11 @@ pub struct Field {
     pub label: String,
     /// `email`, `password`, `text`, `select`, `radio`, `checkbox`, `textarea`…
     pub kind: String,
+    /// Its `name` attribute, as a selector would say it (`input[name=…]`).
     pub name: String,
+    /// Its `id`, when it has no `name` (`#…`).
+    #[serde(default)]
+    pub id: String,
     pub required: bool,
     pub autocomplete: String,
     pub placeholder: String,
@@ -151,6 +155,8 @@ impl Look {
                 let mut facts = vec![f.kind.clone()];
                 if !f.name.is_empty() {
                     facts.push(format!("name={}", f.name));
+                } else if !f.id.is_empty() {
+                    facts.push(format!("id={}", f.id));
                 }
                 if f.required {
                     facts.push("required".into());

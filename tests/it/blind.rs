@@ -1,8 +1,8 @@
-//! The blind plans (`fixtures/blind/plans/`: written from the goal alone by someone who never
-//! saw the pages), each run through the real runner on real Chromium against the UI corpus,
-//! its two Python apps or the demo shop, started for that run alone, and judged by what the
-//! page or the app itself recorded, never by what the plan checked. Each must end as
-//! `fixtures/blind/expected.json` says; `scripts/bench --blind` prints the whole table.
+//! The blind plans (`fixtures/blind/SET/plans/`: written by someone who never saw the pages,
+//! from the request planlock sends), each run through the real runner on real Chromium
+//! against the UI corpus, its two Python apps or the demo shop, started for that run alone,
+//! and judged by what the page or the app itself recorded, never by what the plan checked.
+//! Each must end as its set's `expected.json` says; `scripts/bench --blind` prints the tables.
 
 use crate::corpus::{self, App, CorpusWeb};
 use crate::util;
@@ -26,6 +26,26 @@ use tokio_util::sync::CancellationToken;
 
 fn blind_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/blind")
+}
+
+/// One writer's plans for every goal, each set written from a different request.
+#[derive(Debug, Clone, Copy)]
+enum Set {
+    /// The goal alone, with the planner's prompt as it was before plans could mark a guess.
+    First,
+    /// The goal and the start page's outline (`plan --dry-run`), with today's prompt.
+    Looked,
+}
+
+const SETS: &[Set] = &[Set::First, Set::Looked];
+
+impl Set {
+    fn dir(self) -> PathBuf {
+        blind_dir().join(match self {
+            Set::First => "first",
+            Set::Looked => "looked",
+        })
+    }
 }
 
 /// The demo shop's `{{secret.PASSWORD}}`.
@@ -467,7 +487,8 @@ struct Outcome {
     kind: Option<String>,
     message: Option<String>,
     took: Duration,
-    warnings: usize,
+    /// Each warning's step (from 1) and sentence.
+    warnings: Vec<String>,
     goal: Evidence,
 }
 
@@ -485,8 +506,8 @@ impl Outcome {
 }
 
 /// Runs the blind plan `name` against a world of its own and judges its goal.
-fn run_blind(name: &str) -> Outcome {
-    let path = blind_dir().join("plans").join(format!("{name}.json"));
+fn run_blind(set: Set, name: &str) -> Outcome {
+    let path = set.dir().join("plans").join(format!("{name}.json"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     run_for_goal(name, &text)
 }
@@ -504,7 +525,7 @@ fn run_for_goal(name: &str, text: &str) -> Outcome {
         kind: None,
         message: Some(message),
         took: Duration::ZERO,
-        warnings: 0,
+        warnings: Vec::new(),
         goal: Evidence::missing("not run"),
     };
     let plan = match plan::parse_and_validate(text, &Limits::default(), &world.vars()) {
@@ -537,7 +558,15 @@ fn run_for_goal(name: &str, text: &str) -> Outcome {
         kind: text(&json["error"]["kind"]),
         message: text(&json["error"]["message"]),
         took: Duration::from_millis(result.duration_ms),
-        warnings: json["warnings"].as_array().map_or(0, Vec::len),
+        warnings: json["warnings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|w| {
+                let step = w["step"].as_u64().map_or(0, |i| i + 1);
+                format!("{step}: {}", w["error"]["message"].as_str().unwrap_or(""))
+            })
+            .collect(),
         goal: evidence,
     }
 }
@@ -567,8 +596,8 @@ struct Expected {
     or: Option<Box<Expected>>,
 }
 
-fn expectations() -> BTreeMap<String, Expected> {
-    let path = blind_dir().join("expected.json");
+fn expectations(set: Set) -> BTreeMap<String, Expected> {
+    let path = set.dir().join("expected.json");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut all: BTreeMap<String, Value> = serde_json::from_str(&text).expect("expected.json");
     all.remove("_about");
@@ -660,8 +689,8 @@ fn row(o: &Outcome) -> String {
         _ => String::new(),
     };
     let mut outcome = o.verdict().to_string();
-    if o.warnings > 0 {
-        let _ = write!(outcome, ", {} warning(s)", o.warnings);
+    if !o.warnings.is_empty() {
+        let _ = write!(outcome, ", {} warning(s)", o.warnings.len());
     }
     let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
     let evidence = match (&o.message, o.status.as_str()) {
@@ -694,19 +723,22 @@ fn ready(goal: &Goal) -> bool {
     matches!(goal, Goal::ShopVerified | Goal::ShopLinkUsed) || corpus::installed()
 }
 
-fn assert_ends_as_expected(name: &str) {
+fn assert_ends_as_expected(set: Set, name: &str) {
     if !ready(&goal(name)) {
         return;
     }
-    let expected = expectations()
+    let expected = expectations(set)
         .remove(name)
-        .unwrap_or_else(|| panic!("expected.json has no entry for {name}"));
-    let outcome = run_blind(name);
+        .unwrap_or_else(|| panic!("{set:?}: expected.json has no entry for {name}"));
+    let outcome = run_blind(set, name);
     eprintln!("{}", row(&outcome));
+    for w in &outcome.warnings {
+        eprintln!("    warning at step {w}");
+    }
     let off = differences(&outcome, &expected);
     assert!(
         off.is_empty(),
-        "{name} did not end as expected.json says ({}):\n  {}\n{TABLE_HEAD}\n{}\nerror: {}",
+        "{name} ({set:?}) did not end as expected.json says ({}):\n  {}\n{TABLE_HEAD}\n{}\nerror: {}",
         expected.why,
         off.join("\n  "),
         row(&outcome),
@@ -718,12 +750,24 @@ macro_rules! blind_plans {
     ($($test:ident: $plan:literal,)*) => {
         /// Every blind plan, each with a test of its own.
         const PLANS: &[&str] = &[$($plan),*];
-        $(
-            #[test]
-            fn $test() {
-                assert_ends_as_expected($plan);
-            }
-        )*
+        /// The plans written from the goal alone, with the first prompt.
+        mod first {
+            $(
+                #[test]
+                fn $test() {
+                    super::assert_ends_as_expected(super::Set::First, $plan);
+                }
+            )*
+        }
+        /// The plans written from the goal and the start page's outline.
+        mod looked {
+            $(
+                #[test]
+                fn $test() {
+                    super::assert_ends_as_expected(super::Set::Looked, $plan);
+                }
+            )*
+        }
     };
 }
 
@@ -746,21 +790,31 @@ blind_plans! {
 
 #[test]
 fn every_blind_plan_has_a_goal_evidence_and_an_expectation() {
-    let on_disk: BTreeSet<String> = std::fs::read_dir(blind_dir().join("plans"))
-        .expect("list the blind plans")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-        .collect();
+    for &set in SETS {
+        every_plan_of_the_set_has_a_goal_evidence_and_an_expectation(set);
+    }
+}
+
+fn every_plan_of_the_set_has_a_goal_evidence_and_an_expectation(set: Set) {
+    let names_in = |dir: &str, suffix: &str| -> BTreeSet<String> {
+        std::fs::read_dir(set.dir().join(dir))
+            .unwrap_or_else(|e| panic!("{set:?}: list {dir}: {e}"))
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .filter_map(|f| f.strip_suffix(suffix).map(str::to_string))
+            .collect()
+    };
+    let on_disk = names_in("plans", ".json");
     let tested: BTreeSet<String> = PLANS.iter().map(|p| p.to_string()).collect();
+    assert_eq!(tested, on_disk, "{set:?}: every plan has a test");
     assert_eq!(
-        tested, on_disk,
-        "every plan in fixtures/blind/plans has a test"
+        names_in("requests", ".user.txt"),
+        on_disk,
+        "{set:?}: every plan has the request it was written from"
     );
-    let expected: BTreeSet<String> = expectations().into_keys().collect();
+    let expected: BTreeSet<String> = expectations(set).into_keys().collect();
     assert_eq!(
         expected, on_disk,
-        "every plan has an entry in expected.json"
+        "{set:?}: every plan has an entry in expected.json"
     );
     let goals: Value = serde_json::from_str(
         &std::fs::read_to_string(blind_dir().join("goals.json")).expect("goals.json"),
@@ -773,7 +827,7 @@ fn every_blind_plan_has_a_goal_evidence_and_an_expectation() {
         .cloned()
         .collect();
     assert_eq!(goals, on_disk, "every plan has its goal in goals.json");
-    let ways = expectations().into_iter().flat_map(|(plan, mut e)| {
+    let ways = expectations(set).into_iter().flat_map(|(plan, mut e)| {
         goal(&plan);
         let other = e.or.take().map(|o| (plan.clone(), *o));
         [Some((plan, e)), other].into_iter().flatten()
@@ -871,48 +925,57 @@ fn nothing_done_reaches_no_goal() {
     }
 }
 
-/// Every blind plan in turn, as one table (`scripts/bench --blind`); fails, after printing
-/// it, when any run did not end as `expected.json` says.
+/// Every blind plan of every set in turn, one table a set (`scripts/bench --blind`); fails,
+/// after printing them, when any run did not end as its `expected.json` says.
 #[test]
-#[ignore = "the whole table, one plan after another: scripts/bench --blind"]
+#[ignore = "the whole tables, one plan after another: scripts/bench --blind"]
 fn blind_outcome_table() {
     if util::browser().is_none() || !corpus::installed() {
         return;
     }
-    let expected = expectations();
-    let outcomes: Vec<Outcome> = PLANS
-        .iter()
-        .map(|name| {
-            let o = run_blind(name);
-            eprintln!("{}", row(&o));
-            o
-        })
-        .collect();
-    println!("{TABLE_HEAD}");
-    for o in &outcomes {
-        println!("{}", row(o));
-    }
-    let reached = outcomes
-        .iter()
-        .filter(|o| o.status == "succeeded" && o.goal.reached)
-        .count();
-    println!(
-        "\n{reached} of {} blind plans succeed with their goal reached",
-        outcomes.len()
-    );
-    let off: Vec<String> = outcomes
-        .iter()
-        .filter_map(|o| {
+    let mut off = Vec::new();
+    for &set in SETS {
+        let expected = expectations(set);
+        let outcomes: Vec<Outcome> = PLANS
+            .iter()
+            .map(|name| {
+                let o = run_blind(set, name);
+                eprintln!("{}", row(&o));
+                for w in &o.warnings {
+                    eprintln!("    warning at step {w}");
+                }
+                o
+            })
+            .collect();
+        println!("\n{set:?}\n{TABLE_HEAD}");
+        for o in &outcomes {
+            println!("{}", row(o));
+        }
+        let reached = outcomes
+            .iter()
+            .filter(|o| o.status == "succeeded" && o.goal.reached)
+            .count();
+        let failed: Vec<&Outcome> = outcomes
+            .iter()
+            .filter(|o| o.status != "succeeded")
+            .collect();
+        let failing_time: f64 = failed.iter().map(|o| o.took.as_secs_f64()).sum();
+        println!(
+            "\n{set:?}: {reached} of {} plans succeed with their goal reached; {} failed, in {:.1} s together",
+            outcomes.len(),
+            failed.len(),
+            failing_time
+        );
+        off.extend(outcomes.iter().filter_map(|o| {
             let e = expected.get(&o.plan)?;
             let d = differences(o, e);
-            (!d.is_empty()).then(|| format!("{}: {}", o.plan, d.join("; ")))
-        })
-        .collect();
+            (!d.is_empty()).then(|| format!("{set:?} {}: {}", o.plan, d.join("; ")))
+        }));
+    }
     assert!(
         off.is_empty(),
-        "{} of {} runs did not end as expected.json says:\n{}",
+        "{} runs did not end as expected.json says:\n{}",
         off.len(),
-        outcomes.len(),
         off.join("\n")
     );
 }

@@ -35,7 +35,7 @@ form "signup":
   field "Work email" (email, name=email, required, placeholder "you@company.com")
   field "Team size" (select, name=size, options "1-10", "11-50")
   field "Plan" (radio, name=plan, options "Free", "Team")
-  field "I agree to the terms" (checkbox, name=terms, required)
+  field "I agree to the terms" (checkbox, id=terms, required)
   button "Show password"
   submit button "Start free trial"
 nav links: "Pricing", "Log in"
