@@ -215,6 +215,17 @@ pub enum Criticality {
     Could,
 }
 
+impl Criticality {
+    /// As written in plans.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Criticality::Must => "must",
+            Criticality::Should => "should",
+            Criticality::Could => "could",
+        }
+    }
+}
+
 /// A step's `type`, as written in plans.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

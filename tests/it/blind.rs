@@ -255,7 +255,12 @@ impl World {
     /// The plan's `{{variables}}`: the origin of what it runs against (and, for the shop's
     /// own bundled plans, the password they type).
     fn vars(&self) -> Vars {
-        let pairs = match self {
+        Vars::from_pairs(self.var_pairs()).expect("blind plan variables")
+    }
+
+    /// [`World::vars`] as `NAME=VALUE` pairs.
+    fn var_pairs(&self) -> Vec<String> {
+        match self {
             World::Corpus(web) => vec![format!("corpus={}", web.url)],
             World::Quill(app) => vec![format!("django={}", app.url)],
             World::Ledger(app) => vec![format!("fab={}", app.url)],
@@ -263,8 +268,7 @@ impl World {
                 format!("base_url={}", shop.site.url("")),
                 format!("password={SHOP_PASSWORD}"),
             ],
-        };
-        Vars::from_pairs(pairs).expect("blind plan variables")
+        }
     }
 
     fn spec(&self, spec: RunSpec) -> RunSpec {
@@ -923,6 +927,91 @@ fn nothing_done_reaches_no_goal() {
         let evidence = world.judge(&goal, &runner::new_run_id());
         assert!(!evidence.reached, "{name}: {}", evidence.seen);
     }
+}
+
+// ---- What the planner is shown of each start page ----
+
+fn outline_file(name: &str) -> PathBuf {
+    blind_dir().join("outlines").join(format!("{name}.txt"))
+}
+
+/// The outline block of a user message, its per-call nonce left out.
+fn outline_in(message: &str) -> Option<String> {
+    let open = message.find("<page-outline-")?;
+    let tag_end = open + message[open..].find('>')?;
+    let tag = &message[open + 1..tag_end];
+    let close = message.find(&format!("</{tag}>"))?;
+    Some(
+        message[tag_end + 1..close]
+            .trim_start_matches('\n')
+            .to_string(),
+    )
+}
+
+/// The request `planlock plan` sends for each goal, received by the wire-format stand-in
+/// model, carries the outline of the goal's start page, as its golden file in
+/// `fixtures/blind/outlines/` has it (`PLANLOCK_BLESS=1` writes them).
+#[test]
+fn each_goals_request_carries_its_start_pages_outline() {
+    if util::browser().is_none() || !corpus::installed() {
+        return;
+    }
+    let goals: Value = serde_json::from_str(
+        &std::fs::read_to_string(blind_dir().join("goals.json")).expect("goals.json"),
+    )
+    .expect("goals.json is JSON");
+    let bless = std::env::var_os("PLANLOCK_BLESS").is_some();
+    let mut wrong = Vec::new();
+    for name in PLANS {
+        let goal_text = goals["goals"][name].as_str().expect("a goal");
+        let world = World::start(&goal(name));
+        let fake = util::model::FakeModel::openai_plan(serde_json::json!({
+            "reasoning": "r",
+            "steps": [{"type": "done", "summary": "ok"}]
+        }));
+        let cache = tempfile::tempdir().unwrap();
+        let mut cmd = util::planlock();
+        cmd.args(["plan", goal_text, "--look=required"])
+            .env("PLANLOCK_MODEL", "openai:stand-in")
+            .env("OPENAI_BASE_URL", fake.openai_url())
+            .env_remove("OPENAI_API_KEY")
+            .env("PLANLOCK_CACHE_DIR", cache.path());
+        for pair in world.var_pairs() {
+            cmd.args(["--var", &pair]);
+        }
+        if let World::Shop(_) = world {
+            cmd.args(["--inbox-address", "run@demo.planlock.test"]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let requests = fake.requests();
+        assert_eq!(requests.len(), 1, "{name}: one model call");
+        let message = requests[0].body["messages"][1]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let outline = outline_in(&message)
+            .unwrap_or_else(|| panic!("{name}: no outline in the request:\n{message}"));
+        let file = outline_file(name);
+        if bless {
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(&file, &outline).unwrap();
+            continue;
+        }
+        let golden = std::fs::read_to_string(&file)
+            .unwrap_or_else(|e| panic!("{}: {e} (PLANLOCK_BLESS=1 writes it)", file.display()));
+        if outline != golden {
+            wrong.push(format!(
+                "{name}: the request's outline differs from {}:\n--- sent\n{outline}--- golden\n{golden}",
+                file.display()
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 /// Every blind plan of every set in turn, one table a set (`scripts/bench --blind`); fails,

@@ -176,3 +176,70 @@ fn the_report_renders_in_chromium_with_every_step_and_picture() {
         "the report's picture of step 1 is painted: {magenta} magenta pixels in {last}"
     );
 }
+
+#[test]
+fn a_could_step_that_failed_is_listed_under_warnings_and_beside_the_run() {
+    if util::browser().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let plan = dir.path().join("guess.json");
+    std::fs::write(
+        &plan,
+        r##"{"reasoning":"","steps":[
+          {"type":"navigate","url":"{SITE}/report-colour.html"},
+          {"type":"wait_for_text","text":"Welcome aboard","timeout_seconds":1,"criticality":"could"},
+          {"type":"done","summary":"seen"}]}"##
+            .replace("{SITE}", &util::site().url("")),
+    )
+    .unwrap();
+    let report = dir.path().join("report");
+    let out = util::planlock()
+        .arg("run")
+        .arg(&plan)
+        .args(["--json", "--report"])
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "a could step warns: {stderr}");
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["warnings"].as_array().map(Vec::len), Some(1));
+
+    let (addr, _) = serve(report.clone());
+    let base = format!("http://{addr}");
+    let viewer = util::plan(&format!(
+        r##"{{"reasoning":"","steps":[
+          {{"type":"navigate","url":"{base}/index.html"}},
+          {{"type":"extract_text","describe":"the run's row","selector":"#runs tr.run"}},
+          {{"type":"click","describe":"the run's link","selector":"#runs a"}},
+          {{"type":"extract_text","describe":"the warnings","selector":"#warnings"}},
+          {{"type":"extract_text","describe":"the second step","selector":"#step-2"}},
+          {{"type":"done","summary":"read the report"}}]}}"##
+    ));
+    let (seen, _) = util::run_spec(RunSpec::new(viewer));
+    util::assert_succeeded(&seen);
+    let row = &seen.extracted[0];
+    assert!(
+        row.contains("succeeded") && row.contains("1 warning"),
+        "{row}"
+    );
+    let warnings = &seen.extracted[1];
+    for needle in [
+        "step 2",
+        "wait_for_text",
+        "could",
+        "Welcome aboard",
+        "report-colour.html",
+    ] {
+        assert!(
+            warnings.contains(needle),
+            "warnings lack {needle:?}:\n{warnings}"
+        );
+    }
+    assert!(
+        seen.extracted[2].contains("warned"),
+        "{}",
+        seen.extracted[2]
+    );
+}

@@ -91,7 +91,7 @@ pub(super) fn page(runs: &[ListedRun], reports: &[PlanReport]) -> String {
             "<tr class=\"run\"><td><a href=\"{id}/index.html\">{}</a></td><td>{}</td>\
              <td class=\"num\">{ok}/{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>",
             esc(r.plan.as_deref().unwrap_or(&r.run_id)),
-            badge(&status_name(r.status)),
+            badge(&status_name(r.status)) + &warned(r.warnings.len()),
             r.steps.len(),
             esc(&took(r.duration_ms)),
             esc(run.started.replace('T', " ").trim_end_matches('Z')),
@@ -101,4 +101,13 @@ pub(super) fn page(runs: &[ListedRun], reports: &[PlanReport]) -> String {
     }
     b.push_str("</table>");
     shell("planlock runs", "index.html", &b)
+}
+
+/// ` ⚠ 2 warnings` beside a run's status, when steps failed that the plan let it go past.
+fn warned(count: usize) -> String {
+    match count {
+        0 => String::new(),
+        1 => " <span class=\"warned\">⚠ 1 warning</span>".to_string(),
+        n => format!(" <span class=\"warned\">⚠ {n} warnings</span>"),
+    }
 }

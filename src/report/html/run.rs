@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::{badge, esc, shell, timeline, took};
 use crate::report::{PlanReport, as_json, kind_name};
-use crate::runner::{RunResult, RunStatus, StepStatus};
+use crate::runner::{RunResult, RunStatus, StepStatus, Warning};
 
 /// Puts every screenshot of the run in its directory (the runner may have written them
 /// elsewhere); step index → file name, relative to the run's page.
@@ -99,6 +99,9 @@ pub(super) fn page(r: &PlanReport, result: &RunResult, shots: &HashMap<usize, St
             esc(&err.message)
         );
     }
+    if !result.warnings.is_empty() {
+        b.push_str(&warnings(&result.warnings));
+    }
     b.push_str("<h2>Timeline</h2>");
     b.push_str(&timeline::svg(r, result));
     let _ = write!(b, "<h2>Steps</h2><div id=\"steps\">");
@@ -164,6 +167,45 @@ pub(super) fn page(r: &PlanReport, result: &RunResult, shots: &HashMap<usize, St
         "../index.html",
         &b,
     )
+}
+
+/// The steps that failed without ending the run: what each said, where the page was and
+/// what it showed, each linked to its step.
+fn warnings(warnings: &[Warning]) -> String {
+    let mut b = format!(
+        "<h2>Warnings</h2><p class=\"muted\">{} the plan let the run go on past</p>\
+         <ul class=\"warnings\" id=\"warnings\">",
+        match warnings.len() {
+            1 => "1 step failed that".to_string(),
+            n => format!("{n} steps failed that"),
+        }
+    );
+    for w in warnings {
+        let _ = write!(
+            b,
+            "<li class=\"warning\"><a href=\"#step-{n}\">step {n}</a> <span class=\"type\">{}</span> \
+             <span class=\"describe\">{}</span> ({}): <strong>{}</strong>: {}",
+            esc(w.step_type.as_str()),
+            esc(&w.describe),
+            esc(w.criticality.as_str()),
+            esc(&kind_name(w.error.kind)),
+            esc(&w.error.message),
+            n = w.step + 1,
+        );
+        if let Some(url) = &w.url {
+            let _ = write!(b, "<div class=\"at\">at {}</div>", esc(url));
+        }
+        if let Some(text) = w.text.as_deref().filter(|t| !t.trim().is_empty()) {
+            let _ = write!(
+                b,
+                "<details><summary>what the page showed</summary><pre>{}</pre></details>",
+                esc(text)
+            );
+        }
+        b.push_str("</li>");
+    }
+    b.push_str("</ul>");
+    b
 }
 
 /// A step's detail as a definition list; lists of records (candidates) as tables.
