@@ -667,6 +667,10 @@ pub fn outcome_summary(o: &PlanOutcome) -> String {
             if o.retries == 1 { "retry" } else { "retries" }
         ));
     }
+    if let Some(looked) = &o.looked {
+        s.push_str("; ");
+        s.push_str(&review::looked_line(looked));
+    }
     match &o.cache_file {
         Some(p) => s.push_str(&format!("; cached as {}", p.display())),
         None => s.push_str("; plan cache off"),

@@ -35,15 +35,22 @@ enum Set {
     First,
     /// The goal and the start page's outline (`plan --dry-run`), with today's prompt.
     Looked,
+    /// A second writer: the goal alone (`plan --blind --dry-run`), with today's prompt.
+    GoalOnly,
+    /// The second writer again, after its goal-only plans: the goal and the outline as it is
+    /// now (an id-only field said as `id=`).
+    Outlined,
 }
 
-const SETS: &[Set] = &[Set::First, Set::Looked];
+const SETS: &[Set] = &[Set::First, Set::Looked, Set::GoalOnly, Set::Outlined];
 
 impl Set {
     fn dir(self) -> PathBuf {
         blind_dir().join(match self {
             Set::First => "first",
             Set::Looked => "looked",
+            Set::GoalOnly => "goal-only",
+            Set::Outlined => "outlined",
         })
     }
 }
@@ -772,6 +779,24 @@ macro_rules! blind_plans {
                 }
             )*
         }
+        /// The second writer's plans from the goal alone.
+        mod goal_only {
+            $(
+                #[test]
+                fn $test() {
+                    super::assert_ends_as_expected(super::Set::GoalOnly, $plan);
+                }
+            )*
+        }
+        /// The second writer's plans from the goal and the outline.
+        mod outlined {
+            $(
+                #[test]
+                fn $test() {
+                    super::assert_ends_as_expected(super::Set::Outlined, $plan);
+                }
+            )*
+        }
     };
 }
 
@@ -988,6 +1013,11 @@ fn each_goals_request_carries_its_start_pages_outline() {
             "{name}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        // What the look costs: `scripts/bench --outline` prints these lines.
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if let Some(line) = stderr.lines().find(|l| l.contains("planned after looking at")) {
+            eprintln!("{name}: {}", line.trim());
+        }
         let requests = fake.requests();
         assert_eq!(requests.len(), 1, "{name}: one model call");
         let message = requests[0].body["messages"][1]["content"]
