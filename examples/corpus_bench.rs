@@ -32,7 +32,8 @@ use serde_json::json;
 use tokio::time::Instant;
 
 /// Plans that show a failure on purpose: a run of one "passes" when it fails.
-const FAILURE_CASES: [&str; 3] = [
+const FAILURE_CASES: [&str; 4] = [
+    "fab-sign-in-by-text",
     "cookie-banner-blocked",
     "mui-dialog-slow",
     "shoelace-fill-a-button",
