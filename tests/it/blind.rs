@@ -1015,7 +1015,10 @@ fn each_goals_request_carries_its_start_pages_outline() {
         );
         // What the look costs: `scripts/bench --outline` prints these lines.
         let stderr = String::from_utf8_lossy(&out.stderr);
-        if let Some(line) = stderr.lines().find(|l| l.contains("planned after looking at")) {
+        if let Some(line) = stderr
+            .lines()
+            .find(|l| l.contains("planned after looking at"))
+        {
             eprintln!("{name}: {}", line.trim());
         }
         let requests = fake.requests();
