@@ -28,7 +28,6 @@ pub struct Plan {
     /// Why these steps reach the goal. Informational only.
     pub reasoning: String,
     /// The steps, run in order. Must end with `done`.
-    #[schemars(length(min = 1))]
     pub steps: Vec<Step>,
     /// Values the goal did not give that the page asks for, each a `{{var}}` of the plan
     /// with a question and a suggested answer (taken when nobody answers).
@@ -170,6 +169,11 @@ pub enum Step {
         /// Case-insensitive substring of the sender.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         from: Option<String>,
+        /// Which link of the email, in words (`the link to set a password`): its words rank
+        /// the mail's links. Never makes a link that undoes something (cancel, unsubscribe…)
+        /// eligible.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        describe: Option<String>,
         /// Deadline in seconds (default 120).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timeout_seconds: Option<f64>,
@@ -347,6 +351,9 @@ impl Step {
             Step::UseOtpFromInbox { selector, .. } => {
                 format!("fill the emailed code into {selector}")
             }
+            Step::OpenLinkFromInbox {
+                describe: Some(d), ..
+            } if !d.trim().is_empty() => d.clone(),
             Step::OpenLinkFromInbox { .. } => "open the link from the email".to_string(),
             Step::Done { summary, .. } => summary.clone(),
         }
@@ -427,11 +434,13 @@ impl Step {
             Step::OpenLinkFromInbox {
                 inbox_id,
                 from,
+                describe,
                 timeout_seconds: _,
                 criticality: _,
             } => {
                 push(&mut out, "inbox_id", inbox_id.as_mut());
                 push(&mut out, "from", from.as_mut());
+                push(&mut out, "describe", describe.as_mut());
             }
             Step::ExtractText {
                 describe,

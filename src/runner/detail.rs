@@ -39,6 +39,13 @@ pub struct StepDetail {
     pub link: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub anchor_text: Option<String>,
+    /// How an inbox step chose its link or code among the mail's others: what the chosen one's
+    /// text, sentence and address say, one phrase each (`its sentence says "set a password"`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chosen_by: Vec<String>,
+    /// The words of `open_link_from_inbox`'s `describe` that the chosen link's words matched.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub describe_matched: Vec<String>,
     /// `wait_for_text`: the text seen; `extract_text`: the text read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
@@ -75,6 +82,8 @@ impl StepDetail {
             code,
             link,
             anchor_text,
+            chosen_by,
+            describe_matched,
             text,
             seconds: _,
             summary,
@@ -97,6 +106,8 @@ impl StepDetail {
         .flat_map(Option::as_mut)
         .collect();
         out.extend(form_errors.iter_mut());
+        out.extend(chosen_by.iter_mut());
+        out.extend(describe_matched.iter_mut());
         out.extend(located.iter_mut().flat_map(Located::strings_mut));
         if let Some(EmailSeen {
             subject,
@@ -222,6 +233,8 @@ mod tests {
             code: t(),
             link: t(),
             anchor_text: t(),
+            chosen_by: vec![t().unwrap()],
+            describe_matched: vec![t().unwrap()],
             text: t(),
             seconds: Some(1.0),
             summary: t(),

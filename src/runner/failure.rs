@@ -40,6 +40,26 @@ pub enum Failure {
     NoLink { subject: String, from: String },
     /// The matched email links only outside the run's lock.
     LinksOutside { subject: String, refusal: Refusal },
+    /// The only links of the matched email that look like the one to follow undo or destroy
+    /// something (cancel, remove, unsubscribe…); such a link is never opened.
+    LinkRefused {
+        subject: String,
+        from: String,
+        url: String,
+        why: String,
+    },
+    /// Two links of the matched email to different places stayed equally plausible.
+    AmbiguousLink {
+        subject: String,
+        first: String,
+        second: String,
+    },
+    /// Two different codes of the matched email stayed equally plausible (masked).
+    AmbiguousCode {
+        subject: String,
+        first: String,
+        second: String,
+    },
     /// A step names an inbox the run does not have.
     UnboundInbox { name: Option<String> },
     /// A variable has no value at run time.
@@ -131,7 +151,8 @@ impl Failure {
             }
             Failure::FormErrors { .. } => ErrorKind::FormNotSent,
             Failure::NoCode { .. } => ErrorKind::NoCode,
-            Failure::NoLink { .. } => ErrorKind::NoLink,
+            Failure::NoLink { .. } | Failure::LinkRefused { .. } => ErrorKind::NoLink,
+            Failure::AmbiguousLink { .. } | Failure::AmbiguousCode { .. } => ErrorKind::Ambiguous,
             Failure::LinksOutside { .. } | Failure::LateRefusal(_) => ErrorKind::LockRefused,
             Failure::UnboundInbox { .. } | Failure::Variable(_) => ErrorKind::InvalidInput,
             Failure::InboxOpen { .. } => ErrorKind::Inbox,
@@ -222,6 +243,35 @@ impl fmt::Display for Failure {
                 f,
                 "the email \"{subject}\" links only outside this run: {}",
                 refusal.reason
+            ),
+            Failure::LinkRefused {
+                subject,
+                from,
+                url,
+                why,
+            } => write!(
+                f,
+                "the email \"{subject}\" from {from} has no link to follow: its only candidate, \
+                 {url}, undoes or destroys something ({why}), and such a link is never opened"
+            ),
+            Failure::AmbiguousLink {
+                subject,
+                first,
+                second,
+            } => write!(
+                f,
+                "the email \"{subject}\" has two links to different places that are equally \
+                 plausible, {first} and {second}; planlock does not guess: say which in the \
+                 step's describe"
+            ),
+            Failure::AmbiguousCode {
+                subject,
+                first,
+                second,
+            } => write!(
+                f,
+                "the email \"{subject}\" has two different codes that are equally plausible, \
+                 {first} and {second}; planlock does not guess"
             ),
             Failure::UnboundInbox { name: Some(name) } => {
                 write!(f, "no inbox named \"{name}\" is bound to this run")

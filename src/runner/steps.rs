@@ -10,7 +10,7 @@ use tokio::time::Instant;
 use super::{EmailSeen, Failure, Previous, PreviousAction, Run, StepDetail};
 use crate::browser::{Candidate, Located, Tab};
 use crate::inbox::Message;
-use crate::inbox::extract::{self, LinkError};
+use crate::inbox::extract::{self, LinkError, OtpError};
 use crate::inbox::wait::{MailFilter, wait_for_message};
 use crate::plan::Step;
 
@@ -183,11 +183,21 @@ impl Run<'_> {
                     .message_for_use(inbox_id, &MailFilter::default(), deadline)
                     .await?;
                 let address = self.address_of(inbox_id);
-                let Some(otp) = extract::find_otp(&msg.raw, &address) else {
-                    return Err(Failure::NoCode {
-                        subject: msg.subject,
-                        from: msg.from,
-                    });
+                let otp = match extract::find_otp(&msg.raw, &address) {
+                    Ok(otp) => otp,
+                    Err(OtpError::NoCode) => {
+                        return Err(Failure::NoCode {
+                            subject: msg.subject,
+                            from: msg.from,
+                        });
+                    }
+                    Err(OtpError::Ambiguous { first, second }) => {
+                        return Err(Failure::AmbiguousCode {
+                            subject: msg.subject,
+                            first,
+                            second,
+                        });
+                    }
                 };
                 let filled = tab
                     .fill_code(selector, &otp.code, deadline)
@@ -198,17 +208,25 @@ impl Run<'_> {
                     located: Some(filled.located),
                     email: Some(email_seen(&msg)),
                     code: Some(extract::mask_code(&otp.code)),
+                    chosen_by: otp.reasons,
                     ..StepDetail::default()
                 })
             }
-            Step::OpenLinkFromInbox { inbox_id, from, .. } => {
+            Step::OpenLinkFromInbox {
+                inbox_id,
+                from,
+                describe,
+                ..
+            } => {
                 let filter = MailFilter {
                     from: from.clone(),
                     subject: None,
                 };
                 let msg = self.message_for_use(inbox_id, &filter, deadline).await?;
                 let lock = tab.lock();
-                let link = match extract::find_link(&msg.raw, &|u| lock.check(u).is_ok()) {
+                let link = match extract::find_link(&msg.raw, describe.as_deref(), &|u| {
+                    lock.check(u).is_ok()
+                }) {
                     Ok(link) => link,
                     Err(LinkError::OnlyOutside { candidates }) => {
                         let refusal = candidates.first().and_then(|url| lock.check(url).err());
@@ -229,6 +247,21 @@ impl Run<'_> {
                             from: msg.from,
                         });
                     }
+                    Err(LinkError::Refused { url, why }) => {
+                        return Err(Failure::LinkRefused {
+                            subject: msg.subject,
+                            from: msg.from,
+                            url: url.to_string(),
+                            why,
+                        });
+                    }
+                    Err(LinkError::Ambiguous { first, second }) => {
+                        return Err(Failure::AmbiguousLink {
+                            subject: msg.subject,
+                            first: first.to_string(),
+                            second: second.to_string(),
+                        });
+                    }
                 };
                 let nav = tab
                     .navigate(link.url.as_str(), deadline)
@@ -241,6 +274,8 @@ impl Run<'_> {
                     email: Some(email_seen(&msg)),
                     link: Some(link.url.to_string()),
                     anchor_text: Some(link.anchor_text),
+                    chosen_by: link.reasons,
+                    describe_matched: link.described,
                     ..StepDetail::default()
                 })
             }

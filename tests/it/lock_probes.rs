@@ -889,7 +889,7 @@ fn email_prominent_link_elsewhere_is_never_chosen() {
         "Confirm your account: https://evil.test/verify?token=abc",
         html,
     );
-    let link = find_link(&raw, &allowed).expect("the in-lock link");
+    let link = find_link(&raw, None, &allowed).expect("the in-lock link");
     assert_eq!(link.url.host_str(), Some("accounts.shop.example"));
 }
 
@@ -908,7 +908,7 @@ fn email_safe_links_wrapping_an_outside_link_are_unwrapped_and_refused() {
         "Confirm your email in the HTML version.",
         &html,
     );
-    match find_link(&raw, &allowed) {
+    match find_link(&raw, None, &allowed) {
         Err(LinkError::OnlyOutside { candidates }) => {
             assert_eq!(candidates[0].host_str(), Some("evil.test"), "unwrapped");
             let r = lock.check(&candidates[0]).unwrap_err();
@@ -933,7 +933,7 @@ fn email_safe_links_wrapping_an_outside_link_are_unwrapped_and_refused() {
         "",
         &html,
     );
-    let link = find_link(&raw, &allowed).expect("the unwrapped in-lock link");
+    let link = find_link(&raw, None, &allowed).expect("the unwrapped in-lock link");
     assert_eq!(link.url.as_str(), "https://shop.example/confirm?token=abc");
 }
 
@@ -949,7 +949,7 @@ fn email_with_only_outside_links_is_only_outside() {
         r#"<a href="https://evil.test/verify?t=1">Verify your email</a>
            <a href="https://shop.example.evil.test/login?t=1">Sign in</a>"#,
     );
-    match find_link(&raw, &allowed) {
+    match find_link(&raw, None, &allowed) {
         Err(LinkError::OnlyOutside { candidates }) => {
             assert!(candidates.iter().all(|u| !allowed(u)), "{candidates:?}");
             assert!(!candidates.is_empty());
@@ -966,7 +966,7 @@ fn email_with_only_outside_links_is_only_outside() {
         r#"<a href="https://shop.example/verify?t=1">Verify your email</a>"#,
     );
     assert!(matches!(
-        find_link(&raw, &|u| empty.check(u).is_ok()),
+        find_link(&raw, None, &|u| empty.check(u).is_ok()),
         Err(LinkError::OnlyOutside { .. })
     ));
 }

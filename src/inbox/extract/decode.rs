@@ -163,6 +163,9 @@ pub(super) fn norm_char(c: char) -> Option<char> {
 pub(super) struct Block {
     pub(super) chars: Vec<char>,
     pub(super) prominent: Vec<(usize, usize)>,
+    /// Someone else wrote this line: a quotation or a note another user typed
+    /// ([`super::quoted`]).
+    pub(super) quoted: bool,
 }
 
 impl Block {
@@ -180,6 +183,7 @@ impl Block {
         Block {
             chars,
             prominent: Vec::new(),
+            quoted: false,
         }
     }
 
@@ -188,9 +192,17 @@ impl Block {
     }
 }
 
+/// The non-empty lines of a text part, each marked when it is quoted.
 pub(super) fn text_blocks(text: &str) -> Vec<Block> {
-    text.lines()
-        .map(Block::from_line)
+    let lines: Vec<&str> = text.lines().collect();
+    let quoted = super::quoted::quoted_lines(&lines);
+    lines
+        .iter()
+        .zip(quoted)
+        .map(|(line, quoted)| Block {
+            quoted,
+            ..Block::from_line(line)
+        })
         .filter(|b| !b.chars.is_empty())
         .collect()
 }

@@ -4,6 +4,7 @@
 use scraper::{ElementRef, Html, Node};
 
 use super::decode::{Block, is_code_char, norm_char};
+use super::quoted::quoted_regions;
 
 /// Elements whose text is never visible mail content.
 const SKIPPED: &[&str] = &[
@@ -60,9 +61,25 @@ const BLOCKS: &[&str] = &[
 pub(super) struct AnchorOcc {
     pub(super) href: String,
     pub(super) text: String,
-    /// Index of the block the anchor ended in (may equal `blocks.len()` transiently).
+    /// Index of the block the anchor starts in (may equal `blocks.len()` when the anchor is
+    /// the last thing rendered).
     pub(super) block: usize,
+    /// The anchor's character range inside that block, when it starts and ends in it (an
+    /// inline link in a sentence); `None` for a link that wraps whole blocks (a button).
+    pub(super) span: Option<(usize, usize)>,
     pub(super) button: bool,
+    /// Inside a quotation or a note another user typed.
+    pub(super) quoted: bool,
+}
+
+/// An open anchor: href, text, image alt, button, and where it started (block, char).
+struct OpenAnchor {
+    href: String,
+    text: String,
+    alt: String,
+    button: bool,
+    block: usize,
+    at: usize,
 }
 
 #[derive(Default)]
@@ -77,7 +94,11 @@ struct Renderer {
     cur: Vec<char>,
     prom: Vec<(usize, usize)>,
     prom_depth: usize,
-    anchor: Option<(String, String, String, bool)>, // href, text, image alt, button
+    anchor: Option<OpenAnchor>,
+    /// How many quoted regions the renderer is inside.
+    quote_depth: usize,
+    /// A character of the current block was inside a quoted region.
+    cur_quoted: bool,
 }
 
 impl Renderer {
@@ -95,10 +116,12 @@ impl Renderer {
             self.out.blocks.push(Block {
                 chars: std::mem::take(&mut self.cur),
                 prominent,
+                quoted: self.cur_quoted,
             });
         }
         self.cur.clear();
         self.prom.clear();
+        self.cur_quoted = false;
     }
 
     fn push_char(&mut self, c: char) {
@@ -107,6 +130,9 @@ impl Renderer {
         }
         let at = self.cur.len();
         self.cur.push(c);
+        if self.quote_depth > 0 {
+            self.cur_quoted = true;
+        }
         if self.prom_depth > 0 {
             match self.prom.last_mut() {
                 Some((_, end)) if *end == at => *end = at + 1,
@@ -122,10 +148,10 @@ impl Renderer {
     fn text(&mut self, s: &str) {
         for c in s.chars().filter_map(norm_char) {
             self.push_char(c);
-            if let Some((_, text, _, _)) = self.anchor.as_mut()
-                && (c != ' ' || text.chars().last().is_some_and(|l| l != ' '))
+            if let Some(a) = self.anchor.as_mut()
+                && (c != ' ' || a.text.chars().last().is_some_and(|l| l != ' '))
             {
-                text.push(c);
+                a.text.push(c);
             }
         }
     }
@@ -138,6 +164,7 @@ impl Renderer {
         self.out.blocks.push(Block {
             chars,
             prominent: vec![(0, len)],
+            quoted: self.quote_depth > 0,
         });
     }
 
@@ -153,37 +180,53 @@ impl Renderer {
             && self.anchor.is_none()
             && let Some(href) = el.attr("href")
         {
-            self.anchor = Some((
-                href.to_string(),
-                String::new(),
-                String::new(),
-                is_button(el),
-            ));
+            self.anchor = Some(self.open_anchor(href.to_string(), is_button(el)));
         }
         if name == "img"
-            && let (Some((_, _, alt, _)), Some(a)) = (self.anchor.as_mut(), el.attr("alt"))
+            && let (Some(open), Some(a)) = (self.anchor.as_mut(), el.attr("alt"))
         {
-            if !alt.is_empty() {
-                alt.push(' ');
+            if !open.alt.is_empty() {
+                open.alt.push(' ');
             }
-            alt.push_str(a.trim());
+            open.alt.push_str(a.trim());
         }
+    }
+
+    fn open_anchor(&self, href: String, button: bool) -> OpenAnchor {
+        OpenAnchor {
+            href,
+            text: String::new(),
+            alt: String::new(),
+            button,
+            block: self.out.blocks.len(),
+            at: self.cur.len(),
+        }
+    }
+
+    fn close_anchor(&mut self, open: OpenAnchor) {
+        let text = open.text.trim();
+        let text = if text.is_empty() {
+            open.alt.trim()
+        } else {
+            text
+        };
+        let same_block = self.out.blocks.len() == open.block && !self.cur.is_empty();
+        self.out.anchors.push(AnchorOcc {
+            href: open.href,
+            text: text.to_string(),
+            block: open.block,
+            span: same_block.then_some((open.at, self.cur.len())),
+            button: open.button,
+            quoted: self.quote_depth > 0,
+        });
     }
 
     fn close(&mut self, el: &scraper::node::Element) {
         let name = el.name();
         if name == "a"
-            && let Some((href, text, alt, button)) = self.anchor.take()
+            && let Some(open) = self.anchor.take()
         {
-            let text = text.trim();
-            let text = if text.is_empty() { alt.trim() } else { text };
-            let block = self.out.blocks.len();
-            self.out.anchors.push(AnchorOcc {
-                href,
-                text: text.to_string(),
-                block,
-                button,
-            });
+            self.close_anchor(open);
         }
         if is_prominent(el) {
             self.prom_depth = self.prom_depth.saturating_sub(1);
@@ -322,17 +365,11 @@ fn render_html_flat(html: &str) -> Rendered {
         }
         if name == "a" {
             if closing {
-                if let Some((href, text, _, _)) = r.anchor.take() {
-                    let block = r.out.blocks.len();
-                    r.out.anchors.push(AnchorOcc {
-                        href,
-                        text: text.trim().to_string(),
-                        block,
-                        button: false,
-                    });
+                if let Some(open) = r.anchor.take() {
+                    r.close_anchor(open);
                 }
             } else if let Some(href) = attr_value(tag, "href") {
-                r.anchor = Some((decode_entities(&href), String::new(), String::new(), false));
+                r.anchor = Some(r.open_anchor(decode_entities(&href), false));
             }
         }
     }
@@ -371,21 +408,32 @@ pub(super) fn render_html(html: &str) -> Rendered {
         return render_html_flat(html);
     }
     let doc = Html::parse_document(html);
+    let quoted = quoted_regions(&doc);
     let mut r = Renderer::default();
     let mut stack = vec![(doc.tree.root(), false)];
     while let Some((node, exiting)) = stack.pop() {
         match node.value() {
             Node::Text(t) => r.text(t),
             Node::Element(el) => {
+                let region = quoted.contains(&node.id());
                 if exiting {
                     r.close(el);
+                    if region {
+                        r.quote_depth = r.quote_depth.saturating_sub(1);
+                    }
                     continue;
                 }
                 if SKIPPED.contains(&el.name()) {
                     continue;
                 }
+                if region {
+                    r.quote_depth += 1;
+                }
                 if let Some(code) = ElementRef::wrap(node).and_then(split_code) {
                     r.push_whole(code);
+                    if region {
+                        r.quote_depth -= 1;
+                    }
                     continue;
                 }
                 r.open(el);

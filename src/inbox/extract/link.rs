@@ -1,148 +1,15 @@
-//! Verification-link candidates: anchors and bare URLs of the HTML and text parts, each scored
-//! by its anchor text, URL words and surrounding line, best first.
-
-use url::Url;
+//! Verification-link candidates: every anchor and bare URL of the HTML and text parts, with
+//! the sentence a reader sees around or before it, judged by [`super::link_rank`] and merged
+//! with what the sender declared ([`super::structured`]), best first.
 
 use super::decode::{Block, decode};
 use super::html::render_html;
-use super::link_words::{
-    BAD_ANCHORS, BAD_URL_PARTS, BAD_URL_WORDS, CONTEXT_NEG, IMAGE_EXTS, SOCIAL_HOSTS, TOKEN_KEYS,
-    WEAK_ANCHORS, contains_word, stem_score,
-};
-use super::wrapper::{is_http, unwrap_url};
+use super::link_rank::{Occurrence, RankedLink, rank};
+use super::quoted::quoted_lines;
+use super::structured::declared;
 
-/// A link worth following, with how strongly the message marks it.
-#[derive(Debug, Clone)]
-pub(super) struct ScoredLink {
-    pub(super) url: Url,
-    pub(super) anchor_text: String,
-    pub(super) score: i32,
-}
-
-/// Where a candidate link was seen.
-struct LinkOcc {
-    href: String,
-    /// Anchor text (HTML) or the text before a bare URL.
-    text: String,
-    /// Surrounding line(s), used when the anchor text says nothing (`click here`).
-    context: String,
-    /// The line the link sits on (`Not you? Reset your password at …`).
-    own_line: String,
-    /// True when `text` is real anchor text; false for the words before a bare URL.
-    anchored: bool,
-    button: bool,
-}
-
-fn is_generic_anchor(text: &str) -> bool {
-    let t = text.trim().trim_matches(|c: char| !c.is_alphanumeric());
-    t.is_empty()
-        || t.starts_with("http")
-        || t.starts_with("www.")
-        || WEAK_ANCHORS.contains(&t)
-        || (t.len() <= 24 && WEAK_ANCHORS.iter().any(|w| contains_word(t, w)))
-}
-
-fn has_opaque_token(u: &Url) -> bool {
-    let long = |s: &str| {
-        s.len() >= 16
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.~%".contains(c))
-    };
-    u.path_segments().is_some_and(|mut segs| segs.any(long))
-        || u.query_pairs().any(|(_, v)| long(&v))
-}
-
-fn score_link(occ: &LinkOcc) -> Option<ScoredLink> {
-    let parsed = Url::parse(occ.href.trim()).ok()?;
-    if !is_http(&parsed) {
-        return None;
-    }
-    let url = unwrap_url(parsed);
-    let host = url.host_str()?.to_ascii_lowercase();
-    if SOCIAL_HOSTS
-        .iter()
-        .any(|s| host == *s || host.ends_with(&format!(".{s}")))
-    {
-        return None;
-    }
-    let path = url.path().to_ascii_lowercase();
-    if IMAGE_EXTS.iter().any(|e| path.ends_with(e)) {
-        return None;
-    }
-    let full = url.as_str().to_ascii_lowercase();
-    if BAD_URL_PARTS.iter().any(|p| full.contains(p)) {
-        return None;
-    }
-    let host_path = format!("{host}{path}");
-    if host_path
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .any(|w| BAD_URL_WORDS.contains(&w))
-    {
-        return None;
-    }
-    let text = occ.text.to_lowercase();
-    let context = occ.context.to_lowercase();
-    let bad_text = |t: &str| BAD_ANCHORS.iter().any(|b| contains_word(t, b));
-    let mut base = 0;
-    let bad = bad_text(&text);
-    if bad {
-        if occ.anchored {
-            return None;
-        }
-        // the words before a bare URL (`Unsubscribe: https://…`) weigh less than anchor text
-        base -= 25;
-    }
-    let generic = !bad && is_generic_anchor(&text);
-    // the anchor's own words
-    let (strong, login) = if occ.anchored { (40, 30) } else { (30, 22) };
-    base += stem_score(&text, strong, login);
-    // the URL's words
-    let query = url.query().unwrap_or_default().to_ascii_lowercase();
-    let url_words = format!("{path}?{query}");
-    base += stem_score(&url_words, 30, 20);
-    // the surrounding sentence, when the anchor says nothing
-    if generic {
-        base += stem_score(&context, 12, 8);
-        if bad_text(&context) || CONTEXT_NEG.iter().any(|n| context.contains(n)) {
-            base -= 30;
-        }
-    }
-    // on the same line as "Not you?" / "If you didn't request this": a defensive link
-    let own_line = occ.own_line.to_lowercase();
-    if CONTEXT_NEG.iter().any(|n| own_line.contains(n)) {
-        base -= 45;
-    }
-    if base <= 0 {
-        return None;
-    }
-    let mut score = base;
-    if url
-        .query_pairs()
-        .any(|(k, _)| TOKEN_KEYS.contains(&k.to_ascii_lowercase().as_str()))
-    {
-        score += 12;
-    }
-    if host.starts_with("auth.") || host.starts_with("login.") || host.starts_with("accounts.") {
-        score += 5;
-    }
-    if occ.button {
-        score += 8;
-    }
-    if has_opaque_token(&url) {
-        score += 6;
-    }
-    if (path.is_empty() || path == "/") && url.query().is_none() {
-        score -= 30;
-    }
-    if WEAK_ANCHORS.iter().any(|w| text.trim() == *w) {
-        score += 2;
-    }
-    (score > 0).then(|| ScoredLink {
-        url,
-        anchor_text: occ.text.trim().to_string(),
-        score,
-    })
-}
+/// Ends of sentences inside a line.
+const SENTENCE_ENDS: &[&str] = &[". ", "! ", "? ", "。", "！", "？"];
 
 /// Bare `http(s)://` URLs in a line, with their char range.
 fn bare_urls(line: &str) -> Vec<(usize, String)> {
@@ -202,109 +69,232 @@ fn clean_label(s: &str) -> String {
         .to_string()
 }
 
-pub(super) fn link_candidates(raw: &[u8]) -> Vec<ScoredLink> {
-    let Some(d) = decode(raw) else {
-        return Vec::new();
-    };
-    let mut occs: Vec<LinkOcc> = Vec::new();
-    for h in &d.htmls {
-        let rendered = render_html(h);
-        let blocks = &rendered.blocks;
-        let block_text = |i: usize| blocks.get(i).map(Block::text).unwrap_or_default();
-        for a in &rendered.anchors {
-            let context = format!(
-                "{} {}",
-                block_text(a.block.wrapping_sub(1)),
-                block_text(a.block)
-            );
-            occs.push(LinkOcc {
-                href: a.href.clone(),
-                text: a.text.clone(),
-                context,
-                own_line: block_text(a.block),
-                anchored: true,
-                button: a.button,
-            });
-        }
-        for (i, b) in blocks.iter().enumerate() {
-            push_bare(&mut occs, &b.text(), || block_text(i.wrapping_sub(1)));
-        }
+/// Where the sentences of `s` start (char-boundary byte offsets), the first at 0.
+fn sentence_starts(s: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    for end in SENTENCE_ENDS {
+        starts.extend(s.match_indices(end).map(|(i, m)| i + m.len()));
     }
-    for t in &d.texts {
-        let lines: Vec<&str> = t.lines().collect();
-        for (i, line) in lines.iter().enumerate() {
-            push_bare(&mut occs, line, || {
-                lines[..i]
-                    .iter()
-                    .rev()
-                    .find(|l| !l.trim().is_empty())
-                    .map(|l| l.to_string())
-                    .unwrap_or_default()
-            });
-        }
-    }
-    let mut best: Vec<ScoredLink> = Vec::new();
-    for occ in &occs {
-        let Some(s) = score_link(occ) else {
-            continue;
-        };
-        match best.iter_mut().find(|b| b.url == s.url) {
-            Some(b) => {
-                if s.score > b.score {
-                    *b = s;
-                }
-            }
-            None => best.push(s),
-        }
-    }
-    // stable: earlier links win ties
-    best.sort_by_key(|b| std::cmp::Reverse(b.score));
-    best
+    starts.sort_unstable();
+    starts.dedup();
+    starts.retain(|&i| i <= s.len());
+    starts
 }
 
-/// The last clause of `s` (after its last sentence end), at most 80 characters.
-fn last_clause(s: &str) -> &str {
+/// The last sentence of `s`, at most 80 characters (its end), and the one before it when that
+/// is a question (`Not you?`).
+fn last_sentence(s: &str) -> (String, String) {
     let s = s.trim_end();
     let body = s.trim_end_matches(|c: char| !c.is_alphanumeric());
-    let cut = [". ", "! ", "? ", "。", "！", "？"]
-        .iter()
-        .filter_map(|p| body.rfind(p).map(|i| i + p.len()))
-        .max()
-        .unwrap_or(0);
+    let starts = sentence_starts(body);
+    let cut = starts.last().copied().unwrap_or(0);
     let mut clause = &s[cut..];
     while clause.chars().count() > 80 {
         let mut it = clause.char_indices();
         it.next();
         clause = it.next().map_or("", |(i, _)| &clause[i..]);
     }
-    clause
+    let lead = match starts.len() {
+        n if n >= 2 => {
+            let prev = s[starts[n - 2]..cut].trim();
+            if prev.ends_with('?') || prev.ends_with('？') {
+                prev.to_string()
+            } else {
+                String::new()
+            }
+        }
+        _ => String::new(),
+    };
+    (clause.to_string(), lead)
 }
 
-fn push_bare(occs: &mut Vec<LinkOcc>, line: &str, previous: impl Fn() -> String) {
+/// The whole sentence of `line` around the byte range `start..end` (an inline link), and the
+/// question before it.
+fn sentence_around(line: &str, start: usize, end: usize) -> (String, String) {
+    let starts = sentence_starts(line);
+    let from = starts
+        .iter()
+        .rev()
+        .find(|&&i| i <= start)
+        .copied()
+        .unwrap_or(0);
+    let to = starts
+        .iter()
+        .find(|&&i| i >= end)
+        .copied()
+        .unwrap_or(line.len());
+    (
+        line[from..to].trim().to_string(),
+        lead_or_sentence(&line[..from]),
+    )
+}
+
+/// The sentence that ends `s` when it is a question, else nothing.
+fn lead_or_sentence(s: &str) -> String {
+    let (last, _) = last_sentence(s);
+    let t = s.trim_end();
+    if t.ends_with('?') || t.ends_with('？') {
+        last
+    } else {
+        String::new()
+    }
+}
+
+/// A line that holds nothing but URLs (and punctuation).
+fn only_urls(line: &str) -> bool {
+    let mut rest = line.to_string();
+    for (_, url) in bare_urls(line) {
+        rest = rest.replacen(&url, " ", 1);
+    }
+    !bare_urls(line).is_empty() && rest.chars().all(|c| !c.is_alphanumeric())
+}
+
+/// The bare URLs of one line of text, with the sentence before each. `previous` is the line
+/// above (the nearest with text) and `quoted` whether the line is someone else's text.
+fn push_bare(out: &mut Vec<Occurrence>, line: &str, previous: Option<&str>, quoted: bool) {
     for (s, url) in bare_urls(line) {
-        let before = clean_label(last_clause(&line[..s]));
-        let (text, context) = if before.is_empty() {
-            let prev = previous();
-            (clean_label(last_clause(&prev)), prev)
-        } else {
-            (before, line.to_string())
-        };
-        occs.push(LinkOcc {
+        let before = &line[..s];
+        let (mut sentence, mut lead) = last_sentence(before);
+        if clean_label(&sentence).is_empty() {
+            // a URL on its own line: the line before introduces it, unless that line is a
+            // URL itself (then it introduced that one)
+            (sentence, lead) = previous
+                .filter(|p| !only_urls(p))
+                .map(last_sentence)
+                .unwrap_or_default();
+        } else if lead.is_empty() && sentence_starts(before.trim_end()).len() == 1 {
+            lead = previous.map(lead_or_sentence).unwrap_or_default();
+        }
+        out.push(Occurrence {
             href: url,
-            text,
-            context,
-            own_line: line.to_string(),
-            anchored: false,
+            anchor: None,
+            sentence: clean_label(&sentence),
+            intro: String::new(),
+            lead,
+            paragraph: line.to_string(),
             button: false,
+            quoted,
         });
     }
+}
+
+/// Every link shown in the message, ranked and merged per URL, best first (refused links
+/// last). `describe` are the content words of the step's `describe`.
+pub(super) fn ranked_links(raw: &[u8], describe: &[String]) -> Vec<RankedLink> {
+    let Some(d) = decode(raw) else {
+        return Vec::new();
+    };
+    let mut occs: Vec<Occurrence> = Vec::new();
+    for h in &d.htmls {
+        let rendered = render_html(h);
+        let blocks = &rendered.blocks;
+        let text_of = |i: usize| blocks.get(i).map(Block::text);
+        for a in &rendered.anchors {
+            let block_text = text_of(a.block).unwrap_or_default();
+            let previous = a.block.checked_sub(1).and_then(text_of);
+            let anchor = a.text.trim();
+            let alone = match a.span {
+                None => true,
+                Some(_) => clean_label(&block_text) == clean_label(anchor),
+            };
+            let (sentence, lead, intro) = match a.span {
+                Some((s, e)) if !alone => {
+                    let chars: Vec<char> = block_text.chars().collect();
+                    let byte =
+                        |i: usize| chars[..i.min(chars.len())].iter().collect::<String>().len();
+                    let (sentence, mut lead) = sentence_around(&block_text, byte(s), byte(e));
+                    if lead.is_empty() && sentence_starts(&block_text[..byte(s)]).len() == 1 {
+                        lead = previous
+                            .as_deref()
+                            .map(lead_or_sentence)
+                            .unwrap_or_default();
+                    }
+                    (sentence, lead, String::new())
+                }
+                _ => {
+                    let (intro, lead) = previous
+                        .as_deref()
+                        .filter(|p| !only_urls(p))
+                        .map(last_sentence)
+                        .unwrap_or_default();
+                    (String::new(), lead, intro)
+                }
+            };
+            occs.push(Occurrence {
+                href: a.href.clone(),
+                anchor: Some(anchor.to_string()),
+                sentence,
+                intro,
+                lead,
+                paragraph: block_text.clone(),
+                button: a.button,
+                quoted: a.quoted,
+            });
+        }
+        for (i, b) in blocks.iter().enumerate() {
+            let previous = i.checked_sub(1).and_then(text_of);
+            push_bare(&mut occs, &b.text(), previous.as_deref(), b.quoted);
+        }
+    }
+    for t in &d.texts {
+        let lines: Vec<&str> = t.lines().collect();
+        let quoted = quoted_lines(&lines);
+        for (i, line) in lines.iter().enumerate() {
+            let previous = lines[..i]
+                .iter()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .copied();
+            push_bare(&mut occs, line, previous, quoted[i]);
+        }
+    }
+    let declared = declared(raw, &d.htmls);
+    for (url, name) in &declared.actions {
+        occs.push(Occurrence {
+            href: url.to_string(),
+            anchor: Some(name.clone()),
+            ..Occurrence::default()
+        });
+    }
+    let mut best: Vec<RankedLink> = Vec::new();
+    for occ in &occs {
+        let Some(r) = rank(occ, describe) else {
+            continue;
+        };
+        match best.iter_mut().find(|b| b.url == r.url) {
+            Some(b) => {
+                // a URL refused anywhere is refused; it is someone else's only if every
+                // occurrence is
+                let refused = b.refused.take().or(r.refused.clone());
+                let quoted = b.quoted && r.quoted;
+                if r.score > b.score {
+                    *b = r;
+                }
+                b.refused = refused;
+                b.quoted = quoted;
+            }
+            None => best.push(r),
+        }
+    }
+    for b in &mut best {
+        if declared.actions.iter().any(|(u, _)| *u == b.url) {
+            b.score += 40;
+            b.reasons.push("the mail's JSON-LD action names it".into());
+        }
+        if b.refused.is_none() && declared.unsubscribe.contains(&b.url) {
+            b.refused = Some("the List-Unsubscribe header names it".into());
+        }
+    }
+    // stable: ties keep document order (and are then refused as ambiguous by the caller)
+    best.sort_by_key(|b| std::cmp::Reverse(b.order()));
+    best
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inbox::extract::LinkError;
     use crate::inbox::extract::test_mail::*;
+    use crate::inbox::extract::{LinkError, find_link, read_links};
 
     #[test]
     fn verify_link_beats_unsubscribe_and_privacy_listed_first() {
@@ -357,18 +347,71 @@ mod tests {
             "New sign-in",
             "Your code: 118274\n\nNot you? Reset your password at https://accounts.shop.example/reset\n",
         );
-        assert_eq!(link(&m, "shop.example"), Err(LinkError::NoCandidates));
+        match link(&m, "shop.example") {
+            Err(LinkError::Refused { url, why }) => {
+                assert_eq!(url.as_str(), "https://accounts.shop.example/reset");
+                assert!(why.contains("not you"), "{why}");
+            }
+            other => panic!("a link under \"Not you?\" is refused, not {other:?}"),
+        }
         let html = r#"<p>If you don't recognize this account, <a href="https://shop.example/remove?token=abc">click here</a>.</p>"#;
-        assert_eq!(
+        assert!(matches!(
             link(&html_mail("Code", html), "shop.example"),
-            Err(LinkError::NoCandidates)
+            Err(LinkError::Refused { .. })
+        ));
+    }
+
+    #[test]
+    fn describe_chooses_between_genuine_links_and_never_unlocks_an_undoing_one() {
+        let html = r#"<p><a class="button" href="https://desk.example/email/verify?token=abc">Verify your email</a></p>
+            <p><a class="button" href="https://desk.example/password/new?token=def">Set your password</a></p>
+            <p>Not you? <a href="https://desk.example/account/delete?token=ghi">Delete this account</a></p>"#;
+        let m = html_mail("Your account", html);
+        assert_eq!(
+            link(&m, "desk.example").unwrap(),
+            "https://desk.example/email/verify?token=abc"
         );
+        assert_eq!(
+            link_described(&m, "the link to set a password", "desk.example").unwrap(),
+            "https://desk.example/password/new?token=def"
+        );
+        assert_eq!(
+            link_described(&m, "the link to delete the account", "desk.example").unwrap(),
+            "https://desk.example/email/verify?token=abc"
+        );
+    }
+
+    #[test]
+    fn the_sentence_before_a_bare_url_introduces_it() {
+        let m = text_mail(
+            "Login Details",
+            "To set your password, visit the following address:\n\n\
+             https://words.example/wp-login.php?action=rp&key=abcdefghijklmnop&login=bob\n\n\
+             https://words.example/wp-login.php\n",
+        );
+        let chosen = find_link(&m, None, &|_| true).unwrap();
+        assert_eq!(
+            chosen.url.as_str(),
+            "https://words.example/wp-login.php?action=rp&key=abcdefghijklmnop&login=bob"
+        );
+        assert!(
+            chosen.reasons.iter().any(|r| r.contains("password")),
+            "{:?}",
+            chosen.reasons
+        );
+        // the log-in URL under it is introduced by nothing: only its path speaks for it
+        let login = read_links(&m, None)
+            .into_iter()
+            .find(|l| l.url.as_str() == "https://words.example/wp-login.php")
+            .unwrap();
+        assert_eq!(login.reasons, ["its address says \"login\""]);
+        assert!(login.score < chosen.score);
     }
 
     #[test]
     fn bare_url_label_is_the_clause_just_before_it() {
         assert_eq!(
-            last_clause("Thanks for joining. Confirm your email: "),
+            last_sentence("Not you? Thanks for joining. Confirm your email: ").0,
             "Confirm your email:"
         );
         assert_eq!(

@@ -1,13 +1,15 @@
-//! The vocabulary of verification links: anchor and URL words that mark the link to follow,
-//! and those that mark links never to follow (unsubscribe, privacy, social, images, pixels).
+//! The vocabulary of verification links: words that mark the link to follow, those that mark
+//! links never to follow (undo, destroy, unsubscribe, privacy, social, images, pixels).
 
-/// Anchor / context words of a verification link, and their weight.
-const STRONG_STEMS: &[&str] = &[
+use super::words::first_stem;
+
+/// Words that say a link verifies, confirms or activates something (matched as words,
+/// [`super::words::has_stem`]).
+pub(super) const STRONG_STEMS: &[&str] = &[
     "verif",
     "vérifi",
     "confirm",
     "activat",
-    "activate",
     "activer",
     "activar",
     "aktivier",
@@ -23,23 +25,27 @@ const STRONG_STEMS: &[&str] = &[
     "認証",
     "有効",
     "验证",
-    "確認",
     "确认",
     "激活",
     "인증",
     "확인",
 ];
-const LOGIN_STEMS: &[&str] = &[
+/// Words that say a link signs in, sets a password or accepts an invitation.
+pub(super) const LOGIN_STEMS: &[&str] = &[
     "sign in",
-    "sign-in",
     "signin",
-    "sign_in",
     "log in",
-    "log-in",
     "login",
-    "log_in",
     "logon",
     "reset",
+    "password",
+    "passwort",
+    "mot de passe",
+    "contraseña",
+    "пароль",
+    "パスワード",
+    "密码",
+    "비밀번호",
     "passwordless",
     "accept",
     "approve",
@@ -63,6 +69,127 @@ const LOGIN_STEMS: &[&str] = &[
     "restablec",
     "sign me in",
 ];
+/// Words that say "this is the link to open", without saying what it does: the sentence
+/// before a link a mail wants followed (`visit the following address:`).
+pub(super) const INVITING_STEMS: &[&str] = &[
+    "following address",
+    "following url",
+    "following link",
+    "following page",
+    "link below",
+    "button below",
+    "url below",
+    "follow the link",
+    "follow this link",
+    "open this link",
+    "open the link",
+    "click",
+    "visit",
+    "go to",
+    "folgenden link",
+    "lien suivant",
+    "siguiente enlace",
+    "seguente link",
+];
+/// Words that say a link undoes or destroys: such a link is never chosen, even alone.
+pub(super) const DESTRUCTIVE_STEMS: &[&str] = &[
+    // English
+    "cancel",
+    "invalidat",
+    "not you",
+    "wasnt you",
+    "werent you",
+    "not me",
+    "wasnt me",
+    "did not request",
+    "didnt request",
+    "did not register",
+    "didnt register",
+    "did not sign up",
+    "didnt sign up",
+    "did not create",
+    "didnt create",
+    "did not make",
+    "didnt make",
+    "did not ask",
+    "didnt ask",
+    "did not initiate",
+    "didnt initiate",
+    "remov",
+    "delet",
+    "close account",
+    "close your account",
+    "close this account",
+    "close my account",
+    "account closure",
+    "deactivat",
+    "report",
+    "unsubscrib",
+    "opt out",
+    "optout",
+    "revok",
+    // German
+    "abbrech",
+    "stornier",
+    "lösch",
+    "entfern",
+    "abmeld",
+    "kündig",
+    "widerruf",
+    "nicht angefordert",
+    // French
+    "annul",
+    "supprim",
+    "désabonn",
+    "désinscri",
+    "signaler",
+    "pas vous",
+    "pas demandé",
+    // Spanish, Portuguese
+    "cancelar",
+    "elimin",
+    "borrar",
+    "darse de baja",
+    "dar de baja",
+    "no fuiste",
+    "no solicitaste",
+    "denunciar",
+    "excluir",
+    "descadastr",
+    // Italian
+    "annull",
+    "cancella",
+    "disiscriv",
+    "non hai richiesto",
+    "segnala",
+    // Polish
+    "anuluj",
+    "usuń",
+    "wypisz",
+    // Russian
+    "отмен",
+    "удал",
+    "отписат",
+    "не вы",
+    // Japanese, Chinese, Korean
+    "キャンセル",
+    "取り消",
+    "削除",
+    "解除",
+    "配信停止",
+    "退会",
+    "取消",
+    "删除",
+    "退订",
+    "注销",
+    "举报",
+    "취소",
+    "삭제",
+    "수신거부",
+    "탈퇴",
+];
+/// Query parameters whose value names what a link does (`?action=confirm`, `?do=resendpwd`).
+pub(super) const ACTION_KEYS: &[&str] = &["action", "@action", "do", "mode", "cmd", "op", "step"];
 pub(super) const WEAK_ANCHORS: &[&str] = &[
     "continue",
     "click here",
@@ -143,20 +270,16 @@ pub(super) const BAD_ANCHORS: &[&str] = &[
     "careers",
     "press",
 ];
-/// Sentences around a generic anchor (`click here`) that mean "not the link to follow".
+/// Sentences that make a link look defensive without saying it undoes anything: a penalty.
 pub(super) const CONTEXT_NEG: &[&str] = &[
     "did not",
-    "didn't",
-    "don't recognize",
+    "didnt",
+    "dont recognize",
     "do not recognize",
-    "not you",
-    "wasn't you",
-    "was not you",
     "compromised",
     "secure your account",
     "no longer wish",
     "stop receiving",
-    "remove your email",
 ];
 /// URL words (host + path) that exclude a link.
 pub(super) const BAD_URL_WORDS: &[&str] = &[
@@ -271,13 +394,21 @@ pub(super) fn contains_word(hay: &str, needle: &str) -> bool {
     false
 }
 
-pub(super) fn stem_score(text: &str, strong: i32, login: i32) -> i32 {
-    let mut score = 0;
-    if STRONG_STEMS.iter().any(|s| text.contains(s)) {
-        score += strong;
+/// What a text's words say a link does, and the words that say it: [`Intent::Confirm`] for
+/// the strong words, [`Intent::SignIn`] for sign-in, password and invitation words, strongest
+/// first.
+pub(super) fn intent(ws: &[String]) -> Option<(Intent, String)> {
+    if let Some(s) = first_stem(ws, STRONG_STEMS) {
+        return Some((Intent::Confirm, s));
     }
-    if LOGIN_STEMS.iter().any(|s| text.contains(s)) {
-        score += login;
-    }
-    score
+    first_stem(ws, LOGIN_STEMS).map(|s| (Intent::SignIn, s))
+}
+
+/// The two kinds of wording that mark the link to follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Intent {
+    /// verify, confirm, activate, magic link…
+    Confirm,
+    /// sign in, log in, reset or set a password, accept an invitation…
+    SignIn,
 }

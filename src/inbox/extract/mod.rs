@@ -4,19 +4,25 @@
 mod decode;
 mod html;
 mod link;
+mod link_rank;
 mod link_words;
 mod otp;
 mod otp_candidates;
 mod otp_labels;
+mod quoted;
+mod structured;
 #[cfg(test)]
 mod test_mail;
+mod words;
 mod wrapper;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use url::Url;
 
-use link::link_candidates;
+use link::ranked_links;
+pub use link_rank::RankedLink;
+use link_rank::describe_words;
 use otp::find_otp_inner;
 
 /// Where in the message a one-time code was found.
@@ -40,6 +46,9 @@ pub struct Otp {
     pub compact: String,
     /// Which part of the message the code was taken from.
     pub source: OtpSource,
+    /// Why this code: what marks it (`a code word 2 characters before it`, `set apart on its
+    /// own line`, `in the text part`).
+    pub reasons: Vec<String>,
 }
 
 /// The verification / magic / sign-in link chosen from a message.
@@ -48,10 +57,14 @@ pub struct Link {
     /// The absolute http(s) URL to open, with known wrappers (Outlook Safe Links, `?url=`
     /// redirectors) already removed. Accepted by the caller's `allowed` predicate.
     pub url: Url,
-    /// The anchor's text (or `alt` text of its image); for a bare URL, the text just before it.
+    /// The anchor's text (or `alt` text of its image); for a bare URL, the sentence before it.
     pub anchor_text: String,
     /// How strongly the message marks this link as the one to follow (higher is better, > 0).
     pub score: i32,
+    /// Why it was chosen: what its text, sentence and address say.
+    pub reasons: Vec<String>,
+    /// The words of the step's `describe` the link's words matched.
+    pub described: Vec<String>,
 }
 
 /// Why [`find_link`] returned no link.
@@ -67,6 +80,39 @@ pub enum LinkError {
         /// The refused links, best first.
         candidates: Vec<Url>,
     },
+    /// The only links that look like the one to follow undo or destroy something (cancel,
+    /// invalidate, "not you", remove, delete, unsubscribe…): they are never opened.
+    #[error(
+        "the only link in the message that looks like the one to follow undoes something ({why}): {url}"
+    )]
+    Refused {
+        /// The best such link.
+        url: Url,
+        /// What says it undoes something (`its sentence says "cancel"`).
+        why: String,
+    },
+    /// Two links to different places stay equally plausible after every rule.
+    #[error("two links in the message are equally plausible: {first} and {second}")]
+    Ambiguous {
+        /// The first of them in the message.
+        first: Box<Url>,
+        second: Box<Url>,
+    },
+}
+
+/// Why [`find_otp`] returned no code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OtpError {
+    /// Nothing in the message is marked as a one-time code.
+    #[error("the message marks no one-time code")]
+    NoCode,
+    /// Two different codes stay equally plausible after every rule (masked here).
+    #[error("two different codes in the message are equally plausible: {first} and {second}")]
+    Ambiguous {
+        /// The codes, masked with [`mask_code`].
+        first: String,
+        second: String,
+    },
 }
 
 /// Finds the one-time code in a raw message, or `None` when nothing is marked as a code.
@@ -75,45 +121,106 @@ pub enum LinkError {
 /// Looks at the subject, the text parts and the HTML parts. A candidate counts only when the
 /// message marks it (a code keyword next to it in one of several languages, set apart on its
 /// own line, in a prominent element, or in the subject); strongly marked candidates win, then
-/// the subject over the text part over HTML, then the finer score. Years, prices,
-/// phone numbers, dates, order/invoice numbers, addresses, CSS colours, `<style>` contents and
-/// digits inside URLs or e-mail addresses are never returned. Malformed MIME returns `None`.
-pub fn find_otp(raw: &[u8], recipient: &str) -> Option<Otp> {
+/// the subject over the text part over HTML, then the finer score. A code in a quoted part
+/// (a quotation, a note another user typed) ranks below the mail's own text, and one the body
+/// labels and sets apart beats any other. Years, prices, phone numbers, dates, order/invoice
+/// numbers, addresses, CSS colours, `<style>` contents and digits inside URLs or e-mail
+/// addresses are never returned. Two different codes ranked exactly alike are
+/// [`OtpError::Ambiguous`]. Malformed MIME returns [`OtpError::NoCode`].
+pub fn find_otp(raw: &[u8], recipient: &str) -> Result<Otp, OtpError> {
     catch_unwind(AssertUnwindSafe(|| find_otp_inner(raw, recipient)))
-        .ok()
-        .flatten()
+        .unwrap_or(Err(OtpError::NoCode))
 }
 
-/// Picks the verification / magic / sign-in link of a raw message.
+/// Every link of a raw message as [`find_link`] judges it, best first: its score, the reasons,
+/// whether it sits in a quoted part, and why it is refused when it undoes something.
+/// `describe` is the step's description of the link (`the link to set a password`).
+pub fn read_links(raw: &[u8], describe: Option<&str>) -> Vec<RankedLink> {
+    let words = describe_words(describe);
+    catch_unwind(AssertUnwindSafe(|| ranked_links(raw, &words))).unwrap_or_default()
+}
+
+/// Picks the verification / magic / sign-in link of a raw message, the way a person reads it.
 ///
-/// Anchors and bare URLs of the HTML and text parts are scored by anchor text and URL words
-/// (verify, confirm, activate, magic, sign in, log in, token, reset…); unsubscribe, privacy,
-/// help, terms, preferences, support, social, image and pixel links, and anything that is not
-/// http(s), are never candidates. Known wrappers (Outlook Safe Links, redirectors carrying the
-/// target in `url=`/`u=`/`redirect=`/`target=`) are unwrapped first; tracking redirects that
-/// hide the target are kept as they are. `allowed` is the run's plan lock: a candidate for
-/// which it returns false is never chosen; when only such candidates exist the result is
-/// [`LinkError::OnlyOutside`]. Malformed MIME returns [`LinkError::NoCandidates`].
-pub fn find_link(raw: &[u8], allowed: &dyn Fn(&Url) -> bool) -> Result<Link, LinkError> {
-    let scored = catch_unwind(AssertUnwindSafe(|| link_candidates(raw))).unwrap_or_default();
+/// Anchors and bare URLs of the HTML and text parts are judged by the sentence that introduces
+/// them (the line before a bare URL, the text around and inside an anchor, a button's label)
+/// and by their path, words matched as words (`Invalidate` is not `validate`; a `login=`
+/// parameter does not make a log-in link). `describe`'s words rank the candidates. A link
+/// whose text, sentence or path says it undoes or destroys (cancel, invalidate, not you, did
+/// not request, remove, delete, close the account, report, unsubscribe, in several languages)
+/// is never chosen, nor a `List-Unsubscribe` URL; a schema.org `ConfirmAction`/`ViewAction`
+/// in the HTML names the link. Unsubscribe, privacy, help, terms, social, image and pixel
+/// links, and anything not http(s), are no candidates. Known wrappers (Outlook Safe Links,
+/// redirectors carrying the target in `url=`/`u=`/…) are unwrapped first. Links in quoted
+/// parts rank below the mail's own. `allowed` is the run's plan lock: a candidate for which
+/// it returns false is never chosen ([`LinkError::OnlyOutside`] when only such remain). Two
+/// links to different places ranked alike are [`LinkError::Ambiguous`].
+pub fn find_link(
+    raw: &[u8],
+    describe: Option<&str>,
+    allowed: &dyn Fn(&Url) -> bool,
+) -> Result<Link, LinkError> {
+    let ranked = read_links(raw, describe);
     let mut outside: Vec<Url> = Vec::new();
-    for cand in scored {
-        if allowed(&cand.url) {
-            return Ok(Link {
-                url: cand.url,
-                anchor_text: cand.anchor_text,
-                score: cand.score,
-            });
+    let mut refused: Option<(Url, String)> = None;
+    let mut chosen: Option<&RankedLink> = None;
+    for cand in &ranked {
+        if let Some(why) = &cand.refused {
+            if refused.is_none() && allowed(&cand.url) {
+                refused = Some((cand.url.clone(), why.clone()));
+            }
+            continue;
         }
-        outside.push(cand.url);
+        if !allowed(&cand.url) {
+            outside.push(cand.url.clone());
+            continue;
+        }
+        match chosen {
+            None => chosen = Some(cand),
+            Some(best) => {
+                if best.order() == cand.order() && !same_place(&best.url, &cand.url) {
+                    return Err(LinkError::Ambiguous {
+                        first: Box::new(best.url.clone()),
+                        second: Box::new(cand.url.clone()),
+                    });
+                }
+                break;
+            }
+        }
     }
-    if outside.is_empty() {
-        Err(LinkError::NoCandidates)
-    } else {
-        Err(LinkError::OnlyOutside {
+    if let Some(best) = chosen {
+        return Ok(Link {
+            url: best.url.clone(),
+            anchor_text: best.text.clone(),
+            score: best.score,
+            reasons: best.reasons.clone(),
+            described: best.described.clone(),
+        });
+    }
+    match (outside.is_empty(), refused) {
+        (false, _) => Err(LinkError::OnlyOutside {
             candidates: outside,
-        })
+        }),
+        (true, Some((url, why))) => Err(LinkError::Refused { url, why }),
+        (true, None) => Err(LinkError::NoCandidates),
     }
+}
+
+/// Two URLs lead to the same place when they differ at most in their fragment.
+fn same_place(a: &Url, b: &Url) -> bool {
+    let strip = |u: &Url| {
+        let mut u = u.clone();
+        u.set_fragment(None);
+        u
+    };
+    strip(a) == strip(b)
+}
+
+/// The first words of `text` that say a link undoes or destroys something (`cancel`,
+/// `unsubscribe`, `deleting`, `not you`…, in the languages links are read in), if any: a link
+/// described so is never opened.
+pub fn undoing_word(text: &str) -> Option<String> {
+    words::first_stem(&words::words(text), link_words::DESTRUCTIVE_STEMS)
 }
 
 /// Masks a code for events and logs: at most the first two characters stay readable (one for
@@ -148,7 +255,7 @@ mod tests {
             b"Subject: =?utf-8?B?####?=\r\n\r\n",
         ] {
             let _ = find_otp(raw, "a@b.test");
-            let _ = find_link(raw, &|_| true);
+            let _ = find_link(raw, None, &|_| true);
         }
     }
 

@@ -8,7 +8,7 @@ use super::otp_candidates::{
     word_after, word_before,
 };
 use super::otp_labels::{Pol, labels_in, lower};
-use super::{Otp, OtpSource};
+use super::{Otp, OtpError, OtpSource, mask_code};
 
 /// Month and weekday names: a number right next to one is part of a date.
 const MONTHS: &[&str] = &[
@@ -210,13 +210,19 @@ fn footerish(lc: &[char]) -> bool {
     .any(|w| s.contains(w))
 }
 
-/// How a candidate ranks: strongly marked first (a keyword next to it, or alone in a
-/// prominent element), then the subject over the text part over HTML (the less layout a part
-/// carries, the less noise surrounds the code), then the detailed score. Derived `Ord`
-/// compares fields in this order.
+/// How a candidate ranks: the mail's own text before quoted parts, strongly marked first (a
+/// keyword next to it, or alone in a prominent element), then a code the body labels and sets
+/// apart, then the subject over the text part over HTML (the less layout a part carries, the
+/// less noise surrounds the code), then the detailed score. Derived `Ord` compares fields in
+/// this order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Rank {
+    /// The mail's own text, not a quotation or a note another user typed.
+    template: bool,
+    /// A code word next to it, or alone in a prominent element.
     strong: bool,
+    /// 4, 3: the text or HTML part labels it and sets it apart; 2: the subject; 1, 0: the text
+    /// or HTML part otherwise.
     source: u8,
     score: i32,
 }
@@ -230,7 +236,7 @@ fn score_candidate(
     source: OtpSource,
     message_has_kw: bool,
     recipient_runs: &[String],
-) -> Option<Rank> {
+) -> Option<(Rank, Vec<String>)> {
     let block = &blocks[bi];
     let cs = &block.chars;
     let lc = &lowers[bi];
@@ -366,19 +372,70 @@ fn score_candidate(
     if c.sep.is_some() && !c.spaced {
         score += 2;
     }
-    Some(Rank {
-        strong: mark > 0 || (m.set_apart && m.prominent),
+    // a line that holds only the label and the code (`Your verification code is 246810.`)
+    // sets the code apart as much as a line of its own
+    let labelled_line = m.kw_before.is_some_and(|d| d <= 30)
+        && c.start <= 60
+        && cs[c.end..].iter().all(|x| !x.is_alphanumeric());
+    // the line before introduces it (`Your code:`), rather than mentions codes in passing
+    let introduced = m.kw_prev && blocks[bi - 1].text().trim_end().ends_with([':', '：']);
+    if introduced {
+        score += 6;
+    }
+    let strong = mark > 0 || (m.set_apart && m.prominent);
+    let mut reasons: Vec<String> = Vec::new();
+    if let Some(d) = m.kw_before {
+        reasons.push(format!("a code word {d} characters before it"));
+    } else if let Some(d) = m.kw_after {
+        reasons.push(format!("a code word {d} characters after it"));
+    }
+    if introduced {
+        reasons.push("the line before it introduces it as a code".into());
+    } else if m.kw_prev {
+        reasons.push("the line before it says it is a code".into());
+    }
+    if labelled_line {
+        reasons.push("its line holds only its label and the code".into());
+    }
+    if m.kw_next {
+        reasons.push("the line after it says it is a code".into());
+    }
+    if m.set_apart && !subject {
+        reasons.push("set apart on its own line".into());
+    }
+    if m.prominent {
+        reasons.push("in a prominent element (bold, big or monospace)".into());
+    }
+    if block.quoted {
+        reasons.push("inside a quoted part or someone else's note (ranked last)".into());
+    }
+    reasons.push(
+        match source {
+            OtpSource::Subject => "in the subject",
+            OtpSource::Text => "in the text part",
+            OtpSource::Html => "in the HTML part",
+        }
+        .into(),
+    );
+    let rank = Rank {
+        template: !block.quoted,
+        strong,
+        // the body's own labelled, set-apart code first: a code an attacker put in the
+        // subject (through a name or a title it shows) does not beat it
         source: match source {
+            OtpSource::Text if mark > 0 && (apart || labelled_line) => 4,
+            OtpSource::Html if mark > 0 && (apart || labelled_line) => 3,
             OtpSource::Subject => 2,
             OtpSource::Text => 1,
             OtpSource::Html => 0,
         },
         score,
-    })
+    };
+    Some((rank, reasons))
 }
 
-pub(super) fn find_otp_inner(raw: &[u8], recipient: &str) -> Option<Otp> {
-    let d = decode(raw)?;
+pub(super) fn find_otp_inner(raw: &[u8], recipient: &str) -> Result<Otp, OtpError> {
+    let d = decode(raw).ok_or(OtpError::NoCode)?;
     let recipient_runs: Vec<String> = recipient
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|r| r.len() >= 4)
@@ -400,11 +457,12 @@ pub(super) fn find_otp_inner(raw: &[u8], recipient: &str) -> Option<Otp> {
         .iter()
         .flatten()
         .any(|lc| labels_in(lc, 0, lc.len()).iter().any(|l| l.pol == Pol::Pos));
-    let mut best: Option<(Rank, Otp)> = None;
+    // the best rank of each distinct code
+    let mut best: Vec<(Rank, Otp)> = Vec::new();
     for ((source, blocks), lows) in sources.iter().zip(&lowers) {
         for bi in 0..blocks.len() {
             for cand in scan_candidates(&blocks[bi].chars) {
-                let Some(rank) = score_candidate(
+                let Some((rank, reasons)) = score_candidate(
                     blocks,
                     lows,
                     bi,
@@ -415,25 +473,42 @@ pub(super) fn find_otp_inner(raw: &[u8], recipient: &str) -> Option<Otp> {
                 ) else {
                     continue;
                 };
-                if best.as_ref().is_none_or(|(r, _)| rank > *r) {
-                    let code = if cand.spaced {
-                        cand.compact.clone()
-                    } else {
-                        cand.shown.clone()
-                    };
-                    best = Some((
-                        rank,
-                        Otp {
-                            code,
-                            compact: cand.compact.clone(),
-                            source: *source,
-                        },
-                    ));
+                let code = if cand.spaced {
+                    cand.compact.clone()
+                } else {
+                    cand.shown.clone()
+                };
+                let otp = Otp {
+                    code,
+                    compact: cand.compact.clone(),
+                    source: *source,
+                    reasons,
+                };
+                match best.iter_mut().find(|(_, o)| o.compact == cand.compact) {
+                    Some(entry) => {
+                        // the same code in several parts: said to come from the part read
+                        // first (subject, text, HTML), ranked by its best place
+                        let first_part = entry.1.source;
+                        if rank > entry.0 {
+                            *entry = (rank, otp);
+                        }
+                        entry.1.source = first_part;
+                    }
+                    None => best.push((rank, otp)),
                 }
             }
         }
     }
-    best.map(|(_, otp)| otp)
+    // stable: among equal ranks the first found stays first
+    best.sort_by_key(|(rank, _)| std::cmp::Reverse(*rank));
+    match best.as_slice() {
+        [] => Err(OtpError::NoCode),
+        [(r1, first), (r2, second), ..] if r1 == r2 => Err(OtpError::Ambiguous {
+            first: mask_code(&first.code),
+            second: mask_code(&second.code),
+        }),
+        [(_, first), ..] => Ok(first.clone()),
+    }
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ pub(super) fn html_mail(subject: &str, html: &str) -> Vec<u8> {
 }
 
 pub(super) fn otp(raw: &[u8]) -> Option<String> {
-    find_otp(raw, "test+1234@inbox.test").map(|o| o.code)
+    find_otp(raw, "test+1234@inbox.test").ok().map(|o| o.code)
 }
 
 fn only(host: &'static str) -> impl Fn(&Url) -> bool {
@@ -33,5 +33,13 @@ fn only(host: &'static str) -> impl Fn(&Url) -> bool {
 }
 
 pub(super) fn link(raw: &[u8], host: &'static str) -> Result<String, LinkError> {
-    find_link(raw, &only(host)).map(|l| l.url.to_string())
+    find_link(raw, None, &only(host)).map(|l| l.url.to_string())
+}
+
+pub(super) fn link_described(
+    raw: &[u8],
+    describe: &str,
+    host: &'static str,
+) -> Result<String, LinkError> {
+    find_link(raw, Some(describe), &only(host)).map(|l| l.url.to_string())
 }

@@ -3,7 +3,8 @@
 
 use url::Url;
 
-use super::link_words::{TOKEN_KEYS, WRAPPER_KEYS, stem_score};
+use super::link_words::{TOKEN_KEYS, WRAPPER_KEYS, intent};
+use super::words::words;
 
 /// Whether `u` is a page a browser can open: http(s) with a host.
 pub(super) fn is_http(u: &Url) -> bool {
@@ -18,7 +19,7 @@ fn wrapped_target(u: &Url) -> Option<Url> {
     if !safelinks {
         // A verification link that merely carries a `redirect=` for afterwards is not a wrapper.
         let path = u.path().to_ascii_lowercase();
-        if stem_score(&path, 1, 1) > 0
+        if intent(&words(&path)).is_some()
             || u.query_pairs()
                 .any(|(k, _)| TOKEN_KEYS.contains(&k.to_ascii_lowercase().as_str()))
         {

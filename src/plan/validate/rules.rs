@@ -115,6 +115,26 @@ impl Validator {
                 }
                 Some(selector.as_str())
             }
+            Step::OpenLinkFromInbox {
+                describe: Some(d), ..
+            } => {
+                if d.trim().is_empty() {
+                    self.problem(
+                        format!("{path}.describe"),
+                        "is empty: say which link (\"the link to set a password\"), or leave \
+                         `describe` out to open the mail's verification or sign-in link",
+                    );
+                } else if let Some(word) = crate::inbox::extract::undoing_word(d) {
+                    self.problem(
+                        format!("{path}.describe"),
+                        format!(
+                            "asks for a link that says \"{word}\": a link that cancels, removes, \
+                             closes or unsubscribes is never opened from an email"
+                        ),
+                    );
+                }
+                None
+            }
             Step::WaitForEmail { .. } | Step::OpenLinkFromInbox { .. } | Step::Done { .. } => None,
         };
         if let Some(t) = step.timeout_seconds() {

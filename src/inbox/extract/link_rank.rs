@@ -1,0 +1,372 @@
+//! Judging one link the way a person reads it: by its anchor, the sentence around or before
+//! it and its path, words matched as words; a link that undoes or destroys is refused, and
+//! every point of the score is recorded as a reason.
+
+use url::Url;
+
+use super::link_words::{
+    ACTION_KEYS, BAD_ANCHORS, BAD_URL_PARTS, BAD_URL_WORDS, CONTEXT_NEG, DESTRUCTIVE_STEMS,
+    IMAGE_EXTS, INVITING_STEMS, Intent, SOCIAL_HOSTS, TOKEN_KEYS, WEAK_ANCHORS, contains_word,
+    intent,
+};
+use super::words::{first_stem, words};
+use super::wrapper::{is_http, unwrap_url};
+
+/// One place a link is shown in a message, with the words a reader sees around it.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Occurrence {
+    pub(super) href: String,
+    /// The anchor's text (or its image's `alt`); `None` for a bare URL.
+    pub(super) anchor: Option<String>,
+    /// The sentence the link sits in (an inline anchor), or the one that introduces a bare URL
+    /// (`To set your password, visit the following address:`).
+    pub(super) sentence: String,
+    /// The line before a link that stands alone (a button, a link on its own line).
+    pub(super) intro: String,
+    /// A question right before the sentence (`Not you?`), which says what the link is for.
+    pub(super) lead: String,
+    /// The whole paragraph or line the link sits in (`If you did not sign in, your password
+    /// may be compromised. Visit …`).
+    pub(super) paragraph: String,
+    pub(super) button: bool,
+    pub(super) quoted: bool,
+}
+
+/// A link as judged: how strongly the mail marks it, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RankedLink {
+    /// The URL, wrappers removed.
+    pub url: Url,
+    /// The anchor text, or for a bare URL the sentence that introduces it.
+    pub text: String,
+    /// Higher is better; only positive scores are candidates.
+    pub score: i32,
+    /// Inside a quotation or a note another user typed: ranks below the mail's own text.
+    pub quoted: bool,
+    /// Why it has this score, one short phrase per reason.
+    pub reasons: Vec<String>,
+    /// Words of the step's `describe` found in the link's words.
+    pub described: Vec<String>,
+    /// Why it is never chosen (it undoes or destroys something), if so.
+    pub refused: Option<String>,
+}
+
+impl RankedLink {
+    /// Candidates order: chosen ones first, then template text before quoted text, then score.
+    pub(super) fn order(&self) -> (bool, bool, i32) {
+        (self.refused.is_none(), !self.quoted, self.score)
+    }
+}
+
+/// Describe words that say nothing about which link (`the link in the email`).
+const DESCRIBE_STOPWORDS: &[&str] = &[
+    "the", "a", "an", "to", "for", "of", "in", "on", "my", "your", "our", "this", "that", "link",
+    "url", "button", "email", "mail", "message", "from", "with", "and", "or", "open", "click",
+    "page", "me", "it", "is", "inbox", "follow", "use", "new", "which", "we", "you", "sent", "at",
+];
+
+/// The content words of a step's `describe`.
+pub(super) fn describe_words(describe: Option<&str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in words(describe.unwrap_or_default()) {
+        if !DESCRIBE_STOPWORDS.contains(&w.as_str()) && !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// Whether a describe word and a word of the mail are the same word, give or take an ending
+/// (`verify` ~ `verification`, `invitation` ~ `invite`; `set` is not `settings`).
+fn same_word(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    let common = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    common >= 5 && common + 3 >= la.min(lb)
+}
+
+fn is_generic(text: &str) -> bool {
+    let t = text.trim().trim_matches(|c: char| !c.is_alphanumeric());
+    let t = t.to_lowercase();
+    t.is_empty()
+        || t.starts_with("http")
+        || t.starts_with("www.")
+        || WEAK_ANCHORS.contains(&t.as_str())
+        || (t.len() <= 24 && WEAK_ANCHORS.iter().any(|w| contains_word(&t, w)))
+}
+
+fn has_opaque_token(u: &Url) -> bool {
+    let long = |s: &str| {
+        s.len() >= 16
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.~%".contains(c))
+    };
+    u.path_segments().is_some_and(|mut segs| segs.any(long))
+        || u.query_pairs().any(|(_, v)| long(&v))
+}
+
+/// The words of a URL a person reads as saying what it does: its host and path, and the value
+/// of an action parameter (`?action=confirm`). Other query keys and values are data
+/// (`login=bob` does not make a log-in link).
+fn url_words(url: &Url) -> Vec<String> {
+    let mut text = format!("{} {}", url.host_str().unwrap_or_default(), url.path());
+    for (k, v) in url.query_pairs() {
+        if ACTION_KEYS.contains(&k.to_ascii_lowercase().as_str()) {
+            text.push(' ');
+            text.push_str(&v);
+        }
+    }
+    // `Special:ConfirmEmail`, `%3A`: decode what a path may percent-encode
+    let text = unpercent(&text);
+    words(&text)
+}
+
+/// `%3A` → `:`; invalid escapes stay as they are.
+fn unpercent(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%'
+            && let (Some(h), Some(l)) = (
+                b.get(i + 1).copied().and_then(hex),
+                b.get(i + 2).copied().and_then(hex),
+            )
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Judges one occurrence, or `None` when it is no candidate at all (not http(s), an image, a
+/// social or legal page, an unsubscribe or privacy link, or nothing marks it).
+pub(super) fn rank(occ: &Occurrence, describe: &[String]) -> Option<RankedLink> {
+    let parsed = Url::parse(occ.href.trim()).ok()?;
+    if !is_http(&parsed) {
+        return None;
+    }
+    let url = unwrap_url(parsed);
+    let host = url.host_str()?.to_ascii_lowercase();
+    if SOCIAL_HOSTS
+        .iter()
+        .any(|s| host == *s || host.ends_with(&format!(".{s}")))
+    {
+        return None;
+    }
+    let path = url.path().to_ascii_lowercase();
+    if IMAGE_EXTS.iter().any(|e| path.ends_with(e)) {
+        return None;
+    }
+    let full = url.as_str().to_ascii_lowercase();
+    let host_path = format!("{host}{path}");
+    let token = url
+        .query_pairs()
+        .any(|(k, _)| TOKEN_KEYS.contains(&k.to_ascii_lowercase().as_str()));
+    let opaque = has_opaque_token(&url);
+    // a help or legal page; a path word like `support` does not make a page that carries a
+    // token one (an issue tracker named "support")
+    let bad_url = BAD_URL_PARTS.iter().any(|p| full.contains(p))
+        || (!token
+            && !opaque
+            && host_path
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| BAD_URL_WORDS.contains(&w)));
+    let anchor = occ.anchor.as_deref().map(str::trim).unwrap_or_default();
+    let anchor_l = anchor.to_lowercase();
+    let bad_text = |t: &str| BAD_ANCHORS.iter().any(|b| contains_word(t, b));
+    if bad_url || (occ.anchor.is_some() && bad_text(&anchor_l)) {
+        return None;
+    }
+    let generic = occ.anchor.is_none() || is_generic(anchor);
+    let anchor_ws = if generic { Vec::new() } else { words(anchor) };
+    let sentence_ws = words(&occ.sentence);
+    let intro_ws = if generic {
+        words(&occ.intro)
+    } else {
+        Vec::new()
+    };
+    let lead_ws = words(&occ.lead);
+    let path_ws = url_words(&url);
+
+    let mut t = Tally::default();
+    for (ws, place, strong, login) in [
+        (&anchor_ws, "its text", 40, 30),
+        (&sentence_ws, "its sentence", 30, 22),
+        (&intro_ws, "the line before it", 24, 16),
+        (&path_ws, "its address", 20, 14),
+    ] {
+        match intent(ws) {
+            Some((Intent::Confirm, stem)) => t.add(strong, format!("{place} says \"{stem}\"")),
+            Some((Intent::SignIn, stem)) => t.add(login, format!("{place} says \"{stem}\"")),
+            None => {}
+        }
+    }
+    for (ws, place, points) in [
+        (&sentence_ws, "its sentence", 15),
+        (&intro_ws, "the line before it", 10),
+    ] {
+        if let Some(stem) = first_stem(ws, INVITING_STEMS) {
+            t.add(points, format!("{place} asks to open it (\"{stem}\")"));
+        }
+    }
+    let mut described: Vec<String> = Vec::new();
+    for d in describe {
+        let found = [&anchor_ws, &sentence_ws, &intro_ws, &path_ws]
+            .iter()
+            .any(|ws| ws.iter().any(|w| same_word(d, w)));
+        if found {
+            described.push(d.clone());
+        }
+    }
+    if !described.is_empty() {
+        t.add(
+            25 * described.len() as i32,
+            format!("the step's describe matches \"{}\"", described.join(" ")),
+        );
+    }
+    if occ.anchor.is_none() && bad_text(&occ.sentence.to_lowercase()) {
+        t.add(-15, "its sentence names a help or legal page".into());
+    }
+    let paragraph_ws = words(&occ.paragraph);
+    if [&sentence_ws, &lead_ws, &intro_ws, &paragraph_ws]
+        .iter()
+        .any(|ws| first_stem(ws, CONTEXT_NEG).is_some())
+    {
+        t.add(-45, "its sentence sounds defensive".into());
+    }
+    let refused = [
+        (&anchor_ws, "its text"),
+        (&sentence_ws, "its sentence"),
+        (&lead_ws, "the question before it"),
+        (&intro_ws, "the line before it"),
+        (&path_ws, "its address"),
+    ]
+    .iter()
+    .find_map(|(ws, place)| {
+        first_stem(ws, DESTRUCTIVE_STEMS).map(|stem| format!("{place} says \"{stem}\""))
+    });
+    // only the words make a link a candidate; what it carries and how it looks rank it. A
+    // link that undoes something stays, refused, so that a mail with nothing else says so.
+    if t.score <= 0 && (refused.is_none() || t.marked <= 0) {
+        return None;
+    }
+    if token {
+        t.add(12, "it carries a token".into());
+    }
+    if host.starts_with("auth.") || host.starts_with("login.") || host.starts_with("accounts.") {
+        t.add(5, "its host is an accounts host".into());
+    }
+    if occ.button {
+        t.add(8, "it is a button".into());
+    }
+    if opaque {
+        t.add(6, "it carries an opaque token".into());
+    }
+    if (path.is_empty() || path == "/") && url.query().is_none() {
+        t.add(-30, "it is a home page".into());
+    }
+    if t.score <= 0 && refused.is_none() {
+        return None;
+    }
+    let text = if generic && occ.anchor.is_none() {
+        occ.sentence.trim().to_string()
+    } else {
+        anchor.to_string()
+    };
+    Some(RankedLink {
+        url,
+        text,
+        score: t.score.max(1),
+        quoted: occ.quoted,
+        reasons: t.reasons,
+        described,
+        refused,
+    })
+}
+
+/// A link's score as it is built, with one reason per change.
+#[derive(Default)]
+struct Tally {
+    score: i32,
+    /// The sum of the points its words earned, penalties left out.
+    marked: i32,
+    reasons: Vec<String>,
+}
+
+impl Tally {
+    fn add(&mut self, points: i32, reason: String) {
+        self.score += points;
+        if points > 0 {
+            self.marked += points;
+        }
+        self.reasons.push(reason);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bare(href: &str, sentence: &str) -> Occurrence {
+        Occurrence {
+            href: href.into(),
+            sentence: sentence.into(),
+            ..Occurrence::default()
+        }
+    }
+
+    #[test]
+    fn invalidate_is_not_validate_and_is_refused() {
+        let r = rank(
+            &bare(
+                "https://wiki.test/Special:InvalidateEmail/abc123",
+                "If you did *not* register the account, follow this link to cancel the email address confirmation:",
+            ),
+            &[],
+        )
+        .unwrap();
+        assert!(r.refused.is_some(), "{r:?}");
+        let r = rank(
+            &bare(
+                "https://wiki.test/Special:ConfirmEmail/abc123",
+                "open this link in your browser:",
+            ),
+            &[],
+        )
+        .unwrap();
+        assert_eq!(r.refused, None);
+    }
+
+    #[test]
+    fn a_login_parameter_is_not_a_log_in_link() {
+        let with_param = rank(&bare("https://blog.test/reset?key=abc&login=bob", ""), &[]);
+        assert!(with_param.is_none_or(|r| !r.reasons.iter().any(|x| x.contains("login"))));
+    }
+
+    #[test]
+    fn describe_words_rank_and_are_recorded() {
+        let d = describe_words(Some("the link to set a password"));
+        assert_eq!(d, ["set", "password"]);
+        let r = rank(
+            &bare(
+                "https://blog.test/x?key=abc",
+                "To set your password, visit:",
+            ),
+            &d,
+        )
+        .unwrap();
+        assert_eq!(r.described, ["set", "password"]);
+        assert!(same_word("verify", "verification"));
+        assert!(same_word("invitation", "invite"));
+        assert!(!same_word("set", "settings"));
+        assert!(!same_word("reset", "resend"));
+    }
+}

@@ -1,0 +1,109 @@
+//! Words as a person reads them: text and URL paths cut into lower-case words (camelCase and
+//! `snake_case` split), and stems matched at the start of a word, never inside one.
+
+/// The lower-case words of `text`. Letters and digits make words; a lower-to-upper change
+/// starts a new one (`InvalidateEmail` → `invalidate`, `email`), so URL paths read like text.
+/// Apostrophes inside a word are dropped (`didn't` → `didnt`).
+pub(super) fn words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_alphanumeric() {
+            if c.is_uppercase() && prev_lower && !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = c.is_lowercase() || c.is_ascii_digit();
+            cur.extend(c.to_lowercase());
+        } else if matches!(c, '\'' | '’')
+            && !cur.is_empty()
+            && chars.peek().is_some_and(|n| n.is_alphabetic())
+        {
+            // `didn't`, `don’t`: one word
+        } else {
+            prev_lower = false;
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Scripts written without spaces between words (CJK, kana, Hangul, Thai): a stem in them is
+/// matched anywhere.
+fn unspaced(stem: &str) -> bool {
+    stem.chars().any(|c| c as u32 >= 0x0E00)
+}
+
+/// Whether `stem` occurs in `ws` (the words of a text, [`words`]) as a person would read it.
+/// A one-word stem matches the start of a word (`verif` matches `verification`, never
+/// `unverified`; `validat` never matches `invalidate`). A stem of several words (`sign in`,
+/// `did not request`) matches consecutive words, each whole except the last, which may be a
+/// prefix. Stems in unspaced scripts match anywhere in a word.
+pub(super) fn has_stem(ws: &[String], stem: &str) -> bool {
+    stem_at(ws, stem).is_some()
+}
+
+/// Where `stem` starts in `ws` and how many words it spans, matched as [`has_stem`] does.
+fn stem_at(ws: &[String], stem: &str) -> Option<(usize, usize)> {
+    if unspaced(stem) {
+        return ws.iter().position(|w| w.contains(stem)).map(|i| (i, 1));
+    }
+    let parts = words(stem);
+    let (last, init) = parts.split_last()?;
+    if ws.len() < parts.len() {
+        return None;
+    }
+    (0..=ws.len() - parts.len())
+        .find(|&i| {
+            init.iter().zip(&ws[i..]).all(|(p, w)| p == w) && ws[i + init.len()].starts_with(last)
+        })
+        .map(|i| (i, parts.len()))
+}
+
+/// The words of `ws` that the first of `stems` found there matched (`invalidate` for the stem
+/// `invalidat`, `did not register`), if any.
+pub(super) fn first_stem(ws: &[String], stems: &[&str]) -> Option<String> {
+    stems
+        .iter()
+        .find_map(|s| stem_at(ws, s))
+        .map(|(i, n)| ws[i..i + n].join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_camel_case_and_keep_contractions() {
+        assert_eq!(
+            words("Special:InvalidateEmail/abc"),
+            ["special", "invalidate", "email", "abc"]
+        );
+        assert_eq!(words("Didn't request it?"), ["didnt", "request", "it"]);
+        assert_eq!(
+            words("wp-login.php?login=bob"),
+            ["wp", "login", "php", "login", "bob"]
+        );
+        assert_eq!(words("BESTÄTIGEN Sie"), ["bestätigen", "sie"]);
+    }
+
+    #[test]
+    fn stems_match_at_the_start_of_words_only() {
+        let w = words("If you did *not* register, follow this link to cancel");
+        assert!(has_stem(&w, "did not register"));
+        assert!(has_stem(&w, "cancel"));
+        assert!(!has_stem(&w, "regist er"));
+        assert!(!has_stem(&words("Invalidate"), "validat"));
+        assert!(has_stem(&words("Validate your address"), "validat"));
+        assert!(!has_stem(&words("unverified"), "verif"));
+        assert!(has_stem(&words("Sign in now"), "sign in"));
+        assert!(!has_stem(&words("sign"), "sign in"));
+        assert!(has_stem(&words("メールアドレスを確認"), "確認"));
+    }
+}
