@@ -28,6 +28,7 @@ pub struct Plan {
     /// Why these steps reach the goal. Informational only.
     pub reasoning: String,
     /// The steps, run in order. Must end with `done`.
+    #[schemars(length(min = 1))]
     pub steps: Vec<Step>,
     /// Values the goal did not give that the page asks for, each a `{{var}}` of the plan
     /// with a question and a suggested answer (taken when nobody answers).

@@ -60,13 +60,14 @@ pub(crate) async fn call(
         config.timeout(),
     )
     .await?;
-    let mut reply = parse_response(&sent.body)?;
+    let mut reply = parse_response(&sent.body, config.max_tokens())?;
     reply.retries = sent.retries;
     Ok(reply)
 }
 
-/// Reads the `tool_use` block's input, the usage and refusals out of a Messages response.
-pub(crate) fn parse_response(body: &str) -> Result<ModelReply, PlannerError> {
+/// Reads the `tool_use` block's input, the usage and refusals out of a Messages response
+/// (`max_tokens`: the cap the request sent, named when the answer stopped there).
+pub(crate) fn parse_response(body: &str, max_tokens: u32) -> Result<ModelReply, PlannerError> {
     let v: Value = serde_json::from_str(body).map_err(|e| PlannerError::BadResponse {
         provider: super::Provider::Anthropic,
         detail: format!("the body is not JSON ({e})"),
@@ -107,10 +108,11 @@ pub(crate) fn parse_response(body: &str) -> Result<ModelReply, PlannerError> {
             return Err(PlannerError::InvalidPlan {
                 problems: vec![crate::plan::Problem::new(
                     "$",
-                    "the answer was cut off at max_tokens before the plan began",
+                    super::cut_off(max_tokens, true),
                 )],
                 returned: super::truncate(&text.join(" "), super::RETURNED_LIMIT),
                 note: None,
+                usage,
             });
         }
         return Err(PlannerError::Refused {
@@ -127,8 +129,7 @@ pub(crate) fn parse_response(body: &str) -> Result<ModelReply, PlannerError> {
         Value::Null => return Err(bad("the tool_use block has no `input`")),
         other => other.to_string(),
     };
-    let note = (stop == "max_tokens")
-        .then(|| "the answer was cut off at max_tokens, so the plan may be incomplete".to_string());
+    let note = (stop == "max_tokens").then(|| super::cut_off(max_tokens, false));
     Ok(ModelReply {
         output,
         usage,

@@ -14,11 +14,16 @@ pub const MODEL_VAR: &str = "PLANLOCK_MODEL";
 pub const CACHE_DIR_VAR: &str = "PLANLOCK_CACHE_DIR";
 /// The deadline of one planning request in seconds, retries included (default 120).
 pub const TIMEOUT_VAR: &str = "PLANLOCK_MODEL_TIMEOUT";
+/// The most output tokens a plan answer may take, on either provider (default 4096).
+pub const MAX_TOKENS_VAR: &str = "PLANLOCK_MAX_TOKENS";
 
 /// Default deadline of one plan request, retries included.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(120);
-/// Default most output tokens asked of Anthropic (a 15-step plan needs far fewer).
+/// Default cap on a plan answer's output tokens (a 15-step plan needs far fewer), so a model
+/// that loops stops there instead of at the deadline.
 pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+/// The largest `PLANLOCK_MAX_TOKENS` accepted.
+const MOST_MAX_TOKENS: u32 = 1_000_000;
 
 /// A model provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -150,7 +155,7 @@ pub struct PlannerConfig {
     /// Deadline of the model request, retries included (`None` = 120 s).
     pub timeout: Option<Duration>,
     pub retry: RetryPolicy,
-    /// Most output tokens (Anthropic's required `max_tokens`; `None` = 4096).
+    /// Most output tokens of the answer, sent as `max_tokens` on both paths (`None` = 4096).
     pub max_tokens: Option<u32>,
 }
 
@@ -201,6 +206,21 @@ impl PlannerConfig {
                 }
             },
         };
+        let max_tokens = match get(MAX_TOKENS_VAR) {
+            None => None,
+            Some(v) => match v.parse::<u32>() {
+                Ok(n) if (1..=MOST_MAX_TOKENS).contains(&n) => Some(n),
+                _ => {
+                    return Err(PlannerError::BadSetting {
+                        var: MAX_TOKENS_VAR,
+                        value: v,
+                        reason: format!(
+                            "expected a whole number of tokens from 1 to {MOST_MAX_TOKENS}"
+                        ),
+                    });
+                }
+            },
+        };
         let cache_dir = get(CACHE_DIR_VAR).map(PathBuf::from).or_else(|| {
             get("XDG_CACHE_HOME")
                 .map(|d| PathBuf::from(d).join("planlock"))
@@ -215,7 +235,7 @@ impl PlannerConfig {
             cache_dir,
             timeout,
             retry: RetryPolicy::default(),
-            max_tokens: None,
+            max_tokens,
         })
     }
 
@@ -270,7 +290,7 @@ impl PlannerConfig {
         self.timeout.unwrap_or(DEFAULT_TIMEOUT)
     }
 
-    /// Anthropic's `max_tokens`.
+    /// The cap on the answer's output tokens (`max_tokens` in both providers' requests).
     pub fn max_tokens(&self) -> u32 {
         self.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)
     }
@@ -365,5 +385,22 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.to_string().contains(TIMEOUT_VAR));
+    }
+
+    #[test]
+    fn the_output_cap_is_read_and_checked() {
+        let with = |v: &str| {
+            let v = v.to_string();
+            PlannerConfig::from_lookup(move |k| (k == MAX_TOKENS_VAR).then(|| v.clone()))
+        };
+        assert_eq!(with("64").unwrap().max_tokens(), 64);
+        assert_eq!(
+            PlannerConfig::from_lookup(|_| None).unwrap().max_tokens(),
+            DEFAULT_MAX_TOKENS
+        );
+        for bad in ["0", "-3", "many", "1.5"] {
+            let e = with(bad).err().unwrap().to_string();
+            assert!(e.contains(MAX_TOKENS_VAR), "{e}");
+        }
     }
 }

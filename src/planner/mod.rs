@@ -268,16 +268,23 @@ pub enum PlannerError {
     },
     #[error("the model declined to plan this goal: {message}")]
     Refused { message: String },
-    #[error("{}", invalid_plan_message(problems, returned, note.as_deref()))]
+    #[error("{}", invalid_plan_message(problems, returned, note.as_deref(), usage))]
     InvalidPlan {
         problems: Vec<Problem>,
         /// What the model returned (pretty JSON when it parses), truncated.
         returned: String,
         note: Option<String>,
+        /// What the answer cost, as the provider reported it (paid for, plan or not).
+        usage: Usage,
     },
 }
 
-fn invalid_plan_message(problems: &[Problem], returned: &str, note: Option<&str>) -> String {
+fn invalid_plan_message(
+    problems: &[Problem],
+    returned: &str,
+    note: Option<&str>,
+    usage: &Usage,
+) -> String {
     let mut m = String::from(
         "the model returned a plan that is not valid, so there is no plan (planlock never \
          asks a model to fix its plan: run the command again, or fix the plan below by hand \
@@ -297,6 +304,15 @@ fn invalid_plan_message(problems: &[Problem], returned: &str, note: Option<&str>
     ));
     for p in problems {
         m.push_str(&format!("\n  {p}"));
+    }
+    m.push_str(&format!(
+        "\nThe answer used {} input and {} output tokens.",
+        usage.total_input_tokens(),
+        usage.output_tokens
+    ));
+    if returned.trim().is_empty() {
+        m.push_str("\nThe model returned nothing.");
+        return m;
     }
     m.push_str("\nThe model returned:\n");
     for line in returned.lines() {
@@ -357,6 +373,20 @@ impl PlannerError {
             PlannerError::Refused { .. } | PlannerError::InvalidPlan { .. } => 422,
             _ => 503,
         }
+    }
+}
+
+/// The one sentence that says an answer stopped at the output cap (Anthropic's
+/// `stop_reason: "max_tokens"`, OpenAI's `finish_reason: "length"`).
+pub(crate) fn cut_off(max_tokens: u32, before_the_plan: bool) -> String {
+    let cap = format!(
+        "the answer was cut off at the output cap of {max_tokens} tokens ({})",
+        config::MAX_TOKENS_VAR
+    );
+    if before_the_plan {
+        format!("{cap} before the plan began")
+    } else {
+        format!("{cap}, so the plan may be incomplete")
     }
 }
 
@@ -505,7 +535,7 @@ pub fn request_preview(goal: &str, req: &PlanRequest) -> Result<serde_json::Valu
     };
     let body = match provider {
         Provider::Anthropic => anthropic::request_body(model, &user, req.config.max_tokens()),
-        Provider::OpenAi => openai::request_body(model, &user),
+        Provider::OpenAi => openai::request_body(model, &user, req.config.max_tokens()),
     };
     Ok(serde_json::json!({
         "provider": provider.name(),
@@ -615,6 +645,7 @@ fn validate_output(reply: &ModelReply, limits: &Limits, vars: &Vars) -> Result<P
         problems: e.problems(),
         returned: truncate(&shown, RETURNED_LIMIT),
         note: reply.note.clone(),
+        usage: reply.usage,
     })
 }
 

@@ -1,5 +1,5 @@
 //! OpenAI-compatible Chat Completions: the system message first, the user message last, the
-//! plan schema as a strict JSON-schema response format.
+//! plan schema as a strict JSON-schema response format, the output capped.
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
@@ -10,10 +10,16 @@ use super::{ModelReply, PlannerError, Provider, Usage, schema};
 /// The `json_schema.name` of the response format.
 pub const SCHEMA_NAME: &str = "plan";
 
-/// The request body.
-pub(crate) fn request_body(model: &str, user_message: &str) -> Value {
+/// The request body. The output cap is sent as `max_tokens`, the name every
+/// OpenAI-compatible server reads (llama.cpp, vLLM, Ollama, LM Studio, and OpenAI itself for
+/// its chat models). OpenAI's newer `max_completion_tokens` is unknown to many of those
+/// servers, which would ignore it and let a looping model run to the deadline; the OpenAI
+/// models that refuse `max_tokens` (its reasoning models) say so in a 400, a loud error
+/// rather than a silently missing cap.
+pub(crate) fn request_body(model: &str, user_message: &str, max_tokens: u32) -> Value {
     json!({
         "model": model,
+        "max_tokens": max_tokens,
         "messages": [
             {"role": "system", "content": super::prompt::SYSTEM_PROMPT},
             {"role": "user", "content": user_message}
@@ -48,7 +54,7 @@ pub(crate) async fn call(
         v.set_sensitive(true);
         headers.insert(AUTHORIZATION, v);
     }
-    let body = request_body(model, user_message);
+    let body = request_body(model, user_message, config.max_tokens());
     let sent = super::http::post_json(
         client,
         endpoint,
@@ -58,13 +64,14 @@ pub(crate) async fn call(
         config.timeout(),
     )
     .await?;
-    let mut reply = parse_response(&sent.body)?;
+    let mut reply = parse_response(&sent.body, config.max_tokens())?;
     reply.retries = sent.retries;
     Ok(reply)
 }
 
-/// Reads the message content, usage and refusals out of a Chat Completions response.
-pub(crate) fn parse_response(body: &str) -> Result<ModelReply, PlannerError> {
+/// Reads the message content, usage and refusals out of a Chat Completions response
+/// (`max_tokens`: the cap the request sent, named when the answer stopped there).
+pub(crate) fn parse_response(body: &str, max_tokens: u32) -> Result<ModelReply, PlannerError> {
     let bad = |detail: String| PlannerError::BadResponse {
         provider: Provider::OpenAi,
         detail,
@@ -95,7 +102,19 @@ pub(crate) fn parse_response(body: &str) -> Result<ModelReply, PlannerError> {
         });
     }
     let finish = choice["finish_reason"].as_str().unwrap_or("");
-    let Some(content) = message["content"].as_str() else {
+    let content = message["content"].as_str();
+    if finish == "length" && content.is_none_or(|c| c.trim().is_empty()) {
+        return Err(PlannerError::InvalidPlan {
+            problems: vec![crate::plan::Problem::new(
+                "$",
+                super::cut_off(max_tokens, true),
+            )],
+            returned: String::new(),
+            note: None,
+            usage,
+        });
+    }
+    let Some(content) = content else {
         if finish == "content_filter" {
             return Err(PlannerError::Refused {
                 message: "the provider's content filter stopped the answer".into(),
@@ -103,9 +122,7 @@ pub(crate) fn parse_response(body: &str) -> Result<ModelReply, PlannerError> {
         }
         return Err(bad("`choices[0].message.content` is not a string".into()));
     };
-    let note = (finish == "length").then(|| {
-        "the answer was cut off at the token limit, so the plan may be incomplete".to_string()
-    });
+    let note = (finish == "length").then(|| super::cut_off(max_tokens, false));
     Ok(ModelReply {
         output: strip_code_fence(content).to_string(),
         usage,

@@ -1,5 +1,10 @@
 //! The plan schema as each provider wants it, derived from `plan::json_schema()` (the
 //! single source of truth), plus cleaning of model output before validation.
+//!
+//! Key order is kept everywhere (`shift_remove`, never `remove`, which with serde_json's
+//! `preserve_order` moves the last key into the hole): a server that enforces the schema
+//! while generating makes the model write the properties in the schema's order, and the
+//! plan's `reasoning` must come before its `steps`.
 
 use serde_json::{Map, Value, json};
 
@@ -10,12 +15,12 @@ pub fn anthropic_input_schema() -> Value {
     let mut schema = crate::plan::json_schema();
     let defs = schema
         .as_object_mut()
-        .and_then(|o| o.remove("$defs"))
+        .and_then(|o| o.shift_remove("$defs"))
         .unwrap_or(Value::Null);
     if let Some(o) = schema.as_object_mut() {
-        o.remove("$schema");
+        o.shift_remove("$schema");
         if let Some(Value::Object(props)) = o.get_mut("properties") {
-            props.remove("$schema");
+            props.shift_remove("$schema");
         }
     }
     inline_refs(&mut schema, &defs, 0);
@@ -29,7 +34,7 @@ pub fn anthropic_input_schema() -> Value {
 pub fn openai_strict_schema() -> Value {
     let mut schema = anthropic_input_schema();
     if let Some(o) = schema.as_object_mut() {
-        o.remove("title");
+        o.shift_remove("title");
     }
     strictify(&mut schema);
     schema
@@ -44,7 +49,7 @@ fn inline_refs(v: &mut Value, defs: &Value, depth: usize) {
                 && let Some(Value::Object(def)) = defs.get(name)
             {
                 let mut merged = def.clone();
-                o.remove("$ref");
+                o.shift_remove("$ref");
                 for (k, val) in std::mem::take(o) {
                     merged.insert(k, val);
                 }
@@ -64,7 +69,7 @@ fn strip_keyword(v: &mut Value, key: &str) {
         Value::Object(o) => {
             // Only a keyword when it sits beside a schema's `type`, not a property name.
             if o.get(key).is_some_and(Value::is_string) && o.contains_key("type") {
-                o.remove(key);
+                o.shift_remove(key);
             }
             for (k, val) in o.iter_mut() {
                 if k == "properties" {
@@ -84,10 +89,10 @@ fn strip_keyword(v: &mut Value, key: &str) {
 fn strictify(v: &mut Value) {
     match v {
         Value::Object(o) => {
-            if let Some(one_of) = o.remove("oneOf") {
+            if let Some(one_of) = o.shift_remove("oneOf") {
                 o.insert("anyOf".into(), one_of);
             }
-            if let Some(c) = o.remove("const") {
+            if let Some(c) = o.shift_remove("const") {
                 o.insert("enum".into(), json!([c]));
             }
             if o.get("properties").is_some_and(Value::is_object) {
@@ -224,6 +229,24 @@ mod tests {
             json!(["string", "null"])
         );
         assert_eq!(click["properties"]["describe"]["type"], "string");
+    }
+
+    #[test]
+    fn reasoning_comes_before_steps_and_a_plan_has_a_step() {
+        for s in [anthropic_input_schema(), openai_strict_schema()] {
+            let keys: Vec<&str> = s["properties"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect();
+            assert_eq!(keys, ["reasoning", "steps", "questions"]);
+            assert_eq!(s["properties"]["steps"]["minItems"], 1);
+        }
+        assert_eq!(
+            openai_strict_schema()["required"],
+            json!(["reasoning", "steps", "questions"])
+        );
     }
 
     #[test]

@@ -23,6 +23,7 @@ mod person;
 mod plan_fuzz;
 mod planner;
 mod private_addresses;
+mod real_model;
 mod report_html;
 mod report_junit;
 mod schema;

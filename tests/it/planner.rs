@@ -112,6 +112,38 @@ fn assert_strict(schema: &Value) {
     }
 }
 
+/// The schema as sent asks for `reasoning` before `steps` (a server that enforces it while
+/// generating makes the model write them in this order) and for at least one step.
+fn assert_reasoning_first(schema: &Value) {
+    let keys: Vec<&str> = schema["properties"]
+        .as_object()
+        .expect("properties")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["reasoning", "steps", "questions"], "{schema}");
+    assert_eq!(schema["properties"]["steps"]["minItems"], 1);
+}
+
+/// A Chat Completions answer that stopped at the output cap after `content`.
+fn openai_cut_off(content: Value) -> Canned {
+    Canned::json(
+        200,
+        serde_json::json!({
+            "id": "chatcmpl-cut",
+            "object": "chat.completion",
+            "model": "test-model",
+            "choices": [{
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "length"
+            }],
+            "usage": {"prompt_tokens": 900, "completion_tokens": 64, "total_tokens": 964}
+        })
+        .to_string(),
+    )
+}
+
 // ---------------------------------------------------------------------------------------------
 // Anthropic
 
@@ -173,6 +205,7 @@ async fn anthropic_request_shape_one_request_per_plan_and_zero_on_a_cache_hit() 
         .as_array()
         .unwrap();
     assert_eq!(variants.len(), plan::step_types().count());
+    assert_reasoning_first(&tools[0]["input_schema"]);
     assert_eq!(
         b["tool_choice"],
         serde_json::json!({"type": "tool", "name": "submit_plan"})
@@ -475,6 +508,11 @@ async fn openai_request_shape_strict_schema_nulls_dropped_and_usage() {
     assert!(header(r, "x-api-key").is_none());
     let b = &r.body;
     assert_eq!(b["model"], "gpt-test");
+    assert_eq!(
+        b["max_tokens"],
+        planner::config::DEFAULT_MAX_TOKENS,
+        "the output is capped"
+    );
     let messages = b["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 2);
     assert_eq!(messages[0]["role"], "system");
@@ -495,6 +533,11 @@ async fn openai_request_shape_strict_schema_nulls_dropped_and_usage() {
     assert_eq!(schema, &planner::schema::openai_strict_schema());
     assert_eq!(schema["type"], "object");
     assert_strict(schema);
+    assert_reasoning_first(schema);
+    assert_eq!(
+        schema["required"],
+        serde_json::json!(["reasoning", "steps", "questions"])
+    );
 
     // The recorded answer conforms to the schema that was sent.
     let answer: Value = serde_json::from_str(
@@ -506,6 +549,10 @@ async fn openai_request_shape_strict_schema_nulls_dropped_and_usage() {
     .unwrap();
     let validator = jsonschema::validator_for(schema).unwrap();
     assert!(validator.is_valid(&answer));
+    // A plan with no step does not.
+    let mut empty = answer.clone();
+    empty["steps"] = serde_json::json!([]);
+    assert!(!validator.is_valid(&empty));
 
     // And the second call is a cache hit.
     assert!(planner::plan_goal(GOAL, &req).await.unwrap().cached);
@@ -537,6 +584,51 @@ async fn openai_malformed_content_is_an_invalid_plan_that_says_it_was_cut_off() 
     assert!(msg.contains("cut off"), "{msg}");
     assert!(msg.contains("$: line 1"), "{msg}");
     assert!(msg.contains(r#""describe":"submit","te"#), "{msg}");
+}
+
+#[tokio::test]
+async fn openai_answer_cut_off_at_the_configured_cap_says_so_in_one_sentence() {
+    let fake = Fake::start(vec![
+        openai_cut_off(Value::String(
+            r#"{"reasoning":"Sign up, then confirm the email, then confirm the email, then"#.into(),
+        )),
+        openai_cut_off(Value::Null),
+        openai_cut_off(Value::String(String::new())),
+    ]);
+    let cache = tempfile::tempdir().unwrap();
+    let mut cfg = config("openai:gpt-test", &fake, cache.path());
+    cfg.max_tokens = Some(64);
+    let req = request(cfg);
+
+    let e = plan_err(GOAL, &req).await;
+    assert_eq!(fake.count(), 1, "no second call");
+    assert_eq!(fake.bodies()[0]["max_tokens"], 64);
+    assert_eq!(e.exit_code(), exit::INVALID_INPUT);
+    let msg = e.to_string();
+    assert!(
+        msg.contains(
+            "the answer was cut off at the output cap of 64 tokens (PLANLOCK_MAX_TOKENS), so \
+             the plan may be incomplete."
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("then confirm the email, then"), "{msg}");
+
+    // Nothing at all before the cap (no content, or empty content): the same sentence.
+    let mut fresh = req.clone();
+    fresh.no_cache = true;
+    for _ in 0..2 {
+        let msg = plan_err(GOAL, &fresh).await.to_string();
+        assert!(
+            msg.contains(
+                "$: the answer was cut off at the output cap of 64 tokens (PLANLOCK_MAX_TOKENS) \
+                 before the plan began"
+            ),
+            "{msg}"
+        );
+        assert!(msg.ends_with("The model returned nothing."), "{msg}");
+    }
+    assert_eq!(fake.count(), 3);
 }
 
 #[tokio::test]
@@ -774,6 +866,37 @@ async fn plan_command_writes_the_plan_file_and_returns_exit_codes() {
         "the 401 is an environment error: {fresh:?}"
     );
     assert_eq!(fake.count(), 2);
+}
+
+#[tokio::test]
+async fn plan_command_caps_the_openai_answer_from_planlock_max_tokens() {
+    let fake = Fake::start(vec![openai_cut_off(Value::String(
+        r#"{"reasoning":"Sign up and"#.into(),
+    ))]);
+    let cache = tempfile::tempdir().unwrap();
+    let out = tokio::process::Command::from(util::planlock())
+        .args(["plan", GOAL, "--blind"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PLANLOCK_MODEL", "openai:local-model")
+        .env("OPENAI_BASE_URL", fake.openai_url())
+        .env("PLANLOCK_MAX_TOKENS", "32")
+        .env("PLANLOCK_CACHE_DIR", cache.path())
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(i32::from(exit::INVALID_INPUT)),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("cut off at the output cap of 32 tokens (PLANLOCK_MAX_TOKENS)"),
+        "{stderr}"
+    );
+    assert_eq!(fake.count(), 1);
+    assert_eq!(fake.bodies()[0]["max_tokens"], 32);
 }
 
 #[test]
