@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// The kind of a step or run failure, as reported in results (`error.kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// Nothing on the page matched what the step looks for.
@@ -45,6 +46,7 @@ pub enum ErrorKind {
 
 /// A failure with its kind and a sentence that says what was looked for and what was found.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[error("{message}")]
 pub struct StepError {
     pub kind: ErrorKind,

@@ -7,9 +7,12 @@ use crate::lock::Refusal;
 
 /// The element a step acted on, how it was found, and how it was chosen among others.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct Located {
     /// How it was found: `text`, `text-substring`, `label`, `aria-label`,
     /// `aria-labelledby`, `placeholder`, `selector`, `split` (code boxes), `fallback`.
+    /// (Optional in the API's schema: these fields are a step detail's only when it located.)
+    #[cfg_attr(feature = "server", schema(required = false))]
     pub strategy: String,
     /// The element as `<tag#id> "text"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -95,6 +98,7 @@ impl Located {
 
 /// One element that matched, as the ranking saw it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct Candidate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element: Option<String>,

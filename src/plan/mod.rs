@@ -234,6 +234,7 @@ impl Criticality {
 
 /// A step's `type`, as written in plans.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum StepType {
     Navigate,

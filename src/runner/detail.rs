@@ -8,6 +8,7 @@ use crate::browser::Located;
 /// The facts of one step. Which fields are set depends on the step type; absent ones are
 /// left out of the JSON.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[non_exhaustive]
 pub struct StepDetail {
     /// The page's URL after the step (`navigate`, an email's link, a failure).
@@ -121,20 +122,26 @@ impl StepDetail {
     }
 }
 
-/// The message an inbox step matched.
+/// The message an inbox step matched. (Its fields are optional in the API's schema: they are
+/// a step detail's only when the step read an email.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct EmailSeen {
     #[serde(rename = "email_subject")]
+    #[cfg_attr(feature = "server", schema(required = false))]
     pub subject: String,
     #[serde(rename = "email_from")]
+    #[cfg_attr(feature = "server", schema(required = false))]
     pub from: String,
     /// RFC 3339, UTC.
     #[serde(rename = "email_received_at")]
+    #[cfg_attr(feature = "server", schema(required = false))]
     pub received_at: String,
 }
 
 /// What a `run_started` event says.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct RunStarted {
     /// The plan's file or name.
     pub plan: Option<String>,
@@ -150,6 +157,7 @@ pub struct RunStarted {
 
 /// One inbox bound to a run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct BoundInbox {
     /// `None` for the default inbox.
     pub name: Option<String>,
@@ -158,6 +166,7 @@ pub struct BoundInbox {
 
 /// What a `run_finished` event says.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct RunFinished {
     pub status: super::RunStatus,
     pub summary: String,

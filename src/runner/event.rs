@@ -21,6 +21,7 @@ pub enum EventKind {
 
 /// Which step a step event is about.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct StepRef {
     /// The step's index in the plan (0-based).
     pub index: usize,
@@ -33,6 +34,7 @@ pub struct StepRef {
 /// One line of the event log, tagged by `event`. Every event carries the run's id and an
 /// RFC 3339 time with milliseconds, UTC (`ts`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     RunStarted {

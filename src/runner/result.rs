@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 /// How a run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     Succeeded,
@@ -32,6 +33,7 @@ impl RunStatus {
 
 /// How one step stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum StepStatus {
     Succeeded,
@@ -45,6 +47,7 @@ pub enum StepStatus {
 
 /// Where a step of a run that goes on stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum StepState {
     /// Started, not ended.
@@ -56,6 +59,7 @@ pub enum StepState {
 
 /// One step's outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct StepOutcome {
     pub index: usize,
     #[serde(rename = "type")]
@@ -85,6 +89,7 @@ impl StepOutcome {
 
 /// The result JSON (docs/steps.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct RunResult {
     pub run_id: String,
     pub status: RunStatus,
@@ -111,11 +116,13 @@ pub struct RunResult {
 
 /// A step that failed without ending the run: what it said, and what the page showed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct Warning {
     pub step: usize,
     #[serde(rename = "type")]
     pub step_type: StepType,
     pub describe: String,
+    #[cfg_attr(feature = "server", schema(schema_with = criticality_ref))]
     pub criticality: Criticality,
     pub error: StepError,
     /// The page's URL then.
@@ -124,6 +131,12 @@ pub struct Warning {
     /// The page's main visible text then (the first 1,000 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+}
+
+/// The plan schema's own `Criticality`, which the service's OpenAPI document includes.
+#[cfg(feature = "server")]
+fn criticality_ref() -> utoipa::openapi::Ref {
+    utoipa::openapi::Ref::from_schema_name("Criticality")
 }
 
 impl RunResult {
@@ -257,6 +270,7 @@ pub fn step_refs(steps: &[Step]) -> Vec<StepRef> {
 
 /// One step as a run's events tell it so far.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct StepProgress {
     pub index: usize,
     #[serde(rename = "type")]

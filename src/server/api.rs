@@ -1,33 +1,31 @@
-//! What the service answers beyond the library's own types: a run's view while it goes on,
-//! the webhook's state, the list of runs. Handlers build these; the OpenAPI document
-//! describes them.
+//! What the service answers beyond the library's own types ([`RunResult`], [`Event`]): a
+//! run's view while it goes on, a run accepted, a plan made, the list of runs, the lines of a
+//! stream, the replica's health. Handlers build these; the OpenAPI document is derived from
+//! them.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+use utoipa::openapi::{RefOr, Schema};
 
-use super::store::{StoredRun, timestamp};
-use crate::runner::{Progress, RunResult, StepProgress};
-
-/// Where a run's webhook delivery stands.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CallbackState {
-    pub url: String,
-    /// `pending`, `delivered` or `failed` (every attempt used, or the address refused).
-    pub status: Option<String>,
-    pub attempts: i64,
-    pub last_error: Option<String>,
-}
+use super::store::{CallbackState, StoredRun, timestamp};
+use crate::plan::Plan;
+use crate::planner::{self, PlanOutcome};
+use crate::runner::{Event, Progress, RunResult, StepProgress};
 
 /// A run that has ended: its result, with its webhook's state.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct EndedRun {
     #[serde(flatten)]
     pub result: RunResult,
+    /// The webhook delivery, when the run has a `callback_url`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub callback: Option<CallbackState>,
 }
 
 /// A run that is queued or running: the steps started so far.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"run_id": "qsbqxhbb", "status": "running", "created_at": "2026-12-01T07:17:25.170Z", "started_at": "2026-12-01T07:17:25.175Z", "steps_total": 3, "steps": [{"index": 0, "type": "navigate", "describe": "go to https://shop.example/", "status": "succeeded", "duration_ms": 249, "detail": {"url": "https://shop.example/", "status": 200}}, {"index": 1, "type": "wait_seconds", "describe": "wait 2 s", "status": "running"}], "extracted": [], "inbox_address": null, "allowed_hosts": ["shop.example"]}))]
 pub struct RunProgress {
     pub run_id: String,
     /// `queued` (waiting for a slot) or `running`.
@@ -35,6 +33,7 @@ pub struct RunProgress {
     pub created_at: String,
     pub started_at: Option<String>,
     pub steps_total: i64,
+    /// The steps started so far.
     pub steps: Vec<StepProgress>,
     pub extracted: Vec<String>,
     pub inbox_address: Option<String>,
@@ -63,8 +62,8 @@ impl RunProgress {
     }
 }
 
-/// `GET /v1/runs/{id}`: the result once the run has ended, its progress before.
-#[derive(Debug, Clone, Serialize)]
+/// A run: its result once it has ended, its progress before.
+#[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(untagged)]
 pub enum RunView {
     Ended(Box<EndedRun>),
@@ -72,7 +71,7 @@ pub enum RunView {
 }
 
 /// One run in a list.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct RunSummary {
     pub run_id: String,
     /// `queued`, `running`, `succeeded`, `failed` or `cancelled`.
@@ -105,9 +104,198 @@ impl RunSummary {
 }
 
 /// A page of runs, newest first.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"runs": [{"run_id": "qsbqxhbb", "status": "succeeded", "created_at": "2026-12-01T07:17:25.170Z", "started_at": "2026-12-01T07:17:25.175Z", "finished_at": "2026-12-01T07:17:27.301Z", "summary": "signed up", "plan": null, "steps_total": 7, "allowed_hosts": ["shop.example"], "href": "/v1/runs/qsbqxhbb"}], "next_cursor": "MTc2NDU3MzQ0NTE3MDpxc2JxeGhiYg"}))]
 pub struct RunList {
     pub runs: Vec<RunSummary>,
     /// Pass as `cursor` for the next page; null on the last page.
     pub next_cursor: Option<String>,
+}
+
+/// A plan made from a goal, as callers see it (no server paths).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Planned {
+    #[schema(schema_with = plan_ref)]
+    pub plan: Plan,
+    /// The plan came from the cache (no model call; usage all zeros).
+    pub cached: bool,
+    pub usage: Usage,
+    #[schema(example = "anthropic:claude-sonnet-4-5")]
+    pub model: String,
+    pub prompt_version: String,
+    /// The goal as planned (runs of whitespace collapsed).
+    pub goal: String,
+    /// The registrable domain of the first site the goal names.
+    pub site: String,
+    /// Transport retries of the one request.
+    pub retries: u32,
+    pub warnings: Vec<String>,
+    /// What the planner was shown of the start page, when it looked.
+    pub looked: Option<Looked>,
+}
+
+impl Planned {
+    pub fn of(outcome: PlanOutcome) -> Planned {
+        Planned {
+            plan: outcome.plan,
+            cached: outcome.cached,
+            usage: outcome.usage.into(),
+            model: outcome.model,
+            prompt_version: outcome.prompt_version,
+            goal: outcome.goal,
+            site: outcome.site,
+            retries: outcome.retries,
+            warnings: outcome.warnings,
+            looked: outcome.looked.map(Looked::from),
+        }
+    }
+}
+
+/// Tokens the one model request used (all zero on a cache hit). `input_tokens` counts input
+/// that was neither written to nor read from the provider's prompt cache.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+pub struct Usage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    pub cache_read_input_tokens: u64,
+}
+
+impl From<planner::Usage> for Usage {
+    fn from(u: planner::Usage) -> Usage {
+        Usage {
+            input_tokens: u.input_tokens,
+            output_tokens: u.output_tokens,
+            cache_creation_input_tokens: u.cache_creation_input_tokens,
+            cache_read_input_tokens: u.cache_read_input_tokens,
+        }
+    }
+}
+
+/// What the planner was shown of the start page.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Looked {
+    /// The page looked at, after redirects.
+    pub url: String,
+    /// Form fields in the outline.
+    pub fields: usize,
+    /// Buttons in the outline.
+    pub buttons: usize,
+    /// Texts on the page that read like instructions to a model (counted, never sent).
+    pub flagged: usize,
+    /// The outline's size in the model's request, in tokens (about 4 characters each).
+    pub outline_tokens: u64,
+}
+
+impl From<planner::Looked> for Looked {
+    fn from(l: planner::Looked) -> Looked {
+        Looked {
+            url: l.url,
+            fields: l.fields,
+            buttons: l.buttons,
+            flagged: l.flagged,
+            outline_tokens: l.outline_tokens,
+        }
+    }
+}
+
+/// `dry_run`: the exact request the model would get.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PlanPreview {
+    /// The system prompt, the user message and the tool schema, as the provider takes them.
+    #[schema(value_type = Object)]
+    pub request: Value,
+}
+
+/// `POST /v1/plans`: the plan, or with `dry_run` the model's request.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum PlansAnswer {
+    Planned(Box<Planned>),
+    Preview(PlanPreview),
+}
+
+/// The result of `POST /v1/act`: a run result with the planning.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ActResult {
+    #[serde(flatten)]
+    pub result: RunResult,
+    pub planning: Planned,
+}
+
+/// `202 Accepted` for `Prefer: respond-async`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"run_id": "qsbqxhbb", "status": "queued", "href": "/v1/runs/qsbqxhbb"}))]
+pub struct Accepted {
+    pub run_id: String,
+    /// `queued` or `running`.
+    pub status: String,
+    /// Where to poll.
+    pub href: String,
+    /// `POST /v1/act` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub planning: Option<Planned>,
+}
+
+/// `planned`: the first line `POST /v1/act` streams.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlannedTag {
+    Planned,
+}
+
+/// `result`: the last line of a stream.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultTag {
+    Result,
+}
+
+/// The plan `POST /v1/act` made, streamed before the run's events.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PlannedLine {
+    pub event: PlannedTag,
+    #[serde(flatten)]
+    pub planned: Planned,
+}
+
+/// The run's result, the last line streamed.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ResultLine {
+    pub event: ResultTag,
+    #[serde(flatten)]
+    pub result: RunResult,
+}
+
+/// One NDJSON line of a streamed run: `planned` (act, first), each event, then `result`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(untagged)]
+#[schema(example = json!({"event": "step_succeeded", "run_id": "rczdrdic", "ts": "2026-12-01T07:17:23.098Z", "index": 0, "type": "navigate", "describe": "go to https://shop.example/", "duration_ms": 265, "detail": {"url": "https://shop.example/", "status": 200}}))]
+pub enum StreamLine {
+    Planned(Box<PlannedLine>),
+    Event(Box<Event>),
+    Result(Box<ResultLine>),
+}
+
+/// `GET /healthz`
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(example = json!({"status": "ok", "version": "0.1.0", "replica": "web-1:8080", "browser": "ok", "runs_in_flight": 1, "max_runs": 4, "queue_depth": 0, "queue_limit": 32}))]
+pub struct Health {
+    /// `ok`, or `shutting_down`.
+    pub status: &'static str,
+    pub version: &'static str,
+    /// This replica's name in the run store.
+    pub replica: String,
+    /// `ok`, or why the browser is not usable.
+    pub browser: String,
+    pub runs_in_flight: usize,
+    pub max_runs: usize,
+    /// Runs waiting for a slot.
+    pub queue_depth: usize,
+    pub queue_limit: usize,
+}
+
+/// The plan (the plan schema's `Plan`, which the document includes).
+fn plan_ref() -> impl Into<RefOr<Schema>> {
+    utoipa::openapi::Ref::from_schema_name("Plan")
 }

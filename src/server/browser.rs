@@ -7,6 +7,9 @@ use std::sync::Arc;
 use super::metrics::Metrics;
 use crate::browser::{BrowserError, Chromium, LaunchOptions};
 
+/// The environment variable naming a remote browser (`ws://…`) instead of launching one.
+pub const BROWSER_WS_VAR: &str = "PLANLOCK_BROWSER_WS";
+
 /// Where the service's browser comes from.
 pub enum BrowserSource {
     /// Launched (or connected to, with `connect_to`) by the service, which closes it.

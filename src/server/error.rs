@@ -4,12 +4,16 @@
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use serde::Serialize;
+use utoipa::ToSchema;
 
+use super::browser::BROWSER_WS_VAR;
 use super::store::StoreError;
 use crate::browser::BrowserError;
-use crate::plan::{PlanError, Problem};
+use crate::lock::LockError;
+use crate::plan::{self, PlanError, Problem, VarsError};
 use crate::planner::PlannerError;
+use crate::runner::SpecError;
 
 /// An error answer. `kind` is for programs, `message` is a sentence for people.
 #[derive(Debug, Clone)]
@@ -93,13 +97,33 @@ impl ApiError {
         }
     }
 
-    fn body(&self) -> Value {
-        let mut error = json!({ "kind": self.kind, "message": self.message });
-        if !self.problems.is_empty() {
-            error["problems"] = json!(self.problems);
+    fn body(&self) -> ErrorBody {
+        ErrorBody {
+            error: ErrorDetail {
+                kind: self.kind.to_string(),
+                message: self.message.clone(),
+                problems: (!self.problems.is_empty()).then(|| self.problems.clone()),
+            },
         }
-        json!({ "error": error })
     }
+}
+
+/// Every error answer.
+#[derive(Debug, Serialize, ToSchema)]
+#[schema(example = json!({"error": {"kind": "invalid_plan", "message": "the plan is not valid (1 problem): steps[0]: `click` needs `text` (preferred) or `selector`", "problems": [{"path": "steps[0]", "message": "`click` needs `text` (preferred) or `selector`"}]}}))]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorDetail {
+    /// For programs: see the table of kinds in the API documentation.
+    pub kind: String,
+    /// A sentence for people.
+    pub message: String,
+    /// Every problem of an invalid plan, each with its JSON path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problems: Option<Vec<Problem>>,
 }
 
 /// A plan problem as the API says it: the front end's part of the sentence added.
@@ -155,11 +179,85 @@ impl From<BrowserError> for ApiError {
                 "{e}; this server launches $CHROME, else Chromium's headless shell or the full \
                  browser where they are usually installed, or connects to a running one named \
                  by {} (planlock serve --browser-ws URL)",
-                super::BROWSER_WS_VAR
+                BROWSER_WS_VAR
             ),
             other => other.to_string(),
         };
         ApiError::unavailable("browser_unavailable", message)
+    }
+}
+
+/// A caller variable as the request gives it: `vars.NAME`, and how to give one.
+impl From<VarsError> for ApiError {
+    fn from(e: VarsError) -> ApiError {
+        let message = match &e {
+            VarsError::BadVar { name, problem } => format!("vars.{name}: {problem}"),
+            VarsError::Unknown(_) => format!("{e}: give it in `vars`"),
+            VarsError::MissingSecret(name) => format!(
+                "{e}: give it in the request's `secrets`, or declare it on the server \
+                 (planlock serve --secret {name}@HOST with PLANLOCK_SECRET_{name} set)"
+            ),
+            other => other.to_string(),
+        };
+        ApiError::unprocessable("invalid_variables", message)
+    }
+}
+
+/// A request that cannot become a run, in the API's words (its fields).
+impl From<SpecError> for ApiError {
+    fn from(e: SpecError) -> ApiError {
+        match e {
+            SpecError::Variable(v) => v.into(),
+            SpecError::NavigateUrl { step, problem, .. } => {
+                plan::PlanError::Invalid(vec![plan::Problem::new(
+                    format!("steps[{step}].url"),
+                    problem,
+                )])
+                .into()
+            }
+            SpecError::Lock(e) => e.into(),
+            e @ SpecError::SecretOutsideLock { .. } => {
+                ApiError::unprocessable("secret_not_allowed", e.to_string())
+            }
+            e @ SpecError::NoInboxAddress { .. } => ApiError::unprocessable(
+                "invalid_inbox",
+                format!("{e}: pass `inbox`, the name of one of this server's inboxes"),
+            ),
+            SpecError::UnboundInbox {
+                step,
+                step_type,
+                inbox,
+            } => ApiError::unprocessable(
+                "invalid_inbox",
+                match &inbox {
+                    Some(n) => format!(
+                        "steps[{step}].inbox_id: no inbox named \"{n}\" is bound: add \"{n}=URL\" \
+                         to `inbox`"
+                    ),
+                    None => format!(
+                        "steps[{step}] ({step_type}) reads email, but no inbox is bound: pass \
+                         `inbox` (imap://USER:PASS@HOST:PORT/INBOX?address=ADDR, or \
+                         smtp://127.0.0.1:2525?domain=DOMAIN)"
+                    ),
+                },
+            ),
+        }
+    }
+}
+
+/// A lock error in the API's words.
+impl From<LockError> for ApiError {
+    fn from(e: LockError) -> ApiError {
+        match &e {
+            LockError::NotAHost { .. } => {
+                ApiError::unprocessable("invalid_allowed_hosts", format!("allowed_hosts: {e}"))
+            }
+            LockError::PrivateAddress { ip, .. } => ApiError::unprocessable(
+                "lock_refused",
+                format!("{e} To let this run visit it, add \"{ip}\" to `allowed_hosts`."),
+            ),
+            _ => ApiError::unprocessable("lock_refused", e.to_string()),
+        }
     }
 }
 
@@ -203,7 +301,7 @@ mod tests {
             "not absolute",
         )]));
         assert_eq!(e.status, StatusCode::UNPROCESSABLE_ENTITY);
-        let body = e.body();
+        let body = serde_json::to_value(e.body()).unwrap();
         assert_eq!(body["error"]["kind"], "invalid_plan");
         assert_eq!(body["error"]["problems"][0]["path"], "steps[0].url");
         assert!(
@@ -212,7 +310,8 @@ mod tests {
                 .unwrap()
                 .contains("steps[0].url: not absolute")
         );
-        let plain = ApiError::bad_request("malformed_json", "x").body();
+        let plain =
+            serde_json::to_value(ApiError::bad_request("malformed_json", "x").body()).unwrap();
         assert!(plain["error"].get("problems").is_none());
     }
 

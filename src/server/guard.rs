@@ -7,8 +7,8 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::AppState;
 use super::error::ApiError;
+use super::state::AppState;
 
 /// Refuses requests whose `Host` is a name this server was not given, and requests a
 /// browser sent from a page of another origin. `/healthz` stays open to load balancers,
@@ -32,6 +32,47 @@ pub(super) async fn same_origin_only(
         return e.into_response();
     }
     next.run(req).await
+}
+
+/// Under `/v1/`: 401 unless the request carries the server's bearer token, when it has one.
+pub(super) async fn require_token(
+    State(state): State<AppState>,
+    req: Request,
+    next: Next,
+) -> Response {
+    if let Some(token) = state.token() {
+        let given = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| {
+                let (scheme, rest) = v.trim().split_once(' ')?;
+                scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
+            });
+        let problem = match given {
+            None => Some(
+                "this server requires a bearer token: send `Authorization: Bearer TOKEN` \
+                 (the token is the server's PLANLOCK_TOKEN)",
+            ),
+            Some(g) if !same_secret(g, token) => Some("the bearer token is not valid"),
+            Some(_) => None,
+        };
+        if let Some(message) = problem {
+            return ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+                .into_response();
+        }
+    }
+    next.run(req).await
+}
+
+/// Compares digests, so the time taken says nothing about the token.
+fn same_secret(a: &str, b: &str) -> bool {
+    use sha2::{Digest, Sha256};
+    let (x, y) = (Sha256::digest(a.as_bytes()), Sha256::digest(b.as_bytes()));
+    x.iter()
+        .zip(y.iter())
+        .fold(0u8, |acc, (p, q)| acc | (p ^ q))
+        == 0
 }
 
 /// The one `Host` the request names (or the authority of an HTTP/2 request). A request that

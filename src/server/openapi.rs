@@ -1,23 +1,34 @@
-//! The OpenAPI 3.1 document of the service, derived from the handlers and the types they
-//! read and answer (utoipa), with the plan schema filled in from the plan's Rust types and
-//! every error the API answers listed from one table, so none of it can drift apart.
+//! The OpenAPI 3.1 document of the service, derived (utoipa) from the handlers and the types
+//! they read and answer, with the plan schema filled in from the plan's Rust types and every
+//! error the API answers listed from one table.
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
-use serde::Serialize;
+use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
-use utoipa::openapi::{RefOr, Schema};
-use utoipa::{OpenApi, ToSchema};
+use utoipa::OpenApi;
 
+use super::api::{
+    Accepted, ActResult, Health, Planned, PlansAnswer, RunList, RunProgress, RunView, StreamLine,
+};
+use super::error::ErrorBody;
 use super::request::{ActBody, PlansBody, RunBody};
 use super::routes;
 use crate::plan;
+use crate::runner::{Event, RunResult};
 
 /// The document served at `/openapi.json`.
 pub fn document() -> &'static Value {
     static DOC: LazyLock<Value> = LazyLock::new(build);
     &DOC
+}
+
+/// This document.
+#[utoipa::path(get, path = "/openapi.json", tag = "service",
+    responses((status = 200, description = "The OpenAPI 3.1 description of this API.", body = Object)))]
+pub(super) async fn openapi() -> Response {
+    axum::Json(document().clone()).into_response()
 }
 
 #[derive(OpenApi)]
@@ -38,14 +49,13 @@ pub fn document() -> &'static Value {
         routes::cancel_run,
         routes::screenshot,
         routes::plan_schema,
-        routes::openapi,
+        openapi,
         routes::healthz,
         routes::metrics,
     ),
     components(schemas(
-        RunBody, ActBody, PlansBody, ErrorBody, ErrorDetail, Problem, RunResult, ActResult,
-        StepOutcome, StepError, RunProgress, StepProgress, RunView, Accepted, RunList,
-        RunSummary, Planned, Usage, Event, Health, Callback
+        RunBody, ActBody, PlansBody, ErrorBody, RunResult, ActResult, RunView, RunProgress,
+        Accepted, RunList, Planned, PlansAnswer, StreamLine, Event, Health
     )),
     modifiers(&Bearer),
     tags(
@@ -75,320 +85,6 @@ impl utoipa::Modify for Bearer {
             ),
         );
     }
-}
-
-/// `plan`: the plan object (see `Plan`), or a string holding its JSON.
-pub(super) fn plan_or_text() -> impl Into<RefOr<Schema>> {
-    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
-    OneOfBuilder::new()
-        .item(utoipa::openapi::Ref::from_schema_name("Plan"))
-        .item(ObjectBuilder::new().schema_type(Type::String))
-        .description(Some("The plan, or a string holding its JSON."))
-}
-
-/// The plan (see `Plan`).
-fn plan_ref() -> impl Into<RefOr<Schema>> {
-    utoipa::openapi::Ref::from_schema_name("Plan")
-}
-
-/// `inbox`: one entry or a list of them.
-pub(super) fn inbox_entries() -> impl Into<RefOr<Schema>> {
-    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
-    let entry = || {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .description(Some(
-                "`[BINDING=]NAME`: one of the server's inboxes (unnamed: the default inbox); or \
-                 `[BINDING=]URL` when the server allows request inboxes.",
-            ))
-    };
-    OneOfBuilder::new()
-        .item(entry())
-        .item(ArrayBuilder::new().items(entry()))
-        .description(Some("The inboxes to bind, chosen by name."))
-        .examples([json!("support"), json!(["support", "billing=sales"])])
-}
-
-/// A step's facts: which fields are set depends on the step type.
-fn detail() -> impl Into<RefOr<Schema>> {
-    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
-    ObjectBuilder::new()
-        .schema_type(Type::Object)
-        .additional_properties(Some(AdditionalProperties::FreeForm(true)))
-        .description(Some(
-            "What the step did: `url`, `status`, `navigation`, the element located and how, \
-             `email_subject`, `email_from`, `code` (masked), `link`, `text`, `summary`, and on \
-             failure `screenshot_url`.",
-        ))
-        .examples([json!({"url": "https://shop.example/signup", "status": 200})])
-}
-
-/// A free-form JSON object.
-fn any_object() -> impl Into<RefOr<Schema>> {
-    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Type};
-    ObjectBuilder::new()
-        .schema_type(Type::Object)
-        .additional_properties(Some(AdditionalProperties::FreeForm(true)))
-}
-
-/// Every error answer.
-#[derive(Serialize, ToSchema)]
-#[schema(example = json!({"error": {"kind": "invalid_plan", "message": "the plan is not valid (1 problem): steps[0]: `click` needs `text` (preferred) or `selector`", "problems": [{"path": "steps[0]", "message": "`click` needs `text` (preferred) or `selector`"}]}}))]
-pub struct ErrorBody {
-    pub error: ErrorDetail,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct ErrorDetail {
-    /// For programs: see the table of kinds in the API documentation.
-    pub kind: String,
-    /// A sentence for people.
-    pub message: String,
-    /// Every problem of an invalid plan, each with its JSON path.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub problems: Option<Vec<Problem>>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct Problem {
-    #[schema(example = "steps[2].selector")]
-    pub path: String,
-    pub message: String,
-}
-
-/// How a run ended.
-#[allow(dead_code)] // Described, never built: answers are built from the runner's types.
-#[derive(Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RunStatus {
-    Succeeded,
-    Failed,
-    Cancelled,
-}
-
-/// A step that failed, or the run's error.
-#[derive(Serialize, ToSchema)]
-pub struct StepError {
-    /// `not_found`, `not_actionable`, `timeout`, `navigation`, `lock_refused`,
-    /// `email_timeout`, `no_code`, `no_link`, `inbox`, `browser`, `browser_crashed`,
-    /// `cancelled`, `invalid_input`, `run_timeout`, or `interrupted` (the server running the
-    /// run stopped).
-    #[schema(example = "not_found")]
-    pub kind: String,
-    pub message: String,
-}
-
-/// One step's outcome.
-#[derive(Serialize, ToSchema)]
-pub struct StepOutcome {
-    pub index: usize,
-    #[serde(rename = "type")]
-    #[schema(example = "navigate")]
-    pub step_type: String,
-    pub describe: String,
-    /// `succeeded`, `failed`, `cancelled` or `skipped` (not reached).
-    pub status: String,
-    pub duration_ms: u64,
-    #[schema(schema_with = detail)]
-    pub detail: Value,
-    pub error: Option<StepError>,
-}
-
-/// Where a run's webhook delivery stands.
-#[derive(Serialize, ToSchema)]
-pub struct Callback {
-    pub url: String,
-    /// `pending`, `delivered` or `failed` (every attempt used, or the address refused).
-    pub status: String,
-    pub attempts: u32,
-    pub last_error: Option<String>,
-}
-
-/// The result of a run that has ended.
-#[derive(Serialize, ToSchema)]
-#[schema(example = json!({"run_id": "rczdrdic", "status": "succeeded", "summary": "signed up", "failed_step": null, "error": null, "steps": [{"index": 0, "type": "navigate", "describe": "go to https://shop.example/signup", "status": "succeeded", "duration_ms": 265, "detail": {"url": "https://shop.example/signup", "status": 200}}, {"index": 1, "type": "done", "describe": "signed up", "status": "succeeded", "duration_ms": 0, "detail": {"summary": "signed up"}}], "extracted": [], "inbox_address": null, "duration_ms": 2313, "allowed_hosts": ["shop.example"], "refused": 0}))]
-pub struct RunResult {
-    pub run_id: String,
-    pub status: RunStatus,
-    pub summary: String,
-    /// The index of the step that failed, or null.
-    pub failed_step: Option<usize>,
-    pub error: Option<StepError>,
-    pub steps: Vec<StepOutcome>,
-    /// `extract_text` results, in order.
-    pub extracted: Vec<String>,
-    /// This run's address in its default inbox.
-    pub inbox_address: Option<String>,
-    pub duration_ms: u64,
-    /// The sites the lock allowed.
-    pub allowed_hosts: Vec<String>,
-    /// Requests the lock refused during the run.
-    pub refused: usize,
-    /// The plan's name, when it has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub plan: Option<String>,
-    /// The webhook delivery, when the run has a `callback_url`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub callback: Option<Callback>,
-}
-
-/// The result of `POST /v1/act`: a run result with the planning.
-#[derive(Serialize, ToSchema)]
-pub struct ActResult {
-    #[serde(flatten)]
-    pub result: RunResult,
-    pub planning: Planned,
-}
-
-/// A step of a run that has not ended.
-#[derive(Serialize, ToSchema)]
-pub struct StepProgress {
-    pub index: usize,
-    #[serde(rename = "type")]
-    pub step_type: String,
-    pub describe: String,
-    /// `running` for the current step; then as in a result.
-    pub status: String,
-    pub duration_ms: Option<u64>,
-    #[schema(schema_with = detail)]
-    pub detail: Option<Value>,
-    pub error: Option<StepError>,
-}
-
-/// A run that is queued or running.
-#[derive(Serialize, ToSchema)]
-#[schema(example = json!({"run_id": "qsbqxhbb", "status": "running", "created_at": "2026-12-01T07:17:25.170Z", "started_at": "2026-12-01T07:17:25.175Z", "steps_total": 3, "steps": [{"index": 0, "type": "navigate", "describe": "go to https://shop.example/", "status": "succeeded", "duration_ms": 249, "detail": {"url": "https://shop.example/", "status": 200}}, {"index": 1, "type": "wait_seconds", "describe": "wait 2 s", "status": "running"}], "extracted": [], "inbox_address": null, "allowed_hosts": ["shop.example"]}))]
-pub struct RunProgress {
-    pub run_id: String,
-    /// `queued` (waiting for a slot) or `running`.
-    pub status: String,
-    pub created_at: String,
-    pub started_at: Option<String>,
-    pub steps_total: usize,
-    /// The steps started so far.
-    pub steps: Vec<StepProgress>,
-    pub extracted: Vec<String>,
-    pub inbox_address: Option<String>,
-    pub allowed_hosts: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub plan: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub callback: Option<Callback>,
-}
-
-/// A run: its result once it has ended, its progress before.
-#[allow(dead_code)] // Described, never built.
-#[derive(Serialize, ToSchema)]
-#[serde(untagged)]
-pub enum RunView {
-    Ended(RunResult),
-    InFlight(RunProgress),
-}
-
-/// `202 Accepted` for `Prefer: respond-async`.
-#[derive(Serialize, ToSchema)]
-#[schema(example = json!({"run_id": "qsbqxhbb", "status": "queued", "href": "/v1/runs/qsbqxhbb"}))]
-pub struct Accepted {
-    pub run_id: String,
-    /// `queued` or `running`.
-    pub status: String,
-    /// Where to poll.
-    pub href: String,
-    /// `POST /v1/act` only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub planning: Option<Planned>,
-}
-
-/// One run in a list.
-#[derive(Serialize, ToSchema)]
-pub struct RunSummary {
-    pub run_id: String,
-    /// `queued`, `running`, `succeeded`, `failed` or `cancelled`.
-    pub status: String,
-    pub created_at: String,
-    pub started_at: Option<String>,
-    pub finished_at: Option<String>,
-    pub summary: Option<String>,
-    pub plan: Option<String>,
-    pub steps_total: usize,
-    pub allowed_hosts: Vec<String>,
-    pub href: String,
-}
-
-/// A page of runs, newest first.
-#[derive(Serialize, ToSchema)]
-#[schema(example = json!({"runs": [{"run_id": "qsbqxhbb", "status": "succeeded", "created_at": "2026-12-01T07:17:25.170Z", "started_at": "2026-12-01T07:17:25.175Z", "finished_at": "2026-12-01T07:17:27.301Z", "summary": "signed up", "plan": null, "steps_total": 7, "allowed_hosts": ["shop.example"], "href": "/v1/runs/qsbqxhbb"}], "next_cursor": "MTc2NDU3MzQ0NTE3MDpxc2JxeGhiYg"}))]
-pub struct RunList {
-    pub runs: Vec<RunSummary>,
-    /// Pass as `cursor` for the next page; null on the last page.
-    pub next_cursor: Option<String>,
-}
-
-/// Token counts of the one model call.
-#[derive(Serialize, ToSchema)]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cache_creation_input_tokens: u64,
-    pub cache_read_input_tokens: u64,
-}
-
-/// A plan made from a goal.
-#[derive(Serialize, ToSchema)]
-pub struct Planned {
-    #[schema(schema_with = plan_ref)]
-    pub plan: Value,
-    /// The plan came from the cache (no model call; usage all zeros).
-    pub cached: bool,
-    pub usage: Usage,
-    #[schema(example = "anthropic:claude-sonnet-4-5")]
-    pub model: String,
-    pub prompt_version: String,
-    /// The goal as planned (runs of whitespace collapsed).
-    pub goal: String,
-    /// The registrable domain of the first site the goal names.
-    pub site: String,
-    /// Transport retries of the one request.
-    pub retries: u32,
-    pub warnings: Vec<String>,
-}
-
-/// One NDJSON line of a streamed run.
-#[derive(Serialize, ToSchema)]
-#[schema(example = json!({"event": "step_succeeded", "run_id": "rczdrdic", "ts": "2026-12-01T07:17:23.098Z", "index": 0, "type": "navigate", "describe": "go to https://shop.example/", "duration_ms": 265, "detail": {"url": "https://shop.example/", "status": 200}}))]
-pub struct Event {
-    /// `planned` (act, first), `run_started`, `step_started`, `step_succeeded`,
-    /// `step_failed`, `run_finished`, then `result` (the last line: the run's result).
-    pub event: String,
-    pub run_id: String,
-    /// RFC 3339 with milliseconds, UTC.
-    pub ts: Option<String>,
-    pub index: Option<usize>,
-    #[serde(rename = "type")]
-    pub step_type: Option<String>,
-    pub describe: Option<String>,
-    pub duration_ms: Option<u64>,
-    pub error: Option<StepError>,
-    #[schema(schema_with = any_object)]
-    pub detail: Option<Value>,
-}
-
-/// `GET /healthz`
-#[derive(Serialize, ToSchema)]
-#[schema(example = json!({"status": "ok", "version": "0.1.0", "replica": "web-1:8080", "browser": "ok", "runs_in_flight": 1, "max_runs": 4, "queue_depth": 0, "queue_limit": 32}))]
-pub struct Health {
-    /// `ok`, or `shutting_down`.
-    pub status: String,
-    pub version: String,
-    /// This replica's name in the run store.
-    pub replica: String,
-    /// `ok`, or why the browser is not usable.
-    pub browser: String,
-    pub runs_in_flight: usize,
-    pub max_runs: usize,
-    /// Runs waiting for a slot.
-    pub queue_depth: usize,
-    pub queue_limit: usize,
 }
 
 /// Where an error applies.

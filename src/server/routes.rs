@@ -1,6 +1,8 @@
 //! The handlers behind each endpoint: they read the request, ask the library (planner,
 //! [`RunSpec`]), and answer in the API's shapes.
 
+use std::time::Duration;
+
 use axum::body::Body;
 use axum::extract::Query;
 use axum::extract::rejection::QueryRejection;
@@ -9,23 +11,25 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri, he
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde::Deserialize;
-use serde_json::{Value, json};
 use utoipa::IntoParams;
 
-use super::api::{RunList, RunSummary};
-use super::error::ApiError;
-use super::request::{
-    ActBody, JsonBody, PlansBody, RequestInbox, RunBody, caller_vars, check_inboxes,
-    connect_inboxes, parse_bindings, plan_from, request_secrets,
+use super::api::{
+    Accepted, ActResult, Health, PlanPreview, Planned, PlannedLine, PlannedTag, PlansAnswer,
+    RunList, RunSummary, RunView, StreamLine,
 };
+use super::error::ApiError;
+use super::extract::JsonBody;
+use super::request::{ActBody, PlansBody, RunBody};
 use super::runs::{self, Launch, Started};
+use super::state::AppState;
 use super::store::{StoredRun, decode_cursor};
-use super::webhook;
-use super::{AppState, CANCEL_WAIT};
 use crate::lock::AddressPolicy;
-use crate::plan::{self, Limits};
-use crate::planner::{self, PlanOutcome, PlanRequest, PlannerConfig};
-use crate::runner::{RunSpec, Settings};
+use crate::plan;
+use crate::planner::{self, PlanOutcome, PlanRequest};
+use crate::runner::RunResult;
+
+/// How long `DELETE` waits for the cancelled run to end before answering.
+const CANCEL_WAIT: Duration = Duration::from_secs(10);
 
 pub(super) async fn not_found(method: Method, uri: Uri) -> ApiError {
     ApiError::not_found(
@@ -50,26 +54,30 @@ pub(super) async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
 
 /// Liveness and load; open to load balancers (no token, any `Host`).
 #[utoipa::path(get, path = "/healthz", tag = "service",
-    responses((status = 200, description = "The replica's state.", body = super::openapi::Health)))]
-pub(super) async fn healthz(State(state): State<AppState>) -> Response {
-    let browser = match state.0.browser.status().await {
+    responses((status = 200, description = "The replica's state.", body = Health)))]
+pub(super) async fn healthz(State(state): State<AppState>) -> axum::Json<Health> {
+    let browser = match state.browser_status().await {
         Ok(()) => "ok".to_string(),
         Err(e) => e,
     };
-    axum::Json(json!({
-        "status": if state.0.shutdown.is_cancelled() { "shutting_down" } else { "ok" },
-        "version": env!("CARGO_PKG_VERSION"),
-        "replica": state.replica(),
-        "browser": browser,
-        "runs_in_flight": state.runs_in_flight(),
-        "max_runs": state.0.max_runs,
-        "queue_depth": state.queue_depth(),
-        "queue_limit": state.0.queue_limit,
-    }))
-    .into_response()
+    let gauges = state.gauges();
+    axum::Json(Health {
+        status: if state.shutting_down() {
+            "shutting_down"
+        } else {
+            "ok"
+        },
+        version: env!("CARGO_PKG_VERSION"),
+        replica: state.replica().to_string(),
+        browser,
+        runs_in_flight: gauges.runs_in_flight,
+        max_runs: gauges.max_runs,
+        queue_depth: gauges.queue_depth,
+        queue_limit: gauges.queue_limit,
+    })
 }
 
-/// `GET /metrics`: Prometheus text format.
+/// Counters and gauges of this replica, for Prometheus.
 #[utoipa::path(get, path = "/metrics", tag = "service",
     responses((status = 200, description = "Counters and gauges of this replica, in the Prometheus text format.",
         content_type = "text/plain; version=0.0.4",
@@ -83,13 +91,6 @@ pub(super) async fn metrics(State(state): State<AppState>) -> Response {
         state.metrics().render(&state.gauges()),
     )
         .into_response()
-}
-
-/// This document.
-#[utoipa::path(get, path = "/openapi.json", tag = "service",
-    responses((status = 200, description = "The OpenAPI 3.1 description of this API.", body = Object)))]
-pub(super) async fn openapi() -> Response {
-    axum::Json(super::openapi_document().clone()).into_response()
 }
 
 /// The plan's JSON Schema.
@@ -149,22 +150,6 @@ impl Reply {
     }
 }
 
-/// What the planner produced, as callers see it (no server paths).
-fn planned(outcome: &PlanOutcome) -> Value {
-    json!({
-        "plan": outcome.plan,
-        "cached": outcome.cached,
-        "usage": outcome.usage,
-        "model": outcome.model,
-        "prompt_version": outcome.prompt_version,
-        "goal": outcome.goal,
-        "site": outcome.site,
-        "retries": outcome.retries,
-        "warnings": outcome.warnings,
-        "looked": outcome.looked,
-    })
-}
-
 /// Looks at the goal's start page through the shared browser, as a run would see it (the
 /// service's address rule, its egress): the outline goes into `req`. A look that fails is a
 /// warning, and planning goes on blind, unless the caller required it.
@@ -202,22 +187,6 @@ async fn look_first(
     }
 }
 
-fn plan_request(
-    config: PlannerConfig,
-    inbox: &[RequestInbox],
-    allowed_hosts: &[String],
-    vars: crate::plan::Vars,
-    limits: &Limits,
-    no_cache: bool,
-) -> PlanRequest {
-    let mut req = PlanRequest::new(config).with_inboxes(inbox.iter().map(|(n, _)| n.as_deref()));
-    req.allowed_hosts = allowed_hosts.to_vec();
-    req.vars = vars;
-    req.limits = limits.clone();
-    req.no_cache = no_cache;
-    req
-}
-
 /// Plans with the one model call, unless the server shuts down first.
 async fn plan_goal(
     state: &AppState,
@@ -226,54 +195,47 @@ async fn plan_goal(
 ) -> Result<PlanOutcome, ApiError> {
     tokio::select! {
         r = planner::plan_goal(goal, req) => Ok(r?),
-        _ = state.0.shutdown.cancelled() => Err(ApiError::unavailable(
+        _ = state.shutdown_token().cancelled() => Err(ApiError::unavailable(
             "shutting_down",
             "the server is shutting down; the plan was not made",
         )),
     }
 }
 
-/// `POST /v1/plans`: a plan from the goal, no run.
 /// Plans a goal with one model call (none when cached); nothing runs.
 #[utoipa::path(post, path = "/v1/plans", tag = "planning", request_body = PlansBody,
-    responses((status = 200, description = "The plan.", body = super::openapi::Planned)))]
+    responses((status = 200, description = "The plan; with `dry_run`, the model's request instead.", body = PlansAnswer)))]
 pub(super) async fn create_plan(
     State(state): State<AppState>,
     JsonBody(body): JsonBody<PlansBody>,
-) -> Result<Response, ApiError> {
-    let vars = caller_vars(&body.vars)?;
-    let bindings = parse_bindings(&state, &body.inbox.list())?;
+) -> Result<axum::Json<PlansAnswer>, ApiError> {
+    let (goal, ask, dry_run) = body.read(&state)?;
     state.accepting()?;
     let config = state.planner()?;
     let _permit = state.planning_permit()?;
-    let mut req = plan_request(
-        config,
-        &bindings,
-        &body.allowed_hosts,
-        vars,
-        &state.0.limits,
-        body.no_cache,
-    );
-    let look_warning = look_first(&state, &body.goal, &mut req, body.look.choice()).await?;
-    if body.dry_run {
-        let preview = planner::request_preview(&body.goal, &req)?;
-        return Ok(axum::Json(json!({ "request": preview })).into_response());
+    let mut req = ask.plan_request(config, state.limits());
+    let look_warning = look_first(&state, &goal, &mut req, ask.look).await?;
+    if dry_run {
+        let request = planner::request_preview(&goal, &req)?;
+        return Ok(axum::Json(PlansAnswer::Preview(PlanPreview { request })));
     }
-    let mut outcome = plan_goal(&state, &body.goal, &req).await?;
+    let mut outcome = plan_goal(&state, &goal, &req).await?;
     outcome.warnings.extend(look_warning);
-    Ok(axum::Json(planned(&outcome)).into_response())
+    Ok(axum::Json(PlansAnswer::Planned(Box::new(Planned::of(
+        outcome,
+    )))))
 }
 
-/// `POST /v1/act`: plan with one model call, then run the plan.
-/// Plans the goal with one model call, then runs the plan. Answered like `POST /v1/runs`,
-/// with the planning added.
+/// Plans the goal with one model call, then runs the plan.
+///
+/// Answered like `POST /v1/runs`, with the planning added.
 #[utoipa::path(post, path = "/v1/act", tag = "planning", request_body = ActBody,
     params(RunHeaders),
     responses(
         (status = 200, description = "The run ended (read `status`); with `Accept: application/x-ndjson`, a `planned` line, each event, then the result.",
-            content((super::openapi::ActResult = "application/json"), (super::openapi::Event = "application/x-ndjson")),
+            content((ActResult = "application/json"), (StreamLine = "application/x-ndjson")),
             headers(("Location" = String, description = "/v1/runs/RUN_ID"))),
-        (status = 202, description = "`Prefer: respond-async`: the run was accepted; poll `href`.", body = super::openapi::Accepted,
+        (status = 202, description = "`Prefer: respond-async`: the run was accepted; poll `href`.", body = Accepted,
             headers(("Location" = String, description = "/v1/runs/RUN_ID"), ("Preference-Applied" = String, description = "respond-async")))))]
 pub(super) async fn act(
     State(state): State<AppState>,
@@ -281,62 +243,36 @@ pub(super) async fn act(
     JsonBody(body): JsonBody<ActBody>,
 ) -> Result<Response, ApiError> {
     let reply = Reply::of(&headers);
-    let vars = caller_vars(&body.vars)?;
-    let bindings = parse_bindings(&state, &body.inbox.list())?;
+    let (goal, ask) = body.read(&state)?;
     state.accepting()?;
     let config = state.planner()?;
     let planning_permit = state.planning_permit()?;
-    let mut req = plan_request(
-        config,
-        &bindings,
-        &body.allowed_hosts,
-        vars.clone(),
-        &state.0.limits,
-        body.no_cache,
-    );
-    let look_warning = look_first(&state, &body.goal, &mut req, body.look.choice()).await?;
-    let mut outcome = plan_goal(&state, &body.goal, &req).await?;
+    let mut req = ask.plan_request(config, state.limits());
+    let look_warning = look_first(&state, &goal, &mut req, ask.look).await?;
+    let mut outcome = plan_goal(&state, &goal, &req).await?;
     outcome.warnings.extend(look_warning);
     drop(planning_permit);
-    let planning = planned(&outcome);
-    let launch = prepare(
-        &state,
-        Launching {
-            goal: Some(&body.goal),
-            plan: outcome.plan,
-            vars,
-            secrets: &body.secrets,
-            bindings: &bindings,
-            allowed_hosts: &body.allowed_hosts,
-            callback_url: body.callback_url.as_deref(),
-            strict: body.strict,
-        },
-    )
-    .await?;
-    let prelude = {
-        let mut line = json!({ "event": "planned" });
-        if let (Some(l), Some(p)) = (line.as_object_mut(), planning.as_object()) {
-            l.extend(p.clone());
-        }
-        line
-    };
+    let planning = Planned::of(outcome);
+    let launch = runs::prepare(&state, planning.plan.clone(), Some(&goal), ask).await?;
     let launch = Launch {
-        prelude: Some(prelude),
+        prelude: Some(PlannedLine {
+            event: PlannedTag::Planned,
+            planned: planning.clone(),
+        }),
         ..launch
     };
     let started = runs::start(&state, launch, reply == Reply::Stream).await?;
     Ok(respond(&state, started, reply, Some(planning)).await)
 }
 
-/// `POST /v1/runs`: replay a plan, no model involved.
 /// Replays a plan; no model involved. Queued when every slot is busy.
 #[utoipa::path(post, path = "/v1/runs", tag = "runs", request_body = RunBody,
     params(RunHeaders),
     responses(
         (status = 200, description = "The run ended (read `status`); with `Accept: application/x-ndjson`, each event as it happens, then the result (`event: result`).",
-            content((super::openapi::RunResult = "application/json"), (super::openapi::Event = "application/x-ndjson")),
+            content((RunResult = "application/json"), (StreamLine = "application/x-ndjson")),
             headers(("Location" = String, description = "/v1/runs/RUN_ID"))),
-        (status = 202, description = "`Prefer: respond-async`: the run was accepted; poll `href`.", body = super::openapi::Accepted,
+        (status = 202, description = "`Prefer: respond-async`: the run was accepted; poll `href`.", body = Accepted,
             headers(("Location" = String, description = "/v1/runs/RUN_ID"), ("Preference-Applied" = String, description = "respond-async")))))]
 pub(super) async fn create_run(
     State(state): State<AppState>,
@@ -344,86 +280,11 @@ pub(super) async fn create_run(
     JsonBody(body): JsonBody<RunBody>,
 ) -> Result<Response, ApiError> {
     let reply = Reply::of(&headers);
-    let vars = caller_vars(&body.vars)?;
-    let plan = plan_from(&body.plan, &state.0.limits, &vars)?;
-    let bindings = parse_bindings(&state, &body.inbox.list())?;
+    let (plan, ask) = body.read(&state)?;
     state.accepting()?;
-    let launch = prepare(
-        &state,
-        Launching {
-            goal: None,
-            plan,
-            vars,
-            secrets: &body.secrets,
-            bindings: &bindings,
-            allowed_hosts: &body.allowed_hosts,
-            callback_url: body.callback_url.as_deref(),
-            strict: body.strict,
-        },
-    )
-    .await?;
+    let launch = runs::prepare(&state, plan, None, ask).await?;
     let started = runs::start(&state, launch, reply == Reply::Stream).await?;
     Ok(respond(&state, started, reply, None).await)
-}
-
-/// What `POST /v1/runs` and `POST /v1/act` ask of a run, read from their bodies.
-struct Launching<'a> {
-    goal: Option<&'a str>,
-    plan: crate::plan::Plan,
-    vars: crate::plan::Vars,
-    secrets: &'a std::collections::BTreeMap<String, String>,
-    bindings: &'a [RequestInbox],
-    allowed_hosts: &'a [String],
-    callback_url: Option<&'a str>,
-    strict: bool,
-}
-
-/// Everything a run needs, checked and locked from the request before anything is read.
-async fn prepare(state: &AppState, asked: Launching<'_>) -> Result<Launch, ApiError> {
-    let Launching {
-        goal,
-        plan,
-        vars,
-        secrets,
-        bindings,
-        allowed_hosts,
-        callback_url,
-        strict,
-    } = asked;
-    let secrets = request_secrets(state, secrets)?;
-    let callback = match callback_url {
-        Some(url) => Some(webhook::callback_of(state, url, allowed_hosts).await?),
-        None => None,
-    };
-    let inboxes = connect_inboxes(state, bindings, allowed_hosts).await?;
-    let registry = state.registry();
-    let run_id = crate::runner::new_run_id();
-    let mut spec = RunSpec::new(plan)
-        .run_id(run_id.clone())
-        .vars(vars)
-        .secrets(secrets)
-        .allow_hosts(allowed_hosts.iter().cloned())
-        .inboxes(inboxes.iter().cloned())
-        .address_policy(AddressPolicy::Service)
-        .service_addresses(state.listen_addresses())
-        .settings(Settings {
-            artifacts_dir: Some(registry.artifacts_of(&run_id)),
-            strict,
-            ..state.settings().clone()
-        });
-    if let Some(goal) = goal {
-        spec = spec.goal(goal).named("act");
-    }
-    let run = spec.lock().await?;
-    check_inboxes(&inboxes).await?;
-    // Asked now so a dead browser is a 503, not a failed run; the run asks again once it
-    // has a slot.
-    state.browser().await?;
-    Ok(Launch {
-        run,
-        prelude: None,
-        callback,
-    })
 }
 
 /// Answers a started run the way the caller asked.
@@ -431,7 +292,7 @@ async fn respond(
     state: &AppState,
     started: Started,
     reply: Reply,
-    planning: Option<Value>,
+    planning: Option<Planned>,
 ) -> Response {
     let href = format!("/v1/runs/{}", started.run_id);
     let location = HeaderValue::from_str(&href).ok();
@@ -453,14 +314,12 @@ async fn respond(
                 Ok(Some(run)) => run.status,
                 _ => "queued".to_string(),
             };
-            let mut body = json!({
-                "run_id": started.run_id,
-                "status": status,
-                "href": href,
-            });
-            if let Some(p) = planning {
-                body["planning"] = p;
-            }
+            let body = Accepted {
+                run_id: started.run_id.clone(),
+                status,
+                href: href.clone(),
+                planning,
+            };
             let mut r = (StatusCode::ACCEPTED, axum::Json(body)).into_response();
             r.headers_mut().insert(
                 HeaderName::from_static("preference-applied"),
@@ -474,15 +333,14 @@ async fn respond(
                 Ok(r) => r.clone(),
                 Err(_) => None,
             };
-            match result {
-                Some(result) => {
-                    let mut body = serde_json::to_value(result.as_ref()).unwrap_or_default();
-                    if let Some(p) = planning {
-                        body["planning"] = p;
-                    }
-                    axum::Json(body).into_response()
-                }
-                None => ApiError::internal("a run ended without a result").into_response(),
+            match (result, planning) {
+                (Some(result), None) => axum::Json(result.as_ref()).into_response(),
+                (Some(result), Some(planning)) => axum::Json(ActResult {
+                    result: result.as_ref().clone(),
+                    planning,
+                })
+                .into_response(),
+                (None, _) => ApiError::internal("a run ended without a result").into_response(),
             }
         }
     };
@@ -492,16 +350,16 @@ async fn respond(
     response
 }
 
-/// `GET /v1/runs/{id}`: from the store, so any replica answers, and after a restart.
+/// A run, from the store, so any replica answers, and after a restart.
 #[utoipa::path(get, path = "/v1/runs/{id}", tag = "runs",
     params(("id" = String, Path, description = "The run's id.")),
-    responses((status = 200, description = "The run's result once it has ended, else its progress so far.", body = super::openapi::RunView)))]
+    responses((status = 200, description = "The run's result once it has ended, else its progress so far.", body = RunView)))]
 pub(super) async fn get_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
-) -> Result<Response, ApiError> {
+) -> Result<axum::Json<RunView>, ApiError> {
     let run = stored(&state, &id).await?;
-    Ok(axum::Json(runs::view(&state, &run).await?).into_response())
+    Ok(axum::Json(runs::view(&state, &run).await?))
 }
 
 async fn stored(state: &AppState, id: &str) -> Result<StoredRun, ApiError> {
@@ -532,13 +390,13 @@ pub(super) struct ListQuery {
 
 const STATUSES: &[&str] = &["queued", "running", "succeeded", "failed", "cancelled"];
 
-/// `GET /v1/runs`: newest first, a page at a time; a cursor stays valid as runs are added.
+/// Runs, newest first, a page at a time; a cursor stays valid as runs are added.
 #[utoipa::path(get, path = "/v1/runs", tag = "runs", params(ListQuery),
-    responses((status = 200, description = "A page of runs, newest first.", body = super::openapi::RunList)))]
+    responses((status = 200, description = "A page of runs, newest first.", body = RunList)))]
 pub(super) async fn list_runs(
     State(state): State<AppState>,
     query: Result<Query<ListQuery>, QueryRejection>,
-) -> Result<Response, ApiError> {
+) -> Result<axum::Json<RunList>, ApiError> {
     let Query(q) = query.map_err(|e| {
         ApiError::bad_request(
             "invalid_query",
@@ -578,18 +436,18 @@ pub(super) async fn list_runs(
     Ok(axum::Json(RunList {
         runs: page.runs.iter().map(RunSummary::of).collect(),
         next_cursor: page.next,
-    })
-    .into_response())
+    }))
 }
 
-/// `DELETE /v1/runs/{id}`: cancels a queued or running run, on this replica or (through the
-/// store) on the one running it, and answers its result (`cancelled`); a finished run is
-/// left as it is and its result answered.
+/// Cancels a queued or running run.
+///
+/// On this replica or, through the store, on the one running it; answers its result
+/// (`cancelled`). A finished run is left as it is and its result answered.
 #[utoipa::path(delete, path = "/v1/runs/{id}", tag = "runs",
     params(("id" = String, Path, description = "The run's id.")),
     responses(
-        (status = 200, description = "The run has ended: `cancelled` (or as it ended before).", body = super::openapi::RunResult),
-        (status = 202, description = "Cancellation was asked for; the run has not ended within 10 s.", body = super::openapi::RunProgress)))]
+        (status = 200, description = "The run has ended: `cancelled` (or as it ended before).", body = RunView),
+        (status = 202, description = "Cancellation was asked for; the run has not ended within 10 s: its progress.", body = RunView)))]
 pub(super) async fn cancel_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -628,14 +486,12 @@ pub(super) async fn cancel_run(
     Ok((status, axum::Json(view)).into_response())
 }
 
-/// `GET /v1/runs/{id}/screenshots/{file}`: a failure screenshot of a run.
+/// A failure screenshot of a run.
 #[utoipa::path(get, path = "/v1/runs/{id}/screenshots/{file}", tag = "runs",
     params(("id" = String, Path, description = "The run's id."),
            ("file" = String, Path, description = "As in the step's `screenshot_url`.")),
     responses(
-        (status = 200, description = "The PNG.", content_type = "image/png", body = Vec<u8>),
-        (status = 404, description = "No such run or file.", body = super::openapi::ErrorBody,
-            example = json!({"error": {"kind": "not_found", "message": "run `qsbqxhbb` has no qsbqxhbb-step-9.png"}}))))]
+        (status = 200, description = "The PNG.", content_type = "image/png", body = Vec<u8>)))]
 pub(super) async fn screenshot(
     State(state): State<AppState>,
     Path((id, file)): Path<(String, String)>,
@@ -648,4 +504,182 @@ pub(super) async fn screenshot(
         png,
     )
         .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::http::Request;
+    use serde_json::{Value, json};
+    use tower::ServiceExt;
+
+    use crate::browser::LaunchOptions;
+    use crate::runner::StepRef;
+    use crate::server::store::NewRun;
+    use crate::server::{AppState, BrowserSource, ServerConfig, app, openapi_document};
+
+    /// A state on a SQLite store in a temp dir, with no upkeep task and no browser started.
+    async fn state() -> AppState {
+        let config = ServerConfig::new(BrowserSource::Launch(LaunchOptions::default()));
+        AppState::open(config).await.expect("a temp store opens")
+    }
+
+    async fn call(state: &AppState, method: &str, uri: &str, body: Option<Value>) -> (u16, Value) {
+        let mut req = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header("host", "localhost");
+        if body.is_some() {
+            req = req.header("content-type", "application/json");
+        }
+        let body = body.map_or_else(Body::empty, |b| Body::from(b.to_string()));
+        let response = app(state.clone())
+            .oneshot(req.body(body).unwrap())
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 20)
+            .await
+            .unwrap();
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
+    }
+
+    /// The answer fits the document's schema `name`.
+    fn assert_fits(name: &str, answer: &Value) {
+        let doc = openapi_document();
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$ref": format!("#/components/schemas/{name}"),
+            "components": doc["components"],
+        });
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let errors: Vec<String> = validator
+            .iter_errors(answer)
+            .map(|e| format!("{e} at {}", e.instance_path))
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:#?}\n{answer:#}");
+    }
+
+    #[tokio::test]
+    async fn health_answers_without_a_browser_started() {
+        let state = state().await;
+        let (status, health) = call(&state, "GET", "/healthz", None).await;
+        assert_eq!(status, 200);
+        assert_eq!(health["status"], "ok");
+        assert_eq!(health["browser"], "not started");
+        assert_eq!(health["max_runs"], 4);
+        assert_eq!(health["replica"], state.replica());
+        assert_fits("Health", &health);
+    }
+
+    #[tokio::test]
+    async fn a_run_in_the_store_reads_back_as_its_progress_and_in_the_list() {
+        let state = state().await;
+        let (status, list) = call(&state, "GET", "/v1/runs", None).await;
+        assert_eq!(
+            (status, list),
+            (200, json!({"runs": [], "next_cursor": null}))
+        );
+        let steps = [StepRef {
+            index: 0,
+            step_type: crate::plan::StepType::Done,
+            describe: "done".into(),
+        }];
+        state
+            .store()
+            .create(&NewRun {
+                id: "abcdefgh",
+                owner: state.replica_id(),
+                steps: &steps,
+                plan_name: Some("p"),
+                allowed_hosts: &["shop.example".to_string()],
+                callback_url: None,
+            })
+            .await
+            .unwrap();
+        let (status, view) = call(&state, "GET", "/v1/runs/abcdefgh", None).await;
+        assert_eq!(status, 200, "{view:#}");
+        assert_eq!(view["status"], "queued");
+        assert_eq!(view["steps_total"], 1);
+        assert_fits("RunView", &view);
+        let (status, list) = call(&state, "GET", "/v1/runs?limit=1", None).await;
+        assert_eq!(status, 200);
+        assert_eq!(list["runs"][0]["href"], "/v1/runs/abcdefgh");
+        assert_fits("RunList", &list);
+    }
+
+    #[tokio::test]
+    async fn refusals_are_error_bodies_of_the_document() {
+        let state = state().await;
+        let (status, e) = call(&state, "GET", "/v1/runs/nosuchrun", None).await;
+        assert_eq!(
+            (status, e["error"]["kind"].as_str()),
+            (404, Some("run_not_found"))
+        );
+        assert_fits("ErrorBody", &e);
+        let (status, e) = call(&state, "GET", "/v1/runs?status=done", None).await;
+        assert_eq!(
+            (status, e["error"]["kind"].as_str()),
+            (400, Some("invalid_query"))
+        );
+        let plan = json!({"reasoning": "", "steps": [{"type": "click", "describe": "x"}]});
+        let (status, e) = call(&state, "POST", "/v1/runs", Some(json!({"plan": plan}))).await;
+        assert_eq!(
+            (status, e["error"]["kind"].as_str()),
+            (422, Some("invalid_plan"))
+        );
+        assert_eq!(e["error"]["problems"][0]["path"], "steps[0]");
+        assert_fits("ErrorBody", &e);
+        let (status, e) = call(
+            &state,
+            "POST",
+            "/v1/plans",
+            Some(json!({"goal": "x", "secrets": {}})),
+        )
+        .await;
+        assert_eq!(
+            (status, e["error"]["kind"].as_str()),
+            (400, Some("invalid_request")),
+            "{e}"
+        );
+        let (status, e) = call(
+            &state,
+            "POST",
+            "/v1/plans",
+            Some(json!({"goal": "sign up at shop.example"})),
+        )
+        .await;
+        assert_eq!(
+            (status, e["error"]["kind"].as_str()),
+            (503, Some("model_not_configured"))
+        );
+    }
+
+    #[tokio::test]
+    async fn the_document_is_served_and_names_the_answers() {
+        let state = state().await;
+        let (status, doc) = call(&state, "GET", "/openapi.json", None).await;
+        assert_eq!(status, 200);
+        for name in [
+            "RunResult",
+            "Event",
+            "StreamLine",
+            "RunView",
+            "Accepted",
+            "Planned",
+            "Health",
+        ] {
+            assert!(doc["components"]["schemas"][name].is_object(), "{name}");
+        }
+        let kinds = &doc["components"]["schemas"]["ErrorKind"]["enum"];
+        assert!(
+            kinds
+                .as_array()
+                .is_some_and(|k| k.contains(&json!("interrupted"))),
+            "{kinds}"
+        );
+    }
 }

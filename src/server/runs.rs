@@ -2,30 +2,34 @@
 //! screenshots and result written to the store as they happen (and streamed when asked),
 //! cancellable by id from any replica sharing the store.
 
-use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::body::Bytes;
-use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::AppState;
-use super::api::{EndedRun, RunProgress, RunView};
+use super::api::{EndedRun, PlannedLine, ResultLine, ResultTag, RunProgress, RunView, StreamLine};
 use super::error::ApiError;
+use super::inboxes;
+use super::registry::{Done, valid_screenshot_name};
+use super::request::Ask;
+use super::state::{AppState, QueueTicket};
 use super::store::{NewRun, StoredRun, now_ms};
-use super::webhook::Callback;
+use super::webhook::{self, Callback};
+use crate::lock::AddressPolicy;
+use crate::plan::Plan;
 use crate::runner::{
-    self, Event, Failure, LockedRun, Progress, RunRecord, RunResult, StepDetail, step_refs,
+    self, Event, Failure, LockedRun, Progress, RunRecord, RunResult, RunSpec, Settings, StepDetail,
+    step_refs,
 };
 
 /// A locked run and what the service gives it to start.
 pub struct Launch {
     pub run: LockedRun,
     /// A line streamed before the run's events (`act`: the plan).
-    pub prelude: Option<Value>,
+    pub prelude: Option<PlannedLine>,
     /// Where to POST the result when the run ends.
     pub callback: Option<Callback>,
 }
@@ -34,108 +38,16 @@ pub struct Launch {
 pub struct Started {
     pub run_id: String,
     /// Becomes `Some` when the run ends and its result is stored.
-    pub done: watch::Receiver<Option<Arc<RunResult>>>,
+    pub done: Done,
     /// The NDJSON lines (events, then the result), when streaming was asked for.
     pub lines: Option<mpsc::UnboundedReceiver<Bytes>>,
 }
 
-/// A run of this replica that has not ended.
-struct Local {
-    cancel: CancellationToken,
-    done: watch::Receiver<Option<Arc<RunResult>>>,
-}
-
-/// The runs this replica runs now, and where their failure screenshots wait to be stored.
-pub struct Registry {
-    live: Mutex<HashMap<String, Local>>,
-    /// Failure screenshots go to `artifacts/RUN_ID/` until they are in the store.
-    artifacts: PathBuf,
-}
-
-impl Registry {
-    pub fn new(artifacts: PathBuf) -> Registry {
-        Registry {
-            live: Mutex::new(HashMap::new()),
-            artifacts,
-        }
-    }
-
-    fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, Local>> {
-        self.live.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Where the failure screenshots of a run go.
-    pub fn artifacts_of(&self, run_id: &str) -> PathBuf {
-        self.artifacts.join(run_id)
-    }
-
-    /// The run's cancel token and completion, when this replica runs it.
-    pub fn handle(
-        &self,
-        run_id: &str,
-    ) -> Option<(CancellationToken, watch::Receiver<Option<Arc<RunResult>>>)> {
-        self.live()
-            .get(run_id)
-            .map(|e| (e.cancel.clone(), e.done.clone()))
-    }
-
-    /// Cancels a live run of this replica; false when it runs elsewhere or has ended.
-    pub fn cancel(&self, run_id: &str) -> bool {
-        match self.live().get(run_id) {
-            Some(e) => {
-                e.cancel.cancel();
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// The ids of the runs this replica runs now (queued ones included).
-    pub fn running(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self.live().keys().cloned().collect();
-        ids.sort();
-        ids
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.live().is_empty()
-    }
-
-    /// A screenshot still on this replica's disk (stored a moment later), by file name.
-    pub fn local_screenshot(&self, run_id: &str, file: &str) -> Option<PathBuf> {
-        valid_screenshot_name(run_id, file)
-            .then(|| self.artifacts.join(run_id).join(file))
-            .filter(|p| p.is_file())
-    }
-}
-
-/// `RUNID-step-N.png`, nothing that could leave the run's folder.
-pub fn valid_screenshot_name(run_id: &str, file: &str) -> bool {
-    file.ends_with(".png")
-        && file.starts_with(run_id)
-        && file
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.')
-        && !file.contains("..")
-}
-
 /// One NDJSON line.
-pub fn line(value: &impl serde::Serialize) -> Bytes {
+fn line(value: &StreamLine) -> Bytes {
     let mut text = serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec());
     text.push(b'\n');
     Bytes::from(text)
-}
-
-/// The last NDJSON line: the result, marked as such.
-fn result_line(result: &RunResult) -> Bytes {
-    let mut value = json!({ "event": "result" });
-    if let (Some(v), Value::Object(r)) = (
-        value.as_object_mut(),
-        serde_json::to_value(result).unwrap_or_default(),
-    ) {
-        v.extend(r);
-    }
-    line(&value)
 }
 
 /// Replaces a failure's server-side `screenshot` path by `screenshot_url`, where it is
@@ -196,6 +108,52 @@ fn spawn_writer(
     (tx, flushed)
 }
 
+/// Everything a run needs, checked and locked from the request before anything is read:
+/// the secrets, the callback, the inboxes bound and reachable, the lock, and a browser.
+pub async fn prepare(
+    state: &AppState,
+    plan: Plan,
+    goal: Option<&str>,
+    ask: Ask,
+) -> Result<Launch, ApiError> {
+    let secrets = ask.secrets(state)?;
+    let callback = match &ask.callback_url {
+        Some(url) => Some(webhook::callback_of(state, url, &ask.allowed_hosts).await?),
+        None => None,
+    };
+    let inboxes = state
+        .inboxes()
+        .connect(&ask.inboxes, &ask.allowed_hosts)
+        .await?;
+    let run_id = crate::runner::new_run_id();
+    let mut spec = RunSpec::new(plan)
+        .run_id(run_id.clone())
+        .vars(ask.vars)
+        .secrets(secrets)
+        .allow_hosts(ask.allowed_hosts)
+        .inboxes(inboxes.iter().cloned())
+        .address_policy(AddressPolicy::Service)
+        .service_addresses(state.listen_addresses())
+        .settings(Settings {
+            artifacts_dir: Some(state.registry().artifacts_of(&run_id)),
+            strict: ask.strict,
+            ..state.settings().clone()
+        });
+    if let Some(goal) = goal {
+        spec = spec.goal(goal).named("act");
+    }
+    let run = spec.lock().await?;
+    inboxes::check(&inboxes).await?;
+    // Asked now so a dead browser is a 503, not a failed run; the run asks again once it
+    // has a slot.
+    state.browser().await?;
+    Ok(Launch {
+        run,
+        prelude: None,
+        callback,
+    })
+}
+
 /// Queues a run for a slot and starts it on its own task once it has one. The run goes on
 /// when the caller disconnects; it ends at its last step, its first failure, its deadline,
 /// `DELETE` (from any replica), or server shutdown (`cancelled`). 429 when the queue is full.
@@ -217,21 +175,17 @@ pub async fn start(state: &AppState, launch: Launch, stream: bool) -> Result<Sta
         .await?;
     let cancel = state.shutdown_token().child_token();
     let (done_tx, done) = watch::channel(None);
-    state.registry().live().insert(
-        run_id.clone(),
-        Local {
-            cancel: cancel.clone(),
-            done: done.clone(),
-        },
-    );
+    state
+        .registry()
+        .insert(&run_id, cancel.clone(), done.clone());
     let (lines_tx, lines) = if stream {
         let (tx, rx) = mpsc::unbounded_channel();
         (Some(tx), Some(rx))
     } else {
         (None, None)
     };
-    if let (Some(tx), Some(prelude)) = (&lines_tx, &launch.prelude) {
-        let _ = tx.send(line(prelude));
+    if let (Some(tx), Some(prelude)) = (&lines_tx, launch.prelude.clone()) {
+        let _ = tx.send(line(&StreamLine::Planned(Box::new(prelude))));
     }
     let span = tracing::info_span!("run", run_id = %run_id);
     let state = state.clone();
@@ -258,12 +212,15 @@ pub async fn start(state: &AppState, launch: Launch, stream: bool) -> Result<Sta
                 tracing::error!(error = %e, "result not stored");
             }
             if let Some(tx) = lines_tx {
-                let _ = tx.send(result_line(&result));
+                let _ = tx.send(line(&StreamLine::Result(Box::new(ResultLine {
+                    event: ResultTag::Result,
+                    result: result.clone(),
+                }))));
             }
             if let Some(callback) = callback {
-                super::webhook::spawn_delivery(&state, id.clone(), callback, &result);
+                webhook::spawn_delivery(&state, id.clone(), callback, &result);
             }
-            state.registry().live().remove(&id);
+            state.registry().remove(&id);
             let _ = done_tx.send(Some(Arc::new(result)));
         }
         .instrument(span),
@@ -280,7 +237,7 @@ pub async fn start(state: &AppState, launch: Launch, stream: bool) -> Result<Sta
 async fn execute(
     state: &AppState,
     run: LockedRun,
-    ticket: super::QueueTicket,
+    ticket: QueueTicket,
     writer: &mpsc::UnboundedSender<Record>,
     lines: Option<&mpsc::UnboundedSender<Bytes>>,
     cancel: CancellationToken,
@@ -321,7 +278,7 @@ async fn execute(
                     metrics.step(step.step_type.as_str(), ms);
                 }
                 if let Some(tx) = &lines {
-                    let _ = tx.send(line(&event));
+                    let _ = tx.send(line(&StreamLine::Event(Box::new(event.clone()))));
                 }
                 let _ = writer.send(Record::Event(Box::new(event)));
             };
@@ -408,7 +365,7 @@ pub async fn sweep_orphans(state: &AppState, own: bool) -> usize {
                 if let Some(callback) = &run.callback {
                     let hosts = run.allowed_hosts.clone();
                     if let Ok(url) = url::Url::parse(&callback.url) {
-                        super::webhook::spawn_delivery(
+                        webhook::spawn_delivery(
                             state,
                             run.id.clone(),
                             Callback {

@@ -8,13 +8,13 @@ use std::time::Duration;
 
 use base64::Engine;
 use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::error::BoxDynError;
 use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use sqlx::{AnyPool, Row};
 
-use super::api::CallbackState;
 use crate::runner::{Event, RunResult, StepRef};
 
 /// Why the store cannot be used, as a sentence.
@@ -70,6 +70,16 @@ pub struct StoredRun {
     pub summary: Option<String>,
     pub result: Option<RunResult>,
     pub callback: Option<CallbackState>,
+}
+
+/// Where a run's webhook delivery stands.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct CallbackState {
+    pub url: String,
+    /// `pending`, `delivered` or `failed` (every attempt used, or the address refused).
+    pub status: Option<String>,
+    pub attempts: i64,
+    pub last_error: Option<String>,
 }
 
 /// What a new run is recorded with.

@@ -6,27 +6,19 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use crate::runner::RunResult;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use url::Url;
 
-use super::AppState;
 use super::error::ApiError;
+use super::state::AppState;
 use crate::lock::check_service_host;
+use crate::runner::RunResult;
 
 /// The header carrying the signature: `t=UNIX_SECONDS,v1=HEX`.
 pub const SIGNATURE_HEADER: &str = "Planlock-Signature";
 /// The environment variable holding the signing secret.
 pub const SECRET_VAR: &str = "PLANLOCK_WEBHOOK_SECRET";
-/// Waits before the 2nd, 3rd, … attempt.
-pub const DEFAULT_RETRIES: &[Duration] = &[
-    Duration::from_secs(1),
-    Duration::from_secs(5),
-    Duration::from_secs(30),
-    Duration::from_secs(120),
-    Duration::from_secs(600),
-];
 /// How long one attempt may take.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 

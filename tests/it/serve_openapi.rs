@@ -151,7 +151,7 @@ fn the_document_is_valid_openapi_3_1_and_true_of_the_server() {
             .await
             .unwrap();
         for line in streamed.lines() {
-            assert_valid(&doc, "Event", &serde_json::from_str(line).unwrap());
+            assert_valid(&doc, "StreamLine", &serde_json::from_str(line).unwrap());
         }
         let list: Value = http
             .get(server.url("/v1/runs?limit=2"))

@@ -31,7 +31,9 @@ impl Default for Limits {
 
 /// One thing wrong with a plan, at a JSON path such as `steps[3].selector`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct Problem {
+    #[cfg_attr(feature = "server", schema(example = "steps[2].selector"))]
     pub path: String,
     pub message: String,
     /// The caller variable the plan uses and the request gives no value for, when that is the

@@ -1,0 +1,480 @@
+//! The state every handler shares, reached only through its methods: the configuration, the
+//! shared browser, the run store, the live runs, the queue in front of them, and shutdown.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
+
+use super::browser::{BrowserHandle, BrowserSlot, BrowserSource};
+use super::error::ApiError;
+use super::inboxes::ServerInboxes;
+use super::metrics::{Gauges, Metrics};
+use super::registry::Registry;
+use super::store::{Store, StoreError};
+use crate::browser::BrowserError;
+use crate::inbox::Inbox;
+use crate::plan::Limits;
+use crate::planner::PlannerConfig;
+use crate::runner::{Secrets, Settings};
+
+/// Largest request body by default: plans are a few KiB.
+pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
+/// Runs that may wait for a slot by default.
+pub const DEFAULT_QUEUE: usize = 32;
+/// Days finished runs are kept by default.
+pub const DEFAULT_KEEP_DAYS: u32 = 7;
+/// How long a client may take to send a request's head, and then its body, by default.
+pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Waits before the 2nd, 3rd, … attempt of a webhook, by default.
+pub const DEFAULT_WEBHOOK_RETRIES: &[Duration] = &[
+    Duration::from_secs(1),
+    Duration::from_secs(5),
+    Duration::from_secs(30),
+    Duration::from_secs(120),
+    Duration::from_secs(600),
+];
+
+/// How the service is set up.
+pub struct ServerConfig {
+    pub browser: BrowserSource,
+    /// The planner's configuration, or why there is none (answered as 503 by act and plans).
+    pub planner: Result<PlannerConfig, ApiError>,
+    /// Callers must send `Authorization: Bearer TOKEN` when set.
+    pub token: Option<String>,
+    /// Runs at once; more wait in the queue.
+    pub max_runs: usize,
+    /// Runs that may wait for a slot (FIFO); more are answered 429.
+    pub queue: usize,
+    /// Runner settings of every run (step and run deadlines).
+    pub settings: Settings,
+    pub limits: Limits,
+    pub body_limit: usize,
+    /// Names callers may use in `Host`, besides IP addresses and `localhost`.
+    pub host_names: Vec<String>,
+    /// The server's own secrets, each bound to the hosts it may be sent to. Nothing else
+    /// of the server's environment is readable by requests.
+    pub secrets: Secrets,
+    /// The server's inboxes, by name: requests choose them with `"inbox": "NAME"`.
+    pub inboxes: Vec<(String, Arc<dyn Inbox>)>,
+    /// Whether requests may bring mailbox URLs of their own.
+    pub allow_request_inboxes: bool,
+    /// `sqlite:PATH` or `postgres://…`; `None`: a SQLite file in a temp dir removed with
+    /// the server (tests, embedding).
+    pub store: Option<String>,
+    /// This replica's name in the store. Runs it owned that are still live when it starts
+    /// again are marked interrupted at once, so two live replicas must not share one.
+    pub replica_id: String,
+    /// How often this replica renews the lease of its live runs.
+    pub heartbeat: Duration,
+    /// A live run whose lease was not renewed for this long is marked interrupted.
+    pub lease: Duration,
+    /// Finished runs older than this are forgotten.
+    pub keep_days: u32,
+    /// Signs webhook bodies; `callback_url` is refused without it.
+    pub webhook_secret: Option<String>,
+    /// Waits between webhook attempts.
+    pub webhook_retries: Vec<Duration>,
+    /// The longest a client may take to send a request's head (from the connection's start,
+    /// or the end of its previous answer) and, then, its body.
+    pub read_timeout: Duration,
+}
+
+impl ServerConfig {
+    /// Defaults around a browser source: no planner, no token, 4 runs and a queue of 32,
+    /// 1 MiB bodies, a temporary store, a random replica id.
+    pub fn new(browser: BrowserSource) -> ServerConfig {
+        ServerConfig {
+            browser,
+            planner: Err(ApiError::unavailable(
+                "model_not_configured",
+                "this server has no planner configured",
+            )),
+            token: None,
+            max_runs: 4,
+            queue: DEFAULT_QUEUE,
+            settings: Settings::default(),
+            limits: Limits::default(),
+            body_limit: DEFAULT_BODY_LIMIT,
+            host_names: Vec::new(),
+            secrets: Secrets::none(),
+            inboxes: Vec::new(),
+            allow_request_inboxes: false,
+            store: None,
+            replica_id: format!("replica-{}", crate::runner::new_run_id()),
+            heartbeat: Duration::from_secs(5),
+            lease: Duration::from_secs(30),
+            keep_days: DEFAULT_KEEP_DAYS,
+            webhook_secret: None,
+            webhook_retries: DEFAULT_WEBHOOK_RETRIES.to_vec(),
+            read_timeout: DEFAULT_READ_TIMEOUT,
+        }
+    }
+}
+
+/// The state every handler shares. Cheap to clone.
+#[derive(Clone)]
+pub struct AppState(Arc<Shared>);
+
+/// The state, without keeping it alive (the upkeep task holds this).
+pub struct WeakState(Weak<Shared>);
+
+impl WeakState {
+    pub fn upgrade(&self) -> Option<AppState> {
+        self.0.upgrade().map(AppState)
+    }
+}
+
+struct Shared {
+    planner: Result<PlannerConfig, ApiError>,
+    token: Option<String>,
+    max_runs: usize,
+    queue_limit: usize,
+    settings: Settings,
+    limits: Limits,
+    body_limit: usize,
+    host_names: Vec<String>,
+    secrets: Secrets,
+    inboxes: ServerInboxes,
+    browser: BrowserSlot,
+    registry: Registry,
+    store: Store,
+    replica_id: String,
+    heartbeat: Duration,
+    lease: Duration,
+    keep_days: u32,
+    webhook_secret: Option<String>,
+    webhook_retries: Vec<Duration>,
+    read_timeout: Duration,
+    metrics: Arc<Metrics>,
+    /// One permit per run executing.
+    runs: Arc<Semaphore>,
+    /// Runs accepted and not ended (executing or waiting): at most `max_runs + queue_limit`.
+    admitted: Arc<AtomicUsize>,
+    /// Runs waiting for a permit.
+    waiting: Arc<AtomicUsize>,
+    /// One permit per `/v1/plans` or `/v1/act` model call in flight.
+    planning: Arc<Semaphore>,
+    /// Cancelled at shutdown; every run's token is a child of it.
+    shutdown: CancellationToken,
+    /// The addresses the API listens on, once it does: runs never reach them.
+    listening: std::sync::Mutex<Vec<std::net::SocketAddr>>,
+    /// Failure screenshots until they are stored, and the temporary store.
+    _scratch: tempfile::TempDir,
+}
+
+/// A run's place in the queue: given up when the run ends, whether or not it got a slot.
+pub struct QueueTicket {
+    runs: Arc<Semaphore>,
+    admitted: Arc<AtomicUsize>,
+    waiting: Arc<AtomicUsize>,
+}
+
+impl QueueTicket {
+    /// Waits (first come, first served) for a slot to run in.
+    pub async fn slot(&self) -> OwnedSemaphorePermit {
+        /// Counts the run as waiting until it has a slot or stops waiting (a run cancelled
+        /// in the queue drops this future mid-wait).
+        struct Waiting<'a>(&'a AtomicUsize);
+        impl Drop for Waiting<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        self.waiting.fetch_add(1, Ordering::SeqCst);
+        let _waiting = Waiting(&self.waiting);
+        self.runs
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the run semaphore is never closed")
+    }
+}
+
+impl Drop for QueueTicket {
+    fn drop(&mut self) {
+        self.admitted.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl AppState {
+    /// Opens the store and nothing more: no run is swept and no task is spawned, so handlers
+    /// can be driven on it in tests. [`AppState::start`] is what a server runs.
+    pub async fn open(config: ServerConfig) -> Result<AppState, StoreError> {
+        let scratch = tempfile::Builder::new()
+            .prefix("planlock-serve-")
+            .tempdir()
+            .map_err(|e| StoreError::from(format!("cannot create a temp dir: {e}")))?;
+        let spec = match &config.store {
+            Some(s) => s.clone(),
+            None => format!("sqlite:{}", scratch.path().join("runs.sqlite3").display()),
+        };
+        let store = Store::open(&spec).await?;
+        let max_runs = config.max_runs.max(1);
+        let metrics = Arc::new(Metrics::default());
+        Ok(AppState(Arc::new(Shared {
+            planner: config.planner,
+            token: config.token.filter(|t| !t.is_empty()),
+            max_runs,
+            queue_limit: config.queue,
+            settings: config.settings,
+            limits: config.limits,
+            body_limit: config.body_limit,
+            host_names: config.host_names,
+            secrets: config.secrets,
+            inboxes: ServerInboxes::new(config.inboxes, config.allow_request_inboxes),
+            browser: BrowserSlot::new(config.browser, metrics.clone()),
+            registry: Registry::new(scratch.path().join("artifacts")),
+            store,
+            replica_id: config.replica_id,
+            heartbeat: config.heartbeat,
+            lease: config.lease,
+            keep_days: config.keep_days,
+            webhook_secret: config.webhook_secret.filter(|s| !s.is_empty()),
+            webhook_retries: config.webhook_retries,
+            read_timeout: config.read_timeout,
+            metrics,
+            runs: Arc::new(Semaphore::new(max_runs)),
+            admitted: Arc::new(AtomicUsize::new(0)),
+            waiting: Arc::new(AtomicUsize::new(0)),
+            planning: Arc::new(Semaphore::new(max_runs)),
+            shutdown: CancellationToken::new(),
+            listening: std::sync::Mutex::default(),
+            _scratch: scratch,
+        })))
+    }
+
+    pub(crate) fn downgrade(&self) -> WeakState {
+        WeakState(Arc::downgrade(&self.0))
+    }
+
+    /// The addresses the API listens on (runs never reach them).
+    pub(crate) fn listen_addresses(&self) -> Vec<std::net::SocketAddr> {
+        self.0
+            .listening
+            .lock()
+            .map(|l| l.clone())
+            .unwrap_or_default()
+    }
+
+    /// Remembers an address the API listens on.
+    pub(crate) fn listens_on(&self, addr: std::net::SocketAddr) {
+        if let Ok(mut listening) = self.0.listening.lock() {
+            listening.push(addr);
+        }
+    }
+
+    pub(crate) fn read_timeout(&self) -> Duration {
+        self.0.read_timeout
+    }
+    pub(crate) fn body_limit(&self) -> usize {
+        self.0.body_limit
+    }
+    pub(crate) fn host_names(&self) -> &[String] {
+        &self.0.host_names
+    }
+    /// The bearer token callers must send, when there is one.
+    pub(crate) fn token(&self) -> Option<&str> {
+        self.0.token.as_deref()
+    }
+    pub(crate) fn secrets(&self) -> &Secrets {
+        &self.0.secrets
+    }
+    pub(crate) fn inboxes(&self) -> &ServerInboxes {
+        &self.0.inboxes
+    }
+    pub(crate) fn settings(&self) -> &Settings {
+        &self.0.settings
+    }
+    pub(crate) fn limits(&self) -> &Limits {
+        &self.0.limits
+    }
+    pub(crate) fn registry(&self) -> &Registry {
+        &self.0.registry
+    }
+    pub(crate) fn store(&self) -> &Store {
+        &self.0.store
+    }
+    pub(crate) fn replica_id(&self) -> &str {
+        &self.0.replica_id
+    }
+    pub(crate) fn heartbeat(&self) -> Duration {
+        self.0.heartbeat
+    }
+    pub(crate) fn lease(&self) -> Duration {
+        self.0.lease
+    }
+    pub(crate) fn keep_days(&self) -> u32 {
+        self.0.keep_days
+    }
+    pub(crate) fn metrics(&self) -> &Metrics {
+        &self.0.metrics
+    }
+    pub(crate) fn metrics_arc(&self) -> Arc<Metrics> {
+        self.0.metrics.clone()
+    }
+    pub(crate) fn webhook_secret(&self) -> Option<&str> {
+        self.0.webhook_secret.as_deref()
+    }
+    pub(crate) fn webhook_retries(&self) -> &[Duration] {
+        &self.0.webhook_retries
+    }
+    pub(crate) fn shutdown_token(&self) -> &CancellationToken {
+        &self.0.shutdown
+    }
+    pub(crate) fn shutting_down(&self) -> bool {
+        self.0.shutdown.is_cancelled()
+    }
+    pub(crate) async fn browser(&self) -> Result<BrowserHandle, BrowserError> {
+        self.0.browser.get().await
+    }
+    /// `Ok` when the browser is up (without launching one), else why not.
+    pub(crate) async fn browser_status(&self) -> Result<(), String> {
+        self.0.browser.status().await
+    }
+
+    /// Makes sure the shared browser is up (the server starts it before listening).
+    /// Returns which browser runs, in words for the log.
+    pub async fn start_browser(&self) -> Result<String, BrowserError> {
+        let browser = self.0.browser.get().await?;
+        Ok(match browser.executable() {
+            Some(path) if crate::browser::is_headless_shell(path) => {
+                format!("Chromium's headless shell {}", path.display())
+            }
+            Some(path) => format!("Chromium {}", path.display()),
+            None => "a remote browser".to_string(),
+        })
+    }
+
+    /// Whether callers must send the bearer token.
+    pub fn requires_token(&self) -> bool {
+        self.0.token.is_some()
+    }
+
+    /// Runs executing right now.
+    pub fn runs_in_flight(&self) -> usize {
+        self.0.max_runs - self.0.runs.available_permits()
+    }
+
+    /// Runs waiting for a slot right now.
+    pub fn queue_depth(&self) -> usize {
+        self.0.waiting.load(Ordering::SeqCst)
+    }
+
+    /// This replica's name in the store.
+    pub fn replica(&self) -> &str {
+        &self.0.replica_id
+    }
+
+    /// Where runs are kept, for logs (no password).
+    pub fn store_place(&self) -> &str {
+        self.0.store.place()
+    }
+
+    /// Cancels every run in flight or queued (their results say `cancelled`) and refuses
+    /// new ones.
+    pub fn begin_shutdown(&self) {
+        self.0.shutdown.cancel();
+    }
+
+    /// After [`begin_shutdown`](Self::begin_shutdown): waits until every run has stored its
+    /// result (at most `grace`), then closes the browser the service launched and the store.
+    pub async fn finish_shutdown(&self, grace: Duration) {
+        let deadline = tokio::time::Instant::now() + grace;
+        while !self.0.registry.is_empty() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        if !self.0.registry.is_empty() {
+            tracing::warn!(
+                runs = ?self.0.registry.running(),
+                "runs did not end within {} s; closing the browser anyway",
+                grace.as_secs()
+            );
+        }
+        self.0.browser.close().await;
+        self.0.store.close().await;
+    }
+
+    /// 503 once shutdown has begun.
+    pub(crate) fn accepting(&self) -> Result<(), ApiError> {
+        if self.0.shutdown.is_cancelled() {
+            return Err(ApiError::unavailable(
+                "shutting_down",
+                "the server is shutting down and starts no new runs",
+            ));
+        }
+        Ok(())
+    }
+
+    /// A place among the runs executing or waiting, or 429 when the queue is full.
+    pub(crate) fn admit(&self) -> Result<QueueTicket, ApiError> {
+        let limit = self.0.max_runs + self.0.queue_limit;
+        let before = self.0.admitted.fetch_add(1, Ordering::SeqCst);
+        let ticket = QueueTicket {
+            runs: self.0.runs.clone(),
+            admitted: self.0.admitted.clone(),
+            waiting: self.0.waiting.clone(),
+        };
+        if before < limit {
+            return Ok(ticket);
+        }
+        drop(ticket);
+        let (n, q) = (self.0.max_runs, self.0.queue_limit);
+        // Roughly when a place frees: one run's time spread over the slots.
+        let retry = self
+            .0
+            .metrics
+            .mean_run_seconds()
+            .map(|s| (s / n as f64).ceil() as u64)
+            .unwrap_or(1)
+            .clamp(1, 60);
+        Err(ApiError {
+            retry_after: Some(retry),
+            ..ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too_many_runs",
+                format!(
+                    "{n} run{} executing and {q} waiting, the most this server takes \
+                     (--max-runs {n}, --queue {q}); try again in about {retry} s",
+                    if n == 1 { " is" } else { "s are" }
+                ),
+            )
+        })
+    }
+
+    /// A place among the model calls in flight, or 429.
+    pub(crate) fn planning_permit(&self) -> Result<OwnedSemaphorePermit, ApiError> {
+        self.0.planning.clone().try_acquire_owned().map_err(|_| {
+            let n = self.0.max_runs;
+            ApiError {
+                retry_after: Some(1),
+                ..ApiError::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "too_many_plans",
+                    format!(
+                        "{n} plan request{} already waiting for the model, the most this \
+                         server allows at once; try again shortly",
+                        if n == 1 { " is" } else { "s are" }
+                    ),
+                )
+            }
+        })
+    }
+
+    /// The planner's configuration, or the 503 that says there is none.
+    pub(crate) fn planner(&self) -> Result<PlannerConfig, ApiError> {
+        self.0.planner.clone()
+    }
+
+    pub(crate) fn gauges(&self) -> Gauges {
+        Gauges {
+            runs_in_flight: self.runs_in_flight(),
+            queue_depth: self.queue_depth(),
+            max_runs: self.0.max_runs,
+            queue_limit: self.0.queue_limit,
+        }
+    }
+}
