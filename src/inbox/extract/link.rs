@@ -382,6 +382,45 @@ mod tests {
     }
 
     #[test]
+    fn a_warning_above_a_button_does_not_refuse_the_button() {
+        // the usual closing lines above a genuine button, and a generic link under "Not you?"
+        let html = r#"<p>Welcome! Didn't sign up? Just ignore this email.</p>
+            <p><a class="button" href="https://shop.example/email/verify?token=abc">Verify your email</a></p>
+            <p>Not you? <a href="https://shop.example/account/remove?token=def">Click here</a>.</p>"#;
+        let m = html_mail("Verify", html);
+        assert_eq!(
+            link(&m, "shop.example").unwrap(),
+            "https://shop.example/email/verify?token=abc"
+        );
+        let refused = read_links(&m, None)
+            .into_iter()
+            .find(|l| l.url.path() == "/account/remove")
+            .unwrap();
+        assert!(refused.refused.is_some(), "{refused:?}");
+    }
+
+    #[test]
+    fn what_happens_if_you_do_not_verify_is_not_what_the_link_does() {
+        let m = text_mail(
+            "Verify",
+            "Please verify your email within 7 days, or your account will be deleted: \
+             https://shop.example/email/verify?token=abcdefghijklmnop\n",
+        );
+        assert_eq!(
+            link(&m, "shop.example").unwrap(),
+            "https://shop.example/email/verify?token=abcdefghijklmnop"
+        );
+        let m = text_mail(
+            "Delete",
+            "To delete your account, confirm here: https://shop.example/confirm?token=abcdefghijklmnop\n",
+        );
+        assert!(matches!(
+            link(&m, "shop.example"),
+            Err(LinkError::Refused { .. })
+        ));
+    }
+
+    #[test]
     fn the_sentence_before_a_bare_url_introduces_it() {
         let m = text_mail(
             "Login Details",

@@ -5,9 +5,8 @@
 use url::Url;
 
 use super::link_words::{
-    ACTION_KEYS, BAD_ANCHORS, BAD_URL_PARTS, BAD_URL_WORDS, CONTEXT_NEG, DESTRUCTIVE_STEMS,
-    IMAGE_EXTS, INVITING_STEMS, Intent, SOCIAL_HOSTS, TOKEN_KEYS, WEAK_ANCHORS, contains_word,
-    intent,
+    ACTION_KEYS, BAD_ANCHORS, BAD_URL_PARTS, BAD_URL_WORDS, CONTEXT_NEG, IMAGE_EXTS,
+    INVITING_STEMS, Intent, SOCIAL_HOSTS, TOKEN_KEYS, WEAK_ANCHORS, contains_word, intent, undoing,
 };
 use super::words::{first_stem, words};
 use super::wrapper::{is_http, unwrap_url};
@@ -193,7 +192,14 @@ pub(super) fn rank(occ: &Occurrence, describe: &[String]) -> Option<RankedLink> 
     } else {
         Vec::new()
     };
-    let lead_ws = words(&occ.lead);
+    // a button or link with its own words, standing alone, speaks for itself: the question
+    // ending the paragraph above it (`Didn't sign up? Just ignore this email.`) is not its
+    let standalone_labelled = occ.anchor.is_some() && !generic && occ.sentence.is_empty();
+    let lead_ws = if standalone_labelled {
+        Vec::new()
+    } else {
+        words(&occ.lead)
+    };
     let path_ws = url_words(&url);
 
     let mut t = Tally::default();
@@ -250,9 +256,7 @@ pub(super) fn rank(occ: &Occurrence, describe: &[String]) -> Option<RankedLink> 
         (&path_ws, "its address"),
     ]
     .iter()
-    .find_map(|(ws, place)| {
-        first_stem(ws, DESTRUCTIVE_STEMS).map(|stem| format!("{place} says \"{stem}\""))
-    });
+    .find_map(|(ws, place)| undoing(ws).map(|said| format!("{place} says \"{said}\"")));
     // only the words make a link a candidate; what it carries and how it looks rank it. A
     // link that undoes something stays, refused, so that a mail with nothing else says so.
     if t.score <= 0 && (refused.is_none() || t.marked <= 0) {

@@ -1,7 +1,7 @@
 //! The vocabulary of verification links: words that mark the link to follow, those that mark
 //! links never to follow (undo, destroy, unsubscribe, privacy, social, images, pixels).
 
-use super::words::first_stem;
+use super::words::{first_stem, stem_matches};
 
 /// Words that say a link verifies, confirms or activates something (matched as words,
 /// [`super::words::has_stem`]).
@@ -188,6 +188,22 @@ pub(super) const DESTRUCTIVE_STEMS: &[&str] = &[
     "수신거부",
     "탈퇴",
 ];
+/// Words after which an undoing word says what happens to the reader, not what the link does
+/// (`your account will be deleted unless you verify`).
+const PASSIVE: &[&str] = &[
+    "be", "been", "being", "is", "are", "was", "were", "get", "gets",
+];
+
+/// The words of `ws` that say a link undoes or destroys something, if any: the first match of
+/// [`DESTRUCTIVE_STEMS`] that is not in the passive (`will be removed`).
+pub(super) fn undoing(ws: &[String]) -> Option<String> {
+    DESTRUCTIVE_STEMS.iter().find_map(|stem| {
+        stem_matches(ws, stem)
+            .find(|&(i, _)| i == 0 || !PASSIVE.contains(&ws[i - 1].as_str()))
+            .map(|(i, n)| ws[i..i + n].join(" "))
+    })
+}
+
 /// Query parameters whose value names what a link does (`?action=confirm`, `?do=resendpwd`).
 pub(super) const ACTION_KEYS: &[&str] = &["action", "@action", "do", "mode", "cmd", "op", "step"];
 pub(super) const WEAK_ANCHORS: &[&str] = &[

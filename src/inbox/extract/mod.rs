@@ -220,7 +220,7 @@ fn same_place(a: &Url, b: &Url) -> bool {
 /// `unsubscribe`, `deleting`, `not you`…, in the languages links are read in), if any: a link
 /// described so is never opened.
 pub fn undoing_word(text: &str) -> Option<String> {
-    words::first_stem(&words::words(text), link_words::DESTRUCTIVE_STEMS)
+    link_words::undoing(&words::words(text))
 }
 
 /// Masks a code for events and logs: at most the first two characters stay readable (one for

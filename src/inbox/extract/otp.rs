@@ -502,7 +502,7 @@ pub(super) fn find_otp_inner(raw: &[u8], recipient: &str) -> Result<Otp, OtpErro
     // stable: among equal ranks the first found stays first
     best.sort_by_key(|(rank, _)| std::cmp::Reverse(*rank));
     match best.as_slice() {
-        [] => Err(OtpError::NoCode),
+        [] => labelled_token(&sources, &lowers).ok_or(OtpError::NoCode),
         [(r1, first), (r2, second), ..] if r1 == r2 => Err(OtpError::Ambiguous {
             first: mask_code(&first.code),
             second: mask_code(&second.code),
@@ -511,10 +511,115 @@ pub(super) fn find_otp_inner(raw: &[u8], recipient: &str) -> Result<Otp, OtpErro
     }
 }
 
+/// Last words of a label whose value is the code itself, whatever its shape.
+const VALUE_LABELS: &[&str] = &["token", "code", "passcode", "otp"];
+
+/// When nothing has the shape of a code: a value that a code label introduces on its own line
+/// (`Verification Token: b'2UkFi3Ep'`), taken exactly as shown. The value must be one word of
+/// 6 to 24 characters with a letter and a digit, and the label must say code and nothing that
+/// rules a code out (order, promo…).
+fn labelled_token(sources: &[(OtpSource, Vec<Block>)], lowers: &[Vec<Vec<char>>]) -> Option<Otp> {
+    for ((source, blocks), lows) in sources.iter().zip(lowers) {
+        if *source == OtpSource::Subject {
+            continue;
+        }
+        for (block, lc) in blocks.iter().zip(lows) {
+            if block.quoted {
+                continue;
+            }
+            let Some(colon) = block.chars.iter().position(|&c| c == ':') else {
+                continue;
+            };
+            let label: String = lc[..colon].iter().collect();
+            let last = label
+                .split(|c: char| !c.is_alphanumeric())
+                .rfind(|w| !w.is_empty())
+                .unwrap_or_default();
+            let labels = labels_in(lc, 0, colon);
+            if !VALUE_LABELS.contains(&last)
+                || !labels.iter().any(|l| l.pol == Pol::Pos)
+                || labels.iter().any(|l| l.pol == Pol::Neg)
+            {
+                continue;
+            }
+            let value: String = block.chars[colon + 1..].iter().collect();
+            let value = value.trim();
+            let n = value.chars().count();
+            if !(6..=24).contains(&n)
+                || value.chars().any(char::is_whitespace)
+                || value.contains("://")
+                || value.contains('@')
+                || !value.chars().any(|c| c.is_ascii_digit())
+                || !value.chars().any(|c| c.is_alphabetic())
+            {
+                continue;
+            }
+            return Some(Otp {
+                code: value.to_string(),
+                compact: value.chars().filter(char::is_ascii_alphanumeric).collect(),
+                source: *source,
+                reasons: vec![
+                    format!(
+                        "the label \"{}\" introduces it on its own line",
+                        label.trim()
+                    ),
+                    "taken as shown: nothing else in the mail has the shape of a code".into(),
+                ],
+            });
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use crate::inbox::extract::test_mail::*;
-    use crate::inbox::extract::{OtpSource, find_otp};
+    use crate::inbox::extract::{OtpError, OtpSource, find_otp};
+
+    #[test]
+    fn someone_elses_code_ranks_below_the_template_and_equal_codes_are_refused() {
+        // a quoted reply and an inviter's note both carry a well-marked code
+        let m = text_mail(
+            "Your sign-in code",
+            "Your code is 482913.\n\nOn Mon, Mallory <m@evil.test> wrote:\n> Your verification code:\n>\n> 999999\n",
+        );
+        let found = find_otp(&m, "test+1234@inbox.test").unwrap();
+        assert_eq!(found.code, "482913");
+        assert!(!found.reasons.is_empty());
+        let html = r#"<p>Mallory invited you.</p><div><p><b>Message from Mallory:</b></p>
+            <p>Your verification code:</p><p style="font-size:28px">999999</p></div>
+            <p>To accept, your verification code is <b>482913</b>.</p>"#;
+        assert_eq!(otp(&html_mail("Invitation", html)), Some("482913".into()));
+        let m = text_mail(
+            "Codes",
+            "Your verification code:\n\n482913\n\nYour verification code:\n\n551204\n",
+        );
+        match find_otp(&m, "test+1234@inbox.test") {
+            Err(OtpError::Ambiguous { first, second }) => {
+                assert_eq!((first.as_str(), second.as_str()), ("48••••", "55••••"));
+            }
+            other => panic!("two equal codes are refused, not {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_token_its_label_introduces_is_taken_as_shown_only_when_nothing_else_is_a_code() {
+        let m = text_mail(
+            "Account email verification",
+            "Username: heidi\nVerification Token: b'2UkFi3Ep'\n",
+        );
+        assert_eq!(otp(&m), Some("b'2UkFi3Ep'".into()));
+        for body in [
+            "Promo code: SAVE20XYZ\n",
+            "Order code: a1b2c3d4\n",
+            "Username: heidi2024\n",
+            "Your code: https://x.example/a1\n",
+        ] {
+            assert_eq!(otp(&text_mail("Hello", body)), None, "{body}");
+        }
+        let m = text_mail("Code", "Token: abc123xyz\nYour code is 482913.\n");
+        assert_eq!(otp(&m), Some("482913".into()));
+    }
 
     #[test]
     fn keyword_adjacent_digits() {

@@ -51,19 +51,37 @@ pub(super) fn has_stem(ws: &[String], stem: &str) -> bool {
 
 /// Where `stem` starts in `ws` and how many words it spans, matched as [`has_stem`] does.
 fn stem_at(ws: &[String], stem: &str) -> Option<(usize, usize)> {
-    if unspaced(stem) {
-        return ws.iter().position(|w| w.contains(stem)).map(|i| (i, 1));
-    }
-    let parts = words(stem);
-    let (last, init) = parts.split_last()?;
-    if ws.len() < parts.len() {
-        return None;
-    }
-    (0..=ws.len() - parts.len())
-        .find(|&i| {
+    stem_matches(ws, stem).next()
+}
+
+/// Every place `stem` matches in `ws`: where it starts and how many words it spans.
+pub(super) fn stem_matches<'w>(
+    ws: &'w [String],
+    stem: &str,
+) -> impl Iterator<Item = (usize, usize)> + 'w {
+    let parts = if unspaced(stem) {
+        vec![stem.to_string()]
+    } else {
+        words(stem)
+    };
+    let anywhere = unspaced(stem);
+    let n = parts.len();
+    let starts = if n == 0 || ws.len() < n {
+        0..0
+    } else {
+        0..ws.len() - n + 1
+    };
+    starts
+        .filter(move |&i| {
+            let Some((last, init)) = parts.split_last() else {
+                return false;
+            };
+            if anywhere {
+                return ws[i].contains(last.as_str());
+            }
             init.iter().zip(&ws[i..]).all(|(p, w)| p == w) && ws[i + init.len()].starts_with(last)
         })
-        .map(|i| (i, parts.len()))
+        .map(move |i| (i, n))
 }
 
 /// The words of `ws` that the first of `stems` found there matched (`invalidate` for the stem
