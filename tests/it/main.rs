@@ -29,6 +29,7 @@ mod report_junit;
 mod schema;
 mod serve;
 mod serve_errors;
+mod serve_handlers;
 mod serve_inboxes;
 mod serve_load;
 mod serve_openapi;
