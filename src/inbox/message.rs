@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use mail_parser::{Address, HeaderValue, MessageParser};
 
 use super::Message;
+use super::sender::Sender;
 
 /// Headers whose addresses count as "this message was sent to". `Delivered-To` and
 /// `X-Original-To` carry the envelope recipient after forwarding or BCC, which `To` may not.
@@ -41,6 +42,7 @@ pub(crate) fn parse_message(
     Message {
         id,
         from: parsed.from,
+        sender: parsed.sender,
         to,
         subject: parsed.subject,
         received_at,
@@ -58,6 +60,7 @@ pub(crate) fn is_addressed_to(message: &Message, address: &str) -> bool {
 #[derive(Default)]
 struct Headers {
     from: String,
+    sender: Sender,
     subject: String,
     recipients: Vec<String>,
 }
@@ -67,6 +70,7 @@ fn headers_of(raw: &[u8]) -> Headers {
         return Headers::default();
     };
     let from = message.from().map(render_address).unwrap_or_default();
+    let sender = Sender::of(&message, raw);
     let subject = message.subject().unwrap_or_default().trim().to_string();
     let mut recipients = Vec::new();
     for header in message.headers() {
@@ -89,6 +93,7 @@ fn headers_of(raw: &[u8]) -> Headers {
     }
     Headers {
         from,
+        sender,
         subject,
         recipients,
     }

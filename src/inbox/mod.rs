@@ -5,6 +5,7 @@ pub mod binding;
 pub mod extract;
 pub mod imap;
 mod message;
+mod sender;
 pub mod smtp;
 pub mod wait;
 
@@ -12,6 +13,7 @@ pub use binding::{
     Caller, ImapUrl, InboxUrl, SmtpUrl, UrlPart, UrlProblem, parse_binding, parse_binding_as,
     parse_url, parse_url_as,
 };
+pub use sender::Sender;
 pub use wait::{MailFilter, WaitError, wait_for_message};
 
 use std::sync::Arc;
@@ -26,8 +28,11 @@ use tokio::time::Instant;
 pub struct Message {
     /// Unique within its backend (IMAP UID, or the receiver's sequence number).
     pub id: String,
-    /// The `From` header as written (display name and address).
+    /// The `From` header as written (display name and address), for people to read.
     pub from: String,
+    /// What a `from` filter may trust about the sender: the address(es) and the receiving
+    /// server's authentication verdict.
+    pub sender: Sender,
     /// Every recipient address (envelope and `To`/`Cc`), lower-cased.
     pub to: Vec<String>,
     pub subject: String,

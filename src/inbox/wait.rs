@@ -7,13 +7,16 @@ use std::time::Duration;
 
 use tokio::time::{Instant, sleep_until, timeout_at};
 
+use super::sender::NOT_THE_SENDER;
 use super::{Message, RETRY_AFTER_ERROR, RunMailbox};
+use crate::plan::SenderFilter;
 
 /// Longest pause between retries after backend errors.
 const MAX_RETRY_AFTER_ERROR: Duration = Duration::from_secs(2);
 
-/// What an inbox step asks for beyond "addressed to this run": case-insensitive substrings
-/// of the sender (display name and address) and of the subject.
+/// What an inbox step asks for beyond "addressed to this run": the sender (an address, or a
+/// domain and its subdomains; never the display name) and a case-insensitive substring of
+/// the subject.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MailFilter {
     pub from: Option<String>,
@@ -26,20 +29,28 @@ impl MailFilter {
     }
 
     /// Why `message` does not match, for the timeout sentence.
-    fn mismatch(&self, message: &Message) -> Option<&'static str> {
-        let from = sender_matches(&message.from, self.from.as_deref());
+    fn mismatch(&self, message: &Message) -> Option<String> {
+        let from = match non_empty(self.from.as_deref()) {
+            None => Ok(()),
+            Some(from) => {
+                SenderFilter::parse(from).and_then(|filter| message.sender.check(&filter))
+            }
+        };
         let subject = contains(&message.subject, self.subject.as_deref());
         match (from, subject) {
-            (true, true) => None,
-            (false, true) => Some("sender does not match"),
-            (true, false) => Some("subject does not match"),
-            (false, false) => Some("neither sender nor subject match"),
+            (Ok(()), true) => None,
+            (Err(why), true) => Some(why),
+            (Ok(()), false) => Some("subject does not match".into()),
+            (Err(why), false) if why == NOT_THE_SENDER => {
+                Some("neither sender nor subject match".into())
+            }
+            (Err(why), false) => Some(format!("{why}; nor does the subject")),
         }
     }
 }
 
 impl fmt::Display for MailFilter {
-    /// ` from "shop" with subject containing "verify"`, or nothing.
+    /// ` from "shop.example" with subject containing "verify"`, or nothing.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(from) = non_empty(self.from.as_deref()) {
             write!(f, " from {from:?}")?;
@@ -48,29 +59,6 @@ impl fmt::Display for MailFilter {
             write!(f, " with subject containing {subject:?}")?;
         }
         Ok(())
-    }
-}
-
-/// A `from` filter that looks like an address or a domain (`@`, `.`) is matched against the
-/// sender's address only, so a display name such as `"Shop <no-reply@shop.example>"
-/// <codes@evil.test>` cannot pass for `shop.example`. Other filters (`"Demo Shop"`) match the
-/// display name or the address. Senders are unauthenticated either way.
-fn sender_matches(from_header: &str, filter: Option<&str>) -> bool {
-    let Some(needle) = non_empty(filter) else {
-        return true;
-    };
-    if needle.contains('@') || needle.contains('.') {
-        contains(sender_address(from_header), Some(needle))
-    } else {
-        contains(from_header, Some(needle))
-    }
-}
-
-/// The address of a `From` header: the last `<…>`, else the whole header.
-fn sender_address(from_header: &str) -> &str {
-    match (from_header.rfind('<'), from_header.rfind('>')) {
-        (Some(open), Some(close)) if open < close => &from_header[open + 1..close],
-        _ => from_header.trim(),
     }
 }
 
@@ -90,7 +78,7 @@ fn contains(haystack: &str, needle: Option<&str>) -> bool {
 pub struct Passed {
     pub subject: String,
     pub from: String,
-    pub reason: &'static str,
+    pub reason: String,
 }
 
 /// Why no message was returned. `Display` is the sentence a step failure shows.
@@ -255,7 +243,7 @@ pub async fn wait_for_message(
                         continue;
                     }
                     let reason = if consumed.contains(&message.id) {
-                        "already used by an earlier step"
+                        "already used by an earlier step".to_string()
                     } else {
                         match filter.mismatch(&message) {
                             None => {
@@ -310,32 +298,31 @@ mod tests {
     use super::*;
     use chrono::Utc;
 
+    /// A message as the backends build it, from its `From` and `Subject` headers.
     fn message(from: &str, subject: &str) -> Message {
-        Message {
-            id: "1".into(),
-            from: from.into(),
-            to: vec!["run-ab12@demo.test".into()],
-            subject: subject.into(),
-            received_at: Utc::now(),
-            raw: Vec::new(),
+        let raw =
+            format!("From: {from}\r\nTo: run-ab12@demo.test\r\nSubject: {subject}\r\n\r\nhi\r\n");
+        super::super::message::parse_message("1".into(), raw.into_bytes(), Utc::now(), &[])
+    }
+
+    fn from(f: &str) -> MailFilter {
+        MailFilter {
+            from: Some(f.into()),
+            subject: None,
         }
     }
 
     #[test]
-    fn an_address_filter_is_not_fooled_by_the_display_name() {
+    fn the_display_name_never_counts() {
         let spoof = message(
             "\"Shop <no-reply@shop.example>\" <codes@evil.test>",
             "Your code",
         );
-        let from = |f: &str| MailFilter {
-            from: Some(f.into()),
-            subject: None,
-        };
         assert!(!from("shop.example").matches(&spoof));
         assert!(!from("no-reply@shop.example").matches(&spoof));
         assert!(from("evil.test").matches(&spoof));
-        // A name filter still reads the display name.
-        assert!(from("Shop").matches(&spoof));
+        // A name is not a filter: it would only ever match what the sender wrote.
+        assert!(!from("Shop").matches(&message("Shop <no-reply@shop.example>", "x")));
         let real = message("Shop <no-reply@shop.example>", "Your code");
         assert!(from("shop.example").matches(&real));
         assert!(from("no-reply@shop.example").matches(&real));
@@ -343,7 +330,7 @@ mod tests {
     }
 
     #[test]
-    fn filter_is_a_case_insensitive_substring() {
+    fn the_sender_is_matched_by_domain_and_the_subject_by_substring() {
         let m = message("Shop Team <hello@SHOP.example>", "Verify your e-mail");
         let f = |from: Option<&str>, subject: Option<&str>| MailFilter {
             from: from.map(Into::into),
@@ -351,14 +338,24 @@ mod tests {
         };
         assert!(f(None, None).matches(&m));
         assert!(f(Some("shop.EXAMPLE"), Some("verify")).matches(&m));
-        assert!(f(Some("shop team"), Some("")).matches(&m));
+        assert!(f(Some(" "), Some("")).matches(&m));
         assert_eq!(
-            f(Some("bank"), None).mismatch(&m),
+            f(Some("bank.example"), None).mismatch(&m).as_deref(),
             Some("sender does not match")
         );
         assert_eq!(
-            f(None, Some("reset")).mismatch(&m),
+            f(Some("hop.example"), None).mismatch(&m).as_deref(),
+            Some("sender does not match")
+        );
+        assert_eq!(
+            f(None, Some("reset")).mismatch(&m).as_deref(),
             Some("subject does not match")
+        );
+        assert_eq!(
+            f(Some("bank.example"), Some("reset"))
+                .mismatch(&m)
+                .as_deref(),
+            Some("neither sender nor subject match")
         );
     }
 
@@ -367,21 +364,21 @@ mod tests {
         let e = WaitError::Timeout {
             address: "run-ab12@demo.test".into(),
             filter: MailFilter {
-                from: Some("shop".into()),
+                from: Some("shop.example".into()),
                 subject: None,
             },
             waited: Duration::from_secs(120),
             passed: vec![Passed {
                 subject: "Welcome!".into(),
                 from: "news@shop.example".into(),
-                reason: "subject does not match",
+                reason: "subject does not match".into(),
             }],
             errors: 0,
             last_error: None,
         };
         assert_eq!(
             e.to_string(),
-            "no email to run-ab12@demo.test from \"shop\" arrived within 120 s; 1 other \
+            "no email to run-ab12@demo.test from \"shop.example\" arrived within 120 s; 1 other \
              message arrived: \"Welcome!\" from news@shop.example (subject does not match)"
         );
         let e = WaitError::Timeout {

@@ -2,6 +2,7 @@
 //! template variables, and validation that names the JSON path of every problem.
 
 mod selector;
+mod sender_filter;
 mod template;
 mod validate;
 mod wording;
@@ -11,6 +12,7 @@ use std::sync::LazyLock;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use sender_filter::SenderFilter;
 pub use template::{
     LONG_SECRET, MASK, Masker, SECRET_ENV_PREFIX, Template, VarProblem, Vars, VarsError,
 };
@@ -133,7 +135,8 @@ pub enum Step {
         /// Named inbox (from `--inbox NAME=URL`); the default inbox when absent.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         inbox_id: Option<String>,
-        /// Case-insensitive substring of the sender.
+        /// The sender's domain (`shop.example`, which also matches its subdomains) or
+        /// address (`no-reply@shop.example`); never the display name.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         from: Option<String>,
         /// Case-insensitive substring of the subject.
@@ -167,7 +170,8 @@ pub enum Step {
         /// Named inbox; the default inbox when absent.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         inbox_id: Option<String>,
-        /// Case-insensitive substring of the sender.
+        /// The sender's domain (`shop.example`, which also matches its subdomains) or
+        /// address (`no-reply@shop.example`); never the display name.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         from: Option<String>,
         /// Which link of the email, in words (`the link to set a password`): its words rank

@@ -43,6 +43,41 @@ impl Mailer for DecoyFirst {
     }
 }
 
+/// Before the real mail, sends mail to the same address that an attacker can send or shape,
+/// each with the shop's display name and subject and a code of its own (111111): senders
+/// whose address only contains the shop's domain, two senders in one `From`, an address only
+/// in the display name, and the shop's own address on a mail the receiving server found
+/// failing DMARC.
+struct SpoofsFirst(Arc<dyn Mailer>);
+
+/// Spoofed `From` headers (plus any header the receiving server added) of [`SpoofsFirst`].
+const SPOOFS: [&str; 6] = [
+    "From: Demo Shop <no-reply@fakeshop.demo.test>",
+    "From: Demo Shop <no-reply@shop.demo.test.evil.test>",
+    "From: Demo Shop <shop.demo.test@evil.test>",
+    "From: Demo Shop <mallory@evil.test>, Demo Shop <no-reply@shop.demo.test>",
+    "From: \"Demo Shop <no-reply@shop.demo.test>\" <>",
+    "Authentication-Results: mx.demo.test; spf=fail smtp.mailfrom=evil.test;\r\n \
+     dkim=none; dmarc=fail (p=reject) header.from=shop.demo.test\r\n\
+     From: Demo Shop <no-reply@shop.demo.test>",
+];
+
+#[async_trait]
+impl Mailer for SpoofsFirst {
+    async fn send(&self, from: &str, to: &str, raw: Vec<u8>) -> Result<(), String> {
+        for headers in SPOOFS {
+            let spoof = format!(
+                "{headers}\r\nTo: {to}\r\nSubject: Your Demo Shop verification code\r\n\
+                 Content-Type: text/plain\r\n\r\nYour verification code is: 111111\r\n"
+            );
+            self.0
+                .send("mallory@evil.test", to, spoof.into_bytes())
+                .await?;
+        }
+        self.0.send(from, to, raw).await
+    }
+}
+
 fn bundled(name: &str) -> Plan {
     demo::bundled_plans()
         .into_iter()
@@ -159,6 +194,30 @@ fn a_decoy_from_another_sender_is_ignored() {
 }
 
 #[test]
+fn a_from_filter_is_not_steered_by_lookalike_several_or_unauthenticated_senders() {
+    let Some(dovecot) = setup() else { return };
+    let inbox = imap_inbox(&dovecot);
+    util::rt().block_on(async {
+        let mailer: Arc<dyn Mailer> = Arc::new(DovecotMailer(dovecot.clone()));
+        let site = DemoSite::start(Arc::new(SpoofsFirst(mailer)))
+            .await
+            .unwrap();
+        let plan = bundled("signup");
+        assert!(
+            plan.steps
+                .iter()
+                .any(|s| serde_json::to_value(s).unwrap()["from"] == "shop.demo.test"),
+            "the plan filters by the shop's domain"
+        );
+        let result = run_plan(&plan, &site, inbox, runner::new_run_id()).await;
+        // The shop verifies only its own code: success proves no spoof's 111111 was typed.
+        assert_ok(&result);
+        let email = result.steps[4].detail.email.as_ref().unwrap();
+        assert_eq!(email.from, "Demo Shop <no-reply@shop.demo.test>");
+    });
+}
+
+#[test]
 fn stale_mail_sent_before_the_run_is_never_used() {
     let Some(dovecot) = setup() else { return };
     let inbox = imap_inbox(&dovecot);
@@ -234,7 +293,7 @@ fn a_mail_that_never_comes_fails_at_the_deadline_naming_what_arrived() {
     }
     let plan = util::plan(
         r#"{"reasoning":"","steps":[
-        {"type":"wait_for_email","from":"nobody-sends-this","timeout_seconds":1},
+        {"type":"wait_for_email","from":"nobody-sends.test","timeout_seconds":1},
         {"type":"done","summary":"x"}]}"#,
     );
     util::rt().block_on(async {
@@ -252,7 +311,7 @@ fn a_mail_that_never_comes_fails_at_the_deadline_naming_what_arrived() {
         let result = run_plan(&plan, &site, smtp.clone(), run_id).await;
         let err = result.error.expect("failed");
         assert_eq!(err.kind, planlock::error::ErrorKind::EmailTimeout);
-        assert!(err.message.contains("nobody-sends-this"), "{}", err.message);
+        assert!(err.message.contains("nobody-sends.test"), "{}", err.message);
         assert!(err.message.contains(result.inbox_address.as_deref().unwrap()), "{}", err.message);
         assert!(err.message.contains("This week in news"), "names what did arrive: {}", err.message);
     });

@@ -157,7 +157,7 @@ async fn from_and_subject_filters_skip_a_decoy() {
     let consumed = HashSet::from([found.id.clone()]);
     let err = wait_for_message(
         &mut *run,
-        &filter(Some("shop"), Some("verify")),
+        &filter(Some("shop.example"), Some("verify")),
         &consumed,
         within(0.5),
     )
@@ -409,7 +409,7 @@ async fn a_mail_that_never_comes_times_out_listing_what_arrived() {
 
     let err = wait_for_message(
         &mut *run,
-        &filter(Some("shop"), None),
+        &filter(Some("shop.example"), None),
         &HashSet::new(),
         within(1.0),
     )
@@ -433,7 +433,7 @@ async fn a_mail_that_never_comes_times_out_listing_what_arrived() {
         .await;
     let err = wait_for_message(
         &mut *run,
-        &filter(Some("shop"), Some("verify")),
+        &filter(Some("shop.example"), Some("verify")),
         &HashSet::new(),
         within(1.0),
     )
@@ -442,7 +442,7 @@ async fn a_mail_that_never_comes_times_out_listing_what_arrived() {
     assert!(err.is_timeout());
     assert_eq!(
         err.to_string(),
-        "no email to bob@demo.test from \"shop\" with subject containing \"verify\" arrived \
+        "no email to bob@demo.test from \"shop.example\" with subject containing \"verify\" arrived \
          within 1 s; 2 other messages arrived: \"Welcome!\" from news@shop.example (subject does \
          not match), \"Statement\" from Bank <alerts@bank.example> (neither sender nor subject match)"
     );

@@ -174,7 +174,7 @@ async fn filters_and_the_timeout_sentence() {
     )
     .await;
     let filter = MailFilter {
-        from: Some("shop".into()),
+        from: Some("shop.example".into()),
         subject: Some("verify".into()),
     };
     let err = wait_for_message(&mut *run, &filter, &HashSet::new(), within(0.5))
@@ -182,7 +182,7 @@ async fn filters_and_the_timeout_sentence() {
         .expect_err("no match");
     assert_eq!(
         err.to_string(),
-        "no email to run-ab12@demo.test from \"shop\" with subject containing \"verify\" arrived \
+        "no email to run-ab12@demo.test from \"shop.example\" with subject containing \"verify\" arrived \
          within 0.5 s; 1 other message arrived: \"Welcome!\" from news@shop.example (subject does \
          not match)"
     );

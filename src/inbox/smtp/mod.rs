@@ -232,6 +232,7 @@ fn without_bytes(message: &Message) -> Message {
     Message {
         id: message.id.clone(),
         from: message.from.clone(),
+        sender: message.sender.clone(),
         to: message.to.clone(),
         subject: message.subject.clone(),
         received_at: message.received_at,

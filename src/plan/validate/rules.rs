@@ -115,27 +115,32 @@ impl Validator {
                 }
                 Some(selector.as_str())
             }
-            Step::OpenLinkFromInbox {
-                describe: Some(d), ..
-            } => {
-                if d.trim().is_empty() {
-                    self.problem(
-                        format!("{path}.describe"),
-                        "is empty: say which link (\"the link to set a password\"), or leave \
-                         `describe` out to open the mail's verification or sign-in link",
-                    );
-                } else if let Some(word) = crate::inbox::extract::undoing_word(d) {
-                    self.problem(
-                        format!("{path}.describe"),
-                        format!(
-                            "asks for a link that says \"{word}\": a link that cancels, removes, \
-                             closes or unsubscribes is never opened from an email"
-                        ),
-                    );
+            Step::WaitForEmail { from, .. } => {
+                self.sender_filter(path, from.as_deref());
+                None
+            }
+            Step::OpenLinkFromInbox { from, describe, .. } => {
+                self.sender_filter(path, from.as_deref());
+                if let Some(d) = describe {
+                    if d.trim().is_empty() {
+                        self.problem(
+                            format!("{path}.describe"),
+                            "is empty: say which link (\"the link to set a password\"), or leave \
+                             `describe` out to open the mail's verification or sign-in link",
+                        );
+                    } else if let Some(word) = crate::inbox::extract::undoing_word(d) {
+                        self.problem(
+                            format!("{path}.describe"),
+                            format!(
+                                "asks for a link that says \"{word}\": a link that cancels, \
+                                 removes, closes or unsubscribes is never opened from an email"
+                            ),
+                        );
+                    }
                 }
                 None
             }
-            Step::WaitForEmail { .. } | Step::OpenLinkFromInbox { .. } | Step::Done { .. } => None,
+            Step::Done { .. } => None,
         };
         if let Some(t) = step.timeout_seconds() {
             self.bounded(&format!("{path}.timeout_seconds"), t, MAX_TIMEOUT_SECONDS);
@@ -144,6 +149,16 @@ impl Validator {
             && let Err(e) = check_selector(sel)
         {
             self.problem(format!("{path}.selector"), e);
+        }
+    }
+
+    /// An inbox step's `from` names an address or a domain (blank means any sender; a
+    /// `{{var}}` is checked once filled in, at run time).
+    fn sender_filter(&mut self, path: &str, from: Option<&str>) {
+        if let Some(from) = from.filter(|f| !f.trim().is_empty() && !f.contains("{{"))
+            && let Err(e) = crate::plan::SenderFilter::parse(from)
+        {
+            self.problem(format!("{path}.from"), e);
         }
     }
 
