@@ -299,10 +299,17 @@ fn step_detail(step: &Step) -> String {
             Some(s) => format!("{describe} [selector {s}]"),
             None => describe.clone(),
         },
-        Step::OpenLinkFromInbox { from, .. } => match from {
-            Some(f) => format!("open the link from the email from {}", q(f)),
-            None => "open the link from the email".into(),
-        },
+        Step::OpenLinkFromInbox { from, describe, .. } => {
+            let which = describe
+                .as_deref()
+                .filter(|d| !d.trim().is_empty())
+                .map(|d| format!(": {}", q(d)))
+                .unwrap_or_default();
+            match from {
+                Some(f) => format!("open the link from the email from {}{which}", q(f)),
+                None => format!("open the link from the email{which}"),
+            }
+        }
         Step::Done { summary, .. } => summary.clone(),
         Step::WaitSeconds { .. }
         | Step::WaitForText { .. }
@@ -443,6 +450,22 @@ mod tests {
             criticality: None,
         };
         assert_eq!(flags(&sel), ["delete"]);
+    }
+
+    #[test]
+    fn review_says_which_link_a_step_opens() {
+        let p = plan(
+            r#"{"reasoning":"","steps":[
+            {"type":"open_link_from_inbox","from":"desk.example","describe":"the link to set a password"},
+            {"type":"done","summary":"x"}]}"#,
+        );
+        let r = render_review(&p, &["desk.example".to_string()]);
+        assert!(
+            r.contains(
+                "open the link from the email from \"desk.example\": \"the link to set a password\""
+            ),
+            "{r}"
+        );
     }
 
     #[test]

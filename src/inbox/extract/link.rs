@@ -421,6 +421,36 @@ mod tests {
     }
 
     #[test]
+    fn what_the_sender_declares_counts_and_a_quotation_ranks_last() {
+        // Gmail's one-click action names the link; the header's unsubscribe URL is refused
+        let html = r#"<script type="application/ld+json">{"@context":"http://schema.org",
+              "@type":"EmailMessage","potentialAction":{"@type":"ConfirmAction","name":"Confirm",
+              "handler":{"@type":"HttpActionHandler","url":"https://shop.example/c?token=abc"}}}</script>
+            <p><a href="https://shop.example/account/verify?token=def">Verify your account</a></p>
+            <p><a href="https://shop.example/c?token=abc">Confirm here</a></p>"#;
+        let m = html_mail("Confirm", html);
+        let chosen = find_link(&m, None, &|_| true).unwrap();
+        assert_eq!(chosen.url.as_str(), "https://shop.example/c?token=abc");
+        assert!(chosen.reasons.iter().any(|r| r.contains("JSON-LD")));
+        let raw = b"From: a@shop.example\r\nTo: b@inbox.test\r\nSubject: News\r\n\
+            List-Unsubscribe: <https://shop.example/n/confirm?token=abcdefghijklmnop>, <mailto:u@shop.example>\r\n\
+            Content-Type: text/plain\r\n\r\nConfirm: https://shop.example/n/confirm?token=abcdefghijklmnop\r\n";
+        assert!(matches!(
+            link(raw, "shop.example"),
+            Err(LinkError::Refused { .. })
+        ));
+        // a quoted message's link, however well worded, comes after the mail's own
+        let html = r#"<p>Bob replied to your ticket. Accept his answer:
+            <a href="https://desk.example/t/1/accept?token=abc">accept the answer</a></p>
+            <blockquote><p>Please <a href="https://desk.example/u/bob/verify?token=def">verify
+            your email address now</a>.</p></blockquote>"#;
+        assert_eq!(
+            link(&html_mail("Reply", html), "desk.example").unwrap(),
+            "https://desk.example/t/1/accept?token=abc"
+        );
+    }
+
+    #[test]
     fn the_sentence_before_a_bare_url_introduces_it() {
         let m = text_mail(
             "Login Details",
