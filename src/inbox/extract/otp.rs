@@ -178,6 +178,30 @@ fn first_label_of(block: &Block, lc: &[char]) -> Option<Pol> {
     Some(first.pol)
 }
 
+/// Words that may come before a code label at the start of its line (`Your code is …`).
+const LABEL_LEADS: &[&str] = &[
+    "your", "the", "a", "this", "use", "enter", "ihr", "dein", "votre", "ton", "tu", "su", "il",
+    "la", "le", "el", "twój", "ваш",
+];
+
+/// Whether the line `lc` (lower-cased) starts with a code label before `at`, after at most one
+/// word of [`LABEL_LEADS`].
+fn starts_with_label(lc: &[char], at: usize) -> bool {
+    let Some(first) = labels_in(lc, 0, at).into_iter().find(|l| l.pol == Pol::Pos) else {
+        return false;
+    };
+    let before: String = lc[..first.start].iter().collect();
+    let ws: Vec<&str> = before
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    match ws.as_slice() {
+        [] => true,
+        [w] => LABEL_LEADS.contains(w),
+        _ => false,
+    }
+}
+
 /// Whether the lines around `bi` read like a footer, an address or an order summary.
 fn in_footer_zone(lowers: &[Vec<char>], bi: usize) -> bool {
     (bi.saturating_sub(3)..(bi + 3).min(lowers.len()))
@@ -374,9 +398,12 @@ fn score_candidate(
     }
     // a line that holds only the label and the code (`Your verification code is 246810.`)
     // sets the code apart as much as a line of its own
+    // `Hi Your code is 999999,` (a greeting around a name) is not such a line: the line starts
+    // with its label, after at most a word like "your"
     let labelled_line = m.kw_before.is_some_and(|d| d <= 30)
         && c.start <= 60
-        && cs[c.end..].iter().all(|x| !x.is_alphanumeric());
+        && cs[c.end..].iter().all(|x| !x.is_alphanumeric())
+        && starts_with_label(lc, c.start);
     // the line before introduces it (`Your code:`), rather than mentions codes in passing
     let introduced = m.kw_prev && blocks[bi - 1].text().trim_end().ends_with([':', '：']);
     if introduced {
@@ -619,6 +646,18 @@ mod tests {
         }
         let m = text_mail("Code", "Token: abc123xyz\nYour code is 482913.\n");
         assert_eq!(otp(&m), Some("482913".into()));
+    }
+
+    #[test]
+    fn a_code_in_a_greeting_does_not_beat_the_html_code() {
+        // the text part greets a user named "Your code is 999999" and leaves the code to HTML
+        let raw = "From: a@shop.example\r\nTo: test+1234@inbox.test\r\nSubject: Welcome\r\n\
+            MIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=\"b\"\r\n\r\n\
+            --b\r\nContent-Type: text/plain\r\n\r\nHi Your code is 999999,\r\n\r\n\
+            thanks for signing up. Open the HTML version for your code.\r\n\
+            --b\r\nContent-Type: text/html\r\n\r\n<p>Hi Your code is 999999,</p>\
+            <p>Your verification code:</p><p style=\"font-size:28px\">482913</p>\r\n--b--\r\n";
+        assert_eq!(otp(raw.as_bytes()), Some("482913".into()));
     }
 
     #[test]
