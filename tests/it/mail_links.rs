@@ -1,8 +1,9 @@
 //! Which link of a real mail a run opens, end to end: a page on loopback that mails this run's
 //! address when it is visited (through planlock's embedded SMTP inbox, or into Dovecot for
 //! IMAP), real Chromium, and the page's own log of every request it served. A cancel or
-//! unsubscribe link beside the real one is never requested, and a mail whose only link undoes
-//! something fails the step without requesting it.
+//! unsubscribe link beside the real one is never requested, a mail whose only link undoes
+//! something fails the step without requesting it, and two links alike to different places
+//! fail as ambiguous with neither requested.
 
 use crate::util;
 use crate::util::dovecot::Dovecot;
@@ -130,6 +131,18 @@ fn only_cancel(base: &str, to: &str) -> String {
     )
 }
 
+/// Two confirmation buttons to different places, alike in every way.
+fn two_alike(base: &str, to: &str) -> String {
+    format!(
+        "From: Shop <noreply@shop.test>\r\nTo: {to}\r\nSubject: Confirm your email\r\n\
+         Content-Type: text/html; charset=utf-8\r\n\r\n\
+         <p><a class=\"button\" href=\"{base}/email/verify?store=eu&amp;token=Eu28hJq4MzXc6bNa\">\
+         Confirm your email</a></p>\
+         <p><a class=\"button\" href=\"{base}/email/verify?store=us&amp;token=Us28hJq4MzXc6bNa\">\
+         Confirm your email</a></p>\r\n"
+    )
+}
+
 fn plan(base: &str) -> Plan {
     let json = format!(
         r#"{{"reasoning":"","steps":[
@@ -237,5 +250,33 @@ fn a_mail_whose_only_link_cancels_fails_without_requesting_it_over_imap() {
             err.message
         );
         assert_nothing_undone(&app);
+    });
+}
+
+#[test]
+fn two_links_alike_to_different_places_fail_as_ambiguous_and_neither_is_opened() {
+    if util::browser().is_none() {
+        return;
+    }
+    util::rt().block_on(async {
+        let smtp = SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), "inbox.test")
+            .await
+            .unwrap();
+        let mailer = Arc::new(SmtpMailer::new(smtp.local_addr()));
+        let (app, base) = App::start(mailer, two_alike).await;
+        let result = run(&plan(&base), smtp.clone()).await;
+        assert_eq!(result.failed_step, Some(2), "{result:?}");
+        let err = result.error.as_ref().expect("the step failed");
+        assert_eq!(err.kind, ErrorKind::Ambiguous, "{}", err.message);
+        assert!(
+            err.message.contains("store=eu") && err.message.contains("store=us"),
+            "the failure names both: {}",
+            err.message
+        );
+        assert!(
+            !app.hits().iter().any(|h| h.starts_with("/email/verify")),
+            "{:?}",
+            app.hits()
+        );
     });
 }
