@@ -162,10 +162,7 @@ async fn look_first(
     if choice == planner::LookChoice::Blind {
         return Ok(None);
     }
-    let browser = state
-        .browser()
-        .await
-        .map_err(|e| ApiError::unavailable("browser_unavailable", e.to_string()))?;
+    let browser = state.browser().await?;
     let looked = planner::look_at_goal(
         &browser,
         goal,

@@ -272,3 +272,45 @@ fn an_opened_state_sweeps_nothing_and_a_started_one_does() {
         started.begin_shutdown();
     });
 }
+
+/// The look before planning and a run need the same browser: when it cannot start, both
+/// answer the same 503, worded for whoever runs the service.
+#[test]
+fn a_browser_that_cannot_start_is_answered_alike_by_the_look_and_by_a_run() {
+    let Some(db) = util::postgres::database() else {
+        return;
+    };
+    let mut config = ServerConfig::new(BrowserSource::Launch(LaunchOptions {
+        executable: Some("/nonexistent/planlock-test-chromium".into()),
+        ..LaunchOptions::default()
+    }));
+    config.store = Some(db);
+    // Never called: the look fails first.
+    config.planner = Ok(planlock::planner::PlannerConfig {
+        model: Some("openai:test-model".to_string()),
+        openai_base_url: Some("http://127.0.0.1:9/v1".to_string()),
+        ..Default::default()
+    });
+    let state = util::rt()
+        .block_on(AppState::open(config))
+        .expect("the store opens");
+    util::rt().block_on(async {
+        let plan = json!({"reasoning": "r", "steps": [
+            {"type": "wait_seconds", "seconds": 0.1}, {"type": "done", "summary": "s"}]});
+        let (status, by_run) = call(&state, "POST", "/v1/runs", Some(json!({"plan": plan}))).await;
+        assert_eq!(status, 503, "{by_run:#}");
+        assert_eq!(by_run["error"]["kind"], "browser_unavailable");
+        assert!(
+            by_run["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("/nonexistent/planlock-test-chromium"),
+            "{by_run:#}"
+        );
+        assert_fits("ErrorBody", &by_run);
+        let goal = json!({"goal": "sign up at https://shop.example", "look": "required"});
+        let (status, by_look) = call(&state, "POST", "/v1/plans", Some(goal)).await;
+        assert_eq!(status, 503, "{by_look:#}");
+        assert_eq!(by_look, by_run);
+    });
+}
