@@ -7,9 +7,10 @@ use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
-use serde_json::json;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
+
+use super::error::{ErrorBody, ErrorDetail};
 
 /// Accepts connections like [`TcpListener`], each wrapped in [`ErrorShaped`].
 pub struct ApiListener(pub TcpListener);
@@ -147,7 +148,14 @@ fn shaped_answer(buf: &[u8]) -> Option<Vec<u8>> {
     {
         return None;
     }
-    let body = json!({"error": {"kind": kind, "message": message}}).to_string();
+    let body = ErrorBody {
+        error: ErrorDetail {
+            kind: kind.to_string(),
+            message: message.to_string(),
+            problems: None,
+        },
+    };
+    let body = serde_json::to_string(&body).ok()?;
     let mut out = String::with_capacity(head.len() + body.len() + 64);
     for line in lines {
         if line.eq_ignore_ascii_case("content-length: 0") {

@@ -3,7 +3,7 @@
 //! replicas, bearer tokens beyond loopback, and only this server's own origin in browsers.
 //!
 //! Its modules form one chain, each using only those before it (a test below keeps it so):
-//! the leaves (`store`, `metrics`, `listener`, `browser`), `error`, `api`, `registry`,
+//! the leaves (`store`, `metrics`, `browser`), `error`, `listener`, `api`, `registry`,
 //! `inboxes`, `state`, `guard`, `extract`, `webhook`, `request`, `runs`, `upkeep`, `routes`,
 //! `openapi`, and this one.
 
@@ -184,7 +184,7 @@ mod tests {
     /// The server's modules in the order they build on each other: each uses only modules
     /// before it, so the imports have no cycle. A new module must take its place here.
     const LAYERS: &[&str] = &[
-        "store", "metrics", "listener", "browser", "error", "api", "registry", "inboxes", "state",
+        "store", "metrics", "browser", "error", "listener", "api", "registry", "inboxes", "state",
         "guard", "extract", "webhook", "request", "runs", "upkeep", "routes", "openapi", "mod",
     ];
 
