@@ -334,3 +334,117 @@ fn truncated_fixtures_never_panic() {
         "extraction panicked on: {panicked_on:?}"
     );
 }
+
+/// Words that say a link undoes or destroys something, matched from a word's start, kept apart
+/// from the extractor's own list so that this test judges it.
+const UNDOING: &[&str] = &[
+    "cancel",
+    "invalidat",
+    "unsubscrib",
+    "delet",
+    "remov",
+    "deactivat",
+    "revok",
+    "optout",
+    "abmeld",
+    "désinscri",
+    "desinscri",
+    "löschen",
+    "supprim",
+];
+/// Phrases (lower-case words in a row) that say the same.
+const UNDOING_PHRASES: &[&[&str]] = &[
+    &["opt", "out"],
+    &["not", "you"],
+    &["not", "me"],
+    &["close", "your", "account"],
+    &["close", "account"],
+    &["report", "this"],
+    &["did", "not", "request"],
+    &["didn", "t", "request"],
+    &["did", "not", "register"],
+    &["didn", "t", "register"],
+];
+
+fn undoing(text: &str) -> Option<String> {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    if let Some(w) = words
+        .iter()
+        .find(|w| UNDOING.iter().any(|u| w.starts_with(u)))
+    {
+        return Some(w.clone());
+    }
+    UNDOING_PHRASES
+        .iter()
+        .find(|p| {
+            words
+                .windows(p.len())
+                .any(|win| win.iter().zip(p.iter()).all(|(a, b)| a == b))
+        })
+        .map(|p| p.join(" "))
+}
+
+#[test]
+fn no_mail_in_any_corpus_opens_a_link_that_undoes() {
+    let mut opened = 0;
+    let mut wrong = Vec::new();
+    for corpus in [SHAPED, APPS, STEERING] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir(corpus))
+            .expect("the corpus exists")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+            .collect();
+        files.sort();
+        for file in files {
+            let raw = std::fs::read(&file).expect("readable");
+            // Every host allowed: the lock must not be what keeps such a link out.
+            let Ok(link) = find_link(&raw, None, &|_: &Url| true) else {
+                continue;
+            };
+            opened += 1;
+            let address = percent_decoded(&format!(
+                "{} {}",
+                link.url.path(),
+                link.url.query().unwrap_or_default()
+            ));
+            for (what, text) in [("address", address.as_str()), ("text", &link.anchor_text)] {
+                if let Some(word) = undoing(text) {
+                    wrong.push(format!(
+                        "{}: opens {} (its {what} says {word:?})",
+                        file.display(),
+                        link.url
+                    ));
+                }
+            }
+        }
+    }
+    println!("{opened} mails open a link; none of them undoes");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // Most of the rest carry only a code; a few links are refused or ambiguous.
+    assert!(opened >= 40, "only {opened} mails opened a link");
+}
+
+fn percent_decoded(s: &str) -> String {
+    url::form_urlencoded::parse(s.as_bytes())
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn the_undoing_words_of_this_test_are_found_as_words() {
+    assert_eq!(
+        undoing("Special:InvalidateEmail/abc").as_deref(),
+        Some("invalidateemail")
+    );
+    assert_eq!(
+        undoing("If this was not you, click here").as_deref(),
+        Some("not you")
+    );
+    assert_eq!(undoing("Verify your email address"), None);
+    assert_eq!(undoing("/confirm?token=abc&validate=1"), None);
+}
