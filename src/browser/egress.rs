@@ -16,7 +16,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
-use super::tab::Refusals;
+use super::refusals::Refusals;
 use crate::lock::Lock;
 
 /// How long a client may take to say where it wants to go.

@@ -19,7 +19,7 @@ use tokio::task::JoinHandle;
 
 use super::egress::Egress;
 use super::locate::Sealed;
-use super::tab::Refusals;
+use super::refusals::Refusals;
 use super::{BrowserError, timed};
 use crate::lock::{Lock, Refusal};
 

@@ -1,13 +1,70 @@
 //! The protocol between Rust and `locator.js`, as typed as CDP is: what a step asks the
 //! locator for, and the verdict it answers, tagged by `state`. The locator returns codes and
-//! facts, never sentences; the runner words them (runner/failure.rs).
+//! facts, never sentences; the runner words them (runner/failure.rs). And its installation:
+//! an isolated world of every new document, where the locator waits for each step.
 
+use std::sync::{Arc, Mutex};
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::page::AddScriptToEvaluateOnNewDocumentParams;
+use chromiumoxide::cdp::js_protocol::runtime::EventExecutionContextCreated;
+use futures::StreamExt;
 use serde::{Deserialize, Serialize};
-
+use tokio::task::JoinHandle;
 use url::Url;
 
 use super::facts::{Blocker, InvalidField, Rejection};
+use super::{BrowserError, timed};
 use crate::plan::Masker;
+
+/// The locator itself.
+pub(super) const LOCATOR_JS: &str = include_str!("locator.js");
+/// The isolated world (per document) where the locator is installed.
+const WORLD: &str = "planlock";
+/// The locator's name inside that world.
+pub(super) const LOCATOR_GLOBAL: &str = "__planlockLocate";
+/// Tracks whether the document changed since the last rendered frame, so the locator can skip
+/// its stability frames on a settled page: a DOM change marks it unsettled until two frames
+/// have been produced without another change.
+const MUTATION_WATCH: &str = "(() => { let change = 0, settled = 0; \
+    const settle = (n) => requestAnimationFrame(() => requestAnimationFrame(() => { settled = n; })); \
+    new MutationObserver(() => { change += 1; settle(change); }).observe(document, \
+    { subtree: true, childList: true, attributes: true, characterData: true }); \
+    globalThis.__planlockSettled = () => settled === change; \
+    document.addEventListener('invalid', (e) => { const w = globalThis.__planlockSubmitting; if (w) w.invalid.push(e.target); }, true); \
+    document.addEventListener('submit', () => { const w = globalThis.__planlockSubmitting; if (w) w.submitted += 1; }, true); })();";
+/// Installs the locator in an isolated world of every new document, and tracks the main
+/// frame's world so [`Tab::locate`] can evaluate there.
+pub(super) async fn install_locator(
+    page: &Page,
+) -> Result<(Arc<Mutex<Option<String>>>, JoinHandle<()>), BrowserError> {
+    let world = Arc::new(Mutex::new(None));
+    let mut created = timed(page.event_listener::<EventExecutionContextCreated>()).await?;
+    let main_frame = page.target_id().inner().clone();
+    let task = {
+        let world = world.clone();
+        tokio::spawn(async move {
+            while let Some(ev) = created.next().await {
+                let ctx = &ev.context;
+                let frame = ctx.aux_data.as_ref().and_then(|a| a["frameId"].as_str());
+                if ctx.name == WORLD
+                    && frame == Some(main_frame.as_str())
+                    && let Ok(mut w) = world.lock()
+                {
+                    *w = Some(ctx.unique_id.clone());
+                }
+            }
+        })
+    };
+    let script = AddScriptToEvaluateOnNewDocumentParams {
+        source: format!("{MUTATION_WATCH}\nglobalThis.{LOCATOR_GLOBAL} = ({LOCATOR_JS});"),
+        world_name: Some(WORLD.to_string()),
+        include_command_line_api: None,
+        run_immediately: None,
+    };
+    timed(page.execute(script)).await?;
+    Ok((world, task))
+}
 
 /// One operation of the locator.
 #[derive(Debug, Clone, Serialize)]

@@ -7,6 +7,7 @@ mod guard;
 mod locate;
 pub mod outline;
 mod process;
+mod refusals;
 mod tab;
 
 use std::path::{Path, PathBuf};

@@ -13,11 +13,10 @@ use chromiumoxide::cdp::browser_protocol::input::{
 };
 use chromiumoxide::cdp::browser_protocol::network::{EventResponseReceived, ResourceType};
 use chromiumoxide::cdp::browser_protocol::page::{
-    AddScriptToEvaluateOnNewDocumentParams, CaptureScreenshotFormat, CaptureScreenshotParams,
-    EventFrameNavigated, EventFrameRequestedNavigation, EventFrameStoppedLoading,
-    EventLifecycleEvent, NavigateParams,
+    CaptureScreenshotFormat, CaptureScreenshotParams, EventFrameNavigated,
+    EventFrameRequestedNavigation, EventFrameStoppedLoading, EventLifecycleEvent, NavigateParams,
 };
-use chromiumoxide::cdp::js_protocol::runtime::{EvaluateParams, EventExecutionContextCreated};
+use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::watch;
@@ -30,25 +29,14 @@ use serde::de::DeserializeOwned;
 use super::facts::{
     Clicked, Difference, Extracted, Filled, Located, Navigated, PageError, Rejection, Target,
 };
-use super::locate::{FormCheck, FormErrors, Operation, Request, Sealed, Verdict};
+use super::locate::{
+    FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS, Operation, Request, Sealed, Verdict,
+    install_locator,
+};
+use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
 use crate::lock::{Lock, Refusal};
 
-const LOCATOR_JS: &str = include_str!("locator.js");
-/// The isolated world (per document) where the locator is installed.
-const WORLD: &str = "planlock";
-/// The locator's name inside that world.
-const LOCATOR_GLOBAL: &str = "__planlockLocate";
-/// Tracks whether the document changed since the last rendered frame, so the locator can skip
-/// its stability frames on a settled page: a DOM change marks it unsettled until two frames
-/// have been produced without another change.
-const MUTATION_WATCH: &str = "(() => { let change = 0, settled = 0; \
-    const settle = (n) => requestAnimationFrame(() => requestAnimationFrame(() => { settled = n; })); \
-    new MutationObserver(() => { change += 1; settle(change); }).observe(document, \
-    { subtree: true, childList: true, attributes: true, characterData: true }); \
-    globalThis.__planlockSettled = () => settled === change; \
-    document.addEventListener('invalid', (e) => { const w = globalThis.__planlockSubmitting; if (w) w.invalid.push(e.target); }, true); \
-    document.addEventListener('submit', () => { const w = globalThis.__planlockSubmitting; if (w) w.submitted += 1; }, true); })();";
 /// The longest one in-page wait runs before Rust checks on the run (cancel, crash, refusals).
 const LOCATOR_SLICE: Duration = Duration::from_secs(2);
 
@@ -832,150 +820,6 @@ fn task_barrier() -> EvaluateParams {
         .await_promise(true)
         .build()
         .expect("expression is set")
-}
-
-/// Installs the locator in an isolated world of every new document, and tracks the main
-/// frame's world so [`Tab::locate`] can evaluate there.
-async fn install_locator(
-    page: &Page,
-) -> Result<(Arc<Mutex<Option<String>>>, JoinHandle<()>), BrowserError> {
-    let world = Arc::new(Mutex::new(None));
-    let mut created = timed(page.event_listener::<EventExecutionContextCreated>()).await?;
-    let main_frame = page.target_id().inner().clone();
-    let task = {
-        let world = world.clone();
-        tokio::spawn(async move {
-            while let Some(ev) = created.next().await {
-                let ctx = &ev.context;
-                let frame = ctx.aux_data.as_ref().and_then(|a| a["frameId"].as_str());
-                if ctx.name == WORLD
-                    && frame == Some(main_frame.as_str())
-                    && let Ok(mut w) = world.lock()
-                {
-                    *w = Some(ctx.unique_id.clone());
-                }
-            }
-        })
-    };
-    let script = AddScriptToEvaluateOnNewDocumentParams {
-        source: format!("{MUTATION_WATCH}\nglobalThis.{LOCATOR_GLOBAL} = ({LOCATOR_JS});"),
-        world_name: Some(WORLD.to_string()),
-        include_command_line_api: None,
-        run_immediately: None,
-    };
-    timed(page.execute(script)).await?;
-    Ok((world, task))
-}
-
-/// Destinations the lock refused in one tab — by the tab's own guard or the browser-wide
-/// navigation guard — with a signal, so a step waiting for a page stops at once; and the
-/// connections its context's egress refused (frames, sub-resources: counted, failing no step).
-pub(crate) struct Refusals {
-    list: Mutex<Vec<Refusal>>,
-    signal: watch::Sender<u64>,
-    connections: std::sync::atomic::AtomicUsize,
-}
-
-impl Refusals {
-    /// Every refusal so far, taken or not, refused connections included.
-    fn count(&self) -> usize {
-        *self.signal.borrow() as usize + self.connections.load(Ordering::Relaxed)
-    }
-
-    /// A connection of the page that the lock refused.
-    pub(crate) fn count_connection(&self) {
-        self.connections.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-impl Refusals {
-    fn new() -> Refusals {
-        Refusals {
-            list: Mutex::new(Vec::new()),
-            connections: std::sync::atomic::AtomicUsize::new(0),
-            signal: watch::Sender::new(0),
-        }
-    }
-
-    pub(crate) fn push(&self, refusal: Refusal) {
-        tracing::debug!(url = %refusal.url, "lock refused a navigation");
-        if let Ok(mut list) = self.list.lock() {
-            list.push(refusal);
-        }
-        self.signal.send_modify(|n| *n += 1);
-    }
-
-    /// The first refusal since the last call; the rest are dropped (the step fails on the first).
-    fn take(&self) -> Option<Refusal> {
-        let mut list = self.list.lock().ok()?;
-        if list.is_empty() {
-            return None;
-        }
-        let first = list.remove(0);
-        list.clear();
-        Some(first)
-    }
-
-    fn subscribe(&self) -> watch::Receiver<u64> {
-        self.signal.subscribe()
-    }
-}
-
-/// A page asking for a top-level URL that is not http(s), e.g. `blob:`: no request the guard could
-/// pause comes of it, so the request is refused here, when the navigation is asked for (the
-/// commit check below then replaces the page). Chromium blocks `data:` and `file:` ones from
-/// pages itself, before reporting them. `javascript:` runs in the page and is no navigation;
-/// whatever it navigates to is checked as usual.
-fn check_scheme(
-    lock: &Lock,
-    refusals: &Refusals,
-    main_frame: &str,
-    ev: &EventFrameRequestedNavigation,
-) {
-    if ev.frame_id.inner() != main_frame {
-        return;
-    }
-    if let Ok(u) = Url::parse(&ev.url)
-        && !matches!(u.scheme(), "http" | "https" | "javascript")
-        && let Err(refusal) = lock.check(&u)
-    {
-        refusals.push(refusal);
-    }
-}
-
-/// Backstop behind the request guard: a document the main frame committed without a request the
-/// guard could pause (a `blob:` URL, or anything else that bypassed it) must pass the lock too.
-/// If it does not, the refusal is recorded and the page is replaced by `about:blank`.
-fn check_commit(
-    page: &Page,
-    lock: &Lock,
-    refusals: &Refusals,
-    main_frame: &str,
-    ev: &EventFrameNavigated,
-) {
-    let frame = &ev.frame;
-    if frame.parent_id.is_some() || frame.id.inner() != main_frame {
-        return;
-    }
-    // Chromium's own error page (a refused or failed load) is not a destination.
-    if frame.url.starts_with("chrome-error://") {
-        return;
-    }
-    let verdict = match Url::parse(&frame.url) {
-        Ok(u) => lock.check(&u),
-        Err(_) => Err(Refusal {
-            url: frame.url.clone(),
-            reason: format!("[plan] `{}` is not a URL.", frame.url),
-        }),
-    };
-    if let Err(refusal) = verdict {
-        refusals.push(refusal);
-        // Not awaited here: the guard keeps answering paused requests meanwhile.
-        let page = page.clone();
-        tokio::spawn(async move {
-            let _ = timed(page.execute(NavigateParams::new("about:blank"))).await;
-        });
-    }
 }
 
 /// What the locator's last "not yet" means once the deadline passed: the target was there but

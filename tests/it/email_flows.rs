@@ -6,7 +6,7 @@ use crate::util;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use crate::util::dovecot::Dovecot;
+use crate::util::dovecot::{Dovecot, DovecotMailer};
 use async_trait::async_trait;
 use planlock::demo::{self, DemoSite, Mailer, SmtpMailer};
 use planlock::inbox::Inbox;
@@ -14,17 +14,6 @@ use planlock::inbox::smtp::SmtpInbox;
 use planlock::inbox::{connect, parse_url};
 use planlock::plan::{Plan, Vars};
 use planlock::runner::{self, RunResult, RunSpec};
-
-/// The shop's mail goes into Dovecot by IMAP APPEND, as a delivery agent would put it there.
-struct DovecotMailer(Arc<Dovecot>);
-
-#[async_trait]
-impl Mailer for DovecotMailer {
-    async fn send(&self, _from: &str, _to: &str, raw: Vec<u8>) -> Result<(), String> {
-        self.0.append(&raw).await;
-        Ok(())
-    }
-}
 
 /// Sends a decoy from another sender to the same address first, then the real mail.
 struct DecoyFirst(Arc<dyn Mailer>);

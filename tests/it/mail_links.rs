@@ -6,12 +6,11 @@
 //! fail as ambiguous with neither requested.
 
 use crate::util;
-use crate::util::dovecot::Dovecot;
+use crate::util::dovecot::{Dovecot, DovecotMailer};
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use async_trait::async_trait;
 use axum::Router;
 use axum::extract::{Query, Request, State};
 use axum::response::Html;
@@ -213,17 +212,6 @@ fn the_confirm_link_is_opened_and_never_the_cancel_or_unsubscribe_link_over_smtp
             app.hits()
         );
     });
-}
-
-/// Delivers into Dovecot by IMAP APPEND, as a delivery agent would.
-struct DovecotMailer(Arc<Dovecot>);
-
-#[async_trait]
-impl Mailer for DovecotMailer {
-    async fn send(&self, _from: &str, _to: &str, raw: Vec<u8>) -> Result<(), String> {
-        self.0.append(&raw).await;
-        Ok(())
-    }
 }
 
 #[test]

@@ -629,3 +629,15 @@ fn set_mode(path: &Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
 }
+
+/// Mail for a test's app delivered into Dovecot by IMAP APPEND, as a delivery agent would put
+/// it there.
+pub struct DovecotMailer(pub std::sync::Arc<Dovecot>);
+
+#[async_trait::async_trait]
+impl planlock::demo::Mailer for DovecotMailer {
+    async fn send(&self, _from: &str, _to: &str, raw: Vec<u8>) -> Result<(), String> {
+        self.0.append(&raw).await;
+        Ok(())
+    }
+}
