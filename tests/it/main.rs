@@ -35,4 +35,5 @@ mod serve_load;
 mod serve_openapi;
 mod serve_replicas;
 mod serve_security;
+mod terminal_output;
 mod validate_cli;
