@@ -54,13 +54,50 @@ pub(crate) struct AppDef {
     pub env: &'static [(&'static str, &'static str)],
 }
 
-pub(crate) const APPS: &[AppDef] = &[AppDef {
-    key: "allauth",
-    dir: "allauth",
-    var: "allauth",
-    what: "django-allauth 65.22.1 (Django 5.2.19)",
-    env: &[],
-}];
+pub(crate) const APPS: &[AppDef] = &[
+    AppDef {
+        key: "allauth",
+        dir: "allauth",
+        var: "allauth",
+        what: "django-allauth 65.22.1 (Django 5.2.19)",
+        env: &[],
+    },
+    AppDef {
+        key: "redux",
+        dir: "redux",
+        var: "redux",
+        what: "django-registration-redux 2.13 (Django 5.2.19)",
+        env: &[],
+    },
+    AppDef {
+        key: "twofactor",
+        dir: "twofactor",
+        var: "twofactor",
+        what: "django-two-factor-auth 1.18.1, django-otp 1.7.5 EmailDevice (Django 5.2.19)",
+        env: &[],
+    },
+    AppDef {
+        key: "magiclink",
+        dir: "magiclink",
+        var: "magiclink",
+        what: "django-magiclink 1.3.0 (Django 5.2.19)",
+        env: &[],
+    },
+    AppDef {
+        key: "invitations",
+        dir: "invitations",
+        var: "invitations",
+        what: "django-invitations 2.1.0 with django-allauth 65.22.1 (Django 5.2.19)",
+        env: &[],
+    },
+    AppDef {
+        key: "wagtail",
+        dir: "wagtail",
+        var: "wagtail",
+        what: "Wagtail 8.0.1 admin (Django 5.2.19)",
+        env: &[],
+    },
+];
 
 fn app_def(key: &str) -> &'static AppDef {
     APPS.iter()
@@ -261,14 +298,16 @@ fn records(
 
 // ---- The journeys ----
 
-/// Where a journey's account comes from.
+/// Where a journey's account comes from. Its username, where the app asks for one, is the
+/// run address's local part, given to plans as `{{username}}`.
 #[derive(Clone, Copy, PartialEq)]
 pub(crate) enum Account {
     /// The journey creates it (`{{secret.PASSWORD}}` is its password).
     New,
-    /// It exists before the run, at the run's address, with `{{secret.PASSWORD}}`
-    /// (`records seed`), as an admin or an earlier sign-up made it.
-    Existing,
+    /// It exists before the run, at the run's address, with `{{secret.PASSWORD}}`, made by
+    /// this `records` command (`seed`, or e.g. `seed-2fa` with a second factor), as an admin
+    /// or an earlier sign-up made it.
+    Seeded(&'static str),
 }
 
 /// One fact the app must hold after the journey, read from `records show`.
@@ -284,6 +323,10 @@ pub(crate) enum Proof {
     NotPassword(&'static str),
     /// The app recorded a sign-in during the run (its `last_login`, or what it keeps instead).
     SignedInDuringRun,
+    /// The fact at this JSON pointer (under `extra`) is `true`.
+    Holds(&'static str),
+    /// The time at this JSON pointer (under `extra`, Unix seconds) is after the run's start.
+    DuringRun(&'static str),
 }
 
 pub(crate) struct Journey {
@@ -311,7 +354,7 @@ pub(crate) const JOURNEYS: &[Journey] = &[
     Journey {
         app: "allauth",
         name: "reset-password",
-        account: Account::Existing,
+        account: Account::Seeded("seed"),
         sent_by_another: false,
         proofs: &[
             Password("NEW_PASSWORD"),
@@ -322,9 +365,74 @@ pub(crate) const JOURNEYS: &[Journey] = &[
     Journey {
         app: "allauth",
         name: "login-by-code",
-        account: Account::Existing,
+        account: Account::Seeded("seed"),
         sent_by_another: false,
         proofs: &[SignedInDuringRun],
+    },
+    Journey {
+        app: "redux",
+        name: "register-activate-login",
+        account: Account::New,
+        sent_by_another: false,
+        proofs: &[Exists, Confirmed, Password("PASSWORD"), SignedInDuringRun],
+    },
+    Journey {
+        app: "redux",
+        name: "reset-password",
+        account: Account::Seeded("seed"),
+        sent_by_another: false,
+        proofs: &[
+            Password("NEW_PASSWORD"),
+            NotPassword("PASSWORD"),
+            SignedInDuringRun,
+        ],
+    },
+    Journey {
+        app: "twofactor",
+        name: "login-email-code",
+        account: Account::Seeded("seed-2fa"),
+        sent_by_another: false,
+        proofs: &[
+            SignedInDuringRun,
+            DuringRun("/email_devices/0/last_used_at"),
+        ],
+    },
+    Journey {
+        app: "twofactor",
+        name: "setup-email-factor",
+        account: Account::Seeded("seed"),
+        sent_by_another: false,
+        proofs: &[SignedInDuringRun, Holds("/confirmed_email_device")],
+    },
+    Journey {
+        app: "magiclink",
+        name: "login",
+        account: Account::Seeded("seed"),
+        sent_by_another: false,
+        proofs: &[SignedInDuringRun, Holds("/magic_link_used")],
+    },
+    Journey {
+        app: "invitations",
+        name: "accept-invitation",
+        account: Account::New,
+        sent_by_another: true,
+        proofs: &[
+            Exists,
+            Confirmed,
+            Password("PASSWORD"),
+            Holds("/invitation_accepted"),
+        ],
+    },
+    Journey {
+        app: "wagtail",
+        name: "reset-password",
+        account: Account::Seeded("seed"),
+        sent_by_another: false,
+        proofs: &[
+            Password("NEW_PASSWORD"),
+            NotPassword("PASSWORD"),
+            SignedInDuringRun,
+        ],
     },
 ];
 
@@ -417,6 +525,17 @@ fn judge(proofs: &[Proof], facts: &Value, since: f64) -> Evidence {
             SignedInDuringRun => (
                 facts["last_login"].as_f64().is_some_and(|t| t >= since),
                 "a sign-in was recorded during the run".to_string(),
+            ),
+            Holds(pointer) => (
+                facts["extra"].pointer(pointer) == Some(&Value::Bool(true)),
+                format!("{pointer} holds"),
+            ),
+            DuringRun(pointer) => (
+                facts["extra"]
+                    .pointer(pointer)
+                    .and_then(Value::as_f64)
+                    .is_some_and(|t| t >= since),
+                format!("{pointer} is during the run"),
             ),
         };
         if !holds {
@@ -512,6 +631,14 @@ impl Listener for SendsAtStart<'_> {
     }
 }
 
+/// A plan's variables: the app's origin, and the account's username (the address's local
+/// part), for apps that ask for one.
+fn journey_vars(def: &AppDef, url: &str, address: &str) -> Vars {
+    let username = address.split('@').next().unwrap_or(address);
+    Vars::from_pairs([format!("{}={url}", def.var), format!("username={username}")])
+        .expect("the journeys' variables")
+}
+
 /// A password for one run: random, so nothing another run typed can count.
 fn fresh_password() -> String {
     format!("Pw.{}.{}", runner::new_run_id(), runner::new_run_id())
@@ -537,16 +664,16 @@ pub(crate) fn run_journey(j: &Journey, kind: PlanKind) -> Option<Outcome> {
         ("NEW_PASSWORD".to_string(), fresh_password()),
     ]);
     let secret_env = |k: &str| secrets[k].clone();
-    if j.account == Account::Existing {
+    if let Account::Seeded(command) = j.account {
         records(
             def,
             app,
-            "seed",
+            command,
             &address,
             &[("JOURNEY_PASSWORD", secret_env("PASSWORD"))],
         );
     }
-    let vars = Vars::from_pairs([format!("{}={}", def.var, app.url)]).expect("the app's variable");
+    let vars = journey_vars(def, &app.url, &address);
     let outcome = |status: &str, message: String| Outcome {
         journey: j.id(),
         kind,
@@ -748,6 +875,16 @@ journey_tests! {
     allauth_reset_password: "allauth" / "reset-password",
         #[ignore = "executor: the locator's answer unreadable on a set-password page (FINDINGS.md)"];
     allauth_login_by_code: "allauth" / "login-by-code";
+    redux_register_activate_login: "redux" / "register-activate-login",
+        #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
+    redux_reset_password: "redux" / "reset-password",
+        #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
+    twofactor_login_email_code: "twofactor" / "login-email-code";
+    twofactor_setup_email_factor: "twofactor" / "setup-email-factor";
+    magiclink_login: "magiclink" / "login";
+    invitations_accept_invitation: "invitations" / "accept-invitation";
+    wagtail_reset_password: "wagtail" / "reset-password",
+        #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
 }
 
 /// Every journey has a test, a hand plan that validates, and its app; every plan on disk
@@ -761,7 +898,7 @@ fn every_journey_has_its_test_and_plans() {
             "{} has no test in journey_tests!",
             j.id()
         );
-        let vars = Vars::from_pairs([format!("{}=http://127.0.0.1:1", j.def().var)]).unwrap();
+        let vars = journey_vars(j.def(), "http://127.0.0.1:1", "run-x@journeys.example");
         for kind in [PlanKind::Hand, PlanKind::Blind] {
             let path = j.file(kind);
             let Ok(text) = std::fs::read_to_string(&path) else {
@@ -836,11 +973,11 @@ fn an_account_nobody_used_proves_nothing() {
         let app = running(j.app);
         let address = mail().run_address(&runner::new_run_id());
         let password = fresh_password();
-        if j.account == Account::Existing {
+        if let Account::Seeded(command) = j.account {
             records(
                 def,
                 app,
-                "seed",
+                command,
                 &address,
                 &[("JOURNEY_PASSWORD", password.clone())],
             );
@@ -872,9 +1009,14 @@ fn write_blind_requests() {
     }
     for j in JOURNEYS {
         let app = running(j.app);
-        let out = util::planlock()
-            .args(["plan", &j.goal(), "--dry-run", "--look=required"])
-            .args(["--var", &format!("{}={}", j.def().var, app.url)])
+        let goal = j.goal();
+        let mut plan = util::planlock();
+        plan.args(["plan", &goal, "--dry-run", "--look=required"])
+            .args(["--var", &format!("{}={}", j.def().var, app.url)]);
+        if goal.contains("{{username}}") {
+            plan.args(["--var", "username=run-x"]);
+        }
+        let out = plan
             .args(["--inbox-address", &format!("run@{MAIL_DOMAIN}")])
             .env_remove("PLANLOCK_MODEL")
             .output()
