@@ -177,8 +177,8 @@ async fn decide(
 }
 
 /// A document request that carries a value the run typed (a secret, an emailed code) may only
-/// be the submission of the form it was typed into: not a form others' content retargeted
-/// (`formaction`, `form=`), not a link with it in the URL.
+/// be the submission of a form it was typed into: not a form others' content retargeted
+/// (`formaction`, `form=`) elsewhere, not a link or a script with it in the URL.
 fn keeps_sealed(
     sealed: &Mutex<Vec<Sealed>>,
     request: &chromiumoxide::cdp::browser_protocol::network::Request,
@@ -205,12 +205,19 @@ fn keeps_sealed(
         .collect();
     for s in sealed.iter() {
         if (s.found_in(url.as_str()) || s.found_in(&body)) && !s.allows(&url) {
-            let allowed = match s.action() {
-                Some(a) => format!(
-                    "only to the form's own address, {}",
-                    &a[..url::Position::AfterPath]
+            let allowed = match s.actions() {
+                [] => "nowhere: it was typed into a control outside any form".to_string(),
+                [one] => format!(
+                    "only to the address of the form it was typed into, {}",
+                    &one[..url::Position::AfterPath]
                 ),
-                None => "nowhere: it was typed into a control outside any form".to_string(),
+                many => format!(
+                    "only to the addresses of the forms it was typed into, {}",
+                    many.iter()
+                        .map(|a| &a[..url::Position::AfterPath])
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                ),
             };
             return Err(Refusal {
                 url: url[..url::Position::AfterPath].to_string(),
@@ -253,5 +260,78 @@ async fn judge(lock: &Lock, url: &str) -> Result<(), Refusal> {
             url: url.to_string(),
             reason: format!("[plan] `{url}` is not a URL."),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chromiumoxide::cdp::browser_protocol::network::Request;
+
+    fn post(url: &str, body: &str) -> Request {
+        use base64::Engine as _;
+        serde_json::from_value(serde_json::json!({
+            "url": url,
+            "method": "POST",
+            "headers": {},
+            "initialPriority": "VeryHigh",
+            "referrerPolicy": "strict-origin-when-cross-origin",
+            "hasPostData": true,
+            "postDataEntries": [
+                {"bytes": base64::engine::general_purpose::STANDARD.encode(body)}
+            ],
+        }))
+        .expect("a CDP request")
+    }
+
+    fn sealed(typed: &[(&str, &str)]) -> Mutex<Vec<Sealed>> {
+        let mut all: Vec<Sealed> = Vec::new();
+        for (value, action) in typed {
+            match all.iter_mut().find(|s| s.holds(value)) {
+                Some(s) => s.typed_into(Some(action)),
+                None => all.push(Sealed::new(value, Some(action))),
+            }
+        }
+        Mutex::new(all)
+    }
+
+    #[test]
+    fn a_secret_typed_into_two_forms_leaves_through_either_and_nowhere_else() {
+        let typed = sealed(&[
+            ("hunter2-long", "http://shop.test/register"),
+            ("hunter2-long", "http://shop.test/login?next=/"),
+        ]);
+        let body = "username=ada&password=hunter2-long";
+        for to in ["http://shop.test/register", "http://shop.test/login"] {
+            assert!(keeps_sealed(&typed, &post(to, body)).is_ok(), "{to}");
+        }
+        let refused = keeps_sealed(&typed, &post("http://shop.test/comments", body))
+            .expect_err("another address");
+        assert_eq!(
+            refused.reason,
+            "[plan] a request to http://shop.test/comments carries a value this run typed (a \
+             secret or an emailed code), which may go only to the addresses of the forms it \
+             was typed into, http://shop.test/register and http://shop.test/login. It was not \
+             sent."
+        );
+        // A request without the value goes anywhere the lock allows.
+        assert!(keeps_sealed(&typed, &post("http://shop.test/comments", "text=hi")).is_ok());
+    }
+
+    #[test]
+    fn a_secret_typed_into_one_form_leaves_only_through_it() {
+        let typed = sealed(&[("hunter2-long", "http://shop.test/register")]);
+        let refused = keeps_sealed(
+            &typed,
+            &post("http://shop.test/login", "password=hunter2-long"),
+        )
+        .expect_err("a form it was not typed into");
+        assert!(
+            refused.reason.contains(
+                "only to the address of the form it was typed into, http://shop.test/register."
+            ),
+            "{}",
+            refused.reason
+        );
     }
 }

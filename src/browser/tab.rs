@@ -52,7 +52,7 @@ pub struct Tab {
     context: BrowserContextId,
     lock: Arc<Lock>,
     refusals: Arc<Refusals>,
-    /// Secrets and codes typed in this tab, each with the one form action it may go to.
+    /// Secrets and codes typed in this tab, each with the form actions it may go to.
     sealed: Arc<Mutex<Vec<Sealed>>>,
     /// A rule every document the tab loads must pass too, while it is set.
     hops: HopRules,
@@ -648,10 +648,14 @@ impl Tab {
     }
 
     /// From now on, a document request of this tab that carries `value` (in any encoding)
-    /// is refused unless it goes to `action`, the form it was typed into.
+    /// is refused unless it goes to `action` or the action of another form `value` was typed
+    /// into before.
     fn seal(&self, value: &str, action: Option<&str>) {
         if let Ok(mut sealed) = self.sealed.lock() {
-            sealed.push(Sealed::new(value, action));
+            match sealed.iter_mut().find(|s| s.holds(value)) {
+                Some(seal) => seal.typed_into(action),
+                None => sealed.push(Sealed::new(value, action)),
+            }
         }
     }
 

@@ -15,6 +15,7 @@ mod email_flows;
 mod extract_corpus;
 mod inbox_imap;
 mod inbox_smtp;
+mod journeys;
 mod lock_ports;
 mod lock_probes;
 mod look;
