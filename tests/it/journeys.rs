@@ -97,6 +97,20 @@ pub(crate) const APPS: &[AppDef] = &[
         what: "Wagtail 8.0.1 admin (Django 5.2.19)",
         env: &[],
     },
+    AppDef {
+        key: "security",
+        dir: "security",
+        var: "security",
+        what: "Flask-Security-Too 5.9.2 (Flask 3.1.3)",
+        env: &[],
+    },
+    AppDef {
+        key: "appbuilder",
+        dir: "appbuilder",
+        var: "appbuilder",
+        what: "Flask-AppBuilder 5.3.0 with Flask-Mail",
+        env: &[],
+    },
 ];
 
 fn app_def(key: &str) -> &'static AppDef {
@@ -433,6 +447,45 @@ pub(crate) const JOURNEYS: &[Journey] = &[
             NotPassword("PASSWORD"),
             SignedInDuringRun,
         ],
+    },
+    Journey {
+        app: "security",
+        name: "register-confirm-login",
+        account: Account::New,
+        sent_by_another: false,
+        proofs: &[Exists, Confirmed, Password("PASSWORD"), SignedInDuringRun],
+    },
+    Journey {
+        app: "security",
+        name: "reset-password",
+        account: Account::Seeded("seed"),
+        sent_by_another: false,
+        proofs: &[
+            Password("NEW_PASSWORD"),
+            NotPassword("PASSWORD"),
+            SignedInDuringRun,
+        ],
+    },
+    Journey {
+        app: "security",
+        name: "two-factor-email",
+        account: Account::Seeded("seed-2fa"),
+        sent_by_another: false,
+        proofs: &[SignedInDuringRun],
+    },
+    Journey {
+        app: "security",
+        name: "unified-signin-code",
+        account: Account::Seeded("seed-us"),
+        sent_by_another: false,
+        proofs: &[SignedInDuringRun],
+    },
+    Journey {
+        app: "appbuilder",
+        name: "register-activate-login",
+        account: Account::New,
+        sent_by_another: false,
+        proofs: &[Exists, Confirmed, Password("PASSWORD"), SignedInDuringRun],
     },
 ];
 
@@ -883,6 +936,14 @@ journey_tests! {
     twofactor_setup_email_factor: "twofactor" / "setup-email-factor";
     magiclink_login: "magiclink" / "login";
     invitations_accept_invitation: "invitations" / "accept-invitation";
+    appbuilder_register_activate_login: "appbuilder" / "register-activate-login",
+        #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
+    security_register_confirm_login: "security" / "register-confirm-login",
+        #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
+    security_reset_password: "security" / "reset-password",
+        #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
+    security_two_factor_email: "security" / "two-factor-email";
+    security_unified_signin_code: "security" / "unified-signin-code";
     wagtail_reset_password: "wagtail" / "reset-password",
         #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
 }
