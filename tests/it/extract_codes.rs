@@ -7,15 +7,28 @@
 //! and the app's own record of the code it accepted.
 
 use std::collections::HashSet;
+use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
+use axum::Router;
+use axum::extract::{Form, Query, State};
+use axum::response::Html;
+use axum::routing::{get, post};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as B64;
 use mail_parser::{MessageParser, PartType};
+use planlock::demo::{Mailer, SmtpMailer};
 use planlock::inbox::extract::{Otp, OtpError, find_otp};
+use planlock::inbox::smtp::SmtpInbox;
+use planlock::plan::{Limits, Vars, parse_and_validate};
+use planlock::runner::{self, RunSpec};
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestCaseError, TestError, TestRunner};
 use serde_json::Value;
+
+use crate::util::{self, need_browser};
 
 /// The corpora and their tables (see `extract_corpus.rs`).
 const CORPORA: &[&str] = &[
@@ -24,8 +37,15 @@ const CORPORA: &[&str] = &[
     "fixtures/emails/steering",
 ];
 
-/// Draws of each shape, shared out over the templates (each gets at least its share).
-const DRAWS_PER_SHAPE: u32 = 1000;
+/// Draws of each shape, shared out over the templates (each gets at least its share): 1,000,
+/// or more with `PLANLOCK_CODE_DRAWS` for a longer soak.
+fn draws_per_shape() -> u32 {
+    std::env::var("PLANLOCK_CODE_DRAWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000)
+        .max(1000)
+}
 
 // ---------------------------------------------------------------------------------------------
 // Codes
@@ -266,14 +286,13 @@ impl Template {
             || self.recipient.to_ascii_uppercase().contains(&compact)
     }
 
-    /// The mail with `code` in each of the code's places, as MIME: the subject as an encoded
-    /// word, each part in UTF-8 and base64, in `find_otp`'s reading order.
-    pub fn mail(&self, code: &Code) -> Vec<u8> {
+    /// The mail to `to` with `code` in each of the code's places, as MIME: the subject as an
+    /// encoded word, each part in UTF-8 and base64, in `find_otp`'s reading order.
+    pub fn mail_to(&self, code: &Code, to: &str) -> Vec<u8> {
         let subject = fill(&self.subject, code);
         let mut out = format!(
-            "From: Shop <noreply@shop.test>\r\nTo: {}\r\nSubject: =?utf-8?B?{}?=\r\n\
+            "From: Shop <noreply@shop.test>\r\nTo: {to}\r\nSubject: =?utf-8?B?{}?=\r\n\
              MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"t3mpl4te\"\r\n\r\n",
-            self.recipient,
             B64.encode(subject)
         );
         for part in &self.parts {
@@ -411,7 +430,7 @@ fn answer(r: &Result<Otp, OtpError>) -> String {
 
 /// `find_otp` on `code` in `template`: exactly that code, or why not.
 pub fn check(template: &Template, code: &Code) -> Result<(), String> {
-    let raw = template.mail(code);
+    let raw = template.mail_to(code, &template.recipient);
     let got = find_otp(&raw, &template.recipient);
     let want = template.expected(code);
     match &got {
@@ -459,13 +478,13 @@ fn own_code(t: &Template) -> Code {
     unreachable!("{} is in no table", t.name)
 }
 
-/// For each shape, at least [`DRAWS_PER_SHAPE`] random codes, shared out over every template:
+/// For each shape, at least [`draws_per_shape`] random codes, shared out over every template:
 /// no draw may fail. Failures are shrunk to the simplest code that still fails, and all are
 /// listed at once.
 #[test]
 fn random_codes_of_every_shape_are_found_where_the_code_stood() {
     let templates = templates();
-    let per_template = DRAWS_PER_SHAPE.div_ceil(templates.len() as u32);
+    let per_template = draws_per_shape().div_ceil(templates.len() as u32);
     let mut failures: Vec<String> = Vec::new();
     let mut draws = 0u32;
     for &shape in SHAPES {
@@ -544,4 +563,157 @@ fn codes_that_look_like_words_or_numbers_are_found_where_the_code_stood() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// End to end
+
+/// The app under test: `/start?to=ADDR` mails ADDR its template filled with this draw's code,
+/// over SMTP, and shows a code form; `POST /verify` records every code typed and accepts only
+/// the one it sent (spaces and dashes aside, as apps compare codes).
+#[derive(Clone)]
+struct CodeApp {
+    mailer: Arc<dyn Mailer>,
+    template: Arc<Template>,
+    code: Code,
+    typed: Arc<Mutex<Vec<String>>>,
+}
+
+#[derive(serde::Deserialize)]
+struct To {
+    to: String,
+}
+
+#[derive(serde::Deserialize)]
+struct Typed {
+    code: String,
+}
+
+fn plain(code: &str) -> String {
+    code.chars().filter(char::is_ascii_alphanumeric).collect()
+}
+
+impl CodeApp {
+    async fn start(mailer: Arc<dyn Mailer>, template: Template, code: Code) -> (CodeApp, String) {
+        let app = CodeApp {
+            mailer,
+            template: Arc::new(template),
+            code,
+            typed: Arc::default(),
+        };
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let router = Router::new()
+            .route("/start", get(send_code))
+            .route("/verify", post(verify))
+            .with_state(app.clone());
+        tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+        (app, base)
+    }
+
+    /// The codes the app was sent, as it recorded them.
+    fn typed(&self) -> Vec<String> {
+        self.typed.lock().unwrap().clone()
+    }
+}
+
+async fn send_code(State(app): State<CodeApp>, Query(q): Query<To>) -> Html<String> {
+    // the plan writes the address into the query as it is, where a `+` reads as a space
+    let to = q.to.replace(' ', "+");
+    let raw = app.template.mail_to(&app.code, &to);
+    let sent = app.mailer.send("noreply@shop.test", &to, raw).await;
+    Html(match sent {
+        Ok(()) => "<h1>Check your inbox</h1><form method=\"post\" action=\"/verify\">\
+                   <label for=\"code\">Code</label> <input id=\"code\" name=\"code\" autocomplete=\"one-time-code\">\
+                   <button>Verify</button></form>"
+            .to_string(),
+        Err(e) => format!("<h1>Mail failed: {e}</h1>"),
+    })
+}
+
+async fn verify(State(app): State<CodeApp>, Form(t): Form<Typed>) -> Html<&'static str> {
+    app.typed.lock().unwrap().push(t.code.clone());
+    Html(if plain(&t.code) == app.code.compact() {
+        "<h1>Code accepted</h1>"
+    } else {
+        "<h1>That code is not right</h1>"
+    })
+}
+
+/// One random code of `shape` that `template` does not already hold.
+fn draw(template: &Template, shape: Shape) -> Code {
+    let mut runner = TestRunner::default();
+    loop {
+        let code = codes(shape).new_tree(&mut runner).unwrap().current();
+        if !template.already_holds(&code) {
+            return code;
+        }
+    }
+}
+
+/// A few draws end to end: the app mails its code through planlock's embedded SMTP receiver,
+/// real Chromium types what the run read, and the app's own record says which code arrived.
+#[test]
+fn random_codes_are_typed_and_accepted_end_to_end_over_smtp() {
+    need_browser!();
+    let picks = [
+        (
+            "fixtures/emails/access_code_spells_almost_a_word.eml",
+            Shape::LettersAndDigits,
+        ),
+        (
+            "fixtures/emails/chatspace_confirmation_code.eml",
+            Shape::DashedLetters,
+        ),
+        (
+            "fixtures/emails/mixed_code_space_grouped.eml",
+            Shape::SpacedMixedGroups,
+        ),
+        (
+            "fixtures/emails/spaced_single_digits_line.eml",
+            Shape::Dashed,
+        ),
+        (
+            "fixtures/emails/steering/title_code_in_subject.eml",
+            Shape::Digits,
+        ),
+    ];
+    let all = templates();
+    util::rt().block_on(async {
+        let smtp = SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), "inbox.test")
+            .await
+            .unwrap();
+        for (name, shape) in picks {
+            let template = all
+                .iter()
+                .find(|t| t.name == name)
+                .unwrap_or_else(|| panic!("no template {name}"))
+                .clone();
+            let code = draw(&template, shape);
+            let mailer = Arc::new(SmtpMailer::new(smtp.local_addr()));
+            let (app, base) = CodeApp::start(mailer, template, code.clone()).await;
+            let json = format!(
+                r##"{{"reasoning":"","steps":[
+                {{"type":"navigate","url":"{base}/start?to={{{{inbox_address}}}}"}},
+                {{"type":"wait_for_text","text":"Check your inbox"}},
+                {{"type":"use_otp_from_inbox","selector":"#code","timeout_seconds":20}},
+                {{"type":"click","describe":"verify the code","text":"Verify"}},
+                {{"type":"wait_for_text","text":"Code accepted","timeout_seconds":10}},
+                {{"type":"done","summary":"verified"}}]}}"##
+            );
+            let plan = parse_and_validate(&json, &Limits::default(), &Vars::default())
+                .unwrap_or_else(|e| panic!("test plan is invalid: {e}\n{json}"));
+            let spec = RunSpec::new(plan)
+                .run_id(runner::new_run_id())
+                .inbox(None, smtp.clone());
+            let (result, _) = util::run_locked(spec).await;
+            let typed = app.typed();
+            assert!(
+                result.succeeded() && typed.len() == 1 && plain(&typed[0]) == code.compact(),
+                "{name}: the app sent {:?} and recorded {typed:?}; the run: {}",
+                code.shown,
+                serde_json::to_string_pretty(&result).unwrap()
+            );
+        }
+    });
 }
