@@ -12,6 +12,7 @@ mod ci_signals;
 mod cli_run;
 mod corpus;
 mod email_flows;
+mod extract_codes;
 mod extract_corpus;
 mod inbox_imap;
 mod inbox_smtp;
