@@ -981,35 +981,26 @@ macro_rules! journey_tests {
 }
 
 journey_tests! {
-    allauth_signup_confirm_login: "allauth" / "signup-confirm-login",
-        #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
+    allauth_signup_confirm_login: "allauth" / "signup-confirm-login";
     allauth_reset_password: "allauth" / "reset-password",
         #[ignore = "executor: the locator's answer unreadable (FINDINGS.md)"];
     allauth_login_by_code: "allauth" / "login-by-code";
-    allauth_signup_code_login: "allauth-code" / "signup-code-login",
-        #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
-    redux_register_activate_login: "redux" / "register-activate-login",
-        #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
-    redux_reset_password: "redux" / "reset-password",
-        #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
+    allauth_signup_code_login: "allauth-code" / "signup-code-login";
+    redux_register_activate_login: "redux" / "register-activate-login";
+    redux_reset_password: "redux" / "reset-password";
     trac_register_verify_login: "trac" / "register-verify-login",
         #[ignore = "executor: the locator's answer unreadable (FINDINGS.md)"];
     twofactor_login_email_code: "twofactor" / "login-email-code";
     twofactor_setup_email_factor: "twofactor" / "setup-email-factor";
     magiclink_login: "magiclink" / "login";
     invitations_accept_invitation: "invitations" / "accept-invitation";
-    appbuilder_register_activate_login: "appbuilder" / "register-activate-login",
-        #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
-    roundup_register_confirm_login: "roundup" / "register-confirm-login",
-        #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
-    security_register_confirm_login: "security" / "register-confirm-login",
-        #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
-    security_reset_password: "security" / "reset-password",
-        #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
+    appbuilder_register_activate_login: "appbuilder" / "register-activate-login";
+    roundup_register_confirm_login: "roundup" / "register-confirm-login";
+    security_register_confirm_login: "security" / "register-confirm-login";
+    security_reset_password: "security" / "reset-password";
     security_two_factor_email: "security" / "two-factor-email";
     security_unified_signin_code: "security" / "unified-signin-code";
-    wagtail_reset_password: "wagtail" / "reset-password",
-        #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
+    wagtail_reset_password: "wagtail" / "reset-password";
 }
 
 /// Every journey has a test, a hand plan that validates, and its app; every plan on disk
