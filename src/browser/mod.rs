@@ -30,7 +30,7 @@ pub use facts::{
 };
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
-pub use tab::Tab;
+pub use tab::{HopRule, Tab};
 
 use crate::lock::{AddressPolicy, Lock};
 use egress::Egress;
@@ -321,6 +321,7 @@ impl Chromium {
                     lock: handles.lock,
                     refusals: handles.refusals,
                     sealed: handles.sealed,
+                    hops: handles.hops,
                     calls: handles.calls,
                     egress,
                 },

@@ -52,8 +52,10 @@ pub struct Tab {
     context: BrowserContextId,
     lock: Arc<Lock>,
     refusals: Arc<Refusals>,
-    /// Secrets and codes typed in this tab, each with the one form action it may go to.
+    /// Secrets and codes typed in this tab, each with the form actions it may go to.
     sealed: Arc<Mutex<Vec<Sealed>>>,
+    /// A rule every document the tab loads must pass too, while it is set.
+    hops: HopRules,
     gone: watch::Receiver<Option<String>>,
     guard: JoinHandle<()>,
     /// CDP commands sent on behalf of steps (interception included), for the benchmark.
@@ -106,6 +108,7 @@ impl Tab {
             lock,
             refusals,
             sealed: Arc::default(),
+            hops: Arc::default(),
             gone,
             guard,
             calls,
@@ -159,7 +162,17 @@ impl Tab {
             lock: self.lock.clone(),
             refusals: Arc::downgrade(&self.refusals),
             sealed: self.sealed.clone(),
+            hops: self.hops.clone(),
             calls: self.calls.clone(),
+        }
+    }
+
+    /// From now on, every document request of this tab's page must also pass `rule` (a
+    /// refusal fails the request before it is sent, like one of the lock's); `None` ends it.
+    /// The runner judges an emailed link's every hop this way.
+    pub fn judge_hops(&self, rule: Option<HopRule>) {
+        if let Ok(mut hops) = self.hops.lock() {
+            *hops = rule;
         }
     }
 
@@ -635,10 +648,14 @@ impl Tab {
     }
 
     /// From now on, a document request of this tab that carries `value` (in any encoding)
-    /// is refused unless it goes to `action`, the form it was typed into.
+    /// is refused unless it goes to `action` or the action of another form `value` was typed
+    /// into before.
     fn seal(&self, value: &str, action: Option<&str>) {
         if let Ok(mut sealed) = self.sealed.lock() {
-            sealed.push(Sealed::new(value, action));
+            match sealed.iter_mut().find(|s| s.holds(value)) {
+                Some(seal) => seal.typed_into(action),
+                None => sealed.push(Sealed::new(value, action)),
+            }
         }
     }
 
@@ -805,8 +822,16 @@ pub(super) struct GuardHandles {
     pub lock: Arc<Lock>,
     pub refusals: std::sync::Weak<Refusals>,
     pub sealed: Arc<Mutex<Vec<Sealed>>>,
+    pub hops: HopRules,
     pub calls: Arc<AtomicU64>,
 }
+
+/// A rule a document request must pass besides the lock: `Some(why)` refuses the URL, `why`
+/// saying what is wrong with it (`its address says "delete"`).
+pub type HopRule = Arc<dyn Fn(&Url) -> Option<String> + Send + Sync>;
+
+/// A tab's [`HopRule`], if one is set; shared with the guard.
+pub(super) type HopRules = Arc<Mutex<Option<HopRule>>>;
 
 /// One task turn in the page: a navigation the page scheduled (a form submission, a script
 /// redirect) has been requested once this answers. A message-channel task, because

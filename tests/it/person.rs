@@ -519,7 +519,9 @@ fn content_others_posted_decides_no_field_and_gets_no_secret() {
         error
             .message
             .contains("/sink/comments carries a value this run typed")
-            && error.message.contains("only to the form's own address"),
+            && error
+                .message
+                .contains("only to the address of the form it was typed into"),
         "{}",
         error.message
     );
@@ -529,6 +531,77 @@ fn content_others_posted_decides_no_field_and_gets_no_secret() {
         reached.is_empty(),
         "the comments endpoint received {reached:?}"
     );
+}
+
+#[test]
+fn a_secret_leaves_through_every_form_it_was_typed_into_and_nowhere_else() {
+    need_browser!();
+    let secrets =
+        || Secrets::none().with_given([("PW".to_string(), "correct-horse-42".to_string())].into());
+    let steps = |then: &str| {
+        format!(
+            r#"{{"reasoning":"","steps":[
+            {{"type":"navigate","url":"{{SITE}}/secret-register.html"}},
+            {{"type":"fill","describe":"the Username field","label":"Username","value":"ada"}},
+            {{"type":"fill","describe":"the Password field","label":"Password","value":"{{{{secret.PW}}}}"}},
+            {{"type":"click","describe":"the Create account button","text":"Create account"}},
+            {{"type":"wait_for_text","text":"posted to register"}},
+            {{"type":"navigate","url":"{{SITE}}/secret-login.html"}},
+            {{"type":"fill","describe":"the Username field","label":"Username","value":"ada"}},
+            {{"type":"fill","describe":"the Password field","label":"Password","value":"{{{{secret.PW}}}}"}},
+            {then},
+            {{"type":"done","summary":"in"}}]}}"#
+        )
+    };
+    // Sign up, then log in with the same secret: the log-in form's own action is one it was
+    // typed into.
+    let before = sink_hits().len();
+    let (result, _) = run_spec(
+        spec(&steps(
+            r#"{"type":"click","describe":"the Log in button","text":"Log in"},
+            {"type":"wait_for_text","text":"posted to login"}"#,
+        ))
+        .secrets(secrets()),
+    );
+    util::assert_succeeded(&result);
+    let reached: Vec<String> = sink_hits()[before..].to_vec();
+    assert_eq!(reached.len(), 2, "{reached:?}");
+    assert!(
+        reached[0].starts_with("register? ") && reached[0].contains("correct-horse-42"),
+        "{reached:?}"
+    );
+    assert!(
+        reached[1].starts_with("login? ") && reached[1].contains("correct-horse-42"),
+        "{reached:?}"
+    );
+    // The page's own script sends it to another address of the site: refused, naming the
+    // two forms it may go to.
+    let before = sink_hits().len();
+    let (result, _) = run_spec(
+        spec(&steps(
+            r#"{"type":"click","describe":"the Check password strength button","text":"Check password strength"}"#,
+        ))
+        .secrets(secrets()),
+    );
+    assert_eq!(result.status, RunStatus::Failed, "{}", dump(&result));
+    let error = result.error.clone().unwrap();
+    assert_eq!(error.kind, ErrorKind::LockRefused);
+    assert!(
+        error
+            .message
+            .contains("/sink/stolen carries a value this run typed")
+            && error.message.contains(&format!(
+                "only to the addresses of the forms it was typed into, {} and {}.",
+                site().url("/sink/register"),
+                site().url("/sink/login")
+            )),
+        "{}",
+        error.message
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let reached: Vec<String> = sink_hits()[before..].to_vec();
+    assert_eq!(reached.len(), 1, "only the sign-up was sent: {reached:?}");
+    assert!(reached[0].starts_with("register? "), "{reached:?}");
 }
 
 #[test]
