@@ -139,7 +139,7 @@ struct Shared {
     queue_limit: usize,
     max_runs_per_caller: usize,
     /// Runs accepted and not ended, by caller.
-    by_caller: Arc<std::sync::Mutex<std::collections::HashMap<Caller, usize>>>,
+    by_caller: CallerCounts,
     settings: Settings,
     limits: Limits,
     body_limit: usize,
@@ -185,6 +185,9 @@ pub enum Caller {
     Unknown,
 }
 
+/// Runs accepted and not ended, by caller.
+type CallerCounts = Arc<std::sync::Mutex<std::collections::HashMap<Caller, usize>>>;
+
 /// Half of all places, but never fewer than the slots: one caller may always fill them.
 fn default_runs_per_caller(max_runs: usize, queue: usize) -> usize {
     (max_runs + queue).div_ceil(2).max(max_runs)
@@ -196,10 +199,7 @@ pub struct QueueTicket {
     admitted: Arc<AtomicUsize>,
     waiting: Arc<AtomicUsize>,
     /// The caller's count of runs, given back with the place.
-    caller: Option<(
-        Caller,
-        Arc<std::sync::Mutex<std::collections::HashMap<Caller, usize>>>,
-    )>,
+    caller: Option<(Caller, CallerCounts)>,
 }
 
 impl QueueTicket {
