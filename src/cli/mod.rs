@@ -32,7 +32,7 @@ pub use act::{ActArgs, act_command};
 pub use demo::{DemoArgs, demo_command};
 pub use error::{CliError, chain};
 pub use plan::{PlanArgs, plan_command};
-pub use serve::{ServeArgs, serve_command};
+pub use serve::{McpArgs, ServeArgs, mcp_command, serve_command};
 pub use signals::Interrupt;
 
 /// The largest plan file read (as the HTTP service's largest request).

@@ -5,7 +5,7 @@
 //! Its modules form one chain, each using only those before it (a test below keeps it so):
 //! the leaves (`store`, `metrics`, `browser`), `error`, `listener`, `api`, `registry`,
 //! `inboxes`, `state`, `guard`, `extract`, `webhook`, `request`, `runs`, `upkeep`, `routes`,
-//! `openapi`, and this one.
+//! `openapi`, `mcp`, and this one.
 
 mod api;
 mod browser;
@@ -14,6 +14,7 @@ mod extract;
 mod guard;
 mod inboxes;
 mod listener;
+mod mcp;
 mod metrics;
 mod openapi;
 mod registry;
@@ -42,6 +43,7 @@ use tracing::Instrument;
 
 pub use browser::{BROWSER_WS_VAR, BrowserHandle, BrowserSource};
 pub use error::ApiError;
+pub use mcp::{Tools as McpTools, tools as mcp_tools};
 pub use openapi::document as openapi_document;
 pub use state::{
     AppState, DEFAULT_BODY_LIMIT, DEFAULT_KEEP_DAYS, DEFAULT_QUEUE, DEFAULT_READ_TIMEOUT,
@@ -70,6 +72,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/runs/{id}", get(get_run).delete(cancel_run))
         .route("/v1/runs/{id}/screenshots/{file}", get(screenshot))
         .route("/v1/schema/plan", get(plan_schema))
+        .nest_service("/mcp", mcp_service(&state))
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             guard::require_token,
@@ -88,6 +91,27 @@ pub fn app(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(state.body_limit()))
         .layer(middleware::from_fn_with_state(state.clone(), request_log))
         .with_state(state)
+}
+
+/// MCP over streamable HTTP at `/mcp`. Behind the service's own token, `Host` and `Origin`
+/// guards (so rmcp's loopback-only `Host` check is off), stopped when the server shuts down.
+fn mcp_service(
+    state: &AppState,
+) -> rmcp::transport::StreamableHttpService<
+    McpTools,
+    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+> {
+    use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+    let tools = McpTools::new(state.clone());
+    let config = StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
+        .with_cancellation_token(state.shutdown_token().child_token())
+        .with_max_request_body_bytes(state.body_limit());
+    rmcp::transport::StreamableHttpService::new(
+        move || Ok(tools.clone()),
+        Default::default(),
+        config,
+    )
 }
 
 /// Gives every request an id (the caller's `X-Request-Id` when it is short and plain),
@@ -185,7 +209,8 @@ mod tests {
     /// before it, so the imports have no cycle. A new module must take its place here.
     const LAYERS: &[&str] = &[
         "store", "metrics", "browser", "error", "listener", "api", "registry", "inboxes", "state",
-        "guard", "extract", "webhook", "request", "runs", "upkeep", "routes", "openapi", "mod",
+        "guard", "extract", "webhook", "request", "runs", "upkeep", "routes", "openapi", "mcp",
+        "mod",
     ];
 
     /// The server modules a file's code (its tests left out) names through `super::` or
