@@ -437,7 +437,9 @@ impl Tools {
                     }
                     _ => count += 1,
                 }
-                if let (Some(token), Some(message)) = (&token, progress_message(&line, total)) {
+                if let (Some(token), Some(message)) =
+                    (&token, progress_message(&line, total, &run_id))
+                {
                     let index = line["index"].as_u64().unwrap_or(0) as f64;
                     let _ = peer
                         .notify_progress(
@@ -521,8 +523,9 @@ fn run_id(request: &CallToolRequestParams) -> Result<String, ApiError> {
     Ok(arguments::<Id>(request)?.id)
 }
 
-/// "step 2 of 7: fill the Email field", or "step 5 of 7: waiting for mail".
-fn progress_message(line: &Value, total: usize) -> Option<String> {
+/// "run ID step 2 of 7: the Email field", or "run ID step 5 of 7: waiting for mail": the
+/// run's id first, for `get_run` and `cancel_run`.
+fn progress_message(line: &Value, total: usize, run_id: &str) -> Option<String> {
     let index = line["index"].as_u64()? + 1;
     match line["event"].as_str()? {
         "step_started" => {
@@ -533,9 +536,9 @@ fn progress_message(line: &Value, total: usize) -> Option<String> {
                 }
                 _ => line["describe"].as_str().unwrap_or(step_type).to_string(),
             };
-            Some(format!("step {index} of {total}: {what}"))
+            Some(format!("run {run_id} step {index} of {total}: {what}"))
         }
-        "step_failed" => Some(format!("step {index} of {total} failed")),
+        "step_failed" => Some(format!("run {run_id} step {index} of {total} failed")),
         _ => None,
     }
 }
@@ -725,17 +728,15 @@ mod tests {
     fn progress_says_the_step_and_when_it_waits_for_mail() {
         let line = json!({"event": "step_started", "index": 1, "type": "fill", "describe": "the Email field"});
         assert_eq!(
-            progress_message(&line, 5).as_deref(),
-            Some("step 2 of 5: the Email field")
+            progress_message(&line, 5, "r1").as_deref(),
+            Some("run r1 step 2 of 5: the Email field")
         );
         let line = json!({"event": "step_started", "index": 3, "type": "wait_for_email"});
         assert_eq!(
-            progress_message(&line, 5).as_deref(),
-            Some("step 4 of 5: waiting for mail")
+            progress_message(&line, 5, "r1").as_deref(),
+            Some("run r1 step 4 of 5: waiting for mail")
         );
-        assert_eq!(
-            progress_message(&json!({"event": "step_succeeded", "index": 0}), 5),
-            None
-        );
+        let done = json!({"event": "step_succeeded", "index": 0});
+        assert_eq!(progress_message(&done, 5, "r1"), None);
     }
 }
