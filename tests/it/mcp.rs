@@ -402,3 +402,144 @@ fn mcp_over_http_is_behind_the_apis_token_and_origin_guards() {
         "{outcomes:?}"
     );
 }
+
+#[test]
+fn run_plan_over_http_registers_on_a_stock_django_app() {
+    let python = need!();
+    if !crate::corpus::installed() {
+        return;
+    }
+    let app = crate::corpus::django();
+    let server = ServeProcess::start(&[], &[]);
+    let text = std::fs::read_to_string(
+        crate::corpus::corpus_dir().join("plans/django-register-login.json"),
+    )
+    .unwrap();
+    let plan: Value = serde_json::from_str(&text).unwrap();
+    let outcomes = client(
+        &python,
+        &json!({
+            "server": {"http": server.url("/mcp")},
+            "calls": [{"tool": "run_plan", "arguments": {
+                "plan": plan, "vars": {"django": app.url}, "allowed_hosts": ["127.0.0.1"],
+            }}],
+        }),
+    );
+    let result = result_of(&outcomes[0]);
+    assert_eq!(result["status"], "succeeded", "{result:#}");
+    // Django's own record: the user the plan registered.
+    let users = Command::new(crate::corpus::python())
+        .args([
+            "-c",
+            "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute(\
+             'select username, email from auth_user').fetchall())",
+        ])
+        .arg(&app.db)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&users.stdout).trim(),
+        "[('ken', 'ken@quill.test')]"
+    );
+}
+
+/// What must be the same whichever front end ran the request.
+fn comparable(result: &Value) -> Value {
+    let steps: Vec<Value> = result["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| json!([s["index"], s["type"], s["status"], s["detail"]["strategy"]]))
+        .collect();
+    json!({
+        "status": result["status"], "summary": result["summary"],
+        "failed_step": result["failed_step"], "error": result["error"],
+        "extracted": result["extracted"], "allowed_hosts": result["allowed_hosts"],
+        "steps": steps,
+    })
+}
+
+#[test]
+fn cli_act_http_act_and_mcp_act_make_the_same_lock_review_and_result() {
+    let python = need!();
+    let site = util::site().url("");
+    let port = site.rsplit(':').next().unwrap().to_string();
+    let host = format!("127.0.0.1:{port}");
+    let model = FakeModel::openai_plan(json!({
+        "reasoning": "Fill the signup form and submit it.",
+        "steps": [
+            {"type": "navigate", "url": format!("{site}/form.html")},
+            {"type": "fill", "describe": "name", "label": "Full name", "value": "{{name}}"},
+            {"type": "fill", "describe": "email", "label": "Email address", "value": "ada@example.com"},
+            {"type": "click", "describe": "submit", "text": "Create account"},
+            {"type": "wait_for_text", "text": "Welcome aboard"},
+            {"type": "extract_text", "describe": "confirmation", "selector": "#who"},
+            {"type": "navigate", "url": "https://evil.example/collect"},
+            {"type": "done", "summary": "signed up"}
+        ],
+        "questions": [{"var": "name", "ask": "Your name?", "suggested": "Ada"}]
+    }));
+    let goal = format!("sign up at {site}/form.html");
+    let cache = tempfile::tempdir().unwrap();
+    let env = model_env(&model, cache.path());
+
+    // The command line.
+    let mut cli = util::planlock();
+    cli.args([
+        "act",
+        &goal,
+        "--yes",
+        "--blind",
+        "--json",
+        "--allow-host",
+        &host,
+    ]);
+    for (k, v) in &env {
+        cli.env(k, v);
+    }
+    let out = cli.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let cli_result: Value = serde_json::from_slice(&out.stdout).unwrap();
+
+    // The HTTP API and MCP, on one server.
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let server = ServeProcess::start(&[], &env);
+    let body = json!({"goal": goal, "allowed_hosts": [host], "look": false});
+    let http: Value = rt().block_on(async {
+        reqwest::Client::new()
+            .post(server.url("/v1/act"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    });
+    let outcomes = client(
+        &python,
+        &json!({
+            "server": {"http": server.url("/mcp")},
+            "calls": [{"tool": "act", "arguments": body}],
+        }),
+    );
+    // `/v1/act` answers the result with its planning beside it.
+    assert!(http["steps"].is_array(), "{http:#}");
+    let mcp = &outcomes[0]["structured"];
+    assert!(mcp["result"].is_object(), "{:#}", outcomes[0]);
+
+    // The lock: the goal's site on its port, never the plan's evil.example.
+    assert_eq!(cli_result["allowed_hosts"], json!([host]));
+    // The review: the same, and the command line printed it.
+    assert_eq!(http["planning"]["review"], mcp["planning"]["review"]);
+    let review = mcp["planning"]["review"]["text"].as_str().unwrap();
+    assert!(stderr.contains(review), "{stderr}\n---\n{review}");
+    assert!(review.contains("evil.example is not among the hosts the request named"));
+    assert_eq!(http["planning"]["answers"], mcp["planning"]["answers"]);
+    // The result: refused at the same step with the same sentence, the same steps before.
+    assert_eq!(comparable(&cli_result), comparable(&http));
+    assert_eq!(comparable(&cli_result), comparable(&mcp["result"]));
+    assert_eq!(cli_result["failed_step"], 6);
+    assert_eq!(cli_result["error"]["kind"], "lock_refused");
+}
