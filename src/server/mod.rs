@@ -30,16 +30,20 @@ use std::future::Future;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{HeaderName, HeaderValue};
-use axum::middleware::{self, Next};
+use axum::middleware;
 use axum::response::Response;
 use axum::routing::{get, post};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
-use tracing::Instrument;
+use tower_http::classify::{ServerErrorsAsFailures, SharedClassifier};
+use tower_http::request_id::{
+    MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
+};
+use tower_http::trace::TraceLayer;
 
 pub use browser::{BROWSER_WS_VAR, BrowserHandle, BrowserSource};
 pub use error::ApiError;
@@ -89,7 +93,12 @@ pub fn app(state: AppState) -> Router {
             guard::same_origin_only,
         ))
         .layer(DefaultBodyLimit::max(state.body_limit()))
-        .layer(middleware::from_fn_with_state(state.clone(), request_log))
+        // Outermost last: a caller's unusable id is dropped, a missing one made, the request
+        // logged in a span carrying it, and the id returned on the answer.
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(request_log(state.metrics_arc()))
+        .layer(SetRequestIdLayer::x_request_id(NewRequestId))
+        .layer(middleware::map_request(keep_usable_request_id))
         .with_state(state)
 }
 
@@ -114,39 +123,70 @@ fn mcp_service(
     )
 }
 
-/// Gives every request an id (the caller's `X-Request-Id` when it is short and plain),
-/// returns it, and logs the answer with it.
-async fn request_log(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
-    let id = req
+/// Makes a request id when the caller sent none: `req-` and a fresh run-style id.
+#[derive(Clone, Copy)]
+struct NewRequestId;
+
+impl MakeRequestId for NewRequestId {
+    fn make_request_id<B>(&mut self, _: &axum::http::Request<B>) -> Option<RequestId> {
+        HeaderValue::from_str(&format!("req-{}", crate::runner::new_run_id()))
+            .ok()
+            .map(RequestId::new)
+    }
+}
+
+/// A caller's `X-Request-Id` is kept when it is short and plain (at most 64 letters, digits,
+/// `-`, `_`, `.`); any other is dropped, so the log never carries what a caller made up.
+async fn keep_usable_request_id(mut req: Request) -> Request {
+    let usable = req
         .headers()
         .get(&REQUEST_ID)
         .and_then(|v| v.to_str().ok())
-        .filter(|v| {
+        .is_some_and(|v| {
             !v.is_empty()
                 && v.len() <= 64
                 && v.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
-        })
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("req-{}", crate::runner::new_run_id()));
-    let (method, path) = (req.method().clone(), req.uri().path().to_string());
-    let began = std::time::Instant::now();
-    let span = tracing::info_span!("request", request_id = %id, %method, path = %path);
-    let mut response = next.run(req).instrument(span.clone()).await;
-    let status = response.status().as_u16();
-    state.metrics().http(status);
-    span.in_scope(|| {
-        tracing::info!(
-            status,
-            duration_ms = began.elapsed().as_millis() as u64,
-            "answered"
-        )
-    });
-    if let Ok(v) = HeaderValue::from_str(&id) {
-        response.headers_mut().insert(REQUEST_ID.clone(), v);
+        });
+    if !usable {
+        req.headers_mut().remove(&REQUEST_ID);
     }
-    response
+    req
+}
+
+static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// Logs each answer (`answered`, its status and duration) in a `request` span with the
+/// request's id, method and path, and counts it for `/metrics`.
+fn request_log(
+    metrics: std::sync::Arc<metrics::Metrics>,
+) -> TraceLayer<
+    SharedClassifier<ServerErrorsAsFailures>,
+    impl Fn(&Request) -> tracing::Span + Clone,
+    (),
+    impl Fn(&Response, Duration, &tracing::Span) + Clone,
+    (),
+    (),
+    (),
+> {
+    TraceLayer::new_for_http()
+        .make_span_with(|req: &Request| {
+            let id = req
+                .headers()
+                .get(&REQUEST_ID)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default();
+            tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path())
+        })
+        .on_request(())
+        .on_response(move |response: &Response, latency: Duration, _: &tracing::Span| {
+            let status = response.status().as_u16();
+            metrics.http(status);
+            tracing::info!(status, duration_ms = latency.as_millis() as u64, "answered");
+        })
+        .on_body_chunk(())
+        .on_eos(())
+        .on_failure(())
 }
 
 /// Serves `app` on `listener` until `shutdown` resolves; then stops accepting, cancels the
