@@ -925,8 +925,7 @@ macro_rules! journey_tests {
 journey_tests! {
     allauth_signup_confirm_login: "allauth" / "signup-confirm-login",
         #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
-    allauth_reset_password: "allauth" / "reset-password",
-        #[ignore = "executor: the locator's answer unreadable on a set-password page (FINDINGS.md)"];
+    allauth_reset_password: "allauth" / "reset-password";
     allauth_login_by_code: "allauth" / "login-by-code";
     redux_register_activate_login: "redux" / "register-activate-login",
         #[ignore = "executor: a secret refused in its second form (FINDINGS.md)"];
