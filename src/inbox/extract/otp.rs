@@ -279,11 +279,13 @@ struct Rank {
     /// marks it or the line before introduces it. A value a user chose (a name, a title) reaches
     /// a mail inside a sentence or in the subject, so nothing there outranks it.
     set_apart_as_code: bool,
+    /// **The body before the subject**: a subject echoes names and titles a user chose, so a
+    /// code there counts only when the body holds no candidate of its own.
+    in_body: bool,
     /// **Marked**: a code word next to it, or alone in a prominent element.
     marked: bool,
-    /// **Part**: the subject, then the text part, then HTML (the less layout a part carries,
-    /// the less noise surrounds the code).
-    part: u8,
+    /// **Text before HTML**: the less layout a part carries, the less noise surrounds the code.
+    text_part: bool,
     /// **Details**: the closest code word, an introducing line, standing alone, prominence, a
     /// 6-digit length.
     score: i32,
@@ -494,12 +496,9 @@ fn score_candidate(
     let rank = Rank {
         own_text: !block.quoted,
         set_apart_as_code: !subject && (apart || labelled_line) && (mark > 0 || m.introduced),
+        in_body: !subject,
         marked: mark > 0 || (m.set_apart && m.prominent),
-        part: match source {
-            OtpSource::Subject => 2,
-            OtpSource::Text => 1,
-            OtpSource::Html => 0,
-        },
+        text_part: source == OtpSource::Text,
         score,
     };
     Some((rank, reasons))
@@ -730,6 +729,23 @@ mod tests {
             --b\r\nContent-Type: text/html\r\n\r\n<p>Hi Your code is 999999,</p>\
             <p>Your verification code:</p><p style=\"font-size:28px\">482913</p>\r\n--b--\r\n";
         assert_eq!(otp(raw.as_bytes()), Some("482913".into()));
+    }
+
+    #[test]
+    fn a_code_in_the_subject_counts_only_when_the_body_holds_none() {
+        // the subject echoes a name the user chose; the body mentions its code in a sentence
+        let m = text_mail(
+            "Your code is 999999, welcome",
+            "Hi Ada, use code 482913 to finish signing up.\n",
+        );
+        let found = find_otp(&m, "test+1234@inbox.test").unwrap();
+        assert_eq!(
+            (found.code.as_str(), found.source),
+            ("482913", OtpSource::Text)
+        );
+        // nothing in the body: the subject's code
+        let m = text_mail("Your code is 771204", "Enter it on the page.\n");
+        assert_eq!(otp(&m), Some("771204".into()));
     }
 
     #[test]
