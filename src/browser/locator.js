@@ -6,7 +6,8 @@
 // `not_actionable` with the blocker, `loading`, `rejected` with why): codes and facts, never
 // sentences, which the Rust side words (browser/locate.rs, runner/failure.rs). Waiting happens here,
 // inside the page, so a step costs one CDP round trip however long it waits; the Rust side
-// re-evaluates after navigations.
+// re-evaluates after navigations. `accname` is dom-accessibility-api's computation of roles and
+// accessible names (accname.js, bundled by scripts/accname/build).
 (accname) => async (req) => {
   const started = performance.now();
   const budget = req.budget_ms;

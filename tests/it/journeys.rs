@@ -982,8 +982,7 @@ macro_rules! journey_tests {
 
 journey_tests! {
     allauth_signup_confirm_login: "allauth" / "signup-confirm-login";
-    allauth_reset_password: "allauth" / "reset-password",
-        #[ignore = "executor: the locator's answer unreadable (FINDINGS.md)"];
+    allauth_reset_password: "allauth" / "reset-password";
     allauth_login_by_code: "allauth" / "login-by-code";
     allauth_signup_code_login: "allauth-code" / "signup-code-login";
     redux_register_activate_login: "redux" / "register-activate-login";
