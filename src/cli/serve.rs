@@ -56,6 +56,11 @@ pub struct ServeArgs {
     /// Runs that may wait for a slot (first come, first served); more are answered 429.
     #[arg(long, default_value_t = planlock::server::DEFAULT_QUEUE)]
     queue: usize,
+    /// Runs one caller may have executing and waiting at once; more are answered 429 (a
+    /// caller is the token, or the client's address when the server takes none). Default:
+    /// half of --max-runs plus --queue, at least --max-runs.
+    #[arg(long = "max-runs-per-caller", value_name = "N")]
+    max_runs_per_caller: Option<usize>,
     /// Where runs, events and screenshots are kept: `sqlite:PATH` (default: runs.sqlite3
     /// under $XDG_DATA_HOME/planlock or ~/.local/share/planlock) or `postgres://…` (shared
     /// by replicas; `${VAR}` is filled in from the environment).
@@ -129,6 +134,10 @@ pub async fn serve_command(args: ServeArgs) -> Result<u8, CliError> {
     config.inboxes = inboxes;
     config.allow_request_inboxes = args.allow_request_inboxes;
     config.queue = args.queue;
+    if args.max_runs_per_caller == Some(0) {
+        return Err(CliError::input("--max-runs-per-caller must be at least 1"));
+    }
+    config.max_runs_per_caller = args.max_runs_per_caller;
     config.keep_days = args.keep_days;
     if args.read_timeout == 0 {
         return Err(CliError::input("--read-timeout must be at least 1"));
@@ -168,10 +177,11 @@ pub async fn serve_command(args: ServeArgs) -> Result<u8, CliError> {
         }
     };
     eprintln!(
-        "planlock: serving on http://{local} (at most {max_runs} run{} at once, {} waiting; \
-         runs kept in {} as replica {}; runs in {browser}; {})",
+        "planlock: serving on http://{local} (at most {max_runs} run{} at once, {} waiting, \
+         {} per caller; runs kept in {} as replica {}; runs in {browser}; {})",
         if max_runs == 1 { "" } else { "s" },
         args.queue,
+        state.max_runs_per_caller(),
         state.store_place(),
         state.replica(),
         if state.requires_token() {

@@ -21,7 +21,7 @@ use super::error::ApiError;
 use super::extract::JsonBody;
 use super::request::{ActBody, PlansBody, RunBody};
 use super::runs::{self, Launch, Started};
-use super::state::AppState;
+use super::state::{AppState, Caller};
 use super::store::{StoredRun, decode_cursor};
 use crate::lock::AddressPolicy;
 use crate::plan;
@@ -236,6 +236,7 @@ pub(super) async fn create_plan(
             headers(("Location" = String, description = "/v1/runs/RUN_ID"), ("Preference-Applied" = String, description = "respond-async")))))]
 pub(super) async fn act(
     State(state): State<AppState>,
+    caller: Caller,
     headers: HeaderMap,
     JsonBody(body): JsonBody<ActBody>,
 ) -> Result<Response, ApiError> {
@@ -258,7 +259,7 @@ pub(super) async fn act(
         }),
         ..launch
     };
-    let started = runs::start(&state, launch, reply == Reply::Stream).await?;
+    let started = runs::start(&state, &caller, launch, reply == Reply::Stream).await?;
     Ok(respond(&state, started, reply, Some(planning)).await)
 }
 
@@ -273,6 +274,7 @@ pub(super) async fn act(
             headers(("Location" = String, description = "/v1/runs/RUN_ID"), ("Preference-Applied" = String, description = "respond-async")))))]
 pub(super) async fn create_run(
     State(state): State<AppState>,
+    caller: Caller,
     headers: HeaderMap,
     JsonBody(body): JsonBody<RunBody>,
 ) -> Result<Response, ApiError> {
@@ -280,7 +282,7 @@ pub(super) async fn create_run(
     let (plan, ask) = body.read(&state)?;
     state.accepting()?;
     let launch = runs::prepare(&state, plan, None, ask).await?;
-    let started = runs::start(&state, launch, reply == Reply::Stream).await?;
+    let started = runs::start(&state, &caller, launch, reply == Reply::Stream).await?;
     Ok(respond(&state, started, reply, None).await)
 }
 
