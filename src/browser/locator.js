@@ -12,6 +12,9 @@ async (req) => {
   const budget = req.budget_ms;
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim().toLowerCase();
   const squash = (s) => (s || "").replace(/\s+/g, "").toLowerCase();
+  // A text shortened for a description says so with "…": the masking of secrets on the Rust
+  // side recognises what a cut left of one by it.
+  const cut = (s, n) => (s.length > n ? s.slice(0, n - 1) + "\u2026" : s);
   // Finding and ranking time of the attempt that succeeded (waiting excluded), to the µs.
   const ms = (t) => Math.round(t * 1000) / 1000;
 
@@ -110,7 +113,7 @@ async (req) => {
     let s = el.tagName.toLowerCase();
     if (el.id) s += "#" + el.id;
     else if (el.classList && el.classList.length) s += "." + [...el.classList].slice(0, 2).join(".");
-    const t = norm(textOf(el)).slice(0, 40);
+    const t = cut(norm(textOf(el)), 40);
     if (t) return `<${s}> "${t}"`;
     // A part of a web component says little by itself; its host says what it is.
     const root = el.getRootNode();
@@ -317,7 +320,7 @@ async (req) => {
     return {
       element: describeEl(el),
       tag: el.tagName.toLowerCase(),
-      text: (norm(textOf(el)) || givenName(el)).slice(0, 40),
+      text: cut(norm(textOf(el)) || givenName(el), 40),
       role: roleOf(el),
       landmark: landmarkOf(el) || "main",
       form: formLabel(formOf(el)),
@@ -642,7 +645,7 @@ async (req) => {
     const role = cover.getAttribute("role");
     const name = givenName(cover);
     let s = describeEl(cover);
-    if (role || name) s += ` (${[role, name && `"${name.slice(0, 40)}"`].filter(Boolean).join(" ")})`;
+    if (role || name) s += ` (${[role, name && `"${cut(name, 40)}"`].filter(Boolean).join(" ")})`;
     return s;
   }
 

@@ -28,6 +28,7 @@ mod real_model;
 mod report_html;
 mod report_junit;
 mod schema;
+mod screenshot_mask;
 mod serve;
 mod serve_errors;
 mod serve_handlers;
