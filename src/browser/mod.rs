@@ -29,6 +29,7 @@ pub use facts::{
     Blocker, Candidate, Clicked, Destined, Difference, Extracted, Filled, InvalidField, Located,
     Navigated, PageError, Rejection, Target,
 };
+pub use locate::Accessible;
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
 pub use shot::MASK_COLOUR;

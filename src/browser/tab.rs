@@ -30,8 +30,8 @@ use super::facts::{
     Clicked, Difference, Extracted, Filled, Located, Navigated, PageError, Rejection, Target,
 };
 use super::locate::{
-    FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS, Operation, Request, Sealed, Verdict,
-    install_locator,
+    Accessible, AccessibleElements, FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS, Operation,
+    Request, Sealed, Verdict, install_locator,
 };
 use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
@@ -734,6 +734,22 @@ impl Tab {
             }),
             Err(e) => Err(e),
         }
+    }
+
+    /// The role and accessible name of each element `selector` matches (open shadow roots and
+    /// same-origin frames included), as the locator reads them.
+    pub async fn accessible(
+        &self,
+        selector: &str,
+        deadline: Instant,
+    ) -> Result<Vec<Accessible>, PageError> {
+        let target = Target::Element {
+            selector: Some(selector.to_string()),
+        };
+        let found: AccessibleElements = self
+            .locate(&Operation::Accessible { selector }, target, deadline)
+            .await?;
+        Ok(found.elements)
     }
 
     /// The visible text of the element at `selector`, or of the page's main content.
