@@ -31,6 +31,7 @@ mod report_html;
 mod report_junit;
 mod roles;
 mod schema;
+mod screenshot_mask;
 mod serve;
 mod serve_errors;
 mod serve_handlers;
