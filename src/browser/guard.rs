@@ -20,6 +20,7 @@ use tokio::task::JoinHandle;
 use super::egress::Egress;
 use super::locate::Sealed;
 use super::refusals::Refusals;
+use super::tab::HopRules;
 use super::{BrowserError, timed};
 use crate::lock::{Lock, Refusal};
 
@@ -31,6 +32,8 @@ pub(super) struct GuardedTab {
     pub refusals: Weak<Refusals>,
     /// Values typed in the tab (secrets, codes) with the one form action each may go to.
     pub sealed: Arc<Mutex<Vec<Sealed>>>,
+    /// A rule the tab's documents must pass too, while it is set (an emailed link's hops).
+    pub hops: HopRules,
     /// The tab's CDP command count (its navigations' interception is counted there).
     pub calls: Arc<AtomicU64>,
     /// The context's egress (server mode), closed with it.
@@ -96,17 +99,18 @@ async fn decide(
                 t.lock.clone(),
                 t.refusals.clone(),
                 t.sealed.clone(),
+                t.hops.clone(),
                 t.calls.clone(),
             )
         })
     });
     // (refusal, the tab to record it in, whether to close the requesting page)
-    let verdict = if let Some((lock, refusals, sealed, calls)) = own_tab {
+    let verdict = if let Some((lock, refusals, sealed, hops, calls)) = own_tab {
         calls.fetch_add(1, Ordering::Relaxed);
-        let judged = match judge(&lock, &ev.request.url).await {
-            Ok(()) => keeps_sealed(&sealed, &ev.request),
-            Err(r) => Err(r),
-        };
+        let judged = judge(&lock, &ev.request.url)
+            .await
+            .and_then(|()| keeps_sealed(&sealed, &ev.request))
+            .and_then(|()| passes_hop_rule(&hops, &ev.request.url));
         judged.err().map(|r| (r, Some(refusals), false))
     } else {
         // A page's main frame has its target's id; a subframe's id is no target at all.
@@ -173,8 +177,8 @@ async fn decide(
 }
 
 /// A document request that carries a value the run typed (a secret, an emailed code) may only
-/// be the submission of the form it was typed into: not a form others' content retargeted
-/// (`formaction`, `form=`), not a link with it in the URL.
+/// be the submission of a form it was typed into: not a form others' content retargeted
+/// (`formaction`, `form=`) elsewhere, not a link or a script with it in the URL.
 fn keeps_sealed(
     sealed: &Mutex<Vec<Sealed>>,
     request: &chromiumoxide::cdp::browser_protocol::network::Request,
@@ -201,12 +205,19 @@ fn keeps_sealed(
         .collect();
     for s in sealed.iter() {
         if (s.found_in(url.as_str()) || s.found_in(&body)) && !s.allows(&url) {
-            let allowed = match s.action() {
-                Some(a) => format!(
-                    "only to the form's own address, {}",
-                    &a[..url::Position::AfterPath]
+            let allowed = match s.actions() {
+                [] => "nowhere: it was typed into a control outside any form".to_string(),
+                [one] => format!(
+                    "only to the address of the form it was typed into, {}",
+                    &one[..url::Position::AfterPath]
                 ),
-                None => "nowhere: it was typed into a control outside any form".to_string(),
+                many => format!(
+                    "only to the addresses of the forms it was typed into, {}",
+                    many.iter()
+                        .map(|a| &a[..url::Position::AfterPath])
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                ),
             };
             return Err(Refusal {
                 url: url[..url::Position::AfterPath].to_string(),
@@ -221,6 +232,26 @@ fn keeps_sealed(
     Ok(())
 }
 
+/// A document request while an emailed link's navigation goes on: it may not land on a page
+/// whose address says it undoes or destroys something, whichever hop brought it there.
+fn passes_hop_rule(hops: &HopRules, url: &str) -> Result<(), Refusal> {
+    let rule = hops.lock().ok().and_then(|h| h.clone());
+    let (Some(rule), Ok(parsed)) = (rule, url::Url::parse(url)) else {
+        return Ok(());
+    };
+    match rule(&parsed) {
+        None => Ok(()),
+        Some(why) => Err(Refusal {
+            url: url.to_string(),
+            reason: format!(
+                "[plan] the emailed link led on to {url}, and {why}: a link from an email is \
+                 never followed to a page that undoes or destroys something, whichever \
+                 redirect leads there. It was not loaded."
+            ),
+        }),
+    }
+}
+
 /// One top-level destination against a lock (resolved addresses too, in server mode).
 async fn judge(lock: &Lock, url: &str) -> Result<(), Refusal> {
     match url::Url::parse(url) {
@@ -229,5 +260,78 @@ async fn judge(lock: &Lock, url: &str) -> Result<(), Refusal> {
             url: url.to_string(),
             reason: format!("[plan] `{url}` is not a URL."),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chromiumoxide::cdp::browser_protocol::network::Request;
+
+    fn post(url: &str, body: &str) -> Request {
+        use base64::Engine as _;
+        serde_json::from_value(serde_json::json!({
+            "url": url,
+            "method": "POST",
+            "headers": {},
+            "initialPriority": "VeryHigh",
+            "referrerPolicy": "strict-origin-when-cross-origin",
+            "hasPostData": true,
+            "postDataEntries": [
+                {"bytes": base64::engine::general_purpose::STANDARD.encode(body)}
+            ],
+        }))
+        .expect("a CDP request")
+    }
+
+    fn sealed(typed: &[(&str, &str)]) -> Mutex<Vec<Sealed>> {
+        let mut all: Vec<Sealed> = Vec::new();
+        for (value, action) in typed {
+            match all.iter_mut().find(|s| s.holds(value)) {
+                Some(s) => s.typed_into(Some(action)),
+                None => all.push(Sealed::new(value, Some(action))),
+            }
+        }
+        Mutex::new(all)
+    }
+
+    #[test]
+    fn a_secret_typed_into_two_forms_leaves_through_either_and_nowhere_else() {
+        let typed = sealed(&[
+            ("hunter2-long", "http://shop.test/register"),
+            ("hunter2-long", "http://shop.test/login?next=/"),
+        ]);
+        let body = "username=ada&password=hunter2-long";
+        for to in ["http://shop.test/register", "http://shop.test/login"] {
+            assert!(keeps_sealed(&typed, &post(to, body)).is_ok(), "{to}");
+        }
+        let refused = keeps_sealed(&typed, &post("http://shop.test/comments", body))
+            .expect_err("another address");
+        assert_eq!(
+            refused.reason,
+            "[plan] a request to http://shop.test/comments carries a value this run typed (a \
+             secret or an emailed code), which may go only to the addresses of the forms it \
+             was typed into, http://shop.test/register and http://shop.test/login. It was not \
+             sent."
+        );
+        // A request without the value goes anywhere the lock allows.
+        assert!(keeps_sealed(&typed, &post("http://shop.test/comments", "text=hi")).is_ok());
+    }
+
+    #[test]
+    fn a_secret_typed_into_one_form_leaves_only_through_it() {
+        let typed = sealed(&[("hunter2-long", "http://shop.test/register")]);
+        let refused = keeps_sealed(
+            &typed,
+            &post("http://shop.test/login", "password=hunter2-long"),
+        )
+        .expect_err("a form it was not typed into");
+        assert!(
+            refused.reason.contains(
+                "only to the address of the form it was typed into, http://shop.test/register."
+            ),
+            "{}",
+            refused.reason
+        );
     }
 }

@@ -17,8 +17,15 @@ use super::facts::{Blocker, InvalidField, Rejection};
 use super::{BrowserError, timed};
 use crate::plan::Masker;
 
-/// The locator itself.
-pub(super) const LOCATOR_JS: &str = include_str!("locator.js");
+/// The locator itself: `locator.js` (a function of the accessible-name computation) applied to
+/// `accname.js`, the pinned dom-accessibility-api bundled by `scripts/accname/build`.
+pub(super) const LOCATOR_JS: &str = concat!(
+    "(",
+    include_str!("locator.js"),
+    ")(",
+    include_str!("accname.js"),
+    ")"
+);
 /// The isolated world (per document) where the locator is installed.
 const WORLD: &str = "planlock";
 /// The locator's name inside that world.
@@ -97,6 +104,25 @@ pub(super) enum Operation<'a> {
     Errors { filled: &'a [String] },
     /// The page's structure, for a planner that has not seen it.
     Outline,
+    /// The role and accessible name of each element at `selector`.
+    Accessible { selector: &'a str },
+}
+
+/// What [`Operation::Accessible`] found.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(super) struct AccessibleElements {
+    #[serde(default)]
+    pub elements: Vec<Accessible>,
+}
+
+/// An element as assistive technology announces it: its role (explicit, else implicit by
+/// element and attributes) and its accessible name, normalised (trimmed, spaces collapsed,
+/// lower case) as the locator compares it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Accessible {
+    pub element: String,
+    pub role: String,
+    pub name: String,
 }
 
 /// What [`Operation::Sent`] found.
@@ -115,19 +141,38 @@ pub struct FormErrors {
     pub form_back: bool,
 }
 
-/// A value the run typed (a secret, a code) and the one place it may be sent: the action of
-/// the form it was typed into.
+/// A value the run typed (a secret, a code) and the places it may be sent: the actions of the
+/// forms this run typed it into (sign up, then log in with the same secret).
 #[derive(Debug, Clone)]
 pub(crate) struct Sealed {
+    value: String,
     finder: Masker,
-    action: Option<Url>,
+    actions: Vec<Url>,
 }
 
 impl Sealed {
     pub fn new(value: &str, action: Option<&str>) -> Sealed {
-        Sealed {
+        let mut sealed = Sealed {
+            value: value.to_string(),
             finder: Masker::new([value]),
-            action: action.and_then(|a| Url::parse(a).ok()),
+            actions: Vec::new(),
+        };
+        sealed.typed_into(action);
+        sealed
+    }
+
+    /// Whether this is the seal of `value`.
+    pub fn holds(&self, value: &str) -> bool {
+        self.value == value
+    }
+
+    /// The value was typed into a form with this action too: it may leave through it.
+    pub fn typed_into(&mut self, action: Option<&str>) {
+        let Some(action) = action.and_then(|a| Url::parse(a).ok()) else {
+            return;
+        };
+        if !self.actions.iter().any(|a| same_address(a, &action)) {
+            self.actions.push(action);
         }
     }
 
@@ -136,16 +181,21 @@ impl Sealed {
         self.finder.mask(text) != text
     }
 
-    /// Whether a request to `url` is the form's own submission.
+    /// Whether a request to `url` is the submission of a form the value was typed into.
     pub fn allows(&self, url: &Url) -> bool {
-        self.action
-            .as_ref()
-            .is_some_and(|a| a[..url::Position::AfterPath] == url[..url::Position::AfterPath])
+        self.actions.iter().any(|a| same_address(a, url))
     }
 
-    pub fn action(&self) -> Option<&Url> {
-        self.action.as_ref()
+    /// The forms' actions, in the order the run typed the value into them.
+    pub fn actions(&self) -> &[Url] {
+        &self.actions
     }
+}
+
+/// Two URLs name the same address: scheme, host, port and path (the query and fragment of a
+/// form's action do not decide where its submission goes).
+fn same_address(a: &Url, b: &Url) -> bool {
+    a[..url::Position::AfterPath] == b[..url::Position::AfterPath]
 }
 
 /// An operation with how long the locator may wait inside the page before it answers.

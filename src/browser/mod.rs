@@ -8,6 +8,7 @@ mod locate;
 pub mod outline;
 mod process;
 mod refusals;
+mod shot;
 mod tab;
 
 use std::path::{Path, PathBuf};
@@ -28,9 +29,11 @@ pub use facts::{
     Blocker, Candidate, Clicked, Destined, Difference, Extracted, Filled, InvalidField, Located,
     Navigated, PageError, Rejection, Target,
 };
+pub use locate::Accessible;
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
-pub use tab::Tab;
+pub use shot::MASK_COLOUR;
+pub use tab::{HopRule, Tab};
 
 use crate::lock::{AddressPolicy, Lock};
 use egress::Egress;
@@ -321,6 +324,7 @@ impl Chromium {
                     lock: handles.lock,
                     refusals: handles.refusals,
                     sealed: handles.sealed,
+                    hops: handles.hops,
                     calls: handles.calls,
                     egress,
                 },

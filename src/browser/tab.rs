@@ -30,8 +30,8 @@ use super::facts::{
     Clicked, Difference, Extracted, Filled, Located, Navigated, PageError, Rejection, Target,
 };
 use super::locate::{
-    FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS, Operation, Request, Sealed, Verdict,
-    install_locator,
+    Accessible, AccessibleElements, FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS, Operation,
+    Request, Sealed, Verdict, install_locator,
 };
 use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
@@ -52,8 +52,10 @@ pub struct Tab {
     context: BrowserContextId,
     lock: Arc<Lock>,
     refusals: Arc<Refusals>,
-    /// Secrets and codes typed in this tab, each with the one form action it may go to.
+    /// Secrets and codes typed in this tab, each with the form actions it may go to.
     sealed: Arc<Mutex<Vec<Sealed>>>,
+    /// A rule every document the tab loads must pass too, while it is set.
+    hops: HopRules,
     gone: watch::Receiver<Option<String>>,
     guard: JoinHandle<()>,
     /// CDP commands sent on behalf of steps (interception included), for the benchmark.
@@ -106,6 +108,7 @@ impl Tab {
             lock,
             refusals,
             sealed: Arc::default(),
+            hops: Arc::default(),
             gone,
             guard,
             calls,
@@ -159,7 +162,17 @@ impl Tab {
             lock: self.lock.clone(),
             refusals: Arc::downgrade(&self.refusals),
             sealed: self.sealed.clone(),
+            hops: self.hops.clone(),
             calls: self.calls.clone(),
+        }
+    }
+
+    /// From now on, every document request of this tab's page must also pass `rule` (a
+    /// refusal fails the request before it is sent, like one of the lock's); `None` ends it.
+    /// The runner judges an emailed link's every hop this way.
+    pub fn judge_hops(&self, rule: Option<HopRule>) {
+        if let Ok(mut hops) = self.hops.lock() {
+            *hops = rule;
         }
     }
 
@@ -244,8 +257,23 @@ impl Tab {
         }
     }
 
-    /// A PNG of the viewport, for failure reports. `None` if the page cannot be captured.
-    pub async fn screenshot(&self) -> Option<Vec<u8>> {
+    /// A PNG of the viewport, for reports, with every element whose value or visible text
+    /// holds one of `hidden` (secrets, emailed codes) painted over. `None` if the page cannot
+    /// be captured, or where those elements are cannot be told: then there is no picture,
+    /// rather than one that might show what it must not.
+    pub async fn screenshot(&self, hidden: &[String]) -> Option<Vec<u8>> {
+        if hidden.is_empty() {
+            return self.capture().await;
+        }
+        // Found before and after the capture: whatever moved in between is covered where it
+        // was and where it went.
+        let mut mask = self.mask_boxes(hidden).await?;
+        let png = self.capture().await?;
+        mask.extend(self.mask_boxes(hidden).await?);
+        super::shot::paint_over(&png, &mask)
+    }
+
+    async fn capture(&self) -> Option<Vec<u8>> {
         let params = CaptureScreenshotParams {
             format: Some(CaptureScreenshotFormat::Png),
             // Faster compression: `--screenshots all` takes one after every step.
@@ -258,6 +286,29 @@ impl Tab {
             .ok()?;
         let data: &str = shot.result.data.as_ref();
         base64::engine::general_purpose::STANDARD.decode(data).ok()
+    }
+
+    /// The boxes to paint over for `hidden`, found in planlock's world of the page, where no
+    /// page script can change what the DOM answers. `None` while a new document has not made
+    /// that world yet.
+    async fn mask_boxes(&self, hidden: &[String]) -> Option<super::shot::MaskBoxes> {
+        let script = super::shot::SCREEN_MASK_JS;
+        let values = serde_json::to_string(hidden).ok()?;
+        let world = self.world.lock().ok().and_then(|w| w.clone())?;
+        let params = EvaluateParams::builder()
+            .expression(format!("({script})({values})"))
+            .unique_context_id(world)
+            .return_by_value(true)
+            .build()
+            .ok()?;
+        let answer = tokio::time::timeout(Duration::from_secs(5), self.page.execute(params))
+            .await
+            .ok()?
+            .ok()?;
+        if answer.result.exception_details.is_some() {
+            return None;
+        }
+        serde_json::from_value(answer.result.result.value.clone()?).ok()
     }
 
     fn browser_gone(&self) -> Option<PageError> {
@@ -635,10 +686,14 @@ impl Tab {
     }
 
     /// From now on, a document request of this tab that carries `value` (in any encoding)
-    /// is refused unless it goes to `action`, the form it was typed into.
+    /// is refused unless it goes to `action` or the action of another form `value` was typed
+    /// into before.
     fn seal(&self, value: &str, action: Option<&str>) {
         if let Ok(mut sealed) = self.sealed.lock() {
-            sealed.push(Sealed::new(value, action));
+            match sealed.iter_mut().find(|s| s.holds(value)) {
+                Some(seal) => seal.typed_into(action),
+                None => sealed.push(Sealed::new(value, action)),
+            }
         }
     }
 
@@ -679,6 +734,22 @@ impl Tab {
             }),
             Err(e) => Err(e),
         }
+    }
+
+    /// The role and accessible name of each element `selector` matches (open shadow roots and
+    /// same-origin frames included), as the locator reads them.
+    pub async fn accessible(
+        &self,
+        selector: &str,
+        deadline: Instant,
+    ) -> Result<Vec<Accessible>, PageError> {
+        let target = Target::Element {
+            selector: Some(selector.to_string()),
+        };
+        let found: AccessibleElements = self
+            .locate(&Operation::Accessible { selector }, target, deadline)
+            .await?;
+        Ok(found.elements)
     }
 
     /// The visible text of the element at `selector`, or of the page's main content.
@@ -805,8 +876,16 @@ pub(super) struct GuardHandles {
     pub lock: Arc<Lock>,
     pub refusals: std::sync::Weak<Refusals>,
     pub sealed: Arc<Mutex<Vec<Sealed>>>,
+    pub hops: HopRules,
     pub calls: Arc<AtomicU64>,
 }
+
+/// A rule a document request must pass besides the lock: `Some(why)` refuses the URL, `why`
+/// saying what is wrong with it (`its address says "delete"`).
+pub type HopRule = Arc<dyn Fn(&Url) -> Option<String> + Send + Sync>;
+
+/// A tab's [`HopRule`], if one is set; shared with the guard.
+pub(super) type HopRules = Arc<Mutex<Option<HopRule>>>;
 
 /// One task turn in the page: a navigation the page scheduled (a form submission, a script
 /// redirect) has been requested once this answers. A message-channel task, because

@@ -7,6 +7,7 @@ use planlock::exit;
 use planlock::pipeline::{LockedRequest, Request, RequestError};
 use planlock::plan::{Limits, Vars};
 use planlock::planner::{LookChoice, PlanOutcome, PlannerConfig, outcome_summary};
+use planlock::report::{json_printable, printable};
 use planlock::{BrowserError, Chromium, LaunchOptions};
 
 use super::error::CliError;
@@ -91,7 +92,10 @@ pub(super) async fn look_first(
         Err(e) if request.look_required() => return Err(required(e.to_string())),
         Err(e) => e.to_string(),
     };
-    eprintln!("planlock: {failed}; planning from the goal alone");
+    eprintln!(
+        "planlock: {}; planning from the goal alone",
+        printable(&failed)
+    );
     Ok(())
 }
 
@@ -136,12 +140,13 @@ pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> Result<
         let preview = request.preview(config);
         println!(
             "{}",
-            serde_json::to_string_pretty(&preview).unwrap_or_default()
+            json_printable(serde_json::to_string_pretty(&preview).unwrap_or_default())
         );
         return Ok(exit::SUCCESS);
     }
     let outcome = planned(&request, config).await?;
     let mut text = serde_json::to_string_pretty(&outcome.plan)
+        .map(json_printable)
         .map_err(|e| CliError::environment(format!("cannot write the plan: {e}")))?;
     text.push('\n');
     match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
@@ -181,7 +186,7 @@ pub(super) async fn planned(
 ) -> Result<PlanOutcome, CliError> {
     let outcome = request.plan(config).await?;
     for w in &outcome.warnings {
-        eprintln!("planlock: warning: {w}");
+        eprintln!("planlock: warning: {}", printable(w));
     }
     Ok(outcome)
 }

@@ -68,6 +68,11 @@ pub struct ServiceArgs {
     /// Runs that may wait for a slot (first come, first served); more are answered 429.
     #[arg(long, default_value_t = planlock::server::DEFAULT_QUEUE)]
     pub queue: usize,
+    /// Runs one caller may have executing and waiting at once; more are answered 429 (a
+    /// caller is the token, or the client's address when the server takes none). Default:
+    /// half of --max-runs plus --queue, at least --max-runs.
+    #[arg(long = "max-runs-per-caller", value_name = "N")]
+    max_runs_per_caller: Option<usize>,
     /// Where runs, events and screenshots are kept: `sqlite:PATH` (default: runs.sqlite3
     /// under $XDG_DATA_HOME/planlock or ~/.local/share/planlock) or `postgres://…` (shared
     /// by replicas; `${VAR}` is filled in from the environment).
@@ -127,10 +132,11 @@ pub async fn serve_command(args: ServeArgs) -> Result<u8, CliError> {
     let (state, browser) = args.service.start(config).await?;
     let (max_runs, queue) = (args.service.max_runs, args.service.queue);
     eprintln!(
-        "planlock: serving on http://{local} (at most {max_runs} run{} at once, {} waiting; \
-         runs kept in {} as replica {}; runs in {browser}; MCP at /mcp; {})",
+        "planlock: serving on http://{local} (at most {max_runs} run{} at once, {} waiting, \
+         {} per caller; runs kept in {} as replica {}; runs in {browser}; MCP at /mcp; {})",
         if max_runs == 1 { "" } else { "s" },
         queue,
+        state.max_runs_per_caller(),
         state.store_place(),
         state.replica(),
         if state.requires_token() {
@@ -197,6 +203,9 @@ impl ServiceArgs {
         if self.lease_seconds == 0 {
             return Err(CliError::input("--lease-seconds must be at least 1"));
         }
+        if self.max_runs_per_caller == Some(0) {
+            return Err(CliError::input("--max-runs-per-caller must be at least 1"));
+        }
         Ok(())
     }
 
@@ -222,6 +231,7 @@ impl ServiceArgs {
         config.inboxes = inboxes;
         config.allow_request_inboxes = self.allow_request_inboxes;
         config.queue = self.queue;
+        config.max_runs_per_caller = self.max_runs_per_caller;
         config.keep_days = self.keep_days;
         config.lease = Duration::from_secs(self.lease_seconds);
         // Renewed several times per lease, so one slow write does not lose it.

@@ -31,7 +31,7 @@ use super::openapi;
 use super::request::{ActBody, PlansBody, RunBody};
 use super::routes::{self, Planning};
 use super::runs::{self, Launch, Started};
-use super::state::AppState;
+use super::state::{AppState, Caller};
 use crate::pipeline::{Answer, AnswerSource};
 use crate::runner::RunResult;
 
@@ -410,7 +410,7 @@ impl Tools {
             run_id,
             mut done,
             lines,
-        } = runs::start(&self.state, launch, true).await?;
+        } = runs::start(&self.state, &caller_of(&self.state, context), launch, true).await?;
         let token = context.meta.get_progress_token();
         let peer = context.peer.clone();
         let mut count = 0usize;
@@ -503,6 +503,25 @@ impl Tools {
         let text = view_line(&view);
         Ok(answer(&json!({"run": view}), text))
     }
+}
+
+/// Who asks, as the HTTP API counts callers: a server with a token has let in only its
+/// holders; else the client's address (over HTTP); over stdio, the one client.
+fn caller_of(state: &AppState, context: &RequestContext<RoleServer>) -> Caller {
+    if state.token().is_some() {
+        return Caller::Token;
+    }
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| {
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        })
+        .map_or(Caller::Unknown, |axum::extract::ConnectInfo(peer)| {
+            Caller::Address(peer.ip().to_canonical())
+        })
 }
 
 fn view_line(view: &RunView) -> String {

@@ -210,15 +210,19 @@ pub async fn serve(
     let mut listener = ApiListener(listener);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
-        let (io, _) = tokio::select! {
+        let (io, peer) = tokio::select! {
             accepted = axum::serve::Listener::accept(&mut listener) => accepted,
             () = &mut shutdown => break,
         };
         let router = router.clone();
-        let service =
-            hyper::service::service_fn(move |req: axum::http::Request<hyper::body::Incoming>| {
+        let service = hyper::service::service_fn(
+            move |mut req: axum::http::Request<hyper::body::Incoming>| {
+                // Who asks, for the bound on one caller's runs.
+                req.extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
                 router.clone().oneshot(req.map(axum::body::Body::new))
-            });
+            },
+        );
         let connection = http.serve_connection(TokioIo::new(io), service);
         let connection = connections.watch(connection);
         tokio::spawn(async move {

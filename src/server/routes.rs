@@ -22,7 +22,7 @@ use super::extract::JsonBody;
 use super::request::Ask;
 use super::request::{ActBody, PlansBody, RunBody};
 use super::runs::{self, Launch, Started};
-use super::state::AppState;
+use super::state::{AppState, Caller};
 use super::store::{StoredRun, decode_cursor};
 use crate::lock::{AddressPolicy, LockError};
 use crate::pipeline::{LockedRequest, Request, RequestError};
@@ -279,6 +279,7 @@ pub(super) async fn create_plan(
             headers(("Location" = String, description = "/v1/runs/RUN_ID"), ("Preference-Applied" = String, description = "respond-async")))))]
 pub(super) async fn act(
     State(state): State<AppState>,
+    caller: Caller,
     headers: HeaderMap,
     JsonBody(body): JsonBody<ActBody>,
 ) -> Result<Response, ApiError> {
@@ -297,7 +298,7 @@ pub(super) async fn act(
         }),
         ..launch
     };
-    let started = runs::start(&state, launch, reply == Reply::Stream).await?;
+    let started = runs::start(&state, &caller, launch, reply == Reply::Stream).await?;
     Ok(respond(&state, started, reply, Some(planning)).await)
 }
 
@@ -312,6 +313,7 @@ pub(super) async fn act(
             headers(("Location" = String, description = "/v1/runs/RUN_ID"), ("Preference-Applied" = String, description = "respond-async")))))]
 pub(super) async fn create_run(
     State(state): State<AppState>,
+    caller: Caller,
     headers: HeaderMap,
     JsonBody(body): JsonBody<RunBody>,
 ) -> Result<Response, ApiError> {
@@ -320,7 +322,7 @@ pub(super) async fn create_run(
     state.accepting()?;
     let spec = runs::replay_spec(&state, plan, &ask);
     let launch = runs::prepare(&state, spec, ask).await?;
-    let started = runs::start(&state, launch, reply == Reply::Stream).await?;
+    let started = runs::start(&state, &caller, launch, reply == Reply::Stream).await?;
     Ok(respond(&state, started, reply, None).await)
 }
 

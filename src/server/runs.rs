@@ -15,7 +15,7 @@ use super::error::ApiError;
 use super::inboxes;
 use super::registry::{Done, valid_screenshot_name};
 use super::request::Ask;
-use super::state::{AppState, QueueTicket};
+use super::state::{AppState, Caller, QueueTicket};
 use super::store::{NewRun, StoredRun, now_ms};
 use super::webhook::{self, Callback};
 use crate::lock::AddressPolicy;
@@ -129,7 +129,7 @@ pub async fn prepare(state: &AppState, spec: RunSpec, ask: Ask) -> Result<Launch
     };
     let inboxes = state
         .inboxes()
-        .connect(&ask.inboxes, &ask.allowed_hosts)
+        .connect(&ask.inboxes, &ask.allowed_hosts, &state.listen_addresses())
         .await?;
     let run_id = crate::runner::new_run_id();
     let spec = spec
@@ -155,9 +155,15 @@ pub async fn prepare(state: &AppState, spec: RunSpec, ask: Ask) -> Result<Launch
 
 /// Queues a run for a slot and starts it on its own task once it has one. The run goes on
 /// when the caller disconnects; it ends at its last step, its first failure, its deadline,
-/// `DELETE` (from any replica), or server shutdown (`cancelled`). 429 when the queue is full.
-pub async fn start(state: &AppState, launch: Launch, stream: bool) -> Result<Started, ApiError> {
-    let ticket = state.admit()?;
+/// `DELETE` (from any replica), or server shutdown (`cancelled`). 429 when the caller holds
+/// its share of the places already, or the queue is full.
+pub async fn start(
+    state: &AppState,
+    caller: &Caller,
+    launch: Launch,
+    stream: bool,
+) -> Result<Started, ApiError> {
+    let ticket = state.admit(caller)?;
     let run_id = launch.run.run_id().to_string();
     let sites: Vec<String> = launch.run.lock().sites().collect();
     let steps = step_refs(&launch.run.plan().steps);
@@ -370,6 +376,7 @@ pub async fn sweep_orphans(state: &AppState, own: bool) -> usize {
                             Callback {
                                 url,
                                 allowed_hosts: hosts,
+                                service_addresses: state.listen_addresses(),
                             },
                             &result,
                         );

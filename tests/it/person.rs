@@ -519,7 +519,9 @@ fn content_others_posted_decides_no_field_and_gets_no_secret() {
         error
             .message
             .contains("/sink/comments carries a value this run typed")
-            && error.message.contains("only to the form's own address"),
+            && error
+                .message
+                .contains("only to the address of the form it was typed into"),
         "{}",
         error.message
     );
@@ -529,6 +531,77 @@ fn content_others_posted_decides_no_field_and_gets_no_secret() {
         reached.is_empty(),
         "the comments endpoint received {reached:?}"
     );
+}
+
+#[test]
+fn a_secret_leaves_through_every_form_it_was_typed_into_and_nowhere_else() {
+    need_browser!();
+    let secrets =
+        || Secrets::none().with_given([("PW".to_string(), "correct-horse-42".to_string())].into());
+    let steps = |then: &str| {
+        format!(
+            r#"{{"reasoning":"","steps":[
+            {{"type":"navigate","url":"{{SITE}}/secret-register.html"}},
+            {{"type":"fill","describe":"the Username field","label":"Username","value":"ada"}},
+            {{"type":"fill","describe":"the Password field","label":"Password","value":"{{{{secret.PW}}}}"}},
+            {{"type":"click","describe":"the Create account button","text":"Create account"}},
+            {{"type":"wait_for_text","text":"posted to register"}},
+            {{"type":"navigate","url":"{{SITE}}/secret-login.html"}},
+            {{"type":"fill","describe":"the Username field","label":"Username","value":"ada"}},
+            {{"type":"fill","describe":"the Password field","label":"Password","value":"{{{{secret.PW}}}}"}},
+            {then},
+            {{"type":"done","summary":"in"}}]}}"#
+        )
+    };
+    // Sign up, then log in with the same secret: the log-in form's own action is one it was
+    // typed into.
+    let before = sink_hits().len();
+    let (result, _) = run_spec(
+        spec(&steps(
+            r#"{"type":"click","describe":"the Log in button","text":"Log in"},
+            {"type":"wait_for_text","text":"posted to login"}"#,
+        ))
+        .secrets(secrets()),
+    );
+    util::assert_succeeded(&result);
+    let reached: Vec<String> = sink_hits()[before..].to_vec();
+    assert_eq!(reached.len(), 2, "{reached:?}");
+    assert!(
+        reached[0].starts_with("register? ") && reached[0].contains("correct-horse-42"),
+        "{reached:?}"
+    );
+    assert!(
+        reached[1].starts_with("login? ") && reached[1].contains("correct-horse-42"),
+        "{reached:?}"
+    );
+    // The page's own script sends it to another address of the site: refused, naming the
+    // two forms it may go to.
+    let before = sink_hits().len();
+    let (result, _) = run_spec(
+        spec(&steps(
+            r#"{"type":"click","describe":"the Check password strength button","text":"Check password strength"}"#,
+        ))
+        .secrets(secrets()),
+    );
+    assert_eq!(result.status, RunStatus::Failed, "{}", dump(&result));
+    let error = result.error.clone().unwrap();
+    assert_eq!(error.kind, ErrorKind::LockRefused);
+    assert!(
+        error
+            .message
+            .contains("/sink/stolen carries a value this run typed")
+            && error.message.contains(&format!(
+                "only to the addresses of the forms it was typed into, {} and {}.",
+                site().url("/sink/register"),
+                site().url("/sink/login")
+            )),
+        "{}",
+        error.message
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let reached: Vec<String> = sink_hits()[before..].to_vec();
+    assert_eq!(reached.len(), 1, "only the sign-up was sent: {reached:?}");
+    assert!(reached[0].starts_with("register? "), "{reached:?}");
 }
 
 #[test]
@@ -595,4 +668,152 @@ fn a_true_tie_between_different_places_is_refused() {
     util::assert_succeeded(&result);
     let located = result.steps[1].detail.located.as_ref().unwrap();
     assert_eq!(located.ambiguous, Some(true));
+}
+
+#[test]
+fn a_link_in_a_sidebar_satisfies_a_wait_for_its_text() {
+    need_browser!();
+    // The sidebar's "Logout" link (an icon, then the word in a span) is on the page, beside an
+    // icon-only link marked nofollow and a comment that says only "ok": neither of those
+    // (content others may post) takes the rest of the page's text with it.
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/sidebar-logout.html"},
+        {"type":"wait_for_text","text":"Logout","timeout_seconds":2},
+        {"type":"wait_for_text","text":"Book a demo","timeout_seconds":2},
+        {"type":"done","summary":"signed in"}]}"#,
+    ));
+    util::assert_succeeded(&result);
+}
+
+#[test]
+fn an_exact_text_others_posted_in_a_footer_or_sidebar_loses_to_the_main_control() {
+    need_browser!();
+    // Nothing marks them as posted by others, yet a footer's and a sidebar's exact "Verify"
+    // (to an undoing address) lose to the main content's button that holds the words.
+    let before = sink_hits().len();
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/same-host-verify.html"},
+        {"type":"click","describe":"the Verify button","text":"Verify"},
+        {"type":"wait_for_text","text":"verified=1"},
+        {"type":"done","summary":"verified"}]}"#,
+    ));
+    util::assert_succeeded(&result);
+    let located = result.steps[1].detail.located.as_ref().unwrap();
+    assert_eq!(chose(&result, 1).1, "verify email", "{}", dump(&result));
+    assert_eq!(
+        located.decided_by.as_deref(),
+        Some("margin"),
+        "{}",
+        dump(&result)
+    );
+    // Even when the step asks for a link, the footer's link is not the main content's.
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/same-host-verify.html"},
+        {"type":"click","describe":"the Verify link","text":"Verify"},
+        {"type":"wait_for_text","text":"verified=1"},
+        {"type":"done","summary":"verified"}]}"#,
+    ));
+    util::assert_succeeded(&result);
+    std::thread::sleep(Duration::from_millis(200));
+    let reached: Vec<String> = sink_hits()[before..].to_vec();
+    assert!(
+        reached.is_empty(),
+        "an undoing address was opened: {reached:?}"
+    );
+}
+
+#[test]
+fn a_label_that_starts_with_the_words_beats_one_where_they_come_later() {
+    need_browser!();
+    // "Teammate email" (a <label> in a web component's form) against "Email address" (an
+    // aria-label in the main form): how well the words match decides before the label's kind.
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/match-quality.html"},
+        {"type":"fill","describe":"the Email field","label":"Email","value":"ada@x.test"},
+        {"type":"fill","describe":"the Password field","label":"Password","value":"pw-1"},
+        {"type":"click","describe":"the Continue button","text":"Continue"},
+        {"type":"wait_for_text","text":"email=ada"},
+        {"type":"done","summary":"ok"}]}"#,
+    ));
+    util::assert_succeeded(&result);
+    let located = result.steps[1].detail.located.as_ref().unwrap();
+    assert_eq!(located.strategy, "aria-label", "{}", dump(&result));
+    assert_eq!(
+        located.decided_by.as_deref(),
+        Some("start"),
+        "{}",
+        dump(&result)
+    );
+    // The same for a click's text: "Sign in with SSO" over "Or sign in with SSO".
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/match-quality.html"},
+        {"type":"click","describe":"the Sign in link","text":"Sign in"},
+        {"type":"wait_for_text","text":"sso=start"},
+        {"type":"done","summary":"ok"}]}"#,
+    ));
+    util::assert_succeeded(&result);
+    assert_eq!(chose(&result, 1).1, "sign in with sso", "{}", dump(&result));
+}
+
+#[test]
+fn a_step_that_asks_for_a_button_never_clicks_a_heading() {
+    need_browser!();
+    // After the code, "the Sign In submit button" with text "Sign In": the page's <h1> says
+    // it, the form's one button says "Continue". The button is pressed.
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/heading-sign-in.html"},
+        {"type":"fill","describe":"the Code field","label":"Code","value":"482913"},
+        {"type":"click","describe":"the Sign In submit button","text":"Sign In"},
+        {"type":"wait_for_text","text":"code=482913"},
+        {"type":"done","summary":"in"}]}"#,
+    ));
+    util::assert_succeeded(&result);
+    assert_eq!(
+        chose(&result, 2),
+        ("form_submit".into(), "continue".into()),
+        "{}",
+        dump(&result)
+    );
+    // Two buttons that say neither: never the heading.
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/heading-two-buttons.html"},
+        {"type":"fill","describe":"the Code field","label":"Code","value":"482913"},
+        {"type":"click","describe":"the Sign In submit button","text":"Sign In"},
+        {"type":"done","summary":"in"}]}"#,
+    ));
+    if let Some(located) = result.steps[2].detail.located.as_ref() {
+        let chosen = located.chosen.as_ref().unwrap();
+        assert_eq!(chosen.role.as_deref(), Some("button"), "{}", dump(&result));
+    } else {
+        assert_eq!(result.status, RunStatus::Failed, "{}", dump(&result));
+    }
+    // Nothing but a heading and a paragraph say it: the step fails at once, saying so.
+    let started = Instant::now();
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/heading-only.html"},
+        {"type":"click","describe":"the Sign In button","text":"Sign In"},
+        {"type":"done","summary":"in"}]}"#,
+    ));
+    assert_eq!(result.status, RunStatus::Failed, "{}", dump(&result));
+    let error = result.error.clone().unwrap();
+    assert_eq!(error.kind, ErrorKind::NotFound, "{}", error.message);
+    assert!(
+        error.message.contains("<h1> \"sign in\" (a heading)")
+            && error.message.contains("asks for a button"),
+        "{}",
+        error.message
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "waited {:?}",
+        started.elapsed()
+    );
 }
