@@ -50,6 +50,8 @@ pub struct Tools {
 /// A planned `act` whose questions went to the client.
 struct Waiting {
     planning: Planning,
+    /// Who asked: only the same caller's retry takes it up.
+    caller: Caller,
     since: Instant,
 }
 
@@ -298,10 +300,14 @@ impl Tools {
         let body: ActBody = arguments(request)?;
         let (goal, ask) = body.read(&self.state)?;
         // The client's retry with the answers to the questions it was asked.
+        let caller = caller_of(&self.state, context);
         let resumed = request.request_state.as_ref().and_then(|handle| {
             let mut waiting = self.waiting();
             waiting.retain(|_, w| w.since.elapsed() < ANSWER_WAIT);
-            waiting.remove(handle)
+            match waiting.get(handle) {
+                Some(w) if w.caller == caller => waiting.remove(handle),
+                _ => None,
+            }
         });
         let (planning, asked) = match resumed {
             Some(w) => {
@@ -317,7 +323,7 @@ impl Tools {
                 match how_to_ask(context) {
                     Asking::None => (planning, Vec::new()),
                     _ if open == 0 => (planning, Vec::new()),
-                    Asking::Retry => return Ok(self.ask_by_retry(planning).into()),
+                    Asking::Retry => return Ok(self.ask_by_retry(planning, caller).into()),
                     Asking::Request => {
                         let asked = ask_by_request(&planning, context).await?;
                         (planning, asked)
@@ -357,7 +363,7 @@ impl Tools {
 
     /// Asks the plan's open questions as input the client's retry of the call carries
     /// (MCP 2026-07-28): the planning waits here under a handle the client echoes.
-    fn ask_by_retry(&self, planning: Planning) -> InputRequiredResult {
+    fn ask_by_retry(&self, planning: Planning, caller: Caller) -> InputRequiredResult {
         let mut requests = InputRequests::new();
         for q in planning.request.open_questions(&planning.outcome.plan) {
             let params = form_for(&q.ask, &q.suggested);
@@ -366,11 +372,16 @@ impl Tools {
                 InputRequest::Elicitation(ElicitRequest::new(params)),
             );
         }
-        let handle = format!("act-{}", crate::runner::new_run_id());
-        self.waiting().insert(
+        // Unguessable: the handle alone takes up the planning.
+        let handle = format!("act-{:032x}", rand::random::<u128>());
+        let mut waiting = self.waiting();
+        // Plans whose questions were never answered are dropped after the wait.
+        waiting.retain(|_, w| w.since.elapsed() < ANSWER_WAIT);
+        waiting.insert(
             handle.clone(),
             Waiting {
                 planning,
+                caller,
                 since: Instant::now(),
             },
         );
@@ -729,15 +740,11 @@ mod tests {
                 assert!(!text.contains("#/components/"), "{}", tool.name);
                 for name in text.split("\"#/$defs/").skip(1) {
                     let name = name.split('"').next().unwrap_or_default();
-                    if tool.name != "get_run" && tool.name != "cancel_run"
-                        || schema == output.as_ref()
-                    {
-                        assert!(
-                            schema["$defs"].get(name).is_some(),
-                            "{}: {name} is not defined",
-                            tool.name
-                        );
-                    }
+                    assert!(
+                        schema["$defs"].get(name).is_some(),
+                        "{}: {name} is not defined",
+                        tool.name
+                    );
                 }
             }
         }
