@@ -6,12 +6,16 @@
 // `not_actionable` with the blocker, `loading`, `rejected` with why): codes and facts, never
 // sentences, which the Rust side words (browser/locate.rs, runner/failure.rs). Waiting happens here,
 // inside the page, so a step costs one CDP round trip however long it waits; the Rust side
-// re-evaluates after navigations.
+// re-evaluates after navigations. `accname` is dom-accessibility-api's computation of roles and
+// accessible names (accname.js, bundled by scripts/accname/build).
 (accname) => async (req) => {
   const started = performance.now();
   const budget = req.budget_ms;
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim().toLowerCase();
   const squash = (s) => (s || "").replace(/\s+/g, "").toLowerCase();
+  // A text shortened for a description says so with "…": the masking of secrets on the Rust
+  // side recognises what a cut left of one by it.
+  const cut = (s, n) => (s.length > n ? s.slice(0, n - 1) + "\u2026" : s);
   // Finding and ranking time of the attempt that succeeded (waiting excluded), to the µs.
   const ms = (t) => Math.round(t * 1000) / 1000;
 
@@ -132,7 +136,7 @@
     let s = tagOf(el).toLowerCase();
     if (idOf(el)) s += "#" + idOf(el);
     else if (el.classList && el.classList.length) s += "." + [...el.classList].slice(0, 2).join(".");
-    const t = norm(textOf(el)).slice(0, 40);
+    const t = cut(norm(textOf(el)), 40);
     if (t) return `<${s}> "${t}"`;
     // A part of a web component says little by itself; its host says what it is.
     const root = el.getRootNode();
@@ -376,7 +380,7 @@
     return {
       element: describeEl(el),
       tag: tagOf(el).toLowerCase(),
-      text: (norm(textOf(el)) || givenName(el)).slice(0, 40),
+      text: cut(norm(textOf(el)) || givenName(el), 40),
       role: roleOf(el),
       landmark: landmarkOf(el) || "main",
       form: formLabel(formOf(el)),
@@ -714,7 +718,7 @@
     const role = attr(cover, "role");
     const name = givenName(cover);
     let s = describeEl(cover);
-    if (role || name) s += ` (${[role, name && `"${name.slice(0, 40)}"`].filter(Boolean).join(" ")})`;
+    if (role || name) s += ` (${[role, name && `"${cut(name, 40)}"`].filter(Boolean).join(" ")})`;
     return s;
   }
 

@@ -8,6 +8,7 @@ mod locate;
 pub mod outline;
 mod process;
 mod refusals;
+mod shot;
 mod tab;
 
 use std::path::{Path, PathBuf};
@@ -31,6 +32,7 @@ pub use facts::{
 pub use locate::Accessible;
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
+pub use shot::MASK_COLOUR;
 pub use tab::{HopRule, Tab};
 
 use crate::lock::{AddressPolicy, Lock};

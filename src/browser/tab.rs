@@ -257,8 +257,23 @@ impl Tab {
         }
     }
 
-    /// A PNG of the viewport, for failure reports. `None` if the page cannot be captured.
-    pub async fn screenshot(&self) -> Option<Vec<u8>> {
+    /// A PNG of the viewport, for reports, with every element whose value or visible text
+    /// holds one of `hidden` (secrets, emailed codes) painted over. `None` if the page cannot
+    /// be captured, or where those elements are cannot be told: then there is no picture,
+    /// rather than one that might show what it must not.
+    pub async fn screenshot(&self, hidden: &[String]) -> Option<Vec<u8>> {
+        if hidden.is_empty() {
+            return self.capture().await;
+        }
+        // Found before and after the capture: whatever moved in between is covered where it
+        // was and where it went.
+        let mut mask = self.mask_boxes(hidden).await?;
+        let png = self.capture().await?;
+        mask.extend(self.mask_boxes(hidden).await?);
+        super::shot::paint_over(&png, &mask)
+    }
+
+    async fn capture(&self) -> Option<Vec<u8>> {
         let params = CaptureScreenshotParams {
             format: Some(CaptureScreenshotFormat::Png),
             // Faster compression: `--screenshots all` takes one after every step.
@@ -271,6 +286,29 @@ impl Tab {
             .ok()?;
         let data: &str = shot.result.data.as_ref();
         base64::engine::general_purpose::STANDARD.decode(data).ok()
+    }
+
+    /// The boxes to paint over for `hidden`, found in planlock's world of the page, where no
+    /// page script can change what the DOM answers. `None` while a new document has not made
+    /// that world yet.
+    async fn mask_boxes(&self, hidden: &[String]) -> Option<super::shot::MaskBoxes> {
+        let script = super::shot::SCREEN_MASK_JS;
+        let values = serde_json::to_string(hidden).ok()?;
+        let world = self.world.lock().ok().and_then(|w| w.clone())?;
+        let params = EvaluateParams::builder()
+            .expression(format!("({script})({values})"))
+            .unique_context_id(world)
+            .return_by_value(true)
+            .build()
+            .ok()?;
+        let answer = tokio::time::timeout(Duration::from_secs(5), self.page.execute(params))
+            .await
+            .ok()?
+            .ok()?;
+        if answer.result.exception_details.is_some() {
+            return None;
+        }
+        serde_json::from_value(answer.result.result.value.clone()?).ok()
     }
 
     fn browser_gone(&self) -> Option<PageError> {
