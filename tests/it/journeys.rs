@@ -420,6 +420,17 @@ pub(crate) const JOURNEYS: &[Journey] = &[
         ],
     },
     Journey {
+        app: "allauth-code",
+        name: "reset-password-by-code",
+        account: Account::Seeded("seed"),
+        sent_by_another: false,
+        proofs: &[
+            Password("NEW_PASSWORD"),
+            NotPassword("PASSWORD"),
+            SignedInDuringRun,
+        ],
+    },
+    Journey {
         app: "redux",
         name: "register-activate-login",
         account: Account::New,
@@ -537,6 +548,14 @@ pub(crate) const JOURNEYS: &[Journey] = &[
             SignedInDuringRun,
             Holds("/signed_in_now"),
         ],
+    },
+    Journey {
+        app: "roundup",
+        name: "reset-password",
+        account: Account::Seeded("seed"),
+        sent_by_another: false,
+        // Roundup mails the new password; only the old one no longer working is its record.
+        proofs: &[Exists, NotPassword("PASSWORD")],
     },
     Journey {
         app: "trac",
@@ -985,16 +1004,17 @@ journey_tests! {
     allauth_reset_password: "allauth" / "reset-password";
     allauth_login_by_code: "allauth" / "login-by-code";
     allauth_signup_code_login: "allauth-code" / "signup-code-login";
+    allauth_reset_password_by_code: "allauth-code" / "reset-password-by-code";
     redux_register_activate_login: "redux" / "register-activate-login";
     redux_reset_password: "redux" / "reset-password";
-    trac_register_verify_login: "trac" / "register-verify-login",
-        #[ignore = "executor: the locator's answer unreadable (FINDINGS.md)"];
+    trac_register_verify_login: "trac" / "register-verify-login";
     twofactor_login_email_code: "twofactor" / "login-email-code";
     twofactor_setup_email_factor: "twofactor" / "setup-email-factor";
     magiclink_login: "magiclink" / "login";
     invitations_accept_invitation: "invitations" / "accept-invitation";
     appbuilder_register_activate_login: "appbuilder" / "register-activate-login";
     roundup_register_confirm_login: "roundup" / "register-confirm-login";
+    roundup_reset_password: "roundup" / "reset-password";
     security_register_confirm_login: "security" / "register-confirm-login";
     security_reset_password: "security" / "reset-password";
     security_two_factor_email: "security" / "two-factor-email";

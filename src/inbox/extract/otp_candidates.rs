@@ -403,8 +403,8 @@ mod tests {
 
     #[test]
     fn upper_case_words_are_ruled_out_by_where_they_stand_not_by_their_letters() {
-        // inside sentences, or on a line of their own with no label: never a code, though the
-        // mail speaks of verifying and of a code
+        // inside sentences with no code word of their own, or signing the mail under `Thanks,`:
+        // never a code, though the mail speaks of verifying and of a code
         let m = text_mail(
             "IMPORTANT: ONE-TIME OFFER",
             "HELLO\n\nPlease VERIFY your account. SIGN-IN takes a ONE-TIME step, FREE-SHIP \
