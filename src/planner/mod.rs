@@ -626,15 +626,17 @@ pub async fn look_at_goal(
     })
     .await
     .map_err(LookFailure::Lock)?;
-    look_within(browser, url, lock).await
+    look_within(browser, url, lock, &req.vars).await
 }
 
 /// Looks at `url` in a fresh context under `lock` (made from the request before anything was
-/// read) and outlines it for the model; instruction-like texts are counted, then dropped.
+/// read) and outlines it for the model: the values of `vars` the page echoes masked, texts
+/// that read like instructions withheld and counted.
 pub async fn look_within(
     browser: &crate::browser::Chromium,
     url: url::Url,
     lock: crate::lock::Lock,
+    vars: &Vars,
 ) -> Result<crate::browser::Look, LookFailure> {
     let mut look = browser
         .look(url.as_str(), lock)
@@ -645,7 +647,7 @@ pub async fn look_within(
         })?;
     // A caller's variable or a secret the page echoes (its title, a heading, a label)
     // reaches the model as a mask, in any letter case: the model is told names, not values.
-    look.outline.mask(&echoed_values(&req.vars));
+    look.outline.mask(&echoed_values(vars));
     // Counted, never decided on: the number is told to the model and the reviewer. Texts of
     // the outline that read like instructions are withheld from it; those the prose does not
     // show (an aria-label, a placeholder) count besides the prose's own.
