@@ -164,7 +164,9 @@ impl LockedRequest {
             return Ok(None);
         }
         let looked = match planner::start_page(&self.request.goal, &self.request.vars) {
-            Some(url) => planner::look_within(browser, url, self.lock.clone()).await,
+            Some(url) => {
+                planner::look_within(browser, url, self.lock.clone(), &self.request.vars).await
+            }
             None => Err(LookFailure::NoStartPage),
         };
         match looked {

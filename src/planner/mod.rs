@@ -87,6 +87,8 @@ pub struct Looked {
     pub buttons: usize,
     /// Texts on the page that read like instructions to a model (counted only).
     pub flagged: usize,
+    /// Texts of the outline withheld from the model for that (each marked in it).
+    pub withheld: usize,
     /// The outline's size in the user message, in tokens (about 4 characters each).
     pub outline_tokens: u64,
 }
@@ -99,6 +101,7 @@ impl Looked {
             fields,
             buttons,
             flagged: look.flagged,
+            withheld: look.withheld,
             outline_tokens: prompt::outline_block(look).chars().count().div_ceil(4) as u64,
         }
     }
@@ -623,15 +626,17 @@ pub async fn look_at_goal(
     })
     .await
     .map_err(LookFailure::Lock)?;
-    look_within(browser, url, lock).await
+    look_within(browser, url, lock, &req.vars).await
 }
 
 /// Looks at `url` in a fresh context under `lock` (made from the request before anything was
-/// read) and outlines it for the model; instruction-like texts are counted, then dropped.
+/// read) and outlines it for the model: the values of `vars` the page echoes masked, texts
+/// that read like instructions withheld and counted.
 pub async fn look_within(
     browser: &crate::browser::Chromium,
     url: url::Url,
     lock: crate::lock::Lock,
+    vars: &Vars,
 ) -> Result<crate::browser::Look, LookFailure> {
     let mut look = browser
         .look(url.as_str(), lock)
@@ -640,11 +645,41 @@ pub async fn look_within(
             url: url.to_string(),
             error,
         })?;
-    // Counted, never decided on: the number is told to the model and the reviewer.
-    look.flagged = crate::lock::injection::count_suspicious(&look.outline.prose)
-        + crate::lock::injection::count_suspicious(&look.outline.title);
+    // A caller's variable or a secret the page echoes (its title, a heading, a label)
+    // reaches the model as a mask, in any letter case: the model is told names, not values.
+    look.outline.mask(&echoed_values(vars));
+    // Counted, never decided on: the number is told to the model and the reviewer. Texts of
+    // the outline that read like instructions are withheld from it; those the prose does not
+    // show (an aria-label, a placeholder) count besides the prose's own.
+    use crate::lock::injection::{count_suspicious, normalise, reads_like_instruction};
+    let withheld = look.outline.withhold(reads_like_instruction);
+    let prose = normalise(&look.outline.prose);
+    let mut beside_prose: Vec<String> = withheld
+        .iter()
+        .map(|t| normalise(t))
+        .filter(|t| !prose.contains(t.as_str()))
+        .collect();
+    // A placeholder that also names its field is one text.
+    beside_prose.sort();
+    beside_prose.dedup();
+    look.flagged = count_suspicious(&look.outline.prose) + beside_prose.len();
+    look.withheld = withheld.len();
     look.outline.prose.clear();
     Ok(look)
+}
+
+/// What the outline must not show of the request: every secret, and each caller variable's
+/// value of three or more characters (a shorter one says next to nothing, and masking it
+/// would blot out words of the page).
+fn echoed_values(vars: &Vars) -> crate::plan::Masker {
+    let mut values = vars.masker().values();
+    values.extend(
+        vars.caller_names()
+            .filter_map(|name| vars.value(name))
+            .filter(|v| v.trim().chars().count() >= 3)
+            .map(str::to_string),
+    );
+    crate::plan::Masker::new(values)
 }
 
 /// The sites named in the goal (first site first), then `--allow-host`, without repeats.

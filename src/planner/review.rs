@@ -415,6 +415,9 @@ pub fn looked_line(looked: &super::Looked) -> String {
             looked.flagged,
             if looked.flagged == 1 { "text" } else { "texts" }
         ));
+        if looked.withheld > 0 {
+            s.push_str(&format!(", {} withheld from the outline", looked.withheld));
+        }
     }
     s
 }

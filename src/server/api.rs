@@ -193,6 +193,8 @@ pub struct Looked {
     pub buttons: usize,
     /// Texts on the page that read like instructions to a model (counted, never sent).
     pub flagged: usize,
+    /// Texts of the outline withheld from the model for that, each marked in it.
+    pub withheld: usize,
     /// The outline's size in the model's request, in tokens (about 4 characters each).
     pub outline_tokens: u64,
 }
@@ -204,6 +206,7 @@ impl From<planner::Looked> for Looked {
             fields: l.fields,
             buttons: l.buttons,
             flagged: l.flagged,
+            withheld: l.withheld,
             outline_tokens: l.outline_tokens,
         }
     }
