@@ -166,10 +166,12 @@ pub async fn mcp_command(args: McpArgs) -> Result<u8, CliError> {
     args.service.check()?;
     let secrets = server_secrets(&args.service.secrets).map_err(CliError::input)?;
     let inboxes = server_inboxes(&args.service.inboxes, &args.service.inbox_files).await?;
+    // Each process its own replica: an agent may start several on one store, and a replica
+    // marks the live runs of its own name interrupted when it starts.
     let config = args.service.config(
         secrets,
         inboxes,
-        format!("{}:mcp", default_replica_id_host()),
+        format!("{}:mcp-{}", default_replica_id_host(), std::process::id()),
     )?;
     let (state, browser) = args.service.start(config).await?;
     eprintln!(

@@ -39,7 +39,6 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
-use tower_http::classify::{ServerErrorsAsFailures, SharedClassifier};
 use tower_http::request_id::{
     MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
 };
@@ -81,6 +80,17 @@ pub fn app(state: AppState) -> Router {
             state.clone(),
             guard::require_token,
         ));
+    let metrics = state.metrics_arc();
+    // Each request in a span with its id; its answer logged and counted.
+    let request_log = TraceLayer::new_for_http()
+        .make_span_with(request_span)
+        .on_request(())
+        .on_response(move |r: &Response, latency: Duration, _: &tracing::Span| {
+            answered(&metrics, r, latency)
+        })
+        .on_body_chunk(())
+        .on_eos(())
+        .on_failure(());
     Router::new()
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics_route))
@@ -96,7 +106,7 @@ pub fn app(state: AppState) -> Router {
         // Outermost last: a caller's unusable id is dropped, a missing one made, the request
         // logged in a span carrying it, and the id returned on the answer.
         .layer(PropagateRequestIdLayer::x_request_id())
-        .layer(request_log(state.metrics_arc()))
+        .layer(request_log)
         .layer(SetRequestIdLayer::x_request_id(NewRequestId))
         .layer(middleware::map_request(keep_usable_request_id))
         .with_state(state)
@@ -156,37 +166,21 @@ async fn keep_usable_request_id(mut req: Request) -> Request {
 
 static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
-/// Logs each answer (`answered`, its status and duration) in a `request` span with the
-/// request's id, method and path, and counts it for `/metrics`.
-fn request_log(
-    metrics: std::sync::Arc<metrics::Metrics>,
-) -> TraceLayer<
-    SharedClassifier<ServerErrorsAsFailures>,
-    impl Fn(&Request) -> tracing::Span + Clone,
-    (),
-    impl Fn(&Response, Duration, &tracing::Span) + Clone,
-    (),
-    (),
-    (),
-> {
-    TraceLayer::new_for_http()
-        .make_span_with(|req: &Request| {
-            let id = req
-                .headers()
-                .get(&REQUEST_ID)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or_default();
-            tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path())
-        })
-        .on_request(())
-        .on_response(move |response: &Response, latency: Duration, _: &tracing::Span| {
-            let status = response.status().as_u16();
-            metrics.http(status);
-            tracing::info!(status, duration_ms = latency.as_millis() as u64, "answered");
-        })
-        .on_body_chunk(())
-        .on_eos(())
-        .on_failure(())
+/// The span a request is logged in: its id, method and path.
+fn request_span(req: &Request) -> tracing::Span {
+    let id = req
+        .headers()
+        .get(&REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path())
+}
+
+/// Logs an answer (`answered`, its status and duration) and counts it for `/metrics`.
+fn answered(metrics: &metrics::Metrics, response: &Response, latency: Duration) {
+    let status = response.status().as_u16();
+    metrics.http(status);
+    tracing::info!(status, duration_ms = latency.as_millis() as u64, "answered");
 }
 
 /// Serves `app` on `listener` until `shutdown` resolves; then stops accepting, cancels the

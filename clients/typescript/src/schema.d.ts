@@ -1426,7 +1426,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too much at once; `Retry-After` says when to come back. `kind`: too_many_runs, too_many_plans. */
+            /** @description Too much at once; `Retry-After` says when to come back. `kind`: too_many_runs, too_many_runs_for_caller, too_many_plans. */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -1766,7 +1766,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too much at once; `Retry-After` says when to come back. `kind`: too_many_runs. */
+            /** @description Too much at once; `Retry-After` says when to come back. `kind`: too_many_runs, too_many_runs_for_caller. */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
