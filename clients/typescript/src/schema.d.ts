@@ -460,6 +460,8 @@ export interface components {
             buttons: number;
             /** @description Texts on the page that read like instructions to a model (counted, never sent). */
             flagged: number;
+            /** @description Texts of the outline withheld from the model for that, each marked in it. */
+            withheld: number;
             /**
              * Format: int64
              * @description The outline's size in the model's request, in tokens (about 4 characters each).
@@ -1426,7 +1428,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too much at once; `Retry-After` says when to come back. `kind`: too_many_runs, too_many_plans. */
+            /** @description Too much at once; `Retry-After` says when to come back. `kind`: too_many_runs, too_many_runs_for_caller, too_many_plans. */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -1766,7 +1768,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Too much at once; `Retry-After` says when to come back. `kind`: too_many_runs. */
+            /** @description Too much at once; `Retry-After` says when to come back. `kind`: too_many_runs, too_many_runs_for_caller. */
             429: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
