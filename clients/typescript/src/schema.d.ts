@@ -460,6 +460,8 @@ export interface components {
             buttons: number;
             /** @description Texts on the page that read like instructions to a model (counted, never sent). */
             flagged: number;
+            /** @description Texts of the outline withheld from the model for that, each marked in it. */
+            withheld: number;
             /**
              * Format: int64
              * @description The outline's size in the model's request, in tokens (about 4 characters each).
