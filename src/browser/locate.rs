@@ -32,7 +32,7 @@ const MUTATION_WATCH: &str = "(() => { let change = 0, settled = 0; \
     { subtree: true, childList: true, attributes: true, characterData: true }); \
     globalThis.__planlockSettled = () => settled === change; \
     document.addEventListener('invalid', (e) => { const w = globalThis.__planlockSubmitting; if (w) w.invalid.push(e.target); }, true); \
-    document.addEventListener('submit', () => { const w = globalThis.__planlockSubmitting; if (w) w.submitted += 1; }, true); })();";
+    document.addEventListener('submit', () => { globalThis.__planlockSubmits = (globalThis.__planlockSubmits || 0) + 1; const w = globalThis.__planlockSubmitting; if (w) w.submitted += 1; }, true); })();";
 /// Installs the locator in an isolated world of every new document, and tracks the main
 /// frame's world so [`Tab::locate`] can evaluate there.
 pub(super) async fn install_locator(
@@ -95,6 +95,12 @@ pub(super) enum Operation<'a> {
     Sent,
     /// The error texts the page shows about a form; is a field in `filled` on it again?
     Errors { filled: &'a [String] },
+    /// Just before a click's mouse events: start watching what the element found does.
+    Watch,
+    /// What the watched click did so far; waits for a first effect as long as its budget.
+    Effect,
+    /// Is the field this run filled last still on the page, its form never sent?
+    Pending,
     /// The page's structure, for a planner that has not seen it.
     Outline,
 }
@@ -104,6 +110,13 @@ pub(super) enum Operation<'a> {
 pub(super) struct FormCheck {
     #[serde(default)]
     pub invalid: Vec<InvalidField>,
+}
+
+/// What [`Operation::Pending`] found.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(super) struct PendingForm {
+    #[serde(default)]
+    pub unsent: bool,
 }
 
 /// What [`Operation::Errors`] found.

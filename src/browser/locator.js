@@ -284,6 +284,8 @@ async (req) => {
   }
   function rememberFilled(el) {
     globalThis.__planlockLastFilled = new WeakRef(el);
+    // Submissions so far in this document: one after this fill sent what it typed.
+    globalThis.__planlockFilledAt = globalThis.__planlockSubmits || 0;
   }
 
   // ---- ranking ----
@@ -859,6 +861,110 @@ async (req) => {
   // person looks for "Sign up" in the menu before the fine print.
   const LANDMARK_RANK = { main: 3, nav: 2, header: 2, aside: 1, footer: 0 };
 
+  // ---- what a click did ----
+  // The controls whose state a click can change without changing the document (checked,
+  // selected, value are properties, not attributes): the element's own, its label's, those
+  // inside it, and its form's (or the page's, outside any form).
+  function statefulAround(el) {
+    const out = new Set([el]);
+    if (el.control) out.add(el.control);
+    if (el.querySelectorAll) for (const c of el.querySelectorAll("input, select, textarea")) out.add(c);
+    const form = formOf(el);
+    for (const c of (form ? [...form.elements] : queryAll("input, select, textarea")).slice(0, 300)) out.add(c);
+    return [...out];
+  }
+  function stateOf(el) {
+    return { checked: el.checked, indeterminate: el.indeterminate, selected: el.selectedIndex, value: typeof el.value === "string" ? el.value : undefined, open: el.open };
+  }
+  // The focused element, inside open shadow roots and same-origin frames.
+  function deepActive() {
+    let a = document.activeElement;
+    for (;;) {
+      if (a && a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; }
+      let inner = null;
+      try { inner = a && a.contentDocument && a.contentDocument.activeElement; } catch (e) { inner = null; }
+      if (inner && inner !== a.contentDocument.body) { a = inner; continue; }
+      return a;
+    }
+  }
+  // The field this run filled last, while a person can still see it.
+  function filledShown() {
+    const ref = globalThis.__planlockLastFilled;
+    const el = ref && ref.deref ? ref.deref() : null;
+    return !!el && el.isConnected && isVisible(el);
+  }
+  function describeRecord(r) {
+    if (r.type === "attributes") return `${r.attributeName} of ${describeEl(r.target)}`;
+    if (r.type === "characterData") return r.target.parentElement ? `text of ${describeEl(r.target.parentElement)}` : "text";
+    const el = [...r.addedNodes].find((n) => n.nodeType === Node.ELEMENT_NODE);
+    if (el) return `added ${describeEl(el)}`;
+    const text = [...r.addedNodes].find((n) => n.nodeType === Node.TEXT_NODE && n.data.trim());
+    if (text) return `added "${tidy(text.data).slice(0, 40)}" to ${describeEl(r.target)}`;
+    return r.removedNodes.length ? `removed from ${describeEl(r.target)}` : null;
+  }
+  // Starts watching, just before the click's mouse events, what the element it will land on
+  // does: changes in the document (open shadow roots and same-origin frames included), focus
+  // moving, the state of the controls around it, a submission. The field the run filled is
+  // left first, as the click's mouse-down would: what the page does when a field loses focus
+  // (a framework's focus class, a check of the value) is not the click's effect.
+  async function watchClick() {
+    const ref = globalThis.__planlockClicked;
+    const el = ref && ref.deref ? ref.deref() : null;
+    const old = globalThis.__planlockWatch;
+    if (old) old.observer.disconnect();
+    const active = deepActive();
+    if (el && active && isTextControl(active) && !contains(active, el) && !contains(el, active)) {
+      active.blur();
+      await frame();
+    }
+    const w = {
+      el, records: 0, changes: [], first: null, started: performance.now(), focus: deepActive(),
+      states: el ? statefulAround(el).map((c) => [c, stateOf(c)]) : [],
+      filled: filledShown(), submits: globalThis.__planlockSubmits || 0,
+    };
+    w.observer = new MutationObserver((records) => {
+      if (w.first === null) w.first = performance.now();
+      w.records += records.length;
+      for (const r of records) {
+        if (w.changes.length >= 5) break;
+        const said = describeRecord(r);
+        if (said && !w.changes.includes(said)) w.changes.push(said);
+      }
+    });
+    everything();
+    for (const root of treeRoots) {
+      try {
+        w.observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+      } catch (e) { /* a frame that went away */ }
+    }
+    globalThis.__planlockWatch = w;
+  }
+  // What the watched click did so far, in the page.
+  function clickEffect(w) {
+    const e = { changes: w.changes.slice(), changed: w.records, states: [], focus: null, submitted: false, filled_gone: false };
+    for (const [c, before] of w.states) {
+      const after = stateOf(c);
+      for (const k of Object.keys(before)) {
+        if (before[k] === after[k]) continue;
+        // A value is never quoted: it may be a secret.
+        e.states.push(k === "value" ? `value of ${describeEl(c)}` : `${k} of ${describeEl(c)}: ${before[k]} → ${after[k]}`);
+      }
+    }
+    // Focus moving counts when it lands in a field (clicking one puts the caret there, a
+    // label focuses its field) or on something else than what was clicked (an "Edit" link
+    // focusing a form); clicking a button or a link that does nothing focuses that alone.
+    const active = deepActive();
+    const page = !active || active === document.body || active === document.documentElement;
+    const itself = w.el && (contains(w.el, active) || contains(active, w.el));
+    if (!page && active !== w.focus && (!itself || isTextControl(active))) e.focus = describeEl(active);
+    e.submitted = (globalThis.__planlockSubmits || 0) > w.submits;
+    e.filled_gone = w.filled && !filledShown();
+    const any = e.changed > 0 || e.states.length > 0 || !!e.focus || e.submitted || e.filled_gone;
+    if (any && w.first === null) w.first = performance.now();
+    if (any) e.after_ms = ms(w.first - w.started);
+    return { any, e };
+  }
+
   // ---- the verdicts ----
   const found = (facts) => ({ state: "found", facts });
   const rejected = (why) => ({ state: "rejected", rejection: why });
@@ -870,7 +976,7 @@ async (req) => {
     // A document still being parsed holds only its beginning: choosing, typing or reading there
     // would act on part of the page (two of six code boxes, half an article, one of two
     // buttons). Text someone waits for may be seen before the rest has arrived.
-    if (req.op !== "text" && document.readyState === "loading") {
+    if (!["text", "effect", "pending"].includes(req.op) && document.readyState === "loading") {
       return { state: "loading" };
     }
     switch (req.op) {
@@ -889,26 +995,23 @@ async (req) => {
         }
         const form = lastFilledForm();
         let passedOver = null;
-        const controls = cands.filter((c) => isVisible(c.el) && (c.interactive || hostRole(c.el)));
-        if (controls.length && form && submitsForm(req.describe, req.text)
-            && controls.every((c) => leavesForm(c.el, form)) && !cands.some((c) => formOf(c.el) === form)) {
-          // The step says it submits the form just filled, and the text names only links away
-          // from it (a menu's "Register" beside the form's "Submit"): following one would lose
-          // what was typed. A person presses the form's one submit control.
+        const shown = cands.filter((c) => isVisible(c.el));
+        const controls = shown.filter((c) => c.interactive || hostRole(c.el));
+        // Implicit submission. The step submits the form just filled, but no control says its
+        // text: only a heading or other text does (clicking it does nothing), or only links
+        // away from the form (a menu's "Register" beside the form's "Submit": following one
+        // would lose what was typed). The form is submitted by its default button, as pressing
+        // Enter in its field would: the first submit button in tree order.
+        const onlyText = !controls.length && saysSubmit(req.describe, req.text);
+        const onlyAway = controls.length > 0 && submitsForm(req.describe, req.text)
+          && controls.every((c) => leavesForm(c.el, form)) && !cands.some((c) => formOf(c.el) === form);
+        if (form && (onlyText || onlyAway)) {
           const submits = submitsOf(form);
-          if (submits.length === 1) {
-            passedOver = controls.slice(0, 3).map((c) => candidate(c.el));
-            cands = [];
-          }
-        }
-        if (!cands.length && form && saysSubmit(req.describe, req.text)) {
-          // Nothing says what the plan guessed, but the step submits the form just filled:
-          // its one submit control is what a person would press.
-          const submits = submitsOf(form);
-          if (submits.length > 1) return rejected({ kind: "several_submits", controls: submits.map(candidate) });
-          if (submits.length === 1) {
+          if (submits.length) {
+            passedOver = [...shown.slice(0, 3).map((c) => candidate(c.el)), ...submits.slice(1, 4).map(candidate)];
             cands = [{ el: submits[0], match: 0, visible: 1, exact: false, interactive: true, order: 0 }];
-            strategy = "form_submit";
+            // The form's one submit control, or its default button among several.
+            strategy = submits.length === 1 ? "form_submit" : "implicit_submit";
           }
         }
         if (!cands.length) return { state: "not_found" };
@@ -936,6 +1039,8 @@ async (req) => {
         }
         // What the click does to a form is judged after it (was it sent?): start counting now.
         globalThis.__planlockSubmitting = { invalid: [], submitted: 0, form: formOf(el) };
+        // What else it does is watched from just before it (the `watch` operation).
+        globalThis.__planlockClicked = new WeakRef(el);
         const p = where(el);
         const facts = { strategy, x: p.x, y: p.y, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) };
         if (passedOver) facts.passed_over = passedOver;
@@ -1095,6 +1200,24 @@ async (req) => {
         const names = new Set(req.filled || []);
         const back = names.size > 0 && all.some((el) => isTextControl(el) && (names.has(el.name) || names.has(el.id)));
         return found({ errors: texts.slice(0, 8), form_back: back });
+      }
+      case "watch": {
+        await watchClick();
+        return found({});
+      }
+      case "effect": {
+        // A document without the watch is a new one: the click navigated.
+        const w = globalThis.__planlockWatch;
+        if (!w) return found({ replaced: true });
+        const { any, e } = clickEffect(w);
+        return any || req.budget_ms === 0 ? found(e) : { state: "not_found" };
+      }
+      case "pending": {
+        // Is the field this run filled last still on the page as it was typed, its form not
+        // sent since (no submission in this document after the fill)?
+        const shown = filledShown();
+        const sent = (globalThis.__planlockSubmits || 0) > (globalThis.__planlockFilledAt || 0);
+        return found({ unsent: shown && !sent });
       }
       case "outline": {
         // The page's structure for a planner that has not seen it: title, headings, each

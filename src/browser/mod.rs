@@ -1,6 +1,7 @@
 //! Headless Chromium over CDP (chromiumoxide): one browser ([`Chromium`]) and one isolated
 //! browser context per run ([`Tab`]), with the plan lock enforced inside it.
 
+mod activity;
 mod egress;
 mod facts;
 mod guard;
@@ -25,9 +26,10 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use facts::{
-    Blocker, Candidate, Clicked, Destined, Difference, Extracted, Filled, InvalidField, Located,
-    Navigated, PageError, Rejection, Target,
+    Blocker, Candidate, Clicked, Destined, Difference, Effect, EffectKind, Extracted, Filled,
+    InvalidField, Located, Navigated, PageError, Rejection, Target,
 };
+pub use tab::CLICK_WINDOW;
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
 pub use tab::Tab;
@@ -322,6 +324,7 @@ impl Chromium {
                     refusals: handles.refusals,
                     sealed: handles.sealed,
                     calls: handles.calls,
+                    activity: handles.activity,
                     egress,
                 },
             );

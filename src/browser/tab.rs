@@ -11,10 +11,14 @@ use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::input::{
     DispatchMouseEventParams, DispatchMouseEventType, MouseButton,
 };
-use chromiumoxide::cdp::browser_protocol::network::{EventResponseReceived, ResourceType};
+use chromiumoxide::cdp::browser_protocol::network::{
+    EventRequestWillBeSent, EventResponseReceived, ResourceType,
+};
 use chromiumoxide::cdp::browser_protocol::page::{
-    CaptureScreenshotFormat, CaptureScreenshotParams, EventFrameNavigated,
-    EventFrameRequestedNavigation, EventFrameStoppedLoading, EventLifecycleEvent, NavigateParams,
+    CaptureScreenshotFormat, CaptureScreenshotParams, ClientNavigationReason,
+    EventFrameNavigated, EventFrameRequestedNavigation, EventFrameStoppedLoading,
+    EventJavascriptDialogOpening, EventLifecycleEvent, EventNavigatedWithinDocument,
+    NavigateParams,
 };
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use futures::StreamExt;
@@ -27,18 +31,25 @@ use url::Url;
 use serde::de::DeserializeOwned;
 
 use super::facts::{
-    Clicked, Difference, Extracted, Filled, Located, Navigated, PageError, Rejection, Target,
+    Clicked, Difference, Effect, EffectKind, Extracted, Filled, Located, Navigated, PageEffect,
+    PageError, Rejection, Target,
 };
 use super::locate::{
-    FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS, Operation, Request, Sealed, Verdict,
-    install_locator,
+    FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS, Operation, PendingForm, Request, Sealed,
+    Verdict, install_locator,
 };
+use super::activity::Activity;
 use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
 use crate::lock::{Lock, Refusal};
 
 /// The longest one in-page wait runs before Rust checks on the run (cancel, crash, refusals).
 const LOCATOR_SLICE: Duration = Duration::from_secs(2);
+
+/// How long a click that starts no navigation at once is watched for any other effect. Effects
+/// come within a frame or two (a handler's change, a request); the window allows for a page
+/// whose handler waits or a machine that is busy (measured: BENCHMARKS.md).
+pub const CLICK_WINDOW: Duration = Duration::from_millis(1500);
 
 /// The longest a click waits for the navigation it started to commit.
 const NAVIGATION_SETTLE: Duration = Duration::from_secs(10);
@@ -61,6 +72,9 @@ pub struct Tab {
     /// The unique id of the main frame's planlock world, once its document created it.
     world: Arc<Mutex<Option<String>>>,
     worlds: JoinHandle<()>,
+    /// What the page does on its own (requests, documents, popups), and its watcher.
+    activity: Arc<Activity>,
+    watcher: JoinHandle<()>,
 }
 
 impl Tab {
@@ -100,6 +114,8 @@ impl Tab {
             })
         };
         let (world, worlds) = install_locator(&page).await?;
+        let activity = Arc::new(Activity::new());
+        let watcher = activity.watch(&page).await?;
         Ok(Tab {
             page,
             context,
@@ -111,6 +127,8 @@ impl Tab {
             calls,
             world,
             worlds,
+            activity,
+            watcher,
         })
     }
 
@@ -122,6 +140,7 @@ impl Tab {
     pub(super) fn close(self) {
         self.guard.abort();
         self.worlds.abort();
+        self.watcher.abort();
     }
 
     /// The lock this tab enforces.
@@ -160,6 +179,7 @@ impl Tab {
             refusals: Arc::downgrade(&self.refusals),
             sealed: self.sealed.clone(),
             calls: self.calls.clone(),
+            activity: self.activity.clone(),
         }
     }
 
@@ -448,10 +468,12 @@ impl Tab {
         }
     }
 
-    /// Clicks the element found by `text` (preferred) or `selector`, with real mouse events.
+    /// Clicks the element found by `text` (preferred) or `selector`, with real mouse events,
+    /// and watches what the click does (see [`Effect`]) for up to [`CLICK_WINDOW`] when it
+    /// does not start a navigation at once.
     /// `describe` names the role a person would look for ("the Sign Up button").
     /// `filled`: the fields this run filled on the page since it was opened (their names), to
-    /// recognise the form when a submission brings it back.
+    /// recognise the form when a submission brings it back, and to say whether it was sent.
     pub async fn click(
         &self,
         describe: &str,
@@ -472,7 +494,7 @@ impl Tab {
         let located: Located = self.locate(&op, target, deadline).await?;
         let (x, y) = (located.x.unwrap_or(0.0), located.y.unwrap_or(0.0));
         let cdp = |e: BrowserError| self.cdp_failure(e);
-        // Subscribe before the click, so a navigation it starts is seen.
+        // Subscribe before the click, so what it starts is seen.
         let mut requested = timed(self.page.event_listener::<EventFrameRequestedNavigation>())
             .await
             .map_err(cdp)?;
@@ -482,30 +504,155 @@ impl Tab {
         let mut committed = timed(self.page.event_listener::<EventFrameNavigated>())
             .await
             .map_err(cdp)?;
+        let mut sent = timed(self.page.event_listener::<EventRequestWillBeSent>())
+            .await
+            .map_err(cdp)?;
+        let mut dialogs = timed(self.page.event_listener::<EventJavascriptDialogOpening>())
+            .await
+            .map_err(cdp)?;
+        let mut within = timed(self.page.event_listener::<EventNavigatedWithinDocument>())
+            .await
+            .map_err(cdp)?;
+        // The pointer arrives first (hover menus, tooltips): what that does is not the click's.
+        self.mouse(DispatchMouseEventType::MouseMoved, x, y).await?;
+        self.locate::<serde::de::IgnoredAny>(
+            &Operation::Watch,
+            Target::Element { selector: None },
+            deadline,
+        )
+        .await?;
+        let tabs_before = self.activity.popups();
+        let clicked_at = Instant::now();
         for kind in [
             DispatchMouseEventType::MousePressed,
             DispatchMouseEventType::MouseReleased,
         ] {
-            let ev = DispatchMouseEventParams::builder()
-                .r#type(kind)
-                .x(x)
-                .y(y)
-                .button(MouseButton::Left)
-                .click_count(1)
-                .build()
-                .map_err(PageError::Command)?;
-            self.count();
-            timed(self.page.execute(ev)).await.map_err(cdp)?;
+            self.mouse(kind, x, y).await?;
         }
         let main = self.page.target_id().inner().clone();
         // A form submission or script navigation is reported after the mouse event's reply.
         self.count();
         let _ = tokio::time::timeout(CDP_TIMEOUT, self.page.execute(task_barrier())).await;
+        let mut effect = Effect::default();
         let mut navigation = None;
-        while let Some(Some(ev)) = requested.now_or_never_ready() {
-            if ev.frame_id.inner() == &main {
-                navigation = Some(ev.url.clone());
+        let mut submission = false;
+        let mut navigated = |ev: &EventFrameRequestedNavigation, effect: &mut Effect| {
+            if ev.frame_id.inner() != &main {
+                return None;
             }
+            if matches!(
+                ev.reason,
+                ClientNavigationReason::FormSubmissionGet | ClientNavigationReason::FormSubmissionPost
+            ) {
+                submission = true;
+            }
+            effect.navigated(ev.url.clone(), false);
+            Some(ev.url.clone())
+        };
+        while let Some(Some(ev)) = requested.now_or_never_ready() {
+            navigation = navigated(&ev, &mut effect).or(navigation);
+        }
+        let submits = located
+            .chosen
+            .as_ref()
+            .is_some_and(|c| c.submits == Some(true));
+        if navigation.is_none() && submits {
+            // No navigation: perhaps the browser refused to send the form. Said at once, with
+            // each field and the browser's message, as a person sees them pop up.
+            let sent: FormCheck = self
+                .locate(
+                    &Operation::Sent,
+                    Target::Element { selector: None },
+                    deadline,
+                )
+                .await?;
+            if !sent.invalid.is_empty() {
+                return Err(PageError::FormNotSent {
+                    element: located.element.clone().unwrap_or_default(),
+                    fields: sent.invalid,
+                });
+            }
+        }
+        if navigation.is_none() {
+            // What else it did: the first sign within the window ends the watch, since any one
+            // is the click's evidence; a page-side change is then read as it stands.
+            let window_ends = deadline.min(clicked_at + CLICK_WINDOW);
+            let page_side = self.locate::<PageEffect>(
+                &Operation::Effect,
+                Target::Element { selector: None },
+                window_ends,
+            );
+            let browser_side = async {
+                let mut tick = tokio::time::interval(Duration::from_millis(20));
+                loop {
+                    tokio::select! {
+                        ev = requested.next() => if let Some(ev) = ev {
+                            if let Some(url) = navigated(&ev, &mut effect) {
+                                navigation = Some(url);
+                                return;
+                            }
+                        },
+                        ev = sent.next() => if let Some(ev) = ev
+                            && let Some(request) = page_request(&ev, &main)
+                        {
+                            effect.requested(request);
+                            return;
+                        },
+                        ev = dialogs.next() => if let Some(ev) = ev {
+                            effect.dialog(format!("{}: {}", ev.r#type.as_ref(), ev.message));
+                            return;
+                        },
+                        ev = within.next() => if let Some(ev) = ev
+                            && ev.frame_id.inner() == &main
+                        {
+                            effect.navigated(ev.url.clone(), true);
+                            return;
+                        },
+                        _ = tick.tick() => if self.activity.popups() != tabs_before {
+                            effect.new_tab();
+                            return;
+                        },
+                    }
+                }
+            };
+            let page = tokio::select! {
+                page = page_side => page.ok(),
+                _ = tokio::time::timeout_at(window_ends, browser_side) => None,
+            };
+            let page = match page {
+                Some(page) => Some(page),
+                // Something else was first (or nothing came): the page's side as it stands. A
+                // dialog holds the page until it is answered, so it is not asked then.
+                None if effect.dialog.is_none() && navigation.is_none() => self
+                    .locate::<PageEffect>(
+                        &Operation::Effect,
+                        Target::Element { selector: None },
+                        Instant::now(),
+                    )
+                    .await
+                    .ok(),
+                None => None,
+            };
+            if let Some(page) = page {
+                effect.add_page(page);
+            }
+            // Requests and a same-document navigation that came with a change of the page.
+            while let Some(Some(ev)) = sent.now_or_never_ready() {
+                if let Some(request) = page_request(&ev, &main) {
+                    effect.requested(request);
+                }
+            }
+            while let Some(Some(ev)) = within.now_or_never_ready() {
+                if ev.frame_id.inner() == &main {
+                    effect.navigated(ev.url.clone(), true);
+                }
+            }
+            if effect.is_none() {
+                effect.watched_ms = Some(clicked_at.elapsed().as_millis() as u64);
+            }
+        }
+        if effect.after_ms.is_none() && !effect.is_none() {
+            effect.after_ms = Some((clicked_at.elapsed().as_secs_f64() * 1000.0).round());
         }
         if navigation.is_some() {
             // A click that starts a top-level navigation waits until the new document is
@@ -529,42 +676,28 @@ impl Tab {
             };
             let settle_by = deadline.min(Instant::now() + NAVIGATION_SETTLE);
             self.wait_until(settle_by, settled).await?;
-        } else if located
-            .chosen
-            .as_ref()
-            .is_some_and(|c| c.submits == Some(true))
-        {
-            // No navigation: perhaps the browser refused to send the form. Said at once, with
-            // each field and the browser's message, as a person sees them pop up.
-            let sent: FormCheck = self
-                .locate(
-                    &Operation::Sent,
-                    Target::Element { selector: None },
-                    deadline,
-                )
-                .await?;
-            if !sent.invalid.is_empty() {
-                return Err(PageError::FormNotSent {
-                    element: located.element.clone().unwrap_or_default(),
-                    fields: sent.invalid,
-                });
-            }
         }
         if let Some(e) = self.refused() {
             return Err(e);
         }
+        if !filled.is_empty() {
+            // The form this run filled: sent by a submission (of a form, or a navigation the
+            // browser made for one), a request the page made, or taken in by the page; not by
+            // a link or script that left it.
+            let sent = submission
+                || effect.sent == Some(true)
+                || effect.did(EffectKind::Submission)
+                || effect.did(EffectKind::Request);
+            effect.sent = Some(sent);
+        }
         let mut clicked = Clicked {
             located,
+            effect,
             navigation,
             form_errors: Vec::new(),
             form_back: false,
         };
-        if clicked
-            .located
-            .chosen
-            .as_ref()
-            .is_some_and(|c| c.submits == Some(true))
-        {
+        if submits {
             // What the page says about the form once it is back (a server that re-rendered it
             // with errors); a later wait is cut short by it.
             let by = deadline.min(Instant::now() + NAVIGATION_SETTLE);
@@ -574,6 +707,30 @@ impl Tab {
             }
         }
         Ok(clicked)
+    }
+
+    /// One mouse event at `(x, y)` with the left button.
+    async fn mouse(&self, kind: DispatchMouseEventType, x: f64, y: f64) -> Result<(), PageError> {
+        let mut ev = DispatchMouseEventParams::builder().r#type(kind.clone()).x(x).y(y);
+        if kind != DispatchMouseEventType::MouseMoved {
+            ev = ev.button(MouseButton::Left).click_count(1);
+        }
+        let ev = ev.build().map_err(PageError::Command)?;
+        self.count();
+        timed(self.page.execute(ev))
+            .await
+            .map_err(|e| self.cdp_failure(e))?;
+        Ok(())
+    }
+
+    /// Whether the field this run filled last is still on the page as typed, its form never
+    /// sent (no submission in this document since): `None` when the page cannot say.
+    pub async fn form_pending(&self, deadline: Instant) -> Option<bool> {
+        let pending: PendingForm = self
+            .locate(&Operation::Pending, Target::Element { selector: None }, deadline)
+            .await
+            .ok()?;
+        Some(pending.unsent)
     }
 
     /// The error texts the page shows about a form, and whether a field named in `filled`
@@ -810,6 +967,21 @@ pub(super) struct GuardHandles {
     pub refusals: std::sync::Weak<Refusals>,
     pub sealed: Arc<Mutex<Vec<Sealed>>>,
     pub calls: Arc<AtomicU64>,
+    pub activity: Arc<Activity>,
+}
+
+/// A request the page sent itself, as an effect names it (`POST http://…/api`): its scripts'
+/// requests and beacons, and documents of its frames. Not what a document loads as it renders
+/// (images, styles, scripts come with a change of the document anyway), not what the browser
+/// asks for on its own (a favicon, a prefetch), not the main frame's own navigation.
+pub(super) fn page_request(ev: &EventRequestWillBeSent, main: &str) -> Option<String> {
+    use ResourceType::*;
+    let sent = match ev.r#type.as_ref()? {
+        Xhr | Fetch | Ping | EventSource | WebSocket => true,
+        Document => ev.frame_id.as_ref().is_some_and(|f| f.inner() != main),
+        _ => false,
+    };
+    sent.then(|| format!("{} {}", ev.request.method, ev.request.url))
 }
 
 /// One task turn in the page: a navigation the page scheduled (a form submission, a script

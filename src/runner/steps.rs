@@ -8,7 +8,7 @@ use chrono::SecondsFormat;
 use tokio::time::Instant;
 
 use super::{EmailSeen, Failure, Previous, PreviousAction, Run, StepDetail};
-use crate::browser::{Candidate, Located, Tab};
+use crate::browser::{Candidate, Effect, Located, Tab};
 use crate::inbox::Message;
 use crate::inbox::extract::{self, LinkError, OtpError};
 use crate::inbox::wait::{MailFilter, wait_for_message};
@@ -59,26 +59,44 @@ impl Run<'_> {
                     )
                     .await
                     .map_err(page)?;
-                let element = clicked.located.chosen.clone();
+                let element = clicked.located.chosen.clone().or_else(|| {
+                    Some(Candidate {
+                        element: clicked.located.element.clone(),
+                        text: text.clone(),
+                        ..Candidate::default()
+                    })
+                });
+                if clicked.effect.sent == Some(true) {
+                    self.unsent.clear();
+                }
+                let filled = std::mem::take(&mut self.filled);
                 self.previous = Some(Previous {
                     step: index,
                     action: PreviousAction::Clicked {
-                        element: element.or_else(|| {
-                            Some(Candidate {
-                                element: clicked.located.element.clone(),
-                                text: text.clone(),
-                                ..Candidate::default()
-                            })
-                        }),
+                        element,
                         described: Some(describe.clone()),
                         navigated: clicked.navigation.is_some(),
+                        effect: Some(clicked.effect.clone()),
+                        came_back: if clicked.form_back {
+                            clicked.form_errors.clone()
+                        } else {
+                            Vec::new()
+                        },
                     },
                     url: Some(tab.url().await),
-                    filled: std::mem::take(&mut self.filled),
+                    filled: filled.clone(),
                 });
+                if clicked.effect.is_none() {
+                    return Err(Failure::NoEffect {
+                        located: Box::new(clicked.located),
+                        effect: Box::new(clicked.effect),
+                        filled,
+                    });
+                }
                 Ok(StepDetail {
                     navigation: clicked.navigation,
                     form_errors: clicked.form_errors,
+                    effect: Some(clicked.effect),
                     located: Some(clicked.located),
                     ..StepDetail::default()
                 })
@@ -146,10 +164,15 @@ impl Run<'_> {
                     ..StepDetail::default()
                 })
             }
-            Step::Done { summary, .. } => Ok(StepDetail {
-                summary: Some(summary.clone()),
-                ..StepDetail::default()
-            }),
+            Step::Done { summary, .. } => {
+                if let Some(failure) = self.unfinished(tab, deadline).await {
+                    return Err(failure);
+                }
+                Ok(StepDetail {
+                    summary: Some(summary.clone()),
+                    ..StepDetail::default()
+                })
+            }
             Step::WaitForEmail {
                 inbox_id,
                 from,
@@ -286,6 +309,7 @@ impl Run<'_> {
     fn opened(&mut self, index: usize, url: &str) {
         self.filled.clear();
         self.filled_fields.clear();
+        self.unsent.clear();
         self.previous = Some(Previous {
             step: index,
             action: PreviousAction::Opened,
@@ -296,6 +320,7 @@ impl Run<'_> {
 
     fn filled_at(&mut self, index: usize, field: Option<String>) {
         self.filled.push(index);
+        self.unsent.push(index);
         self.filled_fields.extend(field);
         self.previous = Some(Previous {
             step: index,
@@ -333,6 +358,49 @@ impl Run<'_> {
             }
             std::future::pending().await
         }
+    }
+
+    /// The last browser action, when it did not do what the plan needs: a click that did
+    /// nothing, one after which the form this run filled stayed unsent (a link, a script, a
+    /// change of the page that sent nothing), or a submission the page answered with the same
+    /// form and errors. A check that fails right after it cannot be let pass.
+    pub(super) fn doubt(&self) -> Option<&Previous> {
+        let p = self.previous.as_ref()?;
+        let PreviousAction::Clicked {
+            effect, came_back, ..
+        } = &p.action
+        else {
+            return None;
+        };
+        let nothing = effect.as_ref().is_some_and(Effect::is_none);
+        let unsent =
+            !self.unsent.is_empty() && effect.as_ref().is_some_and(|e| e.sent == Some(false));
+        (nothing || unsent || !came_back.is_empty()).then_some(p)
+    }
+
+    /// Why a run that reached its end has not done what its plan needs, if it has not: the
+    /// form its last submission sent came back with errors, or a form it filled is still on
+    /// the page, never sent.
+    pub(super) async fn unfinished(&mut self, tab: &Tab, deadline: Instant) -> Option<Failure> {
+        if let Some(Previous {
+            action: PreviousAction::Clicked { came_back, .. },
+            ..
+        }) = &self.previous
+            && !came_back.is_empty()
+        {
+            return Some(self.form_errors(came_back.clone()));
+        }
+        if self.unsent.is_empty() {
+            return None;
+        }
+        let by = deadline.min(Instant::now() + Duration::from_secs(2));
+        if tab.form_pending(by).await == Some(true) {
+            return Some(Failure::NeverSent {
+                filled: self.unsent.clone(),
+                previous: self.previous.clone().map(Box::new),
+            });
+        }
+        None
     }
 
     fn form_errors(&self, errors: Vec<String>) -> Failure {

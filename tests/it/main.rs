@@ -36,3 +36,4 @@ mod serve_openapi;
 mod serve_replicas;
 mod serve_security;
 mod validate_cli;
+mod verdict;
