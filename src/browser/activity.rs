@@ -60,7 +60,10 @@ impl Activity {
 
     /// When the page last sent a request, committed a document or opened a page.
     pub(crate) fn last(&self) -> Instant {
-        self.last.lock().map(|l| *l).unwrap_or_else(|_| Instant::now())
+        self.last
+            .lock()
+            .map(|l| *l)
+            .unwrap_or_else(|_| Instant::now())
     }
 
     /// Watches `page` for as long as the task runs.

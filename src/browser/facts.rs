@@ -244,7 +244,8 @@ pub struct Effect {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dialog: Option<String>,
     /// Whether the form this run filled was sent: submitted, its data requested, or taken in
-    /// (its field gone from view). Absent when no field of this page was filled.
+    /// (its field gone from view, what was typed shown back in new text). Absent when no field
+    /// of this page was filled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sent: Option<bool>,
     /// Milliseconds from the click to its first effect, as the page saw it.
@@ -316,6 +317,9 @@ pub(super) struct PageEffect {
     pub submitted: bool,
     #[serde(default)]
     pub filled_gone: bool,
+    /// New text on the page shows a value the run typed into the form.
+    #[serde(default)]
+    pub echoed: bool,
     #[serde(default)]
     pub after_ms: Option<f64>,
 }
@@ -350,7 +354,7 @@ impl Effect {
         if self.after_ms.is_none() {
             self.after_ms = page.after_ms;
         }
-        if page.submitted || page.filled_gone {
+        if page.submitted || page.filled_gone || page.echoed {
             self.sent = Some(true);
         }
     }

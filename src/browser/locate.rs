@@ -93,8 +93,12 @@ pub(super) enum Operation<'a> {
     Extract { selector: Option<&'a str> },
     /// After a click: did the browser refuse to send the form (invalid fields)?
     Sent,
-    /// The error texts the page shows about a form; is a field in `filled` on it again?
-    Errors { filled: &'a [String] },
+    /// Did the page come back with the form as `before` (its shape before the click) and the
+    /// fields in `filled`, and what does it say about it?
+    Errors {
+        filled: &'a [String],
+        before: Option<&'a serde_json::Value>,
+    },
     /// Just before a click's mouse events: start watching what the element found does.
     Watch,
     /// What the watched click did so far; waits for a first effect as long as its budget.
@@ -110,6 +114,14 @@ pub(super) enum Operation<'a> {
 pub(super) struct FormCheck {
     #[serde(default)]
     pub invalid: Vec<InvalidField>,
+}
+
+/// What [`Operation::Watch`] answers: the shape of the form this run filled, as it was just
+/// before the click (opaque here: only the locator reads it, in the document that answers).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(super) struct Watched {
+    #[serde(default)]
+    pub shape: Option<serde_json::Value>,
 }
 
 /// What [`Operation::Pending`] found.

@@ -846,11 +846,6 @@ async (req) => {
     const label = [...(el.labels || [])].map((l) => tidy(l.innerText).replace(/[\s:*]+$/, "")).find(Boolean);
     return label || tidy(el.getAttribute("aria-label")) || tidy(el.getAttribute("placeholder")) || el.name || describeEl(el);
   }
-  // Error elements of common frameworks: Django's errorlist, Bootstrap's invalid-feedback and
-  // alert-danger, MUI's Mui-error helper text, Rails' field_with_errors…
-  const ERROR_CLASS = /(^|\s)(error|errors|errorlist|error-message|error_message|errormessage|field-error|form-error|has-error|invalid-feedback|alert-danger|alert-error|flash-error|text-danger|validation-error|validation-message|Mui-error|field_with_errors)(\s|$)/;
-  // Class words that mark an alert as an error, not a success or a notice.
-  const ERROR_WORDS = /error|danger|invalid|fail/i;
   // The outermost regions of content others posted.
   function userContentRegions() {
     const all = everything().filter((el) => isUserContent(el));
@@ -860,6 +855,62 @@ async (req) => {
   // Main content first, then the site's own navigation, then sidebars, then the footer: a
   // person looks for "Sign up" in the menu before the fine print.
   const LANDMARK_RANK = { main: 3, nav: 2, header: 2, aside: 1, footer: 0 };
+
+  // ---- a form that came back ----
+  // The visible controls a person fills, of one form (or of the page).
+  function formControls(form) {
+    return (form ? [...form.elements] : queryAll("input, select, textarea"))
+      .filter((c) => (isTextControl(c) || ["checkbox", "radio"].includes(roleOf(c))) && c.type !== "hidden" && (c.name || c.id) && isVisible(c));
+  }
+  const lineOf = (l) => tidy(l);
+  const wordy = (l) => /\p{L}/u.test(l) && l.length <= 300;
+  // The page's lines as a person reads them.
+  function pageLines() {
+    const text = document.body ? document.body.innerText : "";
+    return [...new Set(text.split("\n").map(lineOf).filter(wordy))].slice(0, 600);
+  }
+  // The words a person reads as belonging to a field: its own box (the nearest element around
+  // it that holds no other field), what it names as its description or error, and what
+  // follows it up to the next field.
+  function besideLines(f) {
+    const texts = [];
+    const fieldsIn = (b) => [...b.querySelectorAll("input, select, textarea")].filter((x) => x.type !== "hidden" && isVisible(x));
+    let box = null;
+    for (let b = f.parentElement, n = 0; b && n < 3 && b !== document.body; b = b.parentElement, n++) {
+      const inside = fieldsIn(b);
+      if (inside.length === 1) box = b;
+      else if (inside.length > 1) break;
+    }
+    if (box) texts.push(box.innerText);
+    for (const attr of ["aria-describedby", "aria-errormessage"]) texts.push(byIds(f, attr));
+    let next = (box || f).nextElementSibling;
+    for (let k = 0; next && k < 3 && !fieldsIn(next).length && !["INPUT", "SELECT", "TEXTAREA"].includes(next.tagName); k++) {
+      texts.push(next.innerText);
+      next = next.nextElementSibling;
+    }
+    return [...new Set(texts.flatMap((t) => (t || "").split("\n")).map(lineOf).filter(wordy))];
+  }
+  // A value compared without keeping it (it may be a secret).
+  function hashOf(v) {
+    let h = 5381;
+    for (let i = 0; i < v.length; i++) h = ((h * 33) ^ v.charCodeAt(i)) >>> 0;
+    return String(h);
+  }
+  // The form of the field this run filled last as it stands before a click: its fields, the
+  // words beside each, and the page's lines. What came back is compared with it.
+  function formShape() {
+    const ref = globalThis.__planlockLastFilled;
+    const el = ref && ref.deref ? ref.deref() : null;
+    if (!el || !el.isConnected) return null;
+    const fields = formControls(formOf(el)).map((c) => ({
+      name: c.name || c.id,
+      beside: besideLines(c),
+      value: isTextControl(c) && typeof c.value === "string" && c.value && (c.getAttribute("type") || "").toLowerCase() !== "password" ? hashOf(c.value) : null,
+    }));
+    return { fields, lines: pageLines() };
+  }
+  // Words that say something went wrong, for a message the page shows away from any field.
+  const WRONG_WORDS = /\b(error|errors|invalid|incorrect|wrong|required|must|match|already|taken|exists|failed|not|cannot|can't|too short|too long|please (correct|enter|try|fix)|try again)\b/i;
 
   // ---- what a click did ----
   // The controls whose state a click can change without changing the document (checked,
@@ -886,6 +937,27 @@ async (req) => {
       if (inner && inner !== a.contentDocument.body) { a = inner; continue; }
       return a;
     }
+  }
+  // What the run typed into the form it filled last, as the page could show it back: its
+  // controls' values (never a password's; three characters at least), and the code a row of
+  // one-character boxes holds together.
+  function typedValues() {
+    const ref = globalThis.__planlockLastFilled;
+    const el = ref && ref.deref ? ref.deref() : null;
+    if (!el || !el.isConnected) return [];
+    const form = formOf(el);
+    const controls = (form ? [...form.elements] : queryAll("input, textarea")).filter((c) => isTextControl(c) && c.tagName !== "SELECT"
+      && (c.getAttribute("type") || "").toLowerCase() !== "password");
+    const values = controls.map((c) => norm(c.value)).filter((v) => v.length >= 3);
+    const boxes = controls.filter((c) => c.maxLength === 1).map((c) => c.value).join("");
+    if (boxes.length >= 3) values.push(norm(boxes));
+    return [...new Set(values)];
+  }
+  // Whether the page shows, outside its fields, a value the run typed: it took the value in
+  // ("Joined as ada@example.com", "Verified with 482913").
+  function echoes(text, values) {
+    const t = norm(text);
+    return values.some((v) => t.includes(v));
   }
   // The field this run filled last, while a person can still see it.
   function filledShown() {
@@ -921,12 +993,17 @@ async (req) => {
       el, records: 0, changes: [], first: null, started: performance.now(), focus: deepActive(),
       states: el ? statefulAround(el).map((c) => [c, stateOf(c)]) : [],
       filled: filledShown(), submits: globalThis.__planlockSubmits || 0,
+      values: typedValues(), echoed: false,
     };
     w.observer = new MutationObserver((records) => {
       if (w.first === null) w.first = performance.now();
       w.records += records.length;
       for (const r of records) {
-        if (w.changes.length >= 5) break;
+        if (!w.echoed && w.values.length) {
+          const added = r.type === "characterData" ? [r.target] : [...r.addedNodes];
+          w.echoed = added.some((n) => !(n.nodeType === Node.ELEMENT_NODE && isTextControl(n)) && echoes(n.textContent, w.values));
+        }
+        if (w.changes.length >= 5) continue;
         const said = describeRecord(r);
         if (said && !w.changes.includes(said)) w.changes.push(said);
       }
@@ -959,6 +1036,7 @@ async (req) => {
     if (!page && active !== w.focus && (!itself || isTextControl(active))) e.focus = describeEl(active);
     e.submitted = (globalThis.__planlockSubmits || 0) > w.submits;
     e.filled_gone = w.filled && !filledShown();
+    e.echoed = w.echoed;
     const any = e.changed > 0 || e.states.length > 0 || !!e.focus || e.submitted || e.filled_gone;
     if (any && w.first === null) w.first = performance.now();
     if (any) e.after_ms = ms(w.first - w.started);
@@ -1002,7 +1080,8 @@ async (req) => {
         // away from the form (a menu's "Register" beside the form's "Submit": following one
         // would lose what was typed). The form is submitted by its default button, as pressing
         // Enter in its field would: the first submit button in tree order.
-        const onlyText = !controls.length && saysSubmit(req.describe, req.text);
+        const onlyText = !shown.some((c) => c.interactive || hostRole(c.el) || c.el.matches(INTERACTIVE))
+          && saysSubmit(req.describe, req.text);
         const onlyAway = controls.length > 0 && submitsForm(req.describe, req.text)
           && controls.every((c) => leavesForm(c.el, form)) && !cands.some((c) => formOf(c.el) === form);
         if (form && (onlyText || onlyAway)) {
@@ -1151,59 +1230,43 @@ async (req) => {
         return found({ invalid: [...new Set(blocked)].map((el) => ({ field: fieldName(el), message: el.validationMessage || "" })) });
       }
       case "errors": {
-        // The error texts a page shows about a form, as a person reads them: each field
-        // marked invalid or with an error beside it, by its label ("Retype Password: This
-        // field is required."), then alerts and the error elements of common frameworks.
-        // `filled`: the fields this run filled, to tell whether the page came back with them.
+        // Did the page answer the submission with the same form again, and what does it say
+        // about it? Recognised by shape, against the form as it was just before the click
+        // (`before`, kept by the Rust side across documents): the same fields, each field's
+        // new words beside it ("Retype Password: Passwords must match"), `aria-invalid`; and
+        // otherwise new words of the page that say something is wrong while a value typed is
+        // still there. Which framework drew it, and its class names, do not matter.
+        const before = req.before;
+        if (!before) return found({ errors: [], form_back: false });
+        const names = new Set(before.fields.map((f) => f.name));
+        const filled = new Set(req.filled || []);
+        const controls = formControls(null).filter((c) => names.has(c.name || c.id));
+        const back = controls.length > 0 && [...filled].every((n) => controls.some((c) => (c.name || c.id) === n));
+        if (!back) return found({ errors: [], form_back: false });
+        const seen = new Set(before.lines);
         const texts = [];
-        const push = (t) => { t = tidy(t); if (/\p{L}.*\p{L}.*\p{L}/u.test(t) && t.length <= 200 && !texts.includes(t)) texts.push(t); };
-        const shown = (el) => isVisible(el) && !isUserContent(el);
-        // An alert counts when it says it is an error (a success message is an alert too).
-        const alerting = (el) => (el.getAttribute("role") || "").toLowerCase() === "alert" || el.getAttribute("aria-live") === "assertive";
-        const isError = (el) => ERROR_CLASS.test(el.getAttribute("class") || "") || (alerting(el) && ERROR_WORDS.test(el.getAttribute("class") || ""));
-        const all = everything();
-        const errors = all.filter((el) => !isTextControl(el) && isError(el) && shown(el));
-        // An error belongs to the field beside it: in the same box (a Bootstrap group, an
-        // MUI control), else the next field within a few elements (Django lists errors above
-        // the field), else the one just before it.
-        const fields = all.filter((el) => isTextControl(el) && shown(el) && el.type !== "hidden");
-        const at = new Map(all.map((el, i) => [el, i]));
-        const owner = (e) => {
-          const i = at.get(e);
-          const alone = (box) => fields.filter((f) => box.contains(f));
-          for (let box = e.parentElement, n = 0; box && n < 3; box = box.parentElement, n++) {
-            const inside = alone(box);
-            if (inside.length === 1) return inside[0];
-            if (inside.length > 1) break;
-          }
-          const next = fields.find((f) => at.get(f) > i && at.get(f) - i <= 8 && formOf(f) === formOf(e));
-          if (next) return next;
-          return [...fields].reverse().find((f) => at.get(f) < i && i - at.get(f) <= 8 && formOf(f) === formOf(e)) || null;
-        };
-        const said = new Map();
-        const used = new Set();
-        for (const e of errors) {
-          const f = owner(e);
-          if (!f) continue;
-          used.add(e);
-          said.set(f, [...(said.get(f) || []), tidy(e.innerText)]);
+        const push = (t) => { t = tidy(t); if (/\p{L}.*\p{L}.*\p{L}/u.test(t) && t.length <= 300 && !texts.includes(t)) texts.push(t); };
+        const said = new Set();
+        let kept = false;
+        for (const c of controls) {
+          const was = before.fields.find((f) => f.name === (c.name || c.id));
+          const old = new Set(was.beside);
+          const fresh = besideLines(c).filter((l) => !old.has(l) && !seen.has(l));
+          fresh.forEach((l) => said.add(l));
+          if (fresh.length) push(`${fieldName(c)}: ${fresh.join(" ")}`);
+          else if (c.getAttribute("aria-invalid") === "true") push(`${fieldName(c)} is marked invalid`);
+          if (was.value && typeof c.value === "string" && c.value && hashOf(c.value) === was.value) kept = true;
         }
-        for (const f of fields) {
-          const words = [tidy(byIds(f, "aria-errormessage")), ...(said.get(f) || [])].filter(Boolean);
-          if (words.length) push(`${fieldName(f)}: ${[...new Set(words)].join(" ")}`);
-          else if (f.getAttribute("aria-invalid") === "true") push(`${fieldName(f)} is marked invalid`);
+        if (!texts.length && kept) {
+          for (const l of pageLines()) if (!seen.has(l) && !said.has(l) && WRONG_WORDS.test(l)) push(l);
         }
-        for (const e of errors) {
-          if (used.has(e) || errors.some((o) => o !== e && e.contains(o) && used.has(o))) continue;
-          push(e.innerText);
-        }
-        const names = new Set(req.filled || []);
-        const back = names.size > 0 && all.some((el) => isTextControl(el) && (names.has(el.name) || names.has(el.id)));
-        return found({ errors: texts.slice(0, 8), form_back: back });
+        return found({ errors: texts.slice(0, 8), form_back: texts.length > 0 });
       }
       case "watch": {
+        // The form's shape is read before the pointer leaves a field.
+        const shape = formShape();
         await watchClick();
-        return found({});
+        return found({ shape });
       }
       case "effect": {
         // A document without the watch is a new one: the click navigated.
@@ -1217,7 +1280,8 @@ async (req) => {
         // sent since (no submission in this document after the fill)?
         const shown = filledShown();
         const sent = (globalThis.__planlockSubmits || 0) > (globalThis.__planlockFilledAt || 0);
-        return found({ unsent: shown && !sent });
+        const taken = shown && echoes(document.body ? document.body.innerText : "", typedValues());
+        return found({ unsent: shown && !sent && !taken });
       }
       case "outline": {
         // The page's structure for a planner that has not seen it: title, headings, each

@@ -29,9 +29,9 @@ pub use facts::{
     Blocker, Candidate, Clicked, Destined, Difference, Effect, EffectKind, Extracted, Filled,
     InvalidField, Located, Navigated, PageError, Rejection, Target,
 };
-pub use tab::CLICK_WINDOW;
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
+pub use tab::CLICK_WINDOW;
 pub use tab::Tab;
 
 use crate::lock::{AddressPolicy, Lock};

@@ -15,10 +15,9 @@ use chromiumoxide::cdp::browser_protocol::network::{
     EventRequestWillBeSent, EventResponseReceived, ResourceType,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
-    CaptureScreenshotFormat, CaptureScreenshotParams, ClientNavigationReason,
-    EventFrameNavigated, EventFrameRequestedNavigation, EventFrameStoppedLoading,
-    EventJavascriptDialogOpening, EventLifecycleEvent, EventNavigatedWithinDocument,
-    NavigateParams,
+    CaptureScreenshotFormat, CaptureScreenshotParams, ClientNavigationReason, EventFrameNavigated,
+    EventFrameRequestedNavigation, EventFrameStoppedLoading, EventJavascriptDialogOpening,
+    EventLifecycleEvent, EventNavigatedWithinDocument, NavigateParams,
 };
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use futures::StreamExt;
@@ -30,15 +29,15 @@ use url::Url;
 
 use serde::de::DeserializeOwned;
 
+use super::activity::Activity;
 use super::facts::{
     Clicked, Difference, Effect, EffectKind, Extracted, Filled, Located, Navigated, PageEffect,
     PageError, Rejection, Target,
 };
 use super::locate::{
     FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS, Operation, PendingForm, Request, Sealed,
-    Verdict, install_locator,
+    Verdict, Watched, install_locator,
 };
-use super::activity::Activity;
 use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
 use crate::lock::{Lock, Refusal};
@@ -74,6 +73,8 @@ pub struct Tab {
     worlds: JoinHandle<()>,
     /// What the page does on its own (requests, documents, popups), and its watcher.
     activity: Arc<Activity>,
+    /// The form this run filled, as it was just before the last click (see `form_errors`).
+    shape: Mutex<Option<serde_json::Value>>,
     watcher: JoinHandle<()>,
 }
 
@@ -129,6 +130,7 @@ impl Tab {
             worlds,
             activity,
             watcher,
+            shape: Mutex::new(None),
         })
     }
 
@@ -515,12 +517,16 @@ impl Tab {
             .map_err(cdp)?;
         // The pointer arrives first (hover menus, tooltips): what that does is not the click's.
         self.mouse(DispatchMouseEventType::MouseMoved, x, y).await?;
-        self.locate::<serde::de::IgnoredAny>(
-            &Operation::Watch,
-            Target::Element { selector: None },
-            deadline,
-        )
-        .await?;
+        let watched: Watched = self
+            .locate(
+                &Operation::Watch,
+                Target::Element { selector: None },
+                deadline,
+            )
+            .await?;
+        if let Ok(mut shape) = self.shape.lock() {
+            *shape = watched.shape;
+        }
         let tabs_before = self.activity.popups();
         let clicked_at = Instant::now();
         for kind in [
@@ -542,7 +548,8 @@ impl Tab {
             }
             if matches!(
                 ev.reason,
-                ClientNavigationReason::FormSubmissionGet | ClientNavigationReason::FormSubmissionPost
+                ClientNavigationReason::FormSubmissionGet
+                    | ClientNavigationReason::FormSubmissionPost
             ) {
                 submission = true;
             }
@@ -616,22 +623,29 @@ impl Tab {
                 }
             };
             let page = tokio::select! {
-                page = page_side => page.ok(),
+                page = page_side => Some(page),
                 _ = tokio::time::timeout_at(window_ends, browser_side) => None,
             };
             let page = match page {
-                Some(page) => Some(page),
+                Some(page) => page,
                 // Something else was first (or nothing came): the page's side as it stands. A
                 // dialog holds the page until it is answered, so it is not asked then.
-                None if effect.dialog.is_none() && navigation.is_none() => self
-                    .locate::<PageEffect>(
+                None if effect.dialog.is_none() && navigation.is_none() => {
+                    self.locate::<PageEffect>(
                         &Operation::Effect,
                         Target::Element { selector: None },
                         Instant::now(),
                     )
                     .await
-                    .ok(),
-                None => None,
+                }
+                None => Err(PageError::PageClosed),
+            };
+            let page = match page {
+                Ok(page) => Some(page),
+                // The lock refused where the click went, or the browser went away: that is
+                // what the click did.
+                Err(e @ (PageError::Refused(_) | PageError::BrowserGone { .. })) => return Err(e),
+                Err(_) => None,
             };
             if let Some(page) = page {
                 effect.add_page(page);
@@ -697,7 +711,7 @@ impl Tab {
             form_errors: Vec::new(),
             form_back: false,
         };
-        if submits {
+        if submits || clicked.effect.sent == Some(true) {
             // What the page says about the form once it is back (a server that re-rendered it
             // with errors); a later wait is cut short by it.
             let by = deadline.min(Instant::now() + NAVIGATION_SETTLE);
@@ -711,7 +725,10 @@ impl Tab {
 
     /// One mouse event at `(x, y)` with the left button.
     async fn mouse(&self, kind: DispatchMouseEventType, x: f64, y: f64) -> Result<(), PageError> {
-        let mut ev = DispatchMouseEventParams::builder().r#type(kind.clone()).x(x).y(y);
+        let mut ev = DispatchMouseEventParams::builder()
+            .r#type(kind.clone())
+            .x(x)
+            .y(y);
         if kind != DispatchMouseEventType::MouseMoved {
             ev = ev.button(MouseButton::Left).click_count(1);
         }
@@ -727,20 +744,28 @@ impl Tab {
     /// sent (no submission in this document since): `None` when the page cannot say.
     pub async fn form_pending(&self, deadline: Instant) -> Option<bool> {
         let pending: PendingForm = self
-            .locate(&Operation::Pending, Target::Element { selector: None }, deadline)
+            .locate(
+                &Operation::Pending,
+                Target::Element { selector: None },
+                deadline,
+            )
             .await
             .ok()?;
         Some(pending.unsent)
     }
 
-    /// The error texts the page shows about a form, and whether a field named in `filled`
-    /// is on it again (the form came back).
+    /// Whether the page came back with the form the last click sent (its fields, named in
+    /// `filled`, as they were before the click) and what it says about each field.
     pub async fn form_errors(
         &self,
         filled: &[String],
         deadline: Instant,
     ) -> Result<FormErrors, PageError> {
-        let op = Operation::Errors { filled };
+        let before = self.shape.lock().ok().and_then(|s| s.clone());
+        let op = Operation::Errors {
+            filled,
+            before: before.as_ref(),
+        };
         self.locate(&op, Target::Element { selector: None }, deadline)
             .await
     }

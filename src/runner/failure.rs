@@ -307,10 +307,12 @@ impl fmt::Display for Failure {
                     steps_phrase(filled)
                 )?;
                 match previous.as_deref() {
-                    Some(p @ Previous {
-                        action: PreviousAction::Clicked { .. },
-                        ..
-                    }) => cause(f, Some(p)),
+                    Some(
+                        p @ Previous {
+                            action: PreviousAction::Clicked { .. },
+                            ..
+                        },
+                    ) => cause(f, Some(p)),
                     _ => write!(f, "; no step after it submitted it"),
                 }
             }

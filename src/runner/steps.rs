@@ -202,9 +202,16 @@ impl Run<'_> {
             Step::UseOtpFromInbox {
                 inbox_id, selector, ..
             } => {
-                let msg = self
-                    .message_for_use(inbox_id, &MailFilter::default(), deadline)
-                    .await?;
+                let previous = self.previous.clone();
+                let cut_short = self.form_came_back(tab);
+                let any = MailFilter::default();
+                let msg = tokio::select! {
+                    m = self.message_for_use(inbox_id, &any, deadline) => m?,
+                    errors = cut_short => return Err(Failure::FormErrors {
+                        errors,
+                        previous: previous.map(Box::new),
+                    }),
+                };
                 let address = self.address_of(inbox_id);
                 let otp = match extract::find_otp(&msg.raw, &address) {
                     Ok(otp) => otp,
@@ -245,7 +252,15 @@ impl Run<'_> {
                     from: from.clone(),
                     subject: None,
                 };
-                let msg = self.message_for_use(inbox_id, &filter, deadline).await?;
+                let previous = self.previous.clone();
+                let cut_short = self.form_came_back(tab);
+                let msg = tokio::select! {
+                    m = self.message_for_use(inbox_id, &filter, deadline) => m?,
+                    errors = cut_short => return Err(Failure::FormErrors {
+                        errors,
+                        previous: previous.map(Box::new),
+                    }),
+                };
                 let lock = tab.lock();
                 let link = match extract::find_link(&msg.raw, describe.as_deref(), &|u| {
                     lock.check(u).is_ok()
@@ -337,8 +352,9 @@ impl Run<'_> {
     fn form_came_back<'t>(&self, tab: &'t Tab) -> impl Future<Output = Vec<String>> + 't {
         let submitted = matches!(
             &self.previous,
-            Some(Previous { action: PreviousAction::Clicked { element: Some(e), .. }, .. })
-                if e.submits == Some(true)
+            Some(Previous { action: PreviousAction::Clicked { element, effect, .. }, .. })
+                if element.as_ref().is_some_and(|e| e.submits == Some(true))
+                    || effect.as_ref().is_some_and(|e| e.sent == Some(true))
         );
         // Fields filled on the page the form was on (a click keeps them; opening a page does not).
         let filled = self.filled_fields.clone();

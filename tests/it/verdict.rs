@@ -74,7 +74,8 @@ fn each_click_records_what_it_did() {
     let result = click_on_effects_page("Save quietly");
     let effect = result.steps[1].detail.effect.clone().unwrap();
     assert!(
-        effect.requests[0].starts_with("POST http://") && effect.requests[0].ends_with("/sink/effect-ping"),
+        effect.requests[0].starts_with("POST http://")
+            && effect.requests[0].ends_with("/sink/effect-ping"),
         "{effect:?}"
     );
     let result = click_on_effects_page("Remember me");
@@ -90,13 +91,27 @@ fn each_click_records_what_it_did() {
 fn a_click_that_does_nothing_fails_as_no_effect_naming_the_element_and_its_role() {
     need_browser!();
     for (text, named) in [
-        ("Account settings", "the heading \"account settings\" (<h1>)"),
-        ("Does nothing", "the button \"does nothing\" (<button#nothing>)"),
-        ("Some words about", "the paragraph \"some words about the settings of this"),
+        (
+            "Account settings",
+            "the heading \"account settings\" (<h1>)",
+        ),
+        (
+            "Does nothing",
+            "the button \"does nothing\" (<button#nothing>)",
+        ),
+        (
+            "Some words about",
+            "the paragraph \"some words about the settings of this",
+        ),
     ] {
         let began = Instant::now();
         let result = click_on_effects_page(text);
-        assert_eq!(result.status, RunStatus::Failed, "{text}: {}", dump(&result));
+        assert_eq!(
+            result.status,
+            RunStatus::Failed,
+            "{text}: {}",
+            dump(&result)
+        );
         assert_eq!(result.failed_step, Some(1));
         let error = result.error.clone().unwrap();
         assert_eq!(error.kind, ErrorKind::NoEffect, "{}", error.message);
@@ -112,7 +127,11 @@ fn a_click_that_does_nothing_fails_as_no_effect_naming_the_element_and_its_role(
         let detail = &result.steps[1].detail;
         assert!(detail.located.is_some(), "{}", dump(&result));
         assert!(detail.effect.as_ref().is_some_and(|e| e.is_none()));
-        assert!(began.elapsed() < Duration::from_secs(8), "{:?}", began.elapsed());
+        assert!(
+            began.elapsed() < Duration::from_secs(8),
+            "{:?}",
+            began.elapsed()
+        );
     }
 }
 
@@ -127,7 +146,12 @@ fn a_click_the_plan_let_fail_warns_when_it_does_nothing() {
         {"type":"done","summary":"ok"}]}"#,
     ));
     util::assert_succeeded(&result);
-    assert_eq!(result.steps[1].status, StepStatus::Warned, "{}", dump(&result));
+    assert_eq!(
+        result.steps[1].status,
+        StepStatus::Warned,
+        "{}",
+        dump(&result)
+    );
     assert_eq!(result.warnings[0].error.kind, ErrorKind::NoEffect);
 }
 
@@ -179,7 +203,12 @@ fn a_submitting_click_whose_text_only_a_heading_says_submits_the_form_by_its_def
             )
         })
         .collect();
-    assert_eq!(passed, ["h1 sign in", "button send code"], "{}", dump(&result));
+    assert_eq!(
+        passed,
+        ["h1 sign in", "button send code"],
+        "{}",
+        dump(&result)
+    );
     let effect = result.steps[2].detail.effect.clone().unwrap();
     assert!(effect.did(EffectKind::Navigation), "{effect:?}");
     assert_eq!(effect.sent, Some(true), "{effect:?}");
@@ -257,4 +286,60 @@ fn a_run_that_ends_with_a_form_it_filled_never_sent_fails() {
         {"type":"done","summary":"signed in"}]}"#,
     ));
     util::assert_succeeded(&result);
+}
+
+#[test]
+fn a_form_that_came_back_is_known_by_its_shape_and_ends_the_next_wait_quoting_the_page() {
+    use planlock::inbox::smtp::SmtpInbox;
+    need_browser!();
+    // The page draws its error as a plain sentence after the field: no class, no ARIA.
+    for then in [
+        r#"{"type":"wait_for_text","text":"Welcome"}"#,
+        r#"{"type":"open_link_from_inbox","timeout_seconds":60}"#,
+        r#"{"type":"wait_for_email","timeout_seconds":60}"#,
+    ] {
+        let began = Instant::now();
+        let smtp = util::rt()
+            .block_on(SmtpInbox::start(
+                std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+                "verdict.test",
+            ))
+            .unwrap();
+        let (result, _) = run_spec(
+            spec(&format!(
+                r#"{{"reasoning":"","steps":[
+                {{"type":"navigate","url":"{{SITE}}/plain-register"}},
+                {{"type":"fill","describe":"the Username field","label":"Username","value":"ada"}},
+                {{"type":"fill","describe":"the Email field","label":"Email","value":"ada@x.test"}},
+                {{"type":"fill","describe":"the Password field","label":"Password","value":"pw-123456"}},
+                {{"type":"click","describe":"the Register button","text":"Register"}},
+                {then},
+                {{"type":"done","summary":"ok"}}]}}"#
+            ))
+            .inbox(None, smtp),
+        );
+        assert_eq!(
+            result.status,
+            RunStatus::Failed,
+            "{then}: {}",
+            dump(&result)
+        );
+        assert_eq!(result.failed_step, Some(5), "{then}: {}", dump(&result));
+        let error = result.error.clone().unwrap();
+        assert_eq!(error.kind, ErrorKind::FormNotSent, "{}", error.message);
+        assert_eq!(
+            error.message,
+            "the page came back with the form step 5 sent and says: \"Retype Password: Please \
+             enter your retype password.\""
+        );
+        assert_eq!(
+            result.steps[4].detail.form_errors,
+            ["Retype Password: Please enter your retype password."]
+        );
+        assert!(
+            began.elapsed() < Duration::from_secs(15),
+            "{then}: failed in {:?}",
+            began.elapsed()
+        );
+    }
 }
