@@ -93,7 +93,12 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         // The one place an error is printed: once, with everything that caused it.
         Err(e) => {
-            eprintln!("planlock: {}", cli::chain(&e));
+            // Messages over several lines make their outside parts printable as they are
+            // put in; every other control character goes here.
+            eprintln!(
+                "planlock: {}",
+                planlock::report::printable_lines(&cli::chain(&e))
+            );
             ExitCode::from(e.code())
         }
     }

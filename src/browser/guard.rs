@@ -21,6 +21,7 @@ use super::activity::Activity;
 use super::egress::Egress;
 use super::locate::Sealed;
 use super::refusals::Refusals;
+use super::tab::HopRules;
 use super::{BrowserError, timed};
 use crate::lock::{Lock, Refusal};
 
@@ -32,6 +33,8 @@ pub(super) struct GuardedTab {
     pub refusals: Weak<Refusals>,
     /// Values typed in the tab (secrets, codes) with the one form action each may go to.
     pub sealed: Arc<Mutex<Vec<Sealed>>>,
+    /// A rule the tab's documents must pass too, while it is set (an emailed link's hops).
+    pub hops: HopRules,
     /// The tab's CDP command count (its navigations' interception is counted there).
     pub calls: Arc<AtomicU64>,
     /// What the tab's page does; a page it opens is counted there.
@@ -99,17 +102,18 @@ async fn decide(
                 t.lock.clone(),
                 t.refusals.clone(),
                 t.sealed.clone(),
+                t.hops.clone(),
                 t.calls.clone(),
             )
         })
     });
     // (refusal, the tab to record it in, whether to close the requesting page)
-    let verdict = if let Some((lock, refusals, sealed, calls)) = own_tab {
+    let verdict = if let Some((lock, refusals, sealed, hops, calls)) = own_tab {
         calls.fetch_add(1, Ordering::Relaxed);
-        let judged = match judge(&lock, &ev.request.url).await {
-            Ok(()) => keeps_sealed(&sealed, &ev.request),
-            Err(r) => Err(r),
-        };
+        let judged = judge(&lock, &ev.request.url)
+            .await
+            .and_then(|()| keeps_sealed(&sealed, &ev.request))
+            .and_then(|()| passes_hop_rule(&hops, &ev.request.url));
         judged.err().map(|r| (r, Some(refusals), false))
     } else {
         // A page's main frame has its target's id; a subframe's id is no target at all.
@@ -231,6 +235,26 @@ fn keeps_sealed(
         }
     }
     Ok(())
+}
+
+/// A document request while an emailed link's navigation goes on: it may not land on a page
+/// whose address says it undoes or destroys something, whichever hop brought it there.
+fn passes_hop_rule(hops: &HopRules, url: &str) -> Result<(), Refusal> {
+    let rule = hops.lock().ok().and_then(|h| h.clone());
+    let (Some(rule), Ok(parsed)) = (rule, url::Url::parse(url)) else {
+        return Ok(());
+    };
+    match rule(&parsed) {
+        None => Ok(()),
+        Some(why) => Err(Refusal {
+            url: url.to_string(),
+            reason: format!(
+                "[plan] the emailed link led on to {url}, and {why}: a link from an email is \
+                 never followed to a page that undoes or destroys something, whichever \
+                 redirect leads there. It was not loaded."
+            ),
+        }),
+    }
 }
 
 /// One top-level destination against a lock (resolved addresses too, in server mode).

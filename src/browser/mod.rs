@@ -31,8 +31,7 @@ pub use facts::{
 };
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
-pub use tab::CLICK_WINDOW;
-pub use tab::Tab;
+pub use tab::{CLICK_WINDOW, HopRule, Tab};
 
 use crate::lock::{AddressPolicy, Lock};
 use egress::Egress;
@@ -323,6 +322,7 @@ impl Chromium {
                     lock: handles.lock,
                     refusals: handles.refusals,
                     sealed: handles.sealed,
+                    hops: handles.hops,
                     calls: handles.calls,
                     activity: handles.activity,
                     egress,

@@ -64,6 +64,8 @@ pub struct Tab {
     refusals: Arc<Refusals>,
     /// Secrets and codes typed in this tab, each with the form actions it may go to.
     sealed: Arc<Mutex<Vec<Sealed>>>,
+    /// A rule every document the tab loads must pass too, while it is set.
+    hops: HopRules,
     gone: watch::Receiver<Option<String>>,
     guard: JoinHandle<()>,
     /// CDP commands sent on behalf of steps (interception included), for the benchmark.
@@ -123,6 +125,7 @@ impl Tab {
             lock,
             refusals,
             sealed: Arc::default(),
+            hops: Arc::default(),
             gone,
             guard,
             calls,
@@ -180,8 +183,18 @@ impl Tab {
             lock: self.lock.clone(),
             refusals: Arc::downgrade(&self.refusals),
             sealed: self.sealed.clone(),
+            hops: self.hops.clone(),
             calls: self.calls.clone(),
             activity: self.activity.clone(),
+        }
+    }
+
+    /// From now on, every document request of this tab's page must also pass `rule` (a
+    /// refusal fails the request before it is sent, like one of the lock's); `None` ends it.
+    /// The runner judges an emailed link's every hop this way.
+    pub fn judge_hops(&self, rule: Option<HopRule>) {
+        if let Ok(mut hops) = self.hops.lock() {
+            *hops = rule;
         }
     }
 
@@ -991,6 +1004,7 @@ pub(super) struct GuardHandles {
     pub lock: Arc<Lock>,
     pub refusals: std::sync::Weak<Refusals>,
     pub sealed: Arc<Mutex<Vec<Sealed>>>,
+    pub hops: HopRules,
     pub calls: Arc<AtomicU64>,
     pub activity: Arc<Activity>,
 }
@@ -1008,6 +1022,13 @@ pub(super) fn page_request(ev: &EventRequestWillBeSent, main: &str) -> Option<St
     };
     sent.then(|| format!("{} {}", ev.request.method, ev.request.url))
 }
+
+/// A rule a document request must pass besides the lock: `Some(why)` refuses the URL, `why`
+/// saying what is wrong with it (`its address says "delete"`).
+pub type HopRule = Arc<dyn Fn(&Url) -> Option<String> + Send + Sync>;
+
+/// A tab's [`HopRule`], if one is set; shared with the guard.
+pub(super) type HopRules = Arc<Mutex<Option<HopRule>>>;
 
 /// One task turn in the page: a navigation the page scheduled (a form submission, a script
 /// redirect) has been requested once this answers. A message-channel task, because

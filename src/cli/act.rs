@@ -6,6 +6,7 @@ use planlock::exit;
 use planlock::lock::sites_named;
 use planlock::plan::{Limits, Vars};
 use planlock::planner::{self, PlanRequest, PlannerConfig};
+use planlock::report::printable;
 use planlock::runner::{AskShould, ShouldChoice, StepRef};
 
 use super::error::{self, CliError};
@@ -42,12 +43,13 @@ impl AskShould for AskAtTerminal {
         screenshot: Option<&str>,
     ) -> ShouldChoice {
         let mut question = format!(
-            "step {} ({}) failed, and the plan says it should work: {sentence}\n",
+            "step {} ({}) failed, and the plan says it should work: {}\n",
             step.index + 1,
-            step.step_type
+            step.step_type,
+            printable(sentence)
         );
         if let Some(shot) = screenshot {
-            question.push_str(&format!("screenshot: {shot}\n"));
+            question.push_str(&format!("screenshot: {}\n", printable(shot)));
         }
         question.push_str("Retry it, skip it, or stop the run? [r/s/T] ");
         let answer = tokio::task::spawn_blocking(move || {

@@ -21,7 +21,9 @@ use planlock::plan::{
 };
 use planlock::report::html::write_html;
 use planlock::report::junit::write_junit;
-use planlock::report::{EventLog, PlanOutcome, PlanReport, Progress, Tally};
+use planlock::report::{
+    EventLog, PlanOutcome, PlanReport, Progress, Tally, json_printable, printable,
+};
 use planlock::runner::{
     self, Binding, Listener, LockedRun, Recorder, RunSpec, Screenshots, Secrets, Settings,
     SpecError, event::Fanout,
@@ -264,7 +266,7 @@ pub fn load_plans(
             Ok(_) => {}
             Err(problems) => {
                 for p in problems {
-                    eprintln!("{name}{p}");
+                    eprintln!("{name}{}", printable(p));
                 }
             }
         }
@@ -474,7 +476,7 @@ async fn replay(
                 runs.push((position, run));
             }
             Err(problem) => {
-                eprintln!("planlock: {problem}");
+                eprintln!("planlock: {}", printable(&problem));
                 invalid.push((
                     position,
                     PlanReport {
@@ -714,7 +716,7 @@ fn write_reports(reports: &[PlanReport], report_dir: Option<&Path>, options: &Ru
             serde_json::to_value(&results)
         }
         .unwrap_or_default();
-        let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+        let text = json_printable(serde_json::to_string_pretty(&value).unwrap_or_default());
         let mut out = std::io::stdout().lock();
         use std::io::Write;
         let _ = writeln!(out, "{text}").and_then(|()| out.flush());

@@ -9,6 +9,7 @@ use planlock::plan::{Limits, Vars};
 use planlock::planner::{
     self, LookChoice, PlanOutcome, PlanRequest, PlannerConfig, outcome_summary, plan_goal,
 };
+use planlock::report::{json_printable, printable};
 use planlock::{Chromium, LaunchOptions};
 
 use super::error::CliError;
@@ -103,7 +104,10 @@ pub(super) async fn look_first(
             Err(CliError::environment(format!("{why} (--look=required)")))
         }
         Err(why) => {
-            eprintln!("planlock: {why}; planning from the goal alone");
+            eprintln!(
+                "planlock: {}; planning from the goal alone",
+                printable(&why)
+            );
             Ok(())
         }
     }
@@ -135,12 +139,13 @@ pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> Result<
         let preview = planner::request_preview(&args.goal, &request)?;
         println!(
             "{}",
-            serde_json::to_string_pretty(&preview).unwrap_or_default()
+            json_printable(serde_json::to_string_pretty(&preview).unwrap_or_default())
         );
         return Ok(exit::SUCCESS);
     }
     let outcome = planned(&args.goal, &request).await?;
     let mut text = serde_json::to_string_pretty(&outcome.plan)
+        .map(json_printable)
         .map_err(|e| CliError::environment(format!("cannot write the plan: {e}")))?;
     text.push('\n');
     match args.output.as_deref().filter(|p| p.as_os_str() != "-") {
@@ -177,7 +182,7 @@ pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> Result<
 pub(super) async fn planned(goal: &str, request: &PlanRequest) -> Result<PlanOutcome, CliError> {
     let outcome = plan_goal(goal, request).await?;
     for w in &outcome.warnings {
-        eprintln!("planlock: warning: {w}");
+        eprintln!("planlock: warning: {}", printable(w));
     }
     Ok(outcome)
 }

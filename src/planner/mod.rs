@@ -302,8 +302,9 @@ fn invalid_plan_message(
             "problems"
         }
     ));
+    // The problems quote the plan, and the answer is the model's: each line printable.
     for p in problems {
-        m.push_str(&format!("\n  {p}"));
+        m.push_str(&format!("\n  {}", crate::report::printable(&p.to_string())));
     }
     m.push_str(&format!(
         "\nThe answer used {} input and {} output tokens.",
@@ -317,7 +318,7 @@ fn invalid_plan_message(
     m.push_str("\nThe model returned:\n");
     for line in returned.lines() {
         m.push_str("  ");
-        m.push_str(line);
+        m.push_str(&crate::report::printable(line));
         m.push('\n');
     }
     m.trim_end().to_string()

@@ -4,6 +4,7 @@
 use std::io::{self, BufRead, Write};
 
 use crate::plan::{Plan, Step};
+use crate::report::printable;
 
 /// Word stems that make a step look destructive or costly (matched at the start of a word).
 const STEMS: &[&str] = &[
@@ -130,7 +131,7 @@ pub fn render_review_with_answers(
         if n == 1 { "step" } else { "steps" }
     ));
     if !plan.reasoning.trim().is_empty() {
-        out.push_str(&format!("Why: {}\n", plan.reasoning.trim()));
+        out.push_str(&format!("Why: {}\n", printable(plan.reasoning.trim())));
     }
     out.push('\n');
     let width = n.to_string().len();
@@ -194,7 +195,7 @@ pub fn render_review_with_answers(
                 .iter()
                 .any(|(_, text)| text.contains(&written))
             {
-                out.push_str(&format!("{pad}{written} = \"{answer}\"\n"));
+                out.push_str(&format!("{pad}{written} = \"{}\"\n", printable(answer)));
             }
         }
         if let Some(w) = warning {
@@ -250,7 +251,13 @@ fn url_host(url: &str) -> Option<String> {
     (!host.contains('{') && !host.contains("%7B")).then(|| host.to_ascii_lowercase())
 }
 
+/// A step in the review's words. Every text of the plan in it is [`printable`]: a plan a
+/// model wrote after reading a page may hold anything.
 fn step_detail(step: &Step) -> String {
+    printable(&step_words(step)).into_owned()
+}
+
+fn step_words(step: &Step) -> String {
     let q = |s: &str| format!("\"{s}\"");
     match step {
         Step::Navigate { url, .. } => url.clone(),
@@ -367,7 +374,7 @@ pub fn ask_with_suggestion_on(
     ask: &str,
     suggested: &str,
 ) -> io::Result<String> {
-    write!(output, "{ask} [{suggested}] ")?;
+    write!(output, "{} [{}] ", printable(ask), printable(suggested))?;
     output.flush()?;
     let mut line = String::new();
     input.read_line(&mut line)?;
@@ -450,6 +457,34 @@ mod tests {
             criticality: None,
         };
         assert_eq!(flags(&sel), ["delete"]);
+    }
+
+    #[test]
+    fn the_review_prints_a_plans_texts_with_control_characters_escaped() {
+        let p = plan(
+            r#"{"reasoning":"Sign up\n\u001b]52;c;eA==\u0007","steps":[
+            {"type":"click","describe":"the Pay button\n✓ succeeded","text":"Pay\r::error::x"},
+            {"type":"done","summary":"done\n1 passed, 0 failed\u009b2J"}]}"#,
+        );
+        let r = render_review(&p, &[]);
+        assert!(!r.chars().any(|c| c != '\n' && c.is_control()), "{r:?}");
+        for forged in ["✓ succeeded", "::error", "1 passed"] {
+            assert!(
+                r.lines().all(|l| !l.trim_start().starts_with(forged)),
+                "{forged}: {r}"
+            );
+        }
+        assert!(r.contains(r"Why: Sign up\n\u{1b}]52;c;eA==\u{7}"), "{r}");
+        assert!(
+            r.contains(r#"the Pay button\n✓ succeeded [text "Pay\r::error::x"]"#),
+            "{r}"
+        );
+        let mut asked = Vec::new();
+        ask_with_suggestion_on(&mut &b"\n"[..], &mut asked, "Name?\n✓ ok", "a\u{1b}[2J").unwrap();
+        assert_eq!(
+            String::from_utf8(asked).unwrap(),
+            r"Name?\n✓ ok [a\u{1b}[2J] "
+        );
     }
 
     #[test]

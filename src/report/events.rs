@@ -36,9 +36,9 @@ impl EventLog {
     }
 }
 
-/// One event as its log line (without the newline).
+/// One event as its log line (without the newline), with no control character in it.
 pub fn event_line(event: &Event) -> String {
-    serde_json::to_string(event).unwrap_or_default()
+    super::json_printable(serde_json::to_string(event).unwrap_or_default())
 }
 
 impl Listener for EventLog {

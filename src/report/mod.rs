@@ -5,6 +5,7 @@
 mod events;
 pub mod html;
 pub mod junit;
+mod printable;
 mod progress;
 
 use std::fmt;
@@ -15,6 +16,7 @@ use serde_json::Value;
 use crate::runner::{Event, EventKind, RunResult, RunStatus};
 
 pub use events::{EventLog, event_line};
+pub use printable::{Printable, json_printable, printable, printable_lines};
 pub use progress::{Progress, WAIT_REPORT_EVERY, wait_line};
 
 /// One plan file given to `run`, and what became of it: what every end-of-run report reads.

@@ -1,6 +1,7 @@
 //! Human progress on stderr: one line per step. On a terminal a spinner shows the time a
 //! long step has taken; elsewhere (CI logs) a plain line every 10 s says how long a waiting
-//! step has waited and may still wait, with no control characters.
+//! step has waited and may still wait. No line holds a control character: those of texts
+//! from pages, mails and plans are escaped.
 
 use std::fmt::Write as _;
 use std::io::IsTerminal;
@@ -8,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use super::printable;
 use crate::runner::{Event, EventKind, Listener, StepDetail};
 
 /// How often a waiting step is reported outside a terminal.
@@ -77,7 +79,11 @@ impl Progress {
             .map(Duration::from_millis);
         let prefix = self.prefix.clone();
         let handle = if self.terminal {
-            let line = format!("{prefix}  {index}/{total} {step_type} {}", step.describe);
+            let line = printable(&format!(
+                "{prefix}  {index}/{total} {step_type} {}",
+                step.describe
+            ))
+            .into_owned();
             let (stop, drew) = (stop.clone(), drew.clone());
             std::thread::spawn(move || spin(&line, &stop, &drew))
         } else {
@@ -97,10 +103,9 @@ impl Progress {
                         return;
                     }
                     let waited = started.elapsed();
-                    eprintln!(
-                        "{}",
-                        wait_line(&prefix, index, total, step_type, waited, timeout)
-                    );
+                    say(&wait_line(
+                        &prefix, index, total, step_type, waited, timeout,
+                    ));
                 }
             })
         };
@@ -171,7 +176,7 @@ impl Listener for Progress {
                     .as_ref()
                     .map(|a| format!(" · inbox {a}"))
                     .unwrap_or_default();
-                eprintln!(
+                say(&format!(
                     "{p}run {run_id} · {} steps{inbox} · may visit: {}",
                     self.total,
                     if hosts.is_empty() {
@@ -179,7 +184,7 @@ impl Listener for Progress {
                     } else {
                         hosts.join(", ")
                     }
-                );
+                ));
             }
             Event::StepStarted { .. } => {
                 self.stop_ticker();
@@ -201,7 +206,7 @@ impl Listener for Progress {
                 let ok = e.kind() == EventKind::StepSucceeded;
                 let warned = matches!(e, Event::StepFailed { warning: true, .. });
                 self.warnings += usize::from(warned);
-                eprintln!(
+                say(&format!(
                     "{p}  {} {}/{} {:<20} {}  {} ms{}",
                     match (ok, warned) {
                         (true, _) => "✓",
@@ -218,7 +223,7 @@ impl Listener for Progress {
                     } else {
                         String::new()
                     }
-                );
+                ));
                 if let Some(err) = e.error() {
                     let what = super::kind_name(err.kind);
                     let what = if warned {
@@ -226,12 +231,12 @@ impl Listener for Progress {
                     } else {
                         what.to_string()
                     };
-                    eprintln!("{p}    {what}: {}", err.message);
+                    say(&format!("{p}    {what}: {}", err.message));
                     if let Some(shot) = &detail.screenshot {
-                        eprintln!("{p}    screenshot: {shot}");
+                        say(&format!("{p}    screenshot: {shot}"));
                     }
                     if let Some(url) = detail.url.as_ref().filter(|u| !u.is_empty()) {
-                        eprintln!("{p}    page: {url}");
+                        say(&format!("{p}    page: {url}"));
                     }
                 }
             }
@@ -248,13 +253,20 @@ impl Listener for Progress {
                     1 => " (1 warning)".to_string(),
                     n => format!(" ({n} warnings)"),
                 };
-                eprintln!(
+                say(&format!(
                     "{p}{mark} {status}{warnings} in {duration_ms} ms: {}",
                     finished.summary
-                );
+                ));
             }
         }
     }
+}
+
+/// Prints one line of progress. Its words are planlock's, but the texts in it (describes,
+/// page and mail texts, URLs, sentences that quote them) came from outside: every control
+/// character is escaped, so the line stays one line and drives no terminal.
+fn say(line: &str) {
+    eprintln!("{}", printable(line));
 }
 
 /// The two most telling details of a step, e.g. ` code=48•••• strategy=split`.

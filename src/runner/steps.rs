@@ -32,6 +32,18 @@ impl Run<'_> {
             waited,
             previous: None,
         };
+        // The navigation an emailed link started, and whatever the page does on its own after
+        // it, is judged by where it leads until the run acts again.
+        if matches!(
+            step,
+            Step::Navigate { .. }
+                | Step::Click { .. }
+                | Step::Fill { .. }
+                | Step::UseOtpFromInbox { .. }
+                | Step::OpenLinkFromInbox { .. }
+        ) {
+            tab.judge_hops(None);
+        }
         match step {
             Step::Navigate { url, .. } => {
                 let nav = tab.navigate(url, deadline).await.map_err(page)?;
@@ -301,6 +313,7 @@ impl Run<'_> {
                         });
                     }
                 };
+                tab.judge_hops(Some(std::sync::Arc::new(extract::undoing_destination)));
                 let nav = tab
                     .navigate(link.url.as_str(), deadline)
                     .await

@@ -533,3 +533,98 @@ async fn the_receiver_listens_on_loopback_unless_allowed() {
     };
     assert!(problem.to_string().contains("loopback only"), "{problem}");
 }
+
+/// SMTP smuggling: a message whose body holds `<LF>.<LF>` (or `<CR>.<CR>`) followed by a
+/// second transaction. Only `<CRLF>.<CRLF>` ends DATA, so what follows the bare line end is
+/// still the first message, and a message with a bare line end is refused whole: the second
+/// "message from the shop" never reaches the run.
+#[tokio::test]
+async fn a_bare_line_end_never_ends_data_so_no_second_message_is_smuggled() {
+    for bare in ["\n", "\r"] {
+        let inbox = receiver().await;
+        let _run = inbox.open("s1").await.unwrap();
+        let mut c = SmtpClient::connect(inbox.local_addr()).await;
+        assert_eq!(c.command("EHLO attacker.test").await.0, 250);
+        assert_eq!(c.command("MAIL FROM:<news@attacker.test>").await.0, 250);
+        assert_eq!(c.command("RCPT TO:<run-s1@demo.test>").await.0, 250);
+        assert_eq!(c.command("DATA").await.0, 354);
+        let smuggled = format!(
+            "From: news@attacker.test\r\nTo: run-s1@demo.test\r\nSubject: Newsletter\r\n\r\n\
+             hello{bare}.{bare}MAIL FROM:<noreply@shop.example>{bare}RCPT TO:<run-s1@demo.test>{bare}\
+             DATA{bare}From: Shop <noreply@shop.example>{bare}To: run-s1@demo.test{bare}\
+             Subject: Your code{bare}{bare}Your code is 999999{bare}.{bare}\r\n.\r\n"
+        );
+        c.send(smuggled.as_bytes()).await;
+        let (code, text) = c.reply().await;
+        assert_eq!(
+            code, 550,
+            "{bare:?}: the message with a bare line end is refused: {text}"
+        );
+        let held: Vec<String> = inbox.messages().iter().map(|m| m.subject.clone()).collect();
+        assert!(
+            held.is_empty(),
+            "{bare:?}: nothing was queued, got {held:?}"
+        );
+        // The session goes on, and a well-formed message is taken.
+        assert_eq!(c.command("MAIL FROM:<news@attacker.test>").await.0, 250);
+        assert_eq!(c.command("RCPT TO:<run-s1@demo.test>").await.0, 250);
+        let (code, text) = c
+            .data(&message(
+                "news@attacker.test",
+                "run-s1@demo.test",
+                "Well formed",
+                "x",
+            ))
+            .await;
+        assert_eq!(code, 250, "{text}");
+        let held: Vec<String> = inbox.messages().iter().map(|m| m.subject.clone()).collect();
+        assert_eq!(held, ["Well formed"]);
+    }
+}
+
+/// 135 connections from one peer that say nothing must not keep a run's real mail out: they
+/// are bounded per peer, and once idle a moment, one gives its slot to a new connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_from_one_peer_do_not_keep_a_runs_mail_out() {
+    let inbox = receiver().await;
+    let addr = inbox.local_addr();
+    let mut run = inbox.open("flood").await.unwrap();
+    let mut idle = Vec::new();
+    for _ in 0..135 {
+        idle.push(tokio::net::TcpStream::connect(addr).await.expect("connect"));
+    }
+    // Two seconds without a word: idle, as a flood's connections are.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let mut greeting = String::new();
+    let mut reader = tokio::io::BufReader::new(stream);
+    tokio::time::timeout(
+        Duration::from_secs(5),
+        tokio::io::AsyncBufReadExt::read_line(&mut reader, &mut greeting),
+    )
+    .await
+    .expect("a greeting within 5 s")
+    .expect("read the greeting");
+    assert!(
+        greeting.starts_with("220 "),
+        "the run's mailer is greeted, not turned away: {greeting:?}"
+    );
+    drop(reader);
+    send_mail(
+        addr,
+        "noreply@shop.example",
+        &["run-flood@demo.test"],
+        &message(
+            "noreply@shop.example",
+            "run-flood@demo.test",
+            "Your code",
+            "482913",
+        ),
+    )
+    .await;
+    let found = wait_for_message(&mut *run, &ANY, &HashSet::new(), within(5.0))
+        .await
+        .expect("the real mail arrives");
+    assert_eq!(found.subject, "Your code");
+    drop(idle);
+}

@@ -51,6 +51,16 @@ impl App {
         *app.base.lock().unwrap() = base.clone();
         let router = Router::new()
             .route("/signup", get(signup))
+            // An open redirector, as many apps have (`/redir?to=/next/page`).
+            .route(
+                "/redir",
+                get(|Query(q): Query<To>| async move { axum::response::Redirect::to(&q.to) }),
+            )
+            // A tracking link whose address says nothing: it answers with a redirect.
+            .route(
+                "/r/{id}",
+                get(|| async { axum::response::Redirect::to("/account/delete?confirm=1") }),
+            )
             .fallback(page)
             .layer(axum::middleware::from_fn_with_state(app.clone(), log))
             .with_state(app.clone());
@@ -95,6 +105,7 @@ async fn page(req: Request) -> Html<String> {
         p if p.starts_with("/wiki/Special:ConfirmEmail/") => "Email verified",
         p if p.starts_with("/wiki/Special:InvalidateEmail/") => "Email address invalidated",
         "/account/cancel" => "Registration cancelled",
+        "/account/delete" | "/account/close" => "Account deleted",
         "/unsubscribe" => "Unsubscribed",
         _ => "Some page",
     };
@@ -142,6 +153,37 @@ fn two_alike(base: &str, to: &str) -> String {
     )
 }
 
+/// A verification mail whose one link goes through the app's redirector to a path that
+/// deletes the account: the link's words say "verify", where it leads says "delete".
+fn verify_through_redirector(base: &str, to: &str) -> String {
+    format!(
+        "From: Shop <noreply@shop.test>\r\nTo: {to}\r\nSubject: Verify your email\r\n\
+         Content-Type: text/html; charset=utf-8\r\n\r\n\
+         <p>Welcome! Please confirm your address.</p>\
+         <p><a class=\"button\" href=\"{base}/redir?to=/account/delete%3Fconfirm%3D1\">\
+         Verify your email</a></p>\r\n"
+    )
+}
+
+/// The same through a fully encoded path to "close" the account.
+fn verify_through_redirector_encoded(base: &str, to: &str) -> String {
+    format!(
+        "From: Shop <noreply@shop.test>\r\nTo: {to}\r\nSubject: Verify your email\r\n\
+         Content-Type: text/html; charset=utf-8\r\n\r\n\
+         <p><a href=\"{base}/redir?to=%2Faccount%2Fclose\">Verify your email</a></p>\r\n"
+    )
+}
+
+/// A verification mail whose link says nothing of where it leads; the app answers it with a
+/// redirect to the path that deletes the account.
+fn verify_through_opaque_redirect(base: &str, to: &str) -> String {
+    format!(
+        "From: Shop <noreply@shop.test>\r\nTo: {to}\r\nSubject: Verify your email\r\n\
+         Content-Type: text/html; charset=utf-8\r\n\r\n\
+         <p><a class=\"button\" href=\"{base}/r/Zq8xK2mN4pL7wR1tYv3B\">Verify your email</a></p>\r\n"
+    )
+}
+
 fn plan(base: &str) -> Plan {
     let json = format!(
         r#"{{"reasoning":"","steps":[
@@ -168,6 +210,8 @@ fn assert_nothing_undone(app: &App) {
     assert!(
         !hits.iter().any(|h| [
             "/account/cancel",
+            "/account/delete",
+            "/account/close",
             "/unsubscribe",
             "/wiki/Special:InvalidateEmail"
         ]
@@ -266,5 +310,73 @@ fn two_links_alike_to_different_places_fail_as_ambiguous_and_neither_is_opened()
             "{:?}",
             app.hits()
         );
+    });
+}
+
+#[test]
+fn a_verify_link_whose_query_carries_an_undoing_path_is_never_opened() {
+    if util::browser().is_none() {
+        return;
+    }
+    for (compose, undoing) in [
+        (
+            verify_through_redirector as fn(&str, &str) -> String,
+            "delete",
+        ),
+        (verify_through_redirector_encoded, "close"),
+    ] {
+        util::rt().block_on(async {
+            let smtp = SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), "inbox.test")
+                .await
+                .unwrap();
+            let mailer = Arc::new(SmtpMailer::new(smtp.local_addr()));
+            let (app, base) = App::start(mailer, compose).await;
+            let result = run(&plan(&base), smtp.clone()).await;
+            assert_eq!(result.failed_step, Some(2), "{result:?}");
+            let err = result.error.as_ref().expect("the step failed");
+            assert_eq!(err.kind, ErrorKind::NoLink, "{}", err.message);
+            assert!(
+                err.message.contains("/redir?to=")
+                    && err.message.contains(undoing)
+                    && err.message.contains("never opened"),
+                "the failure names the link and where it leads: {}",
+                err.message
+            );
+            assert_nothing_undone(&app);
+            assert!(
+                !app.hits().iter().any(|h| h.starts_with("/redir")),
+                "{:?}",
+                app.hits()
+            );
+        });
+    }
+}
+
+#[test]
+fn a_redirect_from_an_emailed_link_to_an_undoing_path_is_refused() {
+    if util::browser().is_none() {
+        return;
+    }
+    util::rt().block_on(async {
+        let smtp = SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), "inbox.test")
+            .await
+            .unwrap();
+        let mailer = Arc::new(SmtpMailer::new(smtp.local_addr()));
+        let (app, base) = App::start(mailer, verify_through_opaque_redirect).await;
+        let result = run(&plan(&base), smtp.clone()).await;
+        assert_eq!(result.failed_step, Some(2), "{result:?}");
+        let err = result.error.as_ref().expect("the step failed");
+        assert_eq!(err.kind, ErrorKind::LockRefused, "{}", err.message);
+        assert!(
+            err.message.contains("/account/delete") && err.message.contains("\"delete\""),
+            "the refusal names the hop and why: {}",
+            err.message
+        );
+        assert!(
+            app.hits().iter().any(|h| h.starts_with("/r/")),
+            "the link itself was opened: {:?}",
+            app.hits()
+        );
+        assert_nothing_undone(&app);
     });
 }

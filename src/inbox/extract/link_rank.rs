@@ -5,8 +5,9 @@
 use url::Url;
 
 use super::link_words::{
-    ACTION_KEYS, BAD_ANCHORS, BAD_URL_PARTS, BAD_URL_WORDS, CONTEXT_NEG, IMAGE_EXTS,
+    ACTION_KEYS, BAD_ANCHORS, BAD_URL_PARTS, BAD_URL_WORDS, CARRIER_KEYS, CONTEXT_NEG, IMAGE_EXTS,
     INVITING_STEMS, Intent, SOCIAL_HOSTS, TOKEN_KEYS, WEAK_ANCHORS, contains_word, intent, undoing,
+    undoing_address,
 };
 use super::words::{first_stem, words};
 use super::wrapper::{is_http, unwrap_url};
@@ -120,6 +121,88 @@ fn url_words(url: &Url) -> Vec<String> {
     // `Special:ConfirmEmail`, `%3A`: decode what a path may percent-encode
     let text = unpercent(&text);
     words(&text)
+}
+
+/// The addresses a link carries for afterwards, decoded and resolved against it: the value
+/// of a parameter like `to`, `next` or `redirect` ([`CARRIER_KEYS`]), any other value that
+/// is itself a URL or an absolute path, and an app route in the fragment (`#/account`); then
+/// those they carry in turn. A redirector sends the reader there, so the link is judged by
+/// them too.
+pub(super) fn carried_targets(url: &Url) -> Vec<Url> {
+    const MAX: usize = 16;
+    let mut found: Vec<Url> = Vec::new();
+    let mut next = vec![url.clone()];
+    for _depth in 0..3 {
+        let mut deeper = Vec::new();
+        for u in &next {
+            let mut values: Vec<(bool, String)> = u
+                .query_pairs()
+                .map(|(k, v)| {
+                    let named = CARRIER_KEYS.contains(&k.to_ascii_lowercase().as_str());
+                    (named, v.trim().to_string())
+                })
+                .collect();
+            if let Some(route) = u.fragment().and_then(|f| f.strip_prefix('!').or(Some(f)))
+                && route.starts_with('/')
+            {
+                values.push((true, route.to_string()));
+            }
+            for (named, mut value) in values {
+                // Encoded more than once (`%252Faccount`): undo what the query left.
+                for _ in 0..3 {
+                    if !value.contains('%') || looks_like_address(&value) {
+                        break;
+                    }
+                    value = unpercent(&value);
+                }
+                if value.is_empty() || !(named || looks_like_address(&value)) {
+                    continue;
+                }
+                if let Ok(target) = u.join(&value)
+                    && is_http(&target)
+                    && target != *u
+                    && !found.contains(&target)
+                {
+                    found.push(target.clone());
+                    deeper.push(target);
+                }
+            }
+        }
+        if deeper.is_empty() || found.len() >= MAX {
+            break;
+        }
+        next = deeper;
+    }
+    found.truncate(MAX);
+    found
+}
+
+/// A URL or an absolute path (`https://…`, `/account/delete`).
+fn looks_like_address(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    value.starts_with('/') || lower.starts_with("https://") || lower.starts_with("http://")
+}
+
+/// What says that opening `url` undoes or destroys something: its own address, or an
+/// address it carries for afterwards ([`carried_targets`]). The rule the runner applies to
+/// every hop of the navigation an emailed link starts.
+pub(crate) fn undoing_destination(url: &Url) -> Option<String> {
+    if let Some(said) = undoing_address(&url_words(url)) {
+        return Some(format!("its address says \"{said}\""));
+    }
+    carried_target_undoing(url)
+}
+
+/// [`undoing_destination`] of the addresses `url` carries only.
+fn carried_target_undoing(url: &Url) -> Option<String> {
+    carried_targets(url).iter().find_map(|target| {
+        undoing_address(&url_words(target)).map(|said| {
+            format!(
+                "the address it leads to, {}, says \"{said}\"",
+                &target[..url::Position::AfterQuery]
+            )
+        })
+    })
 }
 
 /// `%3A` → `:`; invalid escapes stay as they are.
@@ -256,7 +339,8 @@ pub(super) fn rank(occ: &Occurrence, describe: &[String]) -> Option<RankedLink> 
         (&path_ws, "its address"),
     ]
     .iter()
-    .find_map(|(ws, place)| undoing(ws).map(|said| format!("{place} says \"{said}\"")));
+    .find_map(|(ws, place)| undoing(ws).map(|said| format!("{place} says \"{said}\"")))
+    .or_else(|| undoing_destination(&url));
     // only the words make a link a candidate; what it carries and how it looks rank it. A
     // link that undoes something stays, refused, so that a mail with nothing else says so.
     if t.score <= 0 && (refused.is_none() || t.marked <= 0) {
@@ -353,6 +437,56 @@ mod tests {
     fn a_login_parameter_is_not_a_log_in_link() {
         let with_param = rank(&bare("https://blog.test/reset?key=abc&login=bob", ""), &[]);
         assert!(with_param.is_none_or(|r| !r.reasons.iter().any(|x| x.contains("login"))));
+    }
+
+    #[test]
+    fn a_link_is_judged_by_the_address_it_carries() {
+        let verify = |href: &str| Occurrence {
+            href: href.into(),
+            anchor: Some("Verify your email".into()),
+            button: true,
+            ..Occurrence::default()
+        };
+        for (href, said) in [
+            (
+                "https://shop.test/redir?to=/account/delete%3Fconfirm%3D1",
+                "https://shop.test/account/delete?confirm=1, says \"delete\"",
+            ),
+            ("https://shop.test/redir?to=%2Faccount%2Fclose", "close"),
+            ("https://shop.test/go?x=%252Faccount%252Fdelete", "delete"),
+            (
+                "https://shop.test/r?next=https%3A%2F%2Fshop.test%2Fl%3Fu%3D%2Fteam%2Fremove",
+                "https://shop.test/team/remove, says \"remove\"",
+            ),
+            (
+                "https://shop.test/redir?continue=settings/delete-account",
+                "delete",
+            ),
+            ("https://app.shop.test/#/account/delete", "delete"),
+        ] {
+            let r = rank(&verify(href), &[]).unwrap();
+            assert!(
+                r.refused.as_deref().is_some_and(|why| why.contains(said)),
+                "{href}: {r:?}"
+            );
+        }
+        for href in [
+            "https://shop.test/verify?token=abc&next=%2Fwelcome",
+            "https://shop.test/verify?token=abc&redirect=https%3A%2F%2Fshop.test%2Fdashboard",
+            "https://shop.test/verify?token=abc&lang=en",
+        ] {
+            let r = rank(&verify(href), &[]).unwrap();
+            assert_eq!(r.refused, None, "{href}");
+        }
+        assert_eq!(
+            undoing_destination(&Url::parse("https://shop.test/account/delete?confirm=1").unwrap())
+                .as_deref(),
+            Some("its address says \"delete\"")
+        );
+        assert_eq!(
+            undoing_destination(&Url::parse("https://shop.test/welcome?next=/").unwrap()),
+            None
+        );
     }
 
     #[test]

@@ -204,6 +204,19 @@ pub(super) fn undoing(ws: &[String]) -> Option<String> {
     })
 }
 
+/// Words that, as a word of an address, say it undoes or destroys: a path names an action
+/// by its verb alone (`/account/close`, `/team/3/destroy`), where a sentence would say more.
+const ADDRESS_UNDOING: &[&str] = &["close", "destroy", "erase", "purge", "wipe", "terminate"];
+
+/// [`undoing`] for the words of an address ([`ADDRESS_UNDOING`] too).
+pub(super) fn undoing_address(ws: &[String]) -> Option<String> {
+    undoing(ws).or_else(|| {
+        ws.iter()
+            .find(|w| ADDRESS_UNDOING.contains(&w.as_str()))
+            .cloned()
+    })
+}
+
 /// Query parameters whose value names what a link does (`?action=confirm`, `?do=resendpwd`).
 pub(super) const ACTION_KEYS: &[&str] = &["action", "@action", "do", "mode", "cmd", "op", "step"];
 pub(super) const WEAK_ANCHORS: &[&str] = &[
@@ -384,6 +397,42 @@ pub(super) const WRAPPER_KEYS: &[&str] = &[
     "goto",
     "link",
     "r",
+];
+
+/// Query parameters through which a link names where it sends the reader next: redirectors'
+/// targets and the pages apps return to (`/redir?to=/account/delete`, `/login?next=/`).
+pub(super) const CARRIER_KEYS: &[&str] = &[
+    "to",
+    "next",
+    "url",
+    "u",
+    "r",
+    "redirect",
+    "redirect_url",
+    "redirect_to",
+    "redirect_uri",
+    "redirecturl",
+    "redirectto",
+    "return",
+    "return_to",
+    "returnto",
+    "return_url",
+    "returnurl",
+    "continue",
+    "dest",
+    "destination",
+    "goto",
+    "go",
+    "target",
+    "link",
+    "forward",
+    "back",
+    "then",
+    "after",
+    "success",
+    "success_url",
+    "callback",
+    "location",
 ];
 
 pub(super) fn contains_word(hay: &str, needle: &str) -> bool {

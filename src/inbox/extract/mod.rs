@@ -206,6 +206,14 @@ pub fn find_link(
     }
 }
 
+/// What says that a page at `url` undoes or destroys something (`its address says "delete"`,
+/// or of an address it carries for afterwards, as `/redir?to=/account/delete` does), if
+/// anything does: the rule an emailed link is judged by, and every hop of the navigation it
+/// starts.
+pub fn undoing_destination(url: &Url) -> Option<String> {
+    link_rank::undoing_destination(url)
+}
+
 /// Two URLs lead to the same place when they differ at most in their fragment.
 fn same_place(a: &Url, b: &Url) -> bool {
     let strip = |u: &Url| {

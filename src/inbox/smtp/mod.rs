@@ -8,6 +8,7 @@
 //! SIZE, PIPELINING; no relay, no auth), which is ~300 lines on tokio and fully under test.
 
 mod session;
+mod slots;
 mod store;
 
 use std::collections::HashSet;

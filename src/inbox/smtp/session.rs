@@ -6,25 +6,27 @@ use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
 use tokio::time::timeout;
 
 use super::MAX_MESSAGE_BYTES;
+use super::slots::{Slot, Slots};
 use super::store::{Recipient, Reservation, Store};
 
 /// Recipients per transaction (RFC 5321 §4.5.3.1.8 asks for at least 100).
 const MAX_RECIPIENTS: usize = 100;
-/// Simultaneous client connections.
-const MAX_CONNECTIONS: usize = 128;
 /// A command line longer than this is refused (RFC 5321 requires 512; be generous).
 const MAX_COMMAND_LINE: u64 = 4096;
 /// DATA is read in pieces of at most this much, so a line without an end costs no more.
 const DATA_CHUNK: u64 = 64 * 1024;
-/// RFC 5321 §4.5.3.2: a server should wait at least 5 minutes for the next command.
-const IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long a client may wait before its next command. RFC 5321 §4.5.3.2 asks a server on
+/// the internet for 5 minutes; this receiver serves an app on the same machine or network,
+/// whose mailer speaks without pause, and a connection that sits idle holds a slot.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a client may pause inside DATA.
+const DATA_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
 pub(super) async fn accept_loop(listener: TcpListener, store: Arc<Store>) {
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let slots = Arc::new(Slots::default());
     loop {
         let (mut stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
@@ -35,7 +37,7 @@ pub(super) async fn accept_loop(listener: TcpListener, store: Arc<Store>) {
                 continue;
             }
         };
-        let Ok(slot) = slots.clone().try_acquire_owned() else {
+        let Some(slot) = slots.admit(peer.ip()) else {
             let _ = stream
                 .write_all(b"421 4.3.2 too many connections, try again later\r\n")
                 .await;
@@ -43,10 +45,9 @@ pub(super) async fn accept_loop(listener: TcpListener, store: Arc<Store>) {
         };
         let store = store.clone();
         tokio::spawn(async move {
-            if let Err(e) = serve_session(stream, &store).await {
+            if let Err(e) = serve_session(stream, &store, &slot).await {
                 tracing::debug!(%peer, "SMTP session ended: {e}");
             }
-            drop(slot);
         });
     }
 }
@@ -66,7 +67,7 @@ impl Transaction {
     }
 }
 
-async fn serve_session(stream: TcpStream, store: &Store) -> std::io::Result<()> {
+async fn serve_session(stream: TcpStream, store: &Store, slot: &Slot) -> std::io::Result<()> {
     let domain = store.domain.as_str();
     let _ = stream.set_nodelay(true);
     let (read, mut write) = stream.into_split();
@@ -78,14 +79,20 @@ async fn serve_session(stream: TcpStream, store: &Store) -> std::io::Result<()> 
     let mut line = Vec::new();
     loop {
         line.clear();
-        let n = timeout(
-            IDLE_TIMEOUT,
-            (&mut reader)
-                .take(MAX_COMMAND_LINE)
-                .read_until(b'\n', &mut line),
-        )
-        .await
-        .map_err(|_| std::io::Error::new(std::io::ErrorKind::TimedOut, "idle timeout"))??;
+        slot.idle();
+        let mut command = (&mut reader).take(MAX_COMMAND_LINE);
+        let n = tokio::select! {
+            n = timeout(IDLE_TIMEOUT, command.read_until(b'\n', &mut line)) => n.map_err(|_| {
+                std::io::Error::new(std::io::ErrorKind::TimedOut, "idle timeout")
+            })??,
+            () = slot.evicted.notified() => {
+                write
+                    .write_all(b"421 4.4.2 idle too long while others wait, closing\r\n")
+                    .await?;
+                return Ok(());
+            }
+        };
+        slot.busy();
         if n == 0 {
             return Ok(());
         }
@@ -141,6 +148,11 @@ async fn serve_session(stream: TcpStream, store: &Store) -> std::io::Result<()> 
                         format!("552 5.3.4 message exceeds {MAX_MESSAGE_BYTES} bytes")
                     }
                     Data::OverCapacity => store.full_reply(),
+                    Data::BareLineEnd(bare) => format!(
+                        "550 5.6.0 message refused: it has a bare {bare} line end; SMTP ends a \
+                         line only with CRLF and a message only with <CRLF>.<CRLF> (RFC 5321 \
+                         2.3.8)"
+                    ),
                 };
                 tx.reset();
                 reply
@@ -256,12 +268,16 @@ enum Data {
     TooLarge,
     /// Over the receiver's cap on bytes held.
     OverCapacity,
+    /// A line ended with a bare LF or a bare CR.
+    BareLineEnd(&'static str),
 }
 
-/// Reads a DATA body up to the lone `.` line, undoing dot-stuffing (RFC 5321 §4.5.2). The
-/// bytes are counted in `reservation` as they arrive; past a limit the rest is read and
-/// dropped, so the client gets its reply, and memory stays bounded even for a line that
-/// never ends.
+/// Reads a DATA body up to `<CRLF>.<CRLF>`, undoing dot-stuffing (RFC 5321 §4.5.2). Only
+/// CRLF ends a line (§2.3.8): a bare LF or CR is neither a line end nor the end of the
+/// message, and a message holding one is refused whole. Reading `<LF>.<LF>` as the end is
+/// what lets a sender smuggle a second transaction inside a message's body. The bytes are
+/// counted in `reservation` as they arrive; past a limit the rest is read and dropped, so
+/// the client gets its reply, and memory stays bounded even for a line that never ends.
 async fn read_data<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
     reservation: &mut Reservation<'_>,
@@ -269,11 +285,14 @@ async fn read_data<R: AsyncRead + Unpin>(
     let mut raw = Vec::new();
     let mut refused: Option<Data> = None;
     let mut piece = Vec::new();
+    // After a CRLF (or at the start): where the end mark and dot-stuffing are looked for.
     let mut at_line_start = true;
+    // The last byte read was a CR, maybe cut from its LF by the size of a piece.
+    let mut after_cr = false;
     loop {
         piece.clear();
         let n = timeout(
-            IDLE_TIMEOUT * 2,
+            DATA_IDLE_TIMEOUT,
             (&mut *reader)
                 .take(DATA_CHUNK)
                 .read_until(b'\n', &mut piece),
@@ -286,7 +305,7 @@ async fn read_data<R: AsyncRead + Unpin>(
                 "connection closed during DATA",
             ));
         }
-        if at_line_start && (piece == b".\r\n" || piece == b".\n") {
+        if at_line_start && piece == b".\r\n" {
             return Ok(match refused {
                 Some(why) => why,
                 None => {
@@ -295,12 +314,16 @@ async fn read_data<R: AsyncRead + Unpin>(
                 }
             });
         }
+        if let Some(bare) = bare_line_end(&piece, after_cr) {
+            refused.get_or_insert(Data::BareLineEnd(bare));
+        }
         let content = if at_line_start && piece.starts_with(b".") {
             &piece[1..]
         } else {
             &piece[..]
         };
-        at_line_start = piece.ends_with(b"\n");
+        at_line_start = piece.ends_with(b"\r\n") || (after_cr && piece == b"\n");
+        after_cr = piece.ends_with(b"\r");
         if refused.is_some() {
             continue;
         }
@@ -315,6 +338,28 @@ async fn read_data<R: AsyncRead + Unpin>(
         raw = Vec::new();
         reservation.release();
     }
+}
+
+/// Whether `piece` holds an LF without its CR or a CR without its LF (`after_cr`: the piece
+/// before ended with a CR). A CR at the very end may still meet its LF in the next piece.
+fn bare_line_end(piece: &[u8], after_cr: bool) -> Option<&'static str> {
+    for (i, &b) in piece.iter().enumerate() {
+        let before = if i == 0 {
+            after_cr
+        } else {
+            piece[i - 1] == b'\r'
+        };
+        if b == b'\n' && !before {
+            return Some("LF");
+        }
+        if b == b'\r' && piece.get(i + 1).is_some_and(|&next| next != b'\n') {
+            return Some("CR");
+        }
+    }
+    if after_cr && piece.first() != Some(&b'\n') {
+        return Some("CR");
+    }
+    None
 }
 
 #[cfg(test)]
@@ -382,6 +427,42 @@ mod tests {
             DATA_CHUNK as usize + 2,
             "the dot after the piece is kept"
         );
+    }
+
+    #[tokio::test]
+    async fn a_crlf_cut_by_the_piece_size_is_still_a_line_end() {
+        let store = store(MAX_HELD_BYTES);
+        let mut input = vec![b'a'; DATA_CHUNK as usize - 1];
+        input.extend_from_slice(b"\r\n.\r\n");
+        let Data::Complete(raw) = read(&input, &store).await else {
+            panic!("complete, with no bare line end");
+        };
+        assert_eq!(raw.len(), DATA_CHUNK as usize + 1);
+    }
+
+    #[tokio::test]
+    async fn a_bare_line_end_is_content_and_refuses_the_message() {
+        let store = store(MAX_HELD_BYTES);
+        for (input, bare) in [
+            (&b"x\n.\nMAIL FROM:<a@b>\r\n.\r\n"[..], "LF"),
+            (b"x\r.\rMAIL FROM:<a@b>\r\n.\r\n", "CR"),
+            (b"x\r\n.\n\r\n.\r\n", "LF"),
+        ] {
+            let mut reader = BufReader::new(input);
+            let mut reservation = Reservation::new(&store);
+            let data = read_data(&mut reader, &mut reservation).await.unwrap();
+            assert!(
+                matches!(data, Data::BareLineEnd(b) if b == bare),
+                "{input:?} is refused for its bare {bare}"
+            );
+            let mut rest = Vec::new();
+            reader.read_to_end(&mut rest).await.unwrap();
+            assert!(
+                rest.is_empty(),
+                "{input:?}: read to <CRLF>.<CRLF>, nothing left"
+            );
+        }
+        assert_eq!(store.lock().reserved_bytes, 0);
     }
 
     #[tokio::test]
