@@ -17,7 +17,6 @@ use super::{BrowserError, timed};
 /// Counts and the time of the last one, shared by a tab, its watcher task and the guard.
 pub(crate) struct Activity {
     requests: AtomicU64,
-    documents: AtomicU64,
     popups: AtomicU64,
     last: Mutex<Instant>,
 }
@@ -26,7 +25,6 @@ impl Activity {
     pub(crate) fn new() -> Activity {
         Activity {
             requests: AtomicU64::new(0),
-            documents: AtomicU64::new(0),
             popups: AtomicU64::new(0),
             last: Mutex::new(Instant::now()),
         }
@@ -41,11 +39,6 @@ impl Activity {
     /// Requests the page sent itself (scripts, beacons, its frames' documents).
     pub(crate) fn requests(&self) -> u64 {
         self.requests.load(Ordering::Relaxed)
-    }
-
-    /// Documents committed in the main frame.
-    pub(crate) fn documents(&self) -> u64 {
-        self.documents.load(Ordering::Relaxed)
     }
 
     /// Pages opened from this one (popups), counted by the navigation guard.
@@ -87,7 +80,6 @@ impl Activity {
                     },
                     ev = committed.next() => match ev {
                         Some(ev) => if ev.frame.parent_id.is_none() {
-                            activity.documents.fetch_add(1, Ordering::Relaxed);
                             activity.touch();
                         },
                         None => break,

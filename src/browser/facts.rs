@@ -541,6 +541,9 @@ pub enum PageError {
         text: String,
         url: String,
         seen: Vec<String>,
+        /// A guessed text: the wait ended this long after it began, once the page had gone
+        /// quiet.
+        quiet: Option<std::time::Duration>,
     },
     /// A URL that does not parse.
     BadUrl { url: String, problem: String },

@@ -28,7 +28,7 @@ pub(super) const LOCATOR_GLOBAL: &str = "__planlockLocate";
 /// have been produced without another change.
 const MUTATION_WATCH: &str = "(() => { let change = 0, settled = 0; \
     const settle = (n) => requestAnimationFrame(() => requestAnimationFrame(() => { settled = n; })); \
-    new MutationObserver(() => { change += 1; settle(change); }).observe(document, \
+    new MutationObserver(() => { change += 1; settle(change); globalThis.__planlockChangedAt = performance.now(); }).observe(document, \
     { subtree: true, childList: true, attributes: true, characterData: true }); \
     globalThis.__planlockSettled = () => settled === change; \
     document.addEventListener('invalid', (e) => { const w = globalThis.__planlockSubmitting; if (w) w.invalid.push(e.target); }, true); \
@@ -105,6 +105,8 @@ pub(super) enum Operation<'a> {
     Effect,
     /// Is the field this run filled last still on the page, its form never sent?
     Pending,
+    /// How long has the document gone without a change?
+    Quiet,
     /// The page's structure, for a planner that has not seen it.
     Outline,
 }
@@ -122,6 +124,14 @@ pub(super) struct FormCheck {
 pub(super) struct Watched {
     #[serde(default)]
     pub shape: Option<serde_json::Value>,
+}
+
+/// What [`Operation::Quiet`] found: milliseconds since the document last changed (`None`
+/// where the change watch is not installed).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(super) struct Quiet {
+    #[serde(default)]
+    pub quiet_ms: Option<u64>,
 }
 
 /// What [`Operation::Pending`] found.

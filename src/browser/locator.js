@@ -288,6 +288,19 @@ async (req) => {
     globalThis.__planlockFilledAt = globalThis.__planlockSubmits || 0;
   }
 
+  // The text a person sees: the document's, its same-origin frames' and its open shadow
+  // roots'.
+  function visibleText() {
+    const docs = [document];
+    let text = "";
+    for (const el of everything()) {
+      if (el.shadowRoot) for (const c of el.shadowRoot.children) text += " " + (c.innerText || "");
+      if (el.tagName === "HTML" && el.ownerDocument !== document && el.ownerDocument.body) docs.push(el.ownerDocument);
+    }
+    for (const d of docs) if (d.body) text = d.body.innerText + " " + text;
+    return text;
+  }
+
   // ---- ranking ----
   // Sorts candidates by `rules` (each a name and a score, higher first; a rule only decides
   // between candidates the ones before it left tied), then document order, and says which
@@ -864,31 +877,9 @@ async (req) => {
   }
   const lineOf = (l) => tidy(l);
   const wordy = (l) => /\p{L}/u.test(l) && l.length <= 300;
-  // The page's lines as a person reads them.
-  function pageLines() {
-    const text = document.body ? document.body.innerText : "";
-    return [...new Set(text.split("\n").map(lineOf).filter(wordy))].slice(0, 600);
-  }
-  // The words a person reads as belonging to a field: its own box (the nearest element around
-  // it that holds no other field), what it names as its description or error, and what
-  // follows it up to the next field.
-  function besideLines(f) {
-    const texts = [];
-    const fieldsIn = (b) => [...b.querySelectorAll("input, select, textarea")].filter((x) => x.type !== "hidden" && isVisible(x));
-    let box = null;
-    for (let b = f.parentElement, n = 0; b && n < 3 && b !== document.body; b = b.parentElement, n++) {
-      const inside = fieldsIn(b);
-      if (inside.length === 1) box = b;
-      else if (inside.length > 1) break;
-    }
-    if (box) texts.push(box.innerText);
-    for (const attr of ["aria-describedby", "aria-errormessage"]) texts.push(byIds(f, attr));
-    let next = (box || f).nextElementSibling;
-    for (let k = 0; next && k < 3 && !fieldsIn(next).length && !["INPUT", "SELECT", "TEXTAREA"].includes(next.tagName); k++) {
-      texts.push(next.innerText);
-      next = next.nextElementSibling;
-    }
-    return [...new Set(texts.flatMap((t) => (t || "").split("\n")).map(lineOf).filter(wordy))];
+  // The page's text as a person reads it, whitespace collapsed, lower case.
+  function pageText() {
+    return norm(visibleText()).slice(0, 50000);
   }
   // A value compared without keeping it (it may be a secret).
   function hashOf(v) {
@@ -896,18 +887,18 @@ async (req) => {
     for (let i = 0; i < v.length; i++) h = ((h * 33) ^ v.charCodeAt(i)) >>> 0;
     return String(h);
   }
-  // The form of the field this run filled last as it stands before a click: its fields, the
-  // words beside each, and the page's lines. What came back is compared with it.
+  // The form of the field this run filled last as it stands before a click: its fields (with a
+  // hash of what each holds, passwords aside) and the page's text. What came back is compared
+  // with it: words it did not show are new.
   function formShape() {
     const ref = globalThis.__planlockLastFilled;
     const el = ref && ref.deref ? ref.deref() : null;
     if (!el || !el.isConnected) return null;
     const fields = formControls(formOf(el)).map((c) => ({
       name: c.name || c.id,
-      beside: besideLines(c),
       value: isTextControl(c) && typeof c.value === "string" && c.value && (c.getAttribute("type") || "").toLowerCase() !== "password" ? hashOf(c.value) : null,
     }));
-    return { fields, lines: pageLines() };
+    return { fields, text: pageText() };
   }
   // Words that say something went wrong, for a message the page shows away from any field.
   const WRONG_WORDS = /\b(error|errors|invalid|incorrect|wrong|required|must|match|already|taken|exists|failed|not|cannot|can't|too short|too long|please (correct|enter|try|fix)|try again)\b/i;
@@ -1054,7 +1045,7 @@ async (req) => {
     // A document still being parsed holds only its beginning: choosing, typing or reading there
     // would act on part of the page (two of six code boxes, half an article, one of two
     // buttons). Text someone waits for may be seen before the rest has arrived.
-    if (!["text", "effect", "pending"].includes(req.op) && document.readyState === "loading") {
+    if (!["text", "effect", "pending", "quiet"].includes(req.op) && document.readyState === "loading") {
       return { state: "loading" };
     }
     switch (req.op) {
@@ -1211,13 +1202,7 @@ async (req) => {
       }
       case "text": {
         const q = norm(req.text);
-        const docs = [document];
-        let text = "";
-        for (const el of everything()) {
-          if (el.shadowRoot) for (const c of el.shadowRoot.children) text += " " + (c.innerText || "");
-          if (el.tagName === "HTML" && el.ownerDocument !== document && el.ownerDocument.body) docs.push(el.ownerDocument);
-        }
-        for (const d of docs) if (d.body) text = d.body.innerText + " " + text;
+        let text = visibleText();
         // What others posted (a comment saying "your email is verified") says nothing of the run.
         for (const region of userContentRegions()) text = text.split(region.innerText).join(" ");
         return norm(text).includes(q) ? found({}) : { state: "not_found" };
@@ -1232,34 +1217,69 @@ async (req) => {
       case "errors": {
         // Did the page answer the submission with the same form again, and what does it say
         // about it? Recognised by shape, against the form as it was just before the click
-        // (`before`, kept by the Rust side across documents): the same fields, each field's
-        // new words beside it ("Retype Password: Passwords must match"), `aria-invalid`; and
-        // otherwise new words of the page that say something is wrong while a value typed is
-        // still there. Which framework drew it, and its class names, do not matter.
+        // (`before`, kept by the Rust side across documents): the same fields, a value typed
+        // still there, and new words beside a field (in its own box, or the nearest field's
+        // before or after them, as pages list errors above or below) or `aria-invalid`; else
+        // new words elsewhere that say something is wrong. Which framework drew it, and its
+        // class names, do not matter. Words that show back what was typed are the page taking
+        // it in ("Saved nickname ada"), not an error.
         const before = req.before;
         if (!before) return found({ errors: [], form_back: false });
         const names = new Set(before.fields.map((f) => f.name));
         const filled = new Set(req.filled || []);
-        const controls = formControls(null).filter((c) => names.has(c.name || c.id));
-        const back = controls.length > 0 && [...filled].every((n) => controls.some((c) => (c.name || c.id) === n));
+        const key = (c) => c.name || c.id;
+        const controls = formControls(null).filter((c) => names.has(key(c)));
+        const back = controls.length > 0 && [...filled].every((n) => controls.some((c) => key(c) === n));
         if (!back) return found({ errors: [], form_back: false });
-        const seen = new Set(before.lines);
+        const typed = before.fields.filter((f) => f.value);
+        const kept = !typed.length || controls.some((c) => {
+          const was = typed.find((f) => f.name === key(c));
+          return !!was && typeof c.value === "string" && c.value !== "" && hashOf(c.value) === was.value;
+        });
+        const invalid = controls.some((c) => c.getAttribute("aria-invalid") === "true");
+        // A form emptied of what was typed is a form answered, unless it marks a field invalid.
+        if (!kept && !invalid) return found({ errors: [], form_back: false });
+        const values = typedValues();
+        const isNew = (l) => !before.text.includes(norm(l)) && !echoes(l, values);
+        const all = everything();
+        const fields = all.filter((el) => (isTextControl(el) || ["checkbox", "radio"].includes(roleOf(el))) && el.type !== "hidden" && isVisible(el));
+        const at = new Map(all.map((el, i) => [el, i]));
+        // The field a message is about: the one in its own box, else the next within a few
+        // elements in the same form, else the one just before it.
+        const owner = (e) => {
+          const i = at.get(e);
+          for (let box = e.parentElement, n = 0; box && n < 3; box = box.parentElement, n++) {
+            const inside = fields.filter((f) => box.contains(f));
+            if (inside.length === 1) return inside[0];
+            if (inside.length > 1) break;
+          }
+          const form = formOf(e);
+          const next = fields.find((f) => at.get(f) > i && at.get(f) - i <= 8 && formOf(f) === form);
+          if (next) return next;
+          return [...fields].reverse().find((f) => at.get(f) < i && i - at.get(f) <= 8 && formOf(f) === form) || null;
+        };
+        const said = new Map();
+        const elsewhere = [];
+        for (const el of all) {
+          if (SKIP.has(el.tagName) || isTextControl(el) || isUserContent(el)) continue;
+          const own = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.data).join(" ");
+          if (!/\p{L}/u.test(own) || !isVisible(el)) continue;
+          const lines = (el.innerText || "").split("\n").map(lineOf).filter(wordy).filter(isNew);
+          if (!lines.length) continue;
+          const f = owner(el);
+          if (f && names.has(key(f))) said.set(f, [...(said.get(f) || []), ...lines]);
+          else elsewhere.push(...lines);
+        }
         const texts = [];
         const push = (t) => { t = tidy(t); if (/\p{L}.*\p{L}.*\p{L}/u.test(t) && t.length <= 300 && !texts.includes(t)) texts.push(t); };
-        const said = new Set();
-        let kept = false;
+        // A line inside a longer one of the same field is said once.
+        const once = (lines) => [...new Set(lines)].filter((l, _, all) => !all.some((o) => o !== l && o.includes(l)));
         for (const c of controls) {
-          const was = before.fields.find((f) => f.name === (c.name || c.id));
-          const old = new Set(was.beside);
-          const fresh = besideLines(c).filter((l) => !old.has(l) && !seen.has(l));
-          fresh.forEach((l) => said.add(l));
-          if (fresh.length) push(`${fieldName(c)}: ${fresh.join(" ")}`);
+          const words = once([...(said.get(c) || []), ...[byIds(c, "aria-errormessage")].map(lineOf).filter(wordy).filter(isNew)]);
+          if (words.length) push(`${fieldName(c)}: ${words.join(" ")}`);
           else if (c.getAttribute("aria-invalid") === "true") push(`${fieldName(c)} is marked invalid`);
-          if (was.value && typeof c.value === "string" && c.value && hashOf(c.value) === was.value) kept = true;
         }
-        if (!texts.length && kept) {
-          for (const l of pageLines()) if (!seen.has(l) && !said.has(l) && WRONG_WORDS.test(l)) push(l);
-        }
+        if (!texts.length) for (const l of once(elsewhere)) if (WRONG_WORDS.test(l)) push(l);
         return found({ errors: texts.slice(0, 8), form_back: texts.length > 0 });
       }
       case "watch": {
@@ -1274,6 +1294,13 @@ async (req) => {
         if (!w) return found({ replaced: true });
         const { any, e } = clickEffect(w);
         return any || req.budget_ms === 0 ? found(e) : { state: "not_found" };
+      }
+      case "quiet": {
+        // The change watch installed with the locator stamps each change of the document; a
+        // document that never changed has been quiet since it started.
+        if (typeof globalThis.__planlockSettled !== "function") return found({ quiet_ms: null });
+        const at = globalThis.__planlockChangedAt || 0;
+        return found({ quiet_ms: Math.max(0, Math.round(performance.now() - at)) });
       }
       case "pending": {
         // Is the field this run filled last still on the page as it was typed, its form not

@@ -31,7 +31,7 @@ pub use facts::{
 };
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
-pub use tab::{CLICK_WINDOW, HopRule, Tab};
+pub use tab::{CLICK_WINDOW, HopRule, QUIET, Tab};
 
 use crate::lock::{AddressPolicy, Lock};
 use egress::Egress;

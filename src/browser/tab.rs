@@ -35,8 +35,8 @@ use super::facts::{
     PageError, Rejection, Target,
 };
 use super::locate::{
-    FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS, Operation, PendingForm, Request, Sealed,
-    Verdict, Watched, install_locator,
+    FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS, Operation, PendingForm, Quiet, Request,
+    Sealed, Verdict, Watched, install_locator,
 };
 use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
@@ -49,6 +49,12 @@ const LOCATOR_SLICE: Duration = Duration::from_secs(2);
 /// come within a frame or two (a handler's change, a request); the window allows for a page
 /// whose handler waits or a machine that is busy (measured: BENCHMARKS.md).
 pub const CLICK_WINDOW: Duration = Duration::from_millis(1500);
+
+/// How long a page must go without a navigation, a request or a change of its document for a
+/// guessed text it does not show to be taken as not coming.
+pub const QUIET: Duration = Duration::from_secs(2);
+/// How often a guessed check looks at whether the page has gone quiet.
+const QUIET_POLL: Duration = Duration::from_millis(250);
 
 /// The longest a click waits for the navigation it started to commit.
 const NAVIGATION_SETTLE: Duration = Duration::from_secs(10);
@@ -304,6 +310,19 @@ impl Tab {
 
     fn refused(&self) -> Option<PageError> {
         self.take_refusal().map(PageError::Refused)
+    }
+
+    /// The answer of a look at the page that fails no step by itself (is the form still
+    /// there, has the page gone quiet): a refusal it met is left for the step to fail with.
+    fn aside<T>(&self, answer: Result<T, PageError>) -> Option<T> {
+        match answer {
+            Ok(v) => Some(v),
+            Err(PageError::Refused(r)) => {
+                self.refusals.put_back(r);
+                None
+            }
+            Err(_) => None,
+        }
     }
 
     /// The one wait of a step: `done` until `deadline`, ended early by a refusal of the plan
@@ -606,11 +625,11 @@ impl Tab {
                 let mut tick = tokio::time::interval(Duration::from_millis(20));
                 loop {
                     tokio::select! {
-                        ev = requested.next() => if let Some(ev) = ev {
-                            if let Some(url) = navigated(&ev, &mut effect) {
-                                navigation = Some(url);
-                                return;
-                            }
+                        ev = requested.next() => if let Some(ev) = ev
+                            && let Some(url) = navigated(&ev, &mut effect)
+                        {
+                            navigation = Some(url);
+                            return;
                         },
                         ev = sent.next() => if let Some(ev) = ev
                             && let Some(request) = page_request(&ev, &main)
@@ -732,6 +751,9 @@ impl Tab {
                 clicked.form_errors = page.errors;
                 clicked.form_back = page.form_back;
             }
+            if let Some(e) = self.refused() {
+                return Err(e);
+            }
         }
         Ok(clicked)
     }
@@ -753,17 +775,17 @@ impl Tab {
         Ok(())
     }
 
+    /// Requests the page has sent itself so far (its scripts, beacons, frames).
+    pub fn page_requests(&self) -> u64 {
+        self.activity.requests()
+    }
+
     /// Whether the field this run filled last is still on the page as typed, its form never
     /// sent (no submission in this document since): `None` when the page cannot say.
     pub async fn form_pending(&self, deadline: Instant) -> Option<bool> {
-        let pending: PendingForm = self
-            .locate(
-                &Operation::Pending,
-                Target::Element { selector: None },
-                deadline,
-            )
-            .await
-            .ok()?;
+        let target = Target::Element { selector: None };
+        let answer = self.locate(&Operation::Pending, target, deadline).await;
+        let pending: PendingForm = self.aside(answer)?;
         Some(pending.unsent)
     }
 
@@ -779,8 +801,13 @@ impl Tab {
             filled,
             before: before.as_ref(),
         };
-        self.locate(&op, Target::Element { selector: None }, deadline)
-            .await
+        let target = Target::Element { selector: None };
+        // A look on the side of a step: a refusal it meets is left for the step.
+        let answer = self.locate(&op, target, deadline).await;
+        if let Err(PageError::Refused(r)) = &answer {
+            self.refusals.put_back(r.clone());
+        }
+        answer
     }
 
     /// Types `value` into the control found by `label` (preferred) or `selector`. A
@@ -875,9 +902,65 @@ impl Tab {
                 text: text.to_string(),
                 url: self.url().await,
                 seen,
+                quiet: None,
             }),
             Err(e) => Err(e),
         }
+    }
+
+    /// Waits until `text`, which the plan only guessed, is visible on the page; but no longer
+    /// than the page goes on doing something: once it has had no navigation, request or
+    /// change of its document for [`QUIET`] since `since` (the end of the last action), the
+    /// text is not coming, and the wait ends there (`quiet` in the error).
+    pub async fn wait_for_guessed_text(
+        &self,
+        text: &str,
+        deadline: Instant,
+        since: Instant,
+    ) -> Result<(), PageError> {
+        let target = Target::Element { selector: None };
+        loop {
+            let slice = deadline.min(Instant::now() + QUIET_POLL);
+            let seen = match self
+                .locate::<serde::de::IgnoredAny>(&Operation::Text { text }, target.clone(), slice)
+                .await
+            {
+                Ok(_) => return Ok(()),
+                Err(PageError::NotFound { seen, .. }) => seen,
+                Err(e) => return Err(e),
+            };
+            let now = Instant::now();
+            let quiet = match self.page_quiet().await {
+                Some(page) => {
+                    let last = [
+                        since,
+                        self.activity.last(),
+                        now.checked_sub(page).unwrap_or(now),
+                    ]
+                    .into_iter()
+                    .max()
+                    .unwrap_or(now);
+                    now.saturating_duration_since(last) >= QUIET
+                }
+                None => false,
+            };
+            if quiet || now >= deadline {
+                return Err(PageError::TextAbsent {
+                    text: text.to_string(),
+                    url: self.url().await,
+                    seen,
+                    quiet: quiet.then(|| now.saturating_duration_since(since)),
+                });
+            }
+        }
+    }
+
+    /// How long the document has gone without a change (`None`: it cannot say yet).
+    async fn page_quiet(&self) -> Option<Duration> {
+        let target = Target::Element { selector: None };
+        let answer = self.locate(&Operation::Quiet, target, Instant::now()).await;
+        let quiet: Quiet = self.aside(answer)?;
+        quiet.quiet_ms.map(Duration::from_millis)
     }
 
     /// The visible text of the element at `selector`, or of the page's main content.

@@ -239,7 +239,8 @@ mod tests {
             navigation: t(),
             form_errors: vec![t().unwrap()],
             effect: Some(Effect {
-                did: vec![crate::browser::EffectKind::Request],
+                // Kinds, not text: nothing of a page or a plan is in them.
+                did: Vec::new(),
                 url: t(),
                 requests: vec![t().unwrap()],
                 changes: vec![t().unwrap()],

@@ -121,6 +121,10 @@ pub struct Previous {
 
 /// The kind of browser step a wait followed.
 #[derive(Debug, Clone, PartialEq)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a run keeps one, its last browser step; the click's is the one that says most"
+)]
 pub enum PreviousAction {
     /// A click on this element, which did or did not start a navigation.
     Clicked {
@@ -128,7 +132,7 @@ pub enum PreviousAction {
         described: Option<String>,
         navigated: bool,
         /// What the click did (`None`: not watched).
-        effect: Option<Effect>,
+        effect: Option<Box<Effect>>,
         /// The error texts of the form it submitted, when the page came back with that form.
         came_back: Vec<String>,
     },
@@ -452,7 +456,32 @@ fn page_sentence(f: &mut fmt::Formatter<'_>, error: &PageError, waited: Duration
                 if fields.len() == 1 { "is" } else { "are" }
             )
         }
-        PageError::TextAbsent { text, url, seen } => {
+        PageError::TextAbsent {
+            text,
+            url,
+            seen,
+            quiet: Some(after),
+        } => {
+            write!(
+                f,
+                "the text \"{text}\" did not appear on {url}: the page went quiet (no \
+                 navigation, request or change for {} s) and still did not show it, {} s after \
+                 the step began",
+                fmt_secs(crate::browser::QUIET),
+                fmt_secs(*after)
+            )?;
+            let close = closest(text, seen, 3);
+            if !close.is_empty() {
+                write!(f, "; the page shows: {close}")?;
+            }
+            Ok(())
+        }
+        PageError::TextAbsent {
+            text,
+            url,
+            seen,
+            quiet: None,
+        } => {
             write!(
                 f,
                 "the text \"{text}\" did not appear on {url} within {} s",
@@ -655,7 +684,7 @@ fn cause(f: &mut fmt::Formatter<'_>, previous: Option<&Previous>) -> fmt::Result
             )?;
             if *navigated && let Some(url) = &p.url {
                 write!(f, " and the page went to {url}")?;
-            } else if effect.as_ref().is_some_and(Effect::is_none) {
+            } else if effect.as_deref().is_some_and(Effect::is_none) {
                 write!(f, " and nothing happened")?;
             } else if let Some(e) = effect.as_ref().filter(|_| !*navigated) {
                 write!(

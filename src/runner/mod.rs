@@ -187,6 +187,8 @@ struct Run<'l> {
     /// Fill steps whose form the run has not seen sent (a submission, a request, the page
     /// taking the fields in); opening a page leaves them behind.
     unsent: Vec<usize>,
+    /// The page's own requests when the run last filled a field.
+    requests_at_fill: u64,
     refused: usize,
     /// Failed `should` and `could` steps the run went on after.
     warnings: Vec<Warning>,
@@ -209,6 +211,7 @@ impl<'l> Run<'l> {
             filled: Vec::new(),
             filled_fields: Vec::new(),
             unsent: Vec::new(),
+            requests_at_fill: 0,
             refused: 0,
             warnings: Vec::new(),
         }

@@ -12,7 +12,7 @@ use crate::browser::{Candidate, Effect, Located, Tab};
 use crate::inbox::Message;
 use crate::inbox::extract::{self, LinkError, OtpError};
 use crate::inbox::wait::{MailFilter, wait_for_message};
-use crate::plan::Step;
+use crate::plan::{Criticality, Step};
 
 /// How long a wait after a submitted form watches for the form coming back with errors.
 const FORM_WATCH: Duration = Duration::from_secs(4);
@@ -88,7 +88,7 @@ impl Run<'_> {
                         element,
                         described: Some(describe.clone()),
                         navigated: clicked.navigation.is_some(),
-                        effect: Some(clicked.effect.clone()),
+                        effect: Some(Box::new(clicked.effect.clone())),
                         came_back: if clicked.form_back {
                             clicked.form_errors.clone()
                         } else {
@@ -131,7 +131,7 @@ impl Run<'_> {
                     )
                     .await
                     .map_err(page)?;
-                self.filled_at(index, filled.field);
+                self.filled_at(index, filled.field, tab.page_requests());
                 Ok(StepDetail {
                     located: Some(filled.located),
                     ..StepDetail::default()
@@ -145,7 +145,15 @@ impl Run<'_> {
                 })
             }
             Step::WaitForText { text, .. } => {
-                let waited = tab.wait_for_text(text, deadline);
+                // A guessed check ends once the page has gone quiet without showing it.
+                let waited = async {
+                    if step.criticality() == Criticality::Could {
+                        tab.wait_for_guessed_text(text, deadline, Instant::now())
+                            .await
+                    } else {
+                        tab.wait_for_text(text, deadline).await
+                    }
+                };
                 let cut_short = self.form_came_back(tab);
                 tokio::select! {
                     r = waited => r.map_err(|e| page(e).after(self.previous.clone()))?,
@@ -245,7 +253,7 @@ impl Run<'_> {
                     .fill_code(selector, &otp.code, deadline)
                     .await
                     .map_err(page)?;
-                self.filled_at(index, filled.field);
+                self.filled_at(index, filled.field, tab.page_requests());
                 Ok(StepDetail {
                     located: Some(filled.located),
                     email: Some(email_seen(&msg)),
@@ -346,9 +354,11 @@ impl Run<'_> {
         });
     }
 
-    fn filled_at(&mut self, index: usize, field: Option<String>) {
+    /// A fill step typed into `field`, when the page had sent `requests` requests.
+    fn filled_at(&mut self, index: usize, field: Option<String>, requests: u64) {
         self.filled.push(index);
         self.unsent.push(index);
+        self.requests_at_fill = requests;
         self.filled_fields.extend(field);
         self.previous = Some(Previous {
             step: index,
@@ -401,7 +411,7 @@ impl Run<'_> {
         else {
             return None;
         };
-        let nothing = effect.as_ref().is_some_and(Effect::is_none);
+        let nothing = effect.as_deref().is_some_and(Effect::is_none);
         let unsent =
             !self.unsent.is_empty() && effect.as_ref().is_some_and(|e| e.sent == Some(false));
         (nothing || unsent || !came_back.is_empty()).then_some(p)
@@ -419,7 +429,9 @@ impl Run<'_> {
         {
             return Some(self.form_errors(came_back.clone()));
         }
-        if self.unsent.is_empty() {
+        // A request the page sent after the last fill took it somewhere (a form sent by
+        // script as its last box is typed).
+        if self.unsent.is_empty() || tab.page_requests() > self.requests_at_fill {
             return None;
         }
         let by = deadline.min(Instant::now() + Duration::from_secs(2));
