@@ -62,6 +62,10 @@ pub struct Located {
     /// How a code was typed: `as shown` or `compact` (without its separator).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub form: Option<String>,
+    /// The key pressed in the field this run filled instead of a click (`Enter`: implicit
+    /// submission by a default button the page hides).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 impl Located {
@@ -85,12 +89,14 @@ impl Located {
             fallback,
             boxes: _,
             form,
+            key,
         } = self;
         let mut out = vec![strategy];
         out.extend(element.as_mut());
         out.extend(decided_by.as_mut());
         out.extend(fallback.as_mut());
         out.extend(form.as_mut());
+        out.extend(key.as_mut());
         out.extend(runners_up.iter_mut().flat_map(Candidate::strings_mut));
         out.extend(chosen.iter_mut().flat_map(Candidate::strings_mut));
         out.extend(passed_over.iter_mut().flat_map(Candidate::strings_mut));

@@ -277,10 +277,14 @@ async (req) => {
   }
   // The field this run filled last in this document. The locator lives in a per-document
   // isolated world, so a global here is exactly "in this document".
-  function lastFilledForm() {
+  function lastFilled() {
     const ref = globalThis.__planlockLastFilled;
     const el = ref && ref.deref ? ref.deref() : null;
-    return el && el.isConnected ? formOf(el) : null;
+    return el && el.isConnected ? el : null;
+  }
+  function lastFilledForm() {
+    const el = lastFilled();
+    return el ? formOf(el) : null;
   }
   function rememberFilled(el) {
     globalThis.__planlockLastFilled = new WeakRef(el);
@@ -522,6 +526,12 @@ async (req) => {
     return !!link && formOf(el) !== form && !link.getAttribute("href").startsWith("#");
   }
   // The visible submit controls of a form (`form=` attributes included).
+  // A form's default button: its first submit button in tree order, shown or not (pages hide
+  // one to make Enter submit), as HTML's implicit submission finds it.
+  function defaultButton(form) {
+    return queryAll("button, input[type=submit], input[type=image], [type=submit]")
+      .find((el) => formOf(el) === form && isSubmit(el) && !isUserContent(el)) || null;
+  }
   function submitsOf(form) {
     return queryAll("button, input[type=submit], input[type=image], [type=submit]")
       .filter((el) => formOf(el) === form && isSubmit(el) && isVisible(el) && !isUserContent(el));
@@ -975,6 +985,9 @@ async (req) => {
     const el = ref && ref.deref ? ref.deref() : null;
     const old = globalThis.__planlockWatch;
     if (old) old.observer.disconnect();
+    // A key is pressed in the field that gets it.
+    const keyed = globalThis.__planlockKeyTarget && globalThis.__planlockKeyTarget.deref();
+    if (keyed && keyed.isConnected) keyed.focus();
     const active = deepActive();
     if (el && active && isTextControl(active) && !contains(active, el) && !contains(el, active)) {
       active.blur();
@@ -1075,13 +1088,32 @@ async (req) => {
           && saysSubmit(req.describe, req.text);
         const onlyAway = controls.length > 0 && submitsForm(req.describe, req.text)
           && controls.every((c) => leavesForm(c.el, form)) && !cands.some((c) => formOf(c.el) === form);
+        globalThis.__planlockKeyTarget = null;
         if (form && (onlyText || onlyAway)) {
+          const def = defaultButton(form);
           const submits = submitsOf(form);
-          if (submits.length) {
-            passedOver = [...shown.slice(0, 3).map((c) => candidate(c.el)), ...submits.slice(1, 4).map(candidate)];
-            cands = [{ el: submits[0], match: 0, visible: 1, exact: false, interactive: true, order: 0 }];
-            // The form's one submit control, or its default button among several.
-            strategy = submits.length === 1 ? "form_submit" : "implicit_submit";
+          const field = lastFilled();
+          if (def && isEnabled(def)) {
+            passedOver = [...shown.slice(0, 3).map((c) => candidate(c.el)), ...submits.filter((b) => b !== def).slice(0, 3).map(candidate)];
+            if (isVisible(def) || !field || field.tagName !== "INPUT") {
+              const press = isVisible(def) ? def : submits[0];
+              if (press) {
+                cands = [{ el: press, match: 0, visible: 1, exact: false, interactive: true, order: 0 }];
+                // The form's one submit control, or its default button among several.
+                strategy = submits.length === 1 && press === def ? "form_submit" : "implicit_submit";
+              }
+            } else {
+              // A default button the page hides (to let Enter submit): Enter is pressed in
+              // the field, and the browser clicks it, as for a person.
+              globalThis.__planlockSubmitting = { invalid: [], submitted: 0, form };
+              globalThis.__planlockClicked = new WeakRef(field);
+              globalThis.__planlockKeyTarget = new WeakRef(field);
+              const p = where(field);
+              return found({
+                strategy: "implicit_submit", key: "Enter", x: p.x, y: p.y, element: describeEl(def),
+                candidates: 1, decided_by: "only", ambiguous: false, chosen: chosenFacts(def), passed_over: passedOver,
+              });
+            }
           }
         }
         if (!cands.length) return { state: "not_found" };

@@ -9,7 +9,8 @@ use base64::Engine;
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::input::{
-    DispatchMouseEventParams, DispatchMouseEventType, MouseButton,
+    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
+    MouseButton,
 };
 use chromiumoxide::cdp::browser_protocol::network::{
     EventRequestWillBeSent, EventResponseReceived, ResourceType,
@@ -547,8 +548,11 @@ impl Tab {
         let mut within = timed(self.page.event_listener::<EventNavigatedWithinDocument>())
             .await
             .map_err(cdp)?;
+        let enter = located.key.as_deref() == Some("Enter");
         // The pointer arrives first (hover menus, tooltips): what that does is not the click's.
-        self.mouse(DispatchMouseEventType::MouseMoved, x, y).await?;
+        if !enter {
+            self.mouse(DispatchMouseEventType::MouseMoved, x, y).await?;
+        }
         let watched: Watched = self
             .locate(
                 &Operation::Watch,
@@ -561,11 +565,15 @@ impl Tab {
         }
         let tabs_before = self.activity.popups();
         let clicked_at = Instant::now();
-        for kind in [
-            DispatchMouseEventType::MousePressed,
-            DispatchMouseEventType::MouseReleased,
-        ] {
-            self.mouse(kind, x, y).await?;
+        if enter {
+            self.press_enter().await?;
+        } else {
+            for kind in [
+                DispatchMouseEventType::MousePressed,
+                DispatchMouseEventType::MouseReleased,
+            ] {
+                self.mouse(kind, x, y).await?;
+            }
         }
         let main = self.page.target_id().inner().clone();
         // A form submission or script navigation is reported after the mouse event's reply.
@@ -756,6 +764,27 @@ impl Tab {
             }
         }
         Ok(clicked)
+    }
+
+    /// Enter, pressed and released in the focused field.
+    async fn press_enter(&self) -> Result<(), PageError> {
+        for kind in [DispatchKeyEventType::KeyDown, DispatchKeyEventType::KeyUp] {
+            let mut ev = DispatchKeyEventParams::builder()
+                .r#type(kind.clone())
+                .key("Enter")
+                .code("Enter")
+                .windows_virtual_key_code(13)
+                .native_virtual_key_code(13);
+            if kind == DispatchKeyEventType::KeyDown {
+                ev = ev.text("\r");
+            }
+            let ev = ev.build().map_err(PageError::Command)?;
+            self.count();
+            timed(self.page.execute(ev))
+                .await
+                .map_err(|e| self.cdp_failure(e))?;
+        }
+        Ok(())
     }
 
     /// One mouse event at `(x, y)` with the left button.

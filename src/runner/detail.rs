@@ -231,6 +231,7 @@ mod tests {
             fallback: t(),
             boxes: Some(6),
             form: t(),
+            key: t(),
         };
         let mut detail = StepDetail {
             url: t(),

@@ -39,3 +39,4 @@ mod serve_security;
 mod terminal_output;
 mod validate_cli;
 mod verdict;
+mod verdict_stock;
