@@ -1,7 +1,8 @@
-//! The verdict on stock apps (`fixtures/journeys`, judged by each app's own records): a
-//! submitting click whose text only the page's heading says, on two apps; a form the app
-//! answered with itself and an error, on two apps. Plans as a writer who guessed the words
-//! would write them.
+//! The verdict on stock apps (`fixtures/journeys`, judged by each app's own records): a click
+//! whose text only the page's heading says, on two apps (submitting the form just filled by
+//! its default button; failing at once where nothing was filled); a form the app answered
+//! with itself and an error, on two apps. Plans as a writer who guessed the words would write
+//! them. Each reported success or waited out its inbox step on the previous main.
 
 use std::time::Duration;
 
@@ -31,32 +32,12 @@ fn reached(o: &Outcome) {
 }
 
 #[test]
-fn allauth_the_code_is_submitted_though_only_the_heading_says_sign_in() {
-    // allauth's code page: the heading "Enter Sign-In Code", the buttons "Confirm", "Request
-    // new code" and "Cancel". "Sign In" names only the heading; clicking it did nothing, the
-    // guessed check warned, and the run reported success with nobody signed in.
-    let Some(o) = run_plan_for(
-        "allauth",
-        "login-by-code",
-        r#"{"reasoning": "", "steps": [
-        {"type": "navigate", "url": "{{allauth}}/accounts/login/"},
-        {"type": "click", "describe": "the Send me a sign-in code link", "text": "Send me a sign-in code"},
-        {"type": "fill", "describe": "the Email field", "label": "Email", "value": "{{inbox_address}}"},
-        {"type": "click", "describe": "the Request Code button", "text": "Request Code"},
-        {"type": "use_otp_from_inbox", "selector": "input[name=code]"},
-        {"type": "click", "describe": "the Sign In submit button", "text": "Sign In"},
-        {"type": "wait_for_text", "text": "Welcome back", "criticality": "could"},
-        {"type": "done", "summary": "Signed in with the emailed code."}]}"#,
-    ) else {
-        return;
-    };
-    reached(&o);
-}
-
-#[test]
 fn two_factor_the_token_is_submitted_though_only_the_heading_says_login() {
     // django-two-factor-auth's login wizard: the heading "Login" on every step, its buttons
-    // "Back" and "Next", and a hidden first submit button that makes Enter go forward.
+    // "Back" and "Next", and a hidden first submit button that makes Enter go forward. After
+    // the emailed token is typed, "Login" names only the heading: on the previous main the
+    // click landed there, nothing happened, the guessed check warned and the run reported
+    // success with nobody logged in.
     let Some(o) = run_plan_for(
         "twofactor",
         "login-email-code",
@@ -64,15 +45,52 @@ fn two_factor_the_token_is_submitted_though_only_the_heading_says_login() {
         {"type": "navigate", "url": "{{twofactor}}/account/login/"},
         {"type": "fill", "describe": "the Username field", "label": "Username", "value": "{{username}}"},
         {"type": "fill", "describe": "the Password field", "label": "Password", "value": "{{secret.PASSWORD}}"},
-        {"type": "click", "describe": "the Login button", "text": "Login"},
+        {"type": "click", "describe": "the Next button", "text": "Next"},
         {"type": "use_otp_from_inbox", "selector": "input[name='token-otp_token']"},
-        {"type": "click", "describe": "the Login button", "text": "Login"},
+        {"type": "click", "describe": "the Login submit button", "text": "Login"},
         {"type": "wait_for_text", "text": "You are logged in", "criticality": "could"},
         {"type": "done", "summary": "Logged in with the emailed code."}]}"#,
     ) else {
         return;
     };
     reached(&o);
+}
+
+#[test]
+fn allauth_a_click_on_the_confirmation_heading_fails_at_once() {
+    // allauth's confirmation page: the heading "Confirm Email Address", the button "Confirm".
+    // Nothing was filled on it, so there is no form to submit for the plan: its click on the
+    // heading does nothing and fails, where the previous main let the guessed checks after it
+    // warn and reported success for an address never confirmed.
+    let Some(o) = run_plan_for(
+        "allauth",
+        "signup-confirm-login",
+        r#"{"reasoning": "", "steps": [
+        {"type": "navigate", "url": "{{allauth}}/accounts/signup/"},
+        {"type": "fill", "describe": "the Email field", "label": "Email", "value": "{{inbox_address}}"},
+        {"type": "fill", "describe": "the Password field", "label": "Password", "value": "{{secret.PASSWORD}}"},
+        {"type": "fill", "describe": "the Password (again) field", "label": "Password (again)", "value": "{{secret.PASSWORD}}"},
+        {"type": "click", "describe": "the Sign Up button", "text": "Sign Up"},
+        {"type": "open_link_from_inbox", "describe": "the confirmation link"},
+        {"type": "click", "describe": "the Confirm Email Address button", "text": "Confirm Email Address"},
+        {"type": "wait_for_text", "text": "confirmed", "criticality": "could"},
+        {"type": "done", "summary": "Signed up and confirmed."}]}"#,
+    ) else {
+        return;
+    };
+    no_false_success(&o);
+    assert_eq!(
+        (o.status.as_str(), o.failed_step, o.error_kind.as_deref()),
+        ("failed", Some(6), Some("no_effect")),
+        "{}: {:?}",
+        o.journey,
+        o.message
+    );
+    let message = o.message.clone().unwrap_or_default();
+    assert!(
+        message.starts_with("clicked the heading \"confirm email address\" (<h1"),
+        "{message}"
+    );
 }
 
 /// The form came back: the run fails at the inbox step after the click within seconds,
