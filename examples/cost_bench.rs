@@ -178,7 +178,7 @@ async fn main() -> Result<()> {
     })
     .await?;
     measure("screenshot", n, || async {
-        tab.screenshot()
+        tab.screenshot(&[])
             .await
             .ok_or_else(|| anyhow!("no screenshot"))?;
         Ok(())

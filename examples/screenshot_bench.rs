@@ -101,10 +101,32 @@ async fn main() -> Result<()> {
         .map_err(|e| anyhow::anyhow!("{e:?}"))?;
     for _ in 0..args.runs * 2 {
         let began = std::time::Instant::now();
-        if tab.screenshot().await.is_none() {
+        if tab.screenshot(&[]).await.is_none() {
             bail!("no screenshot of a loaded page");
         }
         capture.push(began.elapsed().as_secs_f64() * 1000.0);
+    }
+    // With a secret to keep out of the picture: looked for before and after the capture,
+    // first where the page does not show it, then where a field shows it (painted over).
+    let hidden = ["Ada Lovelace-4711".to_string()];
+    let (mut masked_none, mut masked_one) = (Vec::new(), Vec::new());
+    for _ in 0..args.runs * 2 {
+        let began = std::time::Instant::now();
+        if tab.screenshot(&hidden).await.is_none() {
+            bail!("no masked screenshot of a loaded page");
+        }
+        masked_none.push(began.elapsed().as_secs_f64() * 1000.0);
+    }
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    tab.fill("name", Some("Full name"), None, &hidden[0], false, deadline)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    for _ in 0..args.runs * 2 {
+        let began = std::time::Instant::now();
+        if tab.screenshot(&hidden).await.is_none() {
+            bail!("no masked screenshot of a loaded page");
+        }
+        masked_one.push(began.elapsed().as_secs_f64() * 1000.0);
     }
     browser.close_tab(tab).await;
     browser.close().await;
@@ -125,6 +147,11 @@ async fn main() -> Result<()> {
         row(&format!("… after {step} (ms)"), ms);
     }
     row("capture alone, loaded page (ms)", &mut capture);
+    row("… with a secret it does not show (ms)", &mut masked_none);
+    row(
+        "… with a secret a field shows, painted over (ms)",
+        &mut masked_one,
+    );
     row(
         "run time outside steps, all − none, per step (ms)",
         &mut diff.clone(),

@@ -478,6 +478,12 @@ pub enum Rejection {
     Ambiguous { candidates: Vec<Destined> },
     /// A secret or code was to be typed into a control that content others posted holds.
     UserContent { element: String },
+    /// The step asks for a control of role `wanted` (its describe names it), and only
+    /// elements a person does not operate say its text: a heading, a paragraph, plain text.
+    NotAControl {
+        wanted: String,
+        matched: Vec<Candidate>,
+    },
     /// The locator itself failed in the page (a script error).
     Script { message: String },
 }

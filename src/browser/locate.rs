@@ -17,8 +17,15 @@ use super::facts::{Blocker, InvalidField, Rejection};
 use super::{BrowserError, timed};
 use crate::plan::Masker;
 
-/// The locator itself.
-pub(super) const LOCATOR_JS: &str = include_str!("locator.js");
+/// The locator itself: `locator.js` (a function of the accessible-name computation) applied to
+/// `accname.js`, the pinned dom-accessibility-api bundled by `scripts/accname/build`.
+pub(super) const LOCATOR_JS: &str = concat!(
+    "(",
+    include_str!("locator.js"),
+    ")(",
+    include_str!("accname.js"),
+    ")"
+);
 /// The isolated world (per document) where the locator is installed.
 const WORLD: &str = "planlock";
 /// The locator's name inside that world.
@@ -109,6 +116,25 @@ pub(super) enum Operation<'a> {
     Quiet,
     /// The page's structure, for a planner that has not seen it.
     Outline,
+    /// The role and accessible name of each element at `selector`.
+    Accessible { selector: &'a str },
+}
+
+/// What [`Operation::Accessible`] found.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(super) struct AccessibleElements {
+    #[serde(default)]
+    pub elements: Vec<Accessible>,
+}
+
+/// An element as assistive technology announces it: its role (explicit, else implicit by
+/// element and attributes) and its accessible name, normalised (trimmed, spaces collapsed,
+/// lower case) as the locator compares it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Accessible {
+    pub element: String,
+    pub role: String,
+    pub name: String,
 }
 
 /// What [`Operation::Sent`] found.

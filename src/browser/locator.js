@@ -6,14 +6,40 @@
 // `not_actionable` with the blocker, `loading`, `rejected` with why): codes and facts, never
 // sentences, which the Rust side words (browser/locate.rs, runner/failure.rs). Waiting happens here,
 // inside the page, so a step costs one CDP round trip however long it waits; the Rust side
-// re-evaluates after navigations.
-async (req) => {
+// re-evaluates after navigations. `accname` is dom-accessibility-api's computation of roles and
+// accessible names (accname.js, bundled by scripts/accname/build).
+(accname) => async (req) => {
   const started = performance.now();
   const budget = req.budget_ms;
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim().toLowerCase();
   const squash = (s) => (s || "").replace(/\s+/g, "").toLowerCase();
+  // A text shortened for a description says so with "…": the masking of secrets on the Rust
+  // side recognises what a cut left of one by it.
+  const cut = (s, n) => (s.length > n ? s.slice(0, n - 1) + "\u2026" : s);
   // Finding and ranking time of the attempt that succeeded (waiting excluded), to the µs.
   const ms = (t) => Math.round(t * 1000) / 1000;
+
+  // ---- reading the DOM as it is, not as a page named it ----
+  // A form's controls are also its properties (`<button name="action">` makes `form.action`
+  // that button, as on django-allauth's set-password page), and so are some named elements
+  // of a document. The locator reads through the prototypes' own getters, which no name on
+  // the page can shadow.
+  const getter = (proto, name) => Object.getOwnPropertyDescriptor(proto, name).get;
+  const methodOf = (proto, name) => Object.getOwnPropertyDescriptor(proto, name).value;
+  const GET_ATTRIBUTE = methodOf(Element.prototype, "getAttribute");
+  const TAG_NAME = getter(Element.prototype, "tagName");
+  const ID = getter(Element.prototype, "id");
+  const FORM_ACTION = getter(HTMLFormElement.prototype, "action");
+  const DOC = {
+    title: getter(Document.prototype, "title"),
+    body: getter(Document.prototype, "body"),
+    readyState: getter(Document.prototype, "readyState"),
+  };
+  const attr = (el, name) => GET_ATTRIBUTE.call(el, name);
+  const tagOf = (el) => TAG_NAME.call(el);
+  const idOf = (el) => ID.call(el);
+  const formAction = (form) => FORM_ACTION.call(form);
+  const bodyOf = (doc) => DOC.body.call(doc);
 
   // ---- the tree: document, open shadow roots, same-origin iframes, in document order ----
   function collect(root, out, frames, roots) {
@@ -25,7 +51,7 @@ async (req) => {
         roots.push(node.shadowRoot);
         collect(node.shadowRoot, out, frames, roots);
       }
-      if (node.tagName === "IFRAME" || node.tagName === "FRAME") {
+      if (tagOf(node) === "IFRAME" || tagOf(node) === "FRAME") {
         let doc = null;
         try { doc = node.contentDocument; } catch (e) { doc = null; }
         if (doc && doc.documentElement) {
@@ -75,20 +101,20 @@ async (req) => {
     if (el.disabled === true) return false;
     if (el.closest && el.closest("fieldset[disabled]") && !el.closest("legend")) return false;
     const ad = el.closest && el.closest("[aria-disabled]");
-    if (ad && ad.getAttribute("aria-disabled") === "true") return false;
+    if (ad && attr(ad, "aria-disabled") === "true") return false;
     return true;
   }
   const TEXT_INPUTS = new Set(["", "text", "email", "password", "search", "tel", "url", "number",
     "date", "datetime-local", "month", "time", "week"]);
   function isTextControl(el) {
-    const tag = el.tagName;
-    if (tag === "INPUT") return TEXT_INPUTS.has((el.getAttribute("type") || "").toLowerCase());
+    const tag = tagOf(el);
+    if (tag === "INPUT") return TEXT_INPUTS.has((attr(el, "type") || "").toLowerCase());
     return tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable === true;
   }
   function isEditable(el) {
     if (!isEnabled(el)) return false;
-    const tag = el.tagName;
-    if (tag === "INPUT") return TEXT_INPUTS.has((el.getAttribute("type") || "").toLowerCase()) && !el.readOnly;
+    const tag = tagOf(el);
+    if (tag === "INPUT") return TEXT_INPUTS.has((attr(el, "type") || "").toLowerCase()) && !el.readOnly;
     if (tag === "TEXTAREA") return !el.readOnly;
     if (tag === "SELECT") return true;
     return el.isContentEditable === true;
@@ -107,18 +133,18 @@ async (req) => {
     return { x, y };
   }
   function describeEl(el) {
-    let s = el.tagName.toLowerCase();
-    if (el.id) s += "#" + el.id;
+    let s = tagOf(el).toLowerCase();
+    if (idOf(el)) s += "#" + idOf(el);
     else if (el.classList && el.classList.length) s += "." + [...el.classList].slice(0, 2).join(".");
-    const t = norm(textOf(el)).slice(0, 40);
+    const t = cut(norm(textOf(el)), 40);
     if (t) return `<${s}> "${t}"`;
     // A part of a web component says little by itself; its host says what it is.
     const root = el.getRootNode();
     return root && root.host ? `<${s}> in ${describeEl(root.host)}` : `<${s}>`;
   }
   function textOf(el) {
-    if (el.tagName === "INPUT") {
-      const type = (el.getAttribute("type") || "").toLowerCase();
+    if (tagOf(el) === "INPUT") {
+      const type = (attr(el, "type") || "").toLowerCase();
       if (["submit", "button", "reset"].includes(type)) return el.value || (type === "submit" ? "Submit" : "");
       if (type === "image") return el.alt || "";
       return "";
@@ -155,8 +181,8 @@ async (req) => {
     for (let n = inner; n; n = up(n)) if (n === outer) return true;
     return false;
   }
-  function byIds(el, attr) {
-    const ids = el.getAttribute(attr);
+  function byIds(el, name) {
+    const ids = attr(el, name);
     if (!ids) return "";
     const root = el.getRootNode();
     return ids.split(/\s+/).map((id) => {
@@ -164,14 +190,30 @@ async (req) => {
       return r ? r.innerText || r.textContent : "";
     }).join(" ");
   }
+  // Roles and names as assistive technology computes them: dom-accessibility-api (`accname`,
+  // bundled in accname.js), which implements accname and HTML-AAM's implicit roles. Computed
+  // once per element and attempt: names read styles, and a page is ranked many times.
+  let names = new Map(), roles = new Map();
+  const styleOf = (el, pseudo) => view(el).getComputedStyle(el, pseudo);
+  // The element's accessible name (aria-labelledby, aria-label, native label, content, title,
+  // alt; hidden content left out), normalised.
+  function accName(el) {
+    if (!names.has(el)) {
+      let name = "";
+      try { name = accname.computeAccessibleName(el, { getComputedStyle: styleOf }); } catch (e) { name = ""; }
+      names.set(el, norm(name));
+    }
+    return names.get(el);
+  }
   // The accessible name an author gave an element (not its content): aria-labelledby,
   // aria-label, then title.
   function givenName(el) {
-    return ariaName(el) || norm(el.getAttribute("title"));
+    return ariaName(el) || norm(attr(el, "title"));
   }
-  // The name a screen reader announces in place of the content: aria-labelledby, aria-label.
+  // The name a screen reader announces in place of the content: the accessible name, when
+  // aria-labelledby or aria-label gives it.
   function ariaName(el) {
-    return norm(byIds(el, "aria-labelledby")) || norm(el.getAttribute("aria-label"));
+    return attr(el, "aria-labelledby") !== null || attr(el, "aria-label") !== null ? accName(el) : "";
   }
   // Custom elements that stand for a control (e.g. <sl-button>, <md-checkbox>) keep the
   // control's name in their tag; their real control sits in a shadow root.
@@ -180,27 +222,40 @@ async (req) => {
     const m = el.localName.includes("-") && el.localName.match(HOST_ROLE);
     return m ? (m[1] === "menu-item" ? "menuitem" : m[1]) : null;
   }
+  // The element's role: its explicit `role`, else the implicit one of its element and
+  // attributes (HTML-AAM). What the package leaves without a role: a paragraph, a text-like
+  // input without one in ARIA (password, date…) is a textbox, a custom control's host is the
+  // control its tag names, a label stands for its checkbox or radio, anything else is generic.
   function roleOf(el) {
-    const explicit = (el.getAttribute("role") || "").trim().split(/\s+/)[0].toLowerCase();
-    if (explicit) return explicit;
-    switch (el.tagName) {
-      case "A": return el.hasAttribute("href") ? "link" : "generic";
-      case "BUTTON": case "SUMMARY": return "button";
-      case "SELECT": return el.multiple || el.size > 1 ? "listbox" : "combobox";
-      case "OPTION": return "option";
-      case "TEXTAREA": return "textbox";
-      case "INPUT": {
-        const t = (el.getAttribute("type") || "").toLowerCase();
-        if (["submit", "button", "reset", "image"].includes(t)) return "button";
-        if (t === "checkbox" || t === "radio") return t;
-        return "textbox";
-      }
-      case "LABEL": {
-        const c = el.control;
-        return c && ["checkbox", "radio"].includes(roleOf(c)) ? roleOf(c) : "label";
-      }
+    if (!roles.has(el)) roles.set(el, computeRole(el));
+    return roles.get(el);
+  }
+  function computeRole(el) {
+    const tag = tagOf(el);
+    if (tag === "LABEL" && !attr(el, "role")) {
+      const c = el.control;
+      return c && ["checkbox", "radio"].includes(roleOf(c)) ? roleOf(c) : "label";
     }
+    let role = null;
+    try { role = accname.getRole(el); } catch (e) { role = null; }
+    if (role) return role.toLowerCase();
+    if (tag === "P") return "paragraph";
+    if (tag === "INPUT" && TEXT_INPUTS.has((attr(el, "type") || "").toLowerCase())) return "textbox";
     return hostRole(el) || "generic";
+  }
+  // Roles a person operates. A step that asks for one of them ("the Sign In button") never gets
+  // an element of another role (a heading, a paragraph, plain text) while a control could do.
+  const CONTROL_ROLES = new Set(["button", "link", "checkbox", "radio", "switch", "tab", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "option", "textbox", "searchbox", "spinbutton", "combobox",
+    "listbox", "slider", "treeitem"]);
+  // Whether `el` is something a person operates: a control's role, a label of a control, or
+  // a page's own sign that it acts on a click (an onclick handler, a place in the tab order,
+  // or, for an element of no role, the pointer cursor pages give their div-buttons).
+  function isControl(el) {
+    if (CONTROL_ROLES.has(roleOf(el)) || hostRole(el)) return true;
+    if (tagOf(el) === "LABEL" && el.control) return true;
+    if (el.hasAttribute("onclick") || (attr(el, "tabindex") !== null && el.tabIndex >= 0)) return true;
+    return roleOf(el) === "generic" && styleOf(el).cursor === "pointer";
   }
   // The role a step's `describe` names ("the Sign Up button", "Pricing link"), or null. The
   // role word before any "in/on/under ..." phrase wins: "the button in the menu" is a button.
@@ -245,6 +300,7 @@ async (req) => {
     if (r === wanted) return true;
     if (wanted === "menuitem") return r === "menuitemcheckbox" || r === "menuitemradio";
     if (wanted === "checkbox") return r === "switch" || r === "menuitemcheckbox";
+    if (wanted === "textbox") return r === "searchbox" || r === "spinbutton" || r === "combobox";
     return false;
   }
   // The page landmark an element sits in when that is not main content: "nav", "header",
@@ -254,26 +310,33 @@ async (req) => {
   function landmarkOf(el) {
     let scoped = null;
     for (let n = el; n; n = up(n)) {
-      const role = (n.getAttribute("role") || "").trim().toLowerCase();
+      const role = (attr(n, "role") || "").trim().toLowerCase();
       if (LANDMARK_ROLES[role]) return LANDMARK_ROLES[role];
-      if (role === "main" || role === "dialog" || role === "alertdialog" || n.tagName === "MAIN" || n.tagName === "DIALOG") return null;
-      if (n.tagName === "NAV") return "nav";
-      if (n.tagName === "ASIDE") return "aside";
-      if ((n.tagName === "HEADER" || n.tagName === "FOOTER") && scoped === null) scoped = n.tagName.toLowerCase();
-      if (["ARTICLE", "SECTION"].includes(n.tagName) || ["article", "region"].includes(role)) scoped = false;
+      if (role === "main" || role === "dialog" || role === "alertdialog" || tagOf(n) === "MAIN" || tagOf(n) === "DIALOG") return null;
+      if (tagOf(n) === "NAV") return "nav";
+      if (tagOf(n) === "ASIDE") return "aside";
+      if ((tagOf(n) === "HEADER" || tagOf(n) === "FOOTER") && scoped === null) scoped = tagOf(n).toLowerCase();
+      if (["ARTICLE", "SECTION"].includes(tagOf(n)) || ["article", "region"].includes(role)) scoped = false;
     }
     return scoped || null;
   }
+  // A footer or a sidebar: where a site shows what others post (a guestbook, a signature, a
+  // "latest comments" widget) and its fine print. What is there never outranks main content,
+  // the menu or the header for how exactly its words match.
+  function inMargin(el) {
+    const l = landmarkOf(el);
+    return l === "footer" || l === "aside";
+  }
   function formOf(el) {
-    if (el.form) return el.form;
-    for (let n = el; n; n = up(n)) if (n.tagName === "FORM") return n;
+    if (tagOf(el) !== "FORM" && el.form) return el.form;
+    for (let n = el; n; n = up(n)) if (tagOf(n) === "FORM") return n;
     return null;
   }
   function isSubmit(el) {
-    if (el.tagName === "BUTTON") return (el.getAttribute("type") || "submit").toLowerCase() === "submit";
-    if (el.tagName === "INPUT") return ["submit", "image"].includes((el.getAttribute("type") || "").toLowerCase());
+    if (tagOf(el) === "BUTTON") return (attr(el, "type") || "submit").toLowerCase() === "submit";
+    if (tagOf(el) === "INPUT") return ["submit", "image"].includes((attr(el, "type") || "").toLowerCase());
     // A web component's button (e.g. <sl-button type="submit">) submits its form.
-    return hostRole(el) === "button" && (el.getAttribute("type") || "").toLowerCase() === "submit";
+    return hostRole(el) === "button" && (attr(el, "type") || "").toLowerCase() === "submit";
   }
   // The field this run filled last in this document. The locator lives in a per-document
   // isolated world, so a global here is exactly "in this document".
@@ -293,15 +356,15 @@ async (req) => {
   }
 
   // The text a person sees: the document's, its same-origin frames' and its open shadow
-  // roots'.
-  function visibleText() {
+  // roots', without what `regions` hold.
+  function visibleText(regions) {
     const docs = [document];
     let text = "";
     for (const el of everything()) {
-      if (el.shadowRoot) for (const c of el.shadowRoot.children) text += " " + (c.innerText || "");
-      if (el.tagName === "HTML" && el.ownerDocument !== document && el.ownerDocument.body) docs.push(el.ownerDocument);
+      if (el.shadowRoot) for (const c of el.shadowRoot.children) text += " " + shownText(c, regions);
+      if (tagOf(el) === "HTML" && el.ownerDocument !== document && bodyOf(el.ownerDocument)) docs.push(el.ownerDocument);
     }
-    for (const d of docs) if (d.body) text = d.body.innerText + " " + text;
+    for (const d of docs) if (bodyOf(d)) text = shownText(bodyOf(d), regions) + " " + text;
     return text;
   }
 
@@ -327,16 +390,16 @@ async (req) => {
   }
   function formLabel(form) {
     if (!form) return null;
-    if (form.id) return "form#" + form.id;
-    const name = form.getAttribute("name") || form.getAttribute("aria-label") || form.getAttribute("action");
+    if (idOf(form)) return "form#" + idOf(form);
+    const name = attr(form, "name") || attr(form, "aria-label") || attr(form, "action");
     return name ? `form[${name}]` : "form";
   }
   // One candidate as the step's detail lists it.
   function candidate(el) {
     return {
       element: describeEl(el),
-      tag: el.tagName.toLowerCase(),
-      text: (norm(textOf(el)) || givenName(el)).slice(0, 40),
+      tag: tagOf(el).toLowerCase(),
+      text: cut(norm(textOf(el)) || givenName(el), 40),
       role: roleOf(el),
       landmark: landmarkOf(el) || "main",
       form: formLabel(formOf(el)),
@@ -367,7 +430,9 @@ async (req) => {
   // How a text matches the query, best first: the whole of it, a part of it, then the near
   // misses a person would accept: every word of the query in any order, hyphens and
   // punctuation aside ("E-mail" is "Email"), or an equivalent action phrase.
-  const MATCH = { exact: 4, substring: 3, words: 2, equivalent: 1 };
+  // `start`: the text begins with the query's words ("Email address" for "Email"), a better
+  // match than one where they come later ("Teammate email").
+  const MATCH = { exact: 5, start: 4, substring: 3, words: 2, equivalent: 1 };
   const wordsOf = (s) => (s || "").toLowerCase().replace(/[\u00ad\u2010-\u2015-]/g, "").split(/[^\p{L}\p{N}]+/u).filter(Boolean);
   const joined = (s) => wordsOf(s).join("");
   // Phrases that name one action, whichever a site chose (the same table for every page).
@@ -395,6 +460,7 @@ async (req) => {
   function grade(text, q, near) {
     if (!text) return 0;
     if (text === q || bare(text) === bare(q)) return MATCH.exact;
+    if (text.startsWith(q) && !/[\p{L}\p{N}]/u.test(text.charAt(q.length))) return MATCH.start;
     if (text.includes(q)) return MATCH.substring;
     if (!near) return 0;
     const ws = wordsOf(text);
@@ -416,11 +482,11 @@ async (req) => {
   const UGC_WORDS = /(^|\s)(comment|comments|user-content|ugc)(\s|$)/i;
   function isUserContent(el) {
     for (let n = el; n; n = up(n)) {
-      if (n.tagName === "A" && /(^|\s)(ugc|nofollow)(\s|$)/i.test(n.getAttribute("rel") || "")) return true;
-      if ((n.getAttribute("role") || "").toLowerCase() === "comment") return true;
-      if (/schema\.org\/(Comment|UserComments)/i.test(n.getAttribute("itemtype") || "")) return true;
-      if (/(^|\s)comment(\s|$)/i.test(n.getAttribute("itemprop") || "")) return true;
-      if (n.tagName !== "FORM" && (UGC_WORDS.test(n.id || "") || UGC_WORDS.test(n.getAttribute("class") || ""))) return true;
+      if (tagOf(n) === "A" && /(^|\s)(ugc|nofollow)(\s|$)/i.test(attr(n, "rel") || "")) return true;
+      if ((attr(n, "role") || "").toLowerCase() === "comment") return true;
+      if (/schema\.org\/(Comment|UserComments)/i.test(attr(n, "itemtype") || "")) return true;
+      if (/(^|\s)comment(\s|$)/i.test(attr(n, "itemprop") || "")) return true;
+      if (tagOf(n) !== "FORM" && (UGC_WORDS.test(idOf(n) || "") || UGC_WORDS.test(attr(n, "class") || ""))) return true;
     }
     return false;
   }
@@ -428,63 +494,73 @@ async (req) => {
   // Candidates for `query`: each with how its best name matches (`match`), whether that name
   // is one a person sees (visible text, aria-label) or only a tooltip or image text (`seen`).
   // Near misses are looked for in the form filled last, or anywhere when nothing else matches.
-  function byText(query) {
+  // `wanted`: the role the step's describe names, if any. Then an element a person does not
+  // operate (a heading, a paragraph, plain text) is no candidate; those are returned apart as
+  // `strays`, so a step that finds nothing else can say what it passed over.
+  function byText(query, wanted) {
     const q = norm(query);
     const qs = squash(query);
-    const hits = collectText(everything(), q, qs, null);
     const form = lastFilledForm();
+    const at = new Map(everything().map((el, i) => [el, i]));
+    const strays = [];
+    const targets = (hits) => {
+      // Innermost matches only: drop an element when a descendant matched too.
+      const els = new Set(hits.map((h) => h.el));
+      const innermost = hits.filter((h) => {
+        for (const other of els) if (other !== h.el && h.el.contains(other)) return false;
+        return true;
+      });
+      const out = [];
+      const seen = new Set();
+      for (const h of innermost) {
+        const el = h.el;
+        const ia = interactiveAncestor(el);
+        const target = clickable(ia || el);
+        if (seen.has(target)) continue;
+        seen.add(target);
+        // The target's own names count too ("Sign up" inside a button named "Sign up").
+        let { match, visible } = h;
+        for (const [name, vis] of [[norm(textOf(target)), 1], [ariaName(target), 1], [norm(attr(target, "title")), 0]]) {
+          const g = grade(name, q, null);
+          if (g > match || (g === match && vis > visible)) { match = g; visible = vis; }
+        }
+        const c = { el: target, match, visible, exact: match === MATCH.exact, interactive: !!ia, order: at.get(target) ?? h.order };
+        if (wanted && !ia && !isControl(target)) strays.push(c);
+        else out.push(c);
+      }
+      return out;
+    };
+    const found = targets(collectText(everything(), q, qs, null));
     // Near misses only where the text itself found nothing: on the page, or in the form
     // just filled (the button of that form is what a person presses next).
-    if (!hits.length || (form && !hits.some((h) => formOf(h.el) === form))) {
+    if (!found.length || (form && !found.some((c) => formOf(c.el) === form))) {
       const near = nearQuery(query);
-      const scope = hits.length ? everything().filter((el) => formOf(el) === form) : everything();
-      const known = new Set(hits.map((h) => h.el));
-      for (const h of collectText(scope, q, qs, near)) if (!known.has(h.el)) hits.push(h);
+      const scope = found.length ? everything().filter((el) => formOf(el) === form) : everything();
+      const known = new Set(found.map((c) => c.el));
+      for (const c of targets(collectText(scope, q, qs, near))) if (!known.has(c.el)) found.push(c);
     }
-    // Innermost matches only: drop an element when a descendant matched too.
-    const els = new Set(hits.map((h) => h.el));
-    const innermost = hits.filter((h) => {
-      for (const other of els) if (other !== h.el && h.el.contains(other)) return false;
-      return true;
-    });
-    innermost.sort((a, b) => a.order - b.order);
-    const found = [];
-    const seen = new Set();
-    innermost.forEach((h, order) => {
-      const el = h.el;
-      const ia = interactiveAncestor(el);
-      const target = clickable(ia || el);
-      if (seen.has(target)) return;
-      seen.add(target);
-      // The target's own names count too ("Sign up" inside a button named "Sign up").
-      let { match, visible } = h;
-      for (const [name, vis] of [[norm(textOf(target)), 1], [ariaName(target), 1], [norm(target.getAttribute("title")), 0]]) {
-        const g = grade(name, q, null);
-        if (g > match || (g === match && vis > visible)) { match = g; visible = vis; }
-      }
-      found.push({ el: target, match, visible, exact: match === MATCH.exact, interactive: !!ia, order });
-    });
-    return found;
+    found.sort((a, b) => a.order - b.order);
+    return { found, strays: strays.filter((c) => isVisible(c.el)) };
   }
   function collectText(all, q, qs, near) {
     const hits = [];
     const add = (el, match, visible, order) => { if (match) hits.push({ el, match, visible, order }); };
     all.forEach((el, order) => {
-      if (SKIP.has(el.tagName)) return;
-      if (el.tagName === "INPUT") {
+      if (SKIP.has(tagOf(el))) return;
+      if (tagOf(el) === "INPUT") {
         if (!["button", "checkbox", "radio"].includes(roleOf(el))) return;
         const t = norm(textOf(el));
         add(el, t ? grade(t, q, near) : grade(ariaName(el), q, near), 1, order);
         return;
       }
-      if (el.tagName === "IMG") {
+      if (tagOf(el) === "IMG") {
         add(el, grade(norm(el.alt), q, near), 0, order);
         return;
       }
       if (el.matches(INTERACTIVE) || hostRole(el)) {
         const named = grade(ariaName(el), q, near);
         if (named) return add(el, named, 1, order);
-        const title = grade(norm(el.getAttribute("title")), q, near);
+        const title = grade(norm(attr(el, "title")), q, near);
         if (title && !mayMatch(el.textContent, qs, near)) return add(el, title, 0, order);
       }
       if (!mayMatch(el.textContent, qs, near)) return;
@@ -500,8 +576,8 @@ async (req) => {
     if (link) return "GET " + link.href.split("#")[0];
     const form = formOf(el);
     if (form && isSubmit(el)) {
-      const action = el.getAttribute("formaction") !== null ? el.formAction : form.action;
-      const method = (el.getAttribute("formmethod") || form.getAttribute("method") || "get").toUpperCase();
+      const action = attr(el, "formaction") !== null ? el.formAction : formAction(form);
+      const method = (attr(el, "formmethod") || attr(form, "method") || "get").toUpperCase();
       return `${method} ${action}`;
     }
     return null;
@@ -523,7 +599,7 @@ async (req) => {
   // A link that takes the page elsewhere, outside `form`: following it leaves the form unsent.
   function leavesForm(el, form) {
     const link = el.closest && el.closest("a[href]");
-    return !!link && formOf(el) !== form && !link.getAttribute("href").startsWith("#");
+    return !!link && formOf(el) !== form && !attr(link, "href").startsWith("#");
   }
   // The visible submit controls of a form (`form=` attributes included).
   // A form's default button: its first submit button in tree order, shown or not (pages hide
@@ -553,14 +629,14 @@ async (req) => {
       if (match) found.push({ el: control, match, exact: match === MATCH.exact, source, order, by });
     };
     all.forEach((el, order) => {
-      if (el.tagName === "LABEL") {
+      if (tagOf(el) === "LABEL") {
         const t = norm(el.innerText);
         const control = el.control || el.querySelector("input, textarea, select, [contenteditable]");
         if (t) add(control, t, control && el.htmlFor ? 0 : 1, order, el);
       }
-      if (!["LABEL", "BUTTON", "A"].includes(el.tagName)) add(el, norm(el.getAttribute("aria-label")), 2, order, el);
-      if (el.getAttribute("aria-labelledby")) add(el, norm(byIds(el, "aria-labelledby")), 3, order, el);
-      add(el, norm(el.getAttribute("placeholder")), 4, order, el);
+      if (!["LABEL", "BUTTON", "A"].includes(tagOf(el))) add(el, norm(attr(el, "aria-label")), 2, order, el);
+      if (attr(el, "aria-labelledby")) add(el, accName(el), 3, order, el);
+      add(el, norm(attr(el, "placeholder")), 4, order, el);
     });
     const best = new Map();
     for (const f of found) {
@@ -580,10 +656,10 @@ async (req) => {
     if (!kind) return [];
     const form = lastFilledForm();
     const fits = (el) => {
-      if (el.tagName !== "INPUT" || !isVisible(el) || !isEditable(el) || isUserContent(el)) return false;
-      const type = (el.getAttribute("type") || "").toLowerCase();
+      if (tagOf(el) !== "INPUT" || !isVisible(el) || !isEditable(el) || isUserContent(el)) return false;
+      const type = (attr(el, "type") || "").toLowerCase();
       if (kind === "password") return type === "password";
-      const auto = (el.getAttribute("autocomplete") || "").toLowerCase();
+      const auto = (attr(el, "autocomplete") || "").toLowerCase();
       return type === "email" || auto.split(/\s+/).includes("email") || /(^|[^a-z])e-?mail([^a-z]|$)/i.test(`${el.name} ${el.id}`);
     };
     const controls = everything().filter((el) => fits(el) && (!form || formOf(el) === form));
@@ -607,7 +683,7 @@ async (req) => {
     if (el.shadowRoot) {
       for (const n of el.shadowRoot.querySelectorAll(INTERACTIVE)) if (isVisible(n)) return clickable(n);
     }
-    if (el.tagName !== "INPUT" || !["checkbox", "radio"].includes(roleOf(el)) || isVisible(el)) return el;
+    if (tagOf(el) !== "INPUT" || !["checkbox", "radio"].includes(roleOf(el)) || isVisible(el)) return el;
     for (const l of el.labels || []) if (isVisible(l)) return l;
     let n = up(el);
     for (let i = 0; n && i < 3; i++, n = up(n)) if (isVisible(n)) return n;
@@ -623,7 +699,7 @@ async (req) => {
     if (!at) return { ok: false, by: null };
     if (at === el || el.contains(at)) return { ok: true };
     // A label's control, or a host whose shadow content was hit.
-    if (el.tagName === "LABEL" && el.control === at) return { ok: true };
+    if (tagOf(el) === "LABEL" && el.control === at) return { ok: true };
     let n = at;
     while (n) { if (n === el) return { ok: true }; n = n.parentNode || n.host; }
     // Seen from inside a shadow root, text slotted into `el` belongs to the host: a hit on the
@@ -663,11 +739,11 @@ async (req) => {
   // one that does not hold `el` (the banner or dialog as a whole, not a paragraph inside it).
   function coverOf(at, el) {
     let cover = at;
-    for (let n = up(at); n && !contains(n, el) && n.tagName !== "BODY" && n.tagName !== "HTML"; n = up(n)) cover = n;
-    const role = cover.getAttribute("role");
+    for (let n = up(at); n && !contains(n, el) && tagOf(n) !== "BODY" && tagOf(n) !== "HTML"; n = up(n)) cover = n;
+    const role = attr(cover, "role");
     const name = givenName(cover);
     let s = describeEl(cover);
-    if (role || name) s += ` (${[role, name && `"${name.slice(0, 40)}"`].filter(Boolean).join(" ")})`;
+    if (role || name) s += ` (${[role, name && `"${cut(name, 40)}"`].filter(Boolean).join(" ")})`;
     return s;
   }
 
@@ -736,9 +812,9 @@ async (req) => {
     // `aria-modal` (markup anyone who may post on the page can write) hides what really is
     // under something while it is on top of its own area: a backdrop, not a paragraph.
     const topLayer = queryAll("dialog").filter((n) => n.matches(":modal"));
-    const marked = queryAll('[aria-modal="true"]').filter((n) => n.tagName !== "DIALOG" && isVisible(n) && onTop(n));
+    const marked = queryAll('[aria-modal="true"]').filter((n) => tagOf(n) !== "DIALOG" && isVisible(n) && onTop(n));
     const behind = (el) => {
-      for (let n = el; n; n = up(n)) if (n.inert || n.getAttribute("aria-hidden") === "true") return true;
+      for (let n = el; n; n = up(n)) if (n.inert || attr(n, "aria-hidden") === "true") return true;
       if (topLayer.length) return !topLayer.some((m) => contains(m, el));
       if (!marked.length || marked.some((m) => contains(m, el))) return false;
       const hit = hitTarget(el);
@@ -769,13 +845,13 @@ async (req) => {
 
   // ---- actions ----
   function setNativeValue(el, value) {
-    const proto = el.tagName === "TEXTAREA" ? HTMLTextAreaElement.prototype
-      : el.tagName === "SELECT" ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+    const proto = tagOf(el) === "TEXTAREA" ? HTMLTextAreaElement.prototype
+      : tagOf(el) === "SELECT" ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
     const own = Object.getOwnPropertyDescriptor(proto, "value");
     const w = view(el);
     // Elements of an iframe have their own prototypes.
-    const frameProto = el.tagName === "TEXTAREA" ? w.HTMLTextAreaElement.prototype
-      : el.tagName === "SELECT" ? w.HTMLSelectElement.prototype : w.HTMLInputElement.prototype;
+    const frameProto = tagOf(el) === "TEXTAREA" ? w.HTMLTextAreaElement.prototype
+      : tagOf(el) === "SELECT" ? w.HTMLSelectElement.prototype : w.HTMLInputElement.prototype;
     const setter = (Object.getOwnPropertyDescriptor(frameProto, "value") || own).set;
     setter.call(el, value);
   }
@@ -786,7 +862,7 @@ async (req) => {
   }
   function fillOne(el, value) {
     el.focus();
-    if (el.tagName === "SELECT") {
+    if (tagOf(el) === "SELECT") {
       const v = norm(value);
       const opt = [...el.options].find((o) => norm(o.value) === v || norm(o.label) === v)
         || [...el.options].find((o) => norm(o.label).includes(v));
@@ -795,7 +871,7 @@ async (req) => {
       fire(el, opt.value);
       return null;
     }
-    if (el.isContentEditable && el.tagName !== "INPUT" && el.tagName !== "TEXTAREA") {
+    if (el.isContentEditable && tagOf(el) !== "INPUT" && tagOf(el) !== "TEXTAREA") {
       const sel = view(el).getSelection();
       const range = el.ownerDocument.createRange();
       range.selectNodeContents(el);
@@ -822,20 +898,20 @@ async (req) => {
   const CODE_WORDS = /(^|[^a-z])(code|otp|one[-_ ]?time|passcode|pin|token|verification)([^a-z]|$)/;
   const NOT_CODE_WORDS = /promo|coupon|voucher|discount|gift|referral|invit|zip|postal|post code|country|area code|captcha/;
   function codeField() {
-    const controls = everything().filter((el) => isTextControl(el) && el.tagName !== "SELECT" && isVisible(el) && isEditable(el) && !isUserContent(el));
-    const marked = controls.find((el) => (el.getAttribute("autocomplete") || "").toLowerCase().includes("one-time-code"));
+    const controls = everything().filter((el) => isTextControl(el) && tagOf(el) !== "SELECT" && isVisible(el) && isEditable(el) && !isUserContent(el));
+    const marked = controls.find((el) => (attr(el, "autocomplete") || "").toLowerCase().includes("one-time-code"));
     if (marked) {
       const row = boxesAround(marked, controls);
       return { els: row || [marked], by: "autocomplete" };
     }
     const named = controls.find((el) => {
       const labels = [...(el.labels || [])].map((l) => l.innerText).join(" ");
-      const says = [labels, givenName(el), el.getAttribute("name"), el.id, el.getAttribute("placeholder")]
+      const says = [labels, givenName(el), attr(el, "name"), el.id, attr(el, "placeholder")]
         .map((t) => norm(t).replace(/[_-]/g, " ")).join(" | ");
       return CODE_WORDS.test(says) && !NOT_CODE_WORDS.test(says);
     });
     if (named) return { els: boxesAround(named, controls) || [named], by: "name" };
-    const single = controls.filter((el) => el.maxLength === 1 || el.getAttribute("maxlength") === "1");
+    const single = controls.filter((el) => el.maxLength === 1 || attr(el, "maxlength") === "1");
     for (const el of single) {
       const row = boxesAround(el, single);
       if (row) return { els: row, by: "boxes" };
@@ -845,10 +921,10 @@ async (req) => {
   // The row of single-character boxes `el` belongs to (at least four sharing a parent or
   // grandparent), or null.
   function boxesAround(el, controls) {
-    if (!(el.maxLength === 1 || el.getAttribute("maxlength") === "1")) return null;
+    if (!(el.maxLength === 1 || attr(el, "maxlength") === "1")) return null;
     for (const box of [up(el), el.parentElement && up(up(el))]) {
       if (!box) continue;
-      const row = controls.filter((c) => (c.maxLength === 1 || c.getAttribute("maxlength") === "1") && contains(box, c));
+      const row = controls.filter((c) => (c.maxLength === 1 || attr(c, "maxlength") === "1") && contains(box, c));
       if (row.length >= 4) return row;
     }
     return null;
@@ -859,7 +935,7 @@ async (req) => {
   function formFacts(el) {
     const form = formOf(el);
     if (!form) return { field: el.name || el.id || null };
-    return { field: el.name || el.id || null, action: form.action, method: (form.getAttribute("method") || "get").toUpperCase() };
+    return { field: el.name || el.id || null, action: formAction(form), method: (attr(form, "method") || "get").toUpperCase() };
   }
 
   // Text as it reads, whitespace collapsed, case kept.
@@ -867,7 +943,30 @@ async (req) => {
   // A field as a person names it: its label, else its aria-label, placeholder or name.
   function fieldName(el) {
     const label = [...(el.labels || [])].map((l) => tidy(l.innerText).replace(/[\s:*]+$/, "")).find(Boolean);
-    return label || tidy(el.getAttribute("aria-label")) || tidy(el.getAttribute("placeholder")) || el.name || describeEl(el);
+    return label || tidy(attr(el, "aria-label")) || tidy(attr(el, "placeholder")) || el.name || describeEl(el);
+  }
+  // The rendered text of `el` (as innerText reads it) without the text of `regions` inside it.
+  // Only the elements that hold such a region are taken apart, child by child; the rest is
+  // read whole.
+  function shownText(el, regions) {
+    if (regions.includes(el)) return "";
+    if (!regions.some((r) => contains(el, r))) return el.innerText || "";
+    // What is rendered in place of the children: a shadow root's content, a slot's assigned
+    // nodes.
+    const kids = el.shadowRoot ? el.shadowRoot.childNodes
+      : tagOf(el) === "SLOT" && el.assignedNodes({ flatten: true }).length ? el.assignedNodes({ flatten: true })
+        : el.childNodes;
+    let out = "";
+    for (const child of kids) {
+      if (child.nodeType === Node.TEXT_NODE) out += child.data;
+      if (child.nodeType !== Node.ELEMENT_NODE || SKIP.has(tagOf(child))) continue;
+      // innerText of an element not rendered is its raw text: such an element shows nothing.
+      const display = styleOf(child).display;
+      if (display === "none" || (display !== "contents" && !isVisible(child))) continue;
+      const t = shownText(child, regions);
+      out += display.startsWith("inline") ? t : ` ${t} `;
+    }
+    return out;
   }
   // The outermost regions of content others posted.
   function userContentRegions() {
@@ -880,16 +979,21 @@ async (req) => {
   const LANDMARK_RANK = { main: 3, nav: 2, header: 2, aside: 1, footer: 0 };
 
   // ---- a form that came back ----
+  // The controls `selector` matches in `form` (`form=` attributes included), or on the page.
+  function controlsOf(form, selector) {
+    const all = queryAll(selector);
+    return form ? all.filter((c) => formOf(c) === form) : all;
+  }
   // The visible controls a person fills, of one form (or of the page).
   function formControls(form) {
-    return (form ? [...form.elements] : queryAll("input, select, textarea"))
+    return controlsOf(form, "input, select, textarea")
       .filter((c) => (isTextControl(c) || ["checkbox", "radio"].includes(roleOf(c))) && c.type !== "hidden" && (c.name || c.id) && isVisible(c));
   }
   const lineOf = (l) => tidy(l);
   const wordy = (l) => /\p{L}/u.test(l) && l.length <= 300;
   // The page's text as a person reads it, whitespace collapsed, lower case.
   function pageText() {
-    return norm(visibleText()).slice(0, 50000);
+    return norm(visibleText([])).slice(0, 50000);
   }
   // A value compared without keeping it (it may be a secret).
   function hashOf(v) {
@@ -906,7 +1010,7 @@ async (req) => {
     if (!el || !el.isConnected) return null;
     const fields = formControls(formOf(el)).map((c) => ({
       name: c.name || c.id,
-      value: isTextControl(c) && typeof c.value === "string" && c.value && (c.getAttribute("type") || "").toLowerCase() !== "password" ? hashOf(c.value) : null,
+      value: isTextControl(c) && typeof c.value === "string" && c.value && (attr(c, "type") || "").toLowerCase() !== "password" ? hashOf(c.value) : null,
     }));
     return { fields, text: pageText() };
   }
@@ -922,7 +1026,7 @@ async (req) => {
     if (el.control) out.add(el.control);
     if (el.querySelectorAll) for (const c of el.querySelectorAll("input, select, textarea")) out.add(c);
     const form = formOf(el);
-    for (const c of (form ? [...form.elements] : queryAll("input, select, textarea")).slice(0, 300)) out.add(c);
+    for (const c of controlsOf(form, "input, select, textarea").slice(0, 300)) out.add(c);
     return [...out];
   }
   function stateOf(el) {
@@ -947,8 +1051,8 @@ async (req) => {
     const el = ref && ref.deref ? ref.deref() : null;
     if (!el || !el.isConnected) return [];
     const form = formOf(el);
-    const controls = (form ? [...form.elements] : queryAll("input, textarea")).filter((c) => isTextControl(c) && c.tagName !== "SELECT"
-      && (c.getAttribute("type") || "").toLowerCase() !== "password");
+    const controls = controlsOf(form, "input, textarea").filter((c) => isTextControl(c) && tagOf(c) !== "SELECT"
+      && (attr(c, "type") || "").toLowerCase() !== "password");
     const values = controls.map((c) => norm(c.value)).filter((v) => v.length >= 3);
     const boxes = controls.filter((c) => c.maxLength === 1).map((c) => c.value).join("");
     if (boxes.length >= 3) values.push(norm(boxes));
@@ -1035,7 +1139,7 @@ async (req) => {
     // label focuses its field) or on something else than what was clicked (an "Edit" link
     // focusing a form); clicking a button or a link that does nothing focuses that alone.
     const active = deepActive();
-    const page = !active || active === document.body || active === document.documentElement;
+    const page = !active || active === bodyOf(document) || active === document.documentElement;
     const itself = w.el && (contains(w.el, active) || contains(active, w.el));
     if (!page && active !== w.focus && (!itself || isTextControl(active))) e.focus = describeEl(active);
     e.submitted = (globalThis.__planlockSubmits || 0) > w.submits;
@@ -1055,10 +1159,12 @@ async (req) => {
   async function attempt() {
     tree = null;
     treeRoots = null;
+    names = new Map();
+    roles = new Map();
     // A document still being parsed holds only its beginning: choosing, typing or reading there
     // would act on part of the page (two of six code boxes, half an article, one of two
     // buttons). Text someone waits for may be seen before the rest has arrived.
-    if (!["text", "effect", "pending", "quiet"].includes(req.op) && document.readyState === "loading") {
+    if (!["text", "effect", "pending", "quiet"].includes(req.op) && DOC.readyState.call(document) === "loading") {
       return { state: "loading" };
     }
     switch (req.op) {
@@ -1066,9 +1172,10 @@ async (req) => {
         // Layout the page owes from its last change is not the locator's time: settle it first.
         void document.documentElement.getBoundingClientRect();
         const t0 = performance.now();
-        let strategy = null, cands = [];
+        let strategy = null, cands = [], strays = [];
+        const wanted = wantedRole(req.describe, req.text);
         if (req.text) {
-          cands = byText(req.text);
+          ({ found: cands, strays } = byText(req.text, wanted));
           if (cands.length) strategy = "text";
         }
         if (!cands.length && req.selector) {
@@ -1094,8 +1201,9 @@ async (req) => {
           const submits = submitsOf(form);
           const field = lastFilled();
           if (def && isEnabled(def)) {
-            passedOver = [...shown.slice(0, 3).map((c) => candidate(c.el)), ...submits.filter((b) => b !== def).slice(0, 3).map(candidate)];
-            if (isVisible(def) || !field || field.tagName !== "INPUT") {
+            const texts = [...new Set([...shown, ...strays].map((c) => c.el))];
+            passedOver = [...texts.slice(0, 3).map(candidate), ...submits.filter((b) => b !== def).slice(0, 3).map(candidate)];
+            if (isVisible(def) || !field || tagOf(field) !== "INPUT") {
               const press = isVisible(def) ? def : submits[0];
               if (press) {
                 cands = [{ el: press, match: 0, visible: 1, exact: false, interactive: true, order: 0 }];
@@ -1116,8 +1224,13 @@ async (req) => {
             }
           }
         }
+        if (!cands.length && strays.length && DOC.readyState.call(document) === "complete") {
+          // Only what a person does not operate says the text (a heading, a paragraph), and the
+          // step asks for a control: clicking the heading would do nothing the plan needs, and
+          // the page has finished arriving. Failing now says so.
+          return rejected({ kind: "not_a_control", wanted, matched: strays.slice(0, 3).map((c) => candidate(c.el)) });
+        }
         if (!cands.length) return { state: "not_found" };
-        const wanted = wantedRole(req.describe, req.text);
         const place = wantedPlace(req.describe, req.text);
         const pick = choose(cands, [
           ["ugc", (c) => (isUserContent(c.el) ? 0 : 1)],
@@ -1125,7 +1238,9 @@ async (req) => {
           ["place", (c) => (place && place.includes(landmarkOf(c.el) || "main") ? 1 : 0)],
           ["near", (c) => (c.match >= MATCH.substring ? 1 : 0)],
           ["visible", (c) => c.visible],
-          ["exact", (c) => c.match],
+          ["margin", (c) => (inMargin(c.el) || !(c.interactive || hostRole(c.el)) ? 0 : 1)],
+          ["exact", (c) => (c.match === MATCH.start ? MATCH.substring : c.match)],
+          ["start", (c) => (c.match === MATCH.start ? 1 : 0)],
           ["role", (c) => (wanted && roleMatches(c.el, wanted) ? 1 : 0)],
           ["landmark", (c) => LANDMARK_RANK[landmarkOf(c.el) || "main"]],
           ["interactive", (c) => (c.interactive || hostRole(c.el) ? 1 : 0)],
@@ -1137,7 +1252,7 @@ async (req) => {
         const why = await unready(el, "click", true);
         if (why) return why;
         if (strategy === "text") {
-          strategy = { 4: "text", 3: "text-substring", 2: "words", 1: "equivalent" }[pick.chosen.match] || "text";
+          strategy = { 5: "text", 4: "text-substring", 3: "text-substring", 2: "words", 1: "equivalent" }[pick.chosen.match] || "text";
         }
         // What the click does to a form is judged after it (was it sent?): start counting now.
         globalThis.__planlockSubmitting = { invalid: [], submitted: 0, form: formOf(el) };
@@ -1172,7 +1287,9 @@ async (req) => {
         const pick = choose(cands, [
           ["ugc", (c) => (c.ugc || isUserContent(c.el) ? 0 : 1)],
           ["form", (c) => (form && formOf(c.el) === form ? 1 : 0)],
-          ["exact", (c) => c.match],
+          ["margin", (c) => (inMargin(c.el) ? 0 : 1)],
+          ["exact", (c) => (c.match === MATCH.start ? MATCH.substring : c.match)],
+          ["start", (c) => (c.match === MATCH.start ? 1 : 0)],
           ["landmark", (c) => (landmarkOf(c.el) ? 0 : 1)],
           ["label", (c) => -c.source],
         ]);
@@ -1191,7 +1308,7 @@ async (req) => {
         if (err) return rejected({ element: describeEl(el), ...err });
         rememberFilled(el);
         const got = el.value;
-        if (got !== undefined && el.tagName !== "SELECT" && got !== req.value) {
+        if (got !== undefined && tagOf(el) !== "SELECT" && got !== req.value) {
           return rejected({ kind: "rewritten", element: describeEl(el), holds: got });
         }
         return found({ strategy, element: describeEl(el), ...pick.why, ...formFacts(el), locate_ms: ms(locateMs) });
@@ -1212,7 +1329,7 @@ async (req) => {
           fallback = found.by;
         }
         const compact = req.code.replace(/[\s-]/g, "");
-        const single = live.length > 1 && live.every((el) => el.maxLength === 1 || el.getAttribute("maxlength") === "1" || (el.size && el.size <= 2));
+        const single = live.length > 1 && live.every((el) => el.maxLength === 1 || attr(el, "maxlength") === "1" || (el.size && el.size <= 2));
         const extra = fallback ? { fallback, element: describeEl(live[0]) } : {};
         if (single) {
           if (live.length < compact.length) {
@@ -1224,7 +1341,7 @@ async (req) => {
         }
         const el = live[0];
         const max = el.maxLength > 0 ? el.maxLength : Infinity;
-        const numeric = (el.getAttribute("type") || "") === "number" || el.getAttribute("inputmode") === "numeric";
+        const numeric = (attr(el, "type") || "") === "number" || attr(el, "inputmode") === "numeric";
         const useCompact = compact !== req.code && (req.code.length > max || numeric);
         const value = useCompact ? compact : req.code;
         const err = fillOne(el, value);
@@ -1234,9 +1351,10 @@ async (req) => {
       }
       case "text": {
         const q = norm(req.text);
-        let text = visibleText();
-        // What others posted (a comment saying "your email is verified") says nothing of the run.
-        for (const region of userContentRegions()) text = text.split(region.innerText).join(" ");
+        // What others posted (a comment saying "your email is verified") says nothing of the
+        // run: the page's text is read around those regions, never by cutting their words out
+        // of the whole (an empty or one-word comment would cut those letters everywhere).
+        const text = visibleText(userContentRegions());
         return norm(text).includes(q) ? found({}) : { state: "not_found" };
       }
       case "sent": {
@@ -1268,7 +1386,7 @@ async (req) => {
           const was = typed.find((f) => f.name === key(c));
           return !!was && typeof c.value === "string" && c.value !== "" && hashOf(c.value) === was.value;
         });
-        const invalid = controls.some((c) => c.getAttribute("aria-invalid") === "true");
+        const invalid = controls.some((c) => attr(c, "aria-invalid") === "true");
         // A form emptied of what was typed is a form answered, unless it marks a field invalid.
         if (!kept && !invalid) return found({ errors: [], form_back: false });
         const values = typedValues();
@@ -1293,7 +1411,7 @@ async (req) => {
         const said = new Map();
         const elsewhere = [];
         for (const el of all) {
-          if (SKIP.has(el.tagName) || isTextControl(el) || isUserContent(el)) continue;
+          if (SKIP.has(tagOf(el)) || isTextControl(el) || isUserContent(el)) continue;
           const own = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.data).join(" ");
           if (!/\p{L}/u.test(own) || !isVisible(el)) continue;
           const lines = (el.innerText || "").split("\n").map(lineOf).filter(wordy).filter(isNew);
@@ -1309,7 +1427,7 @@ async (req) => {
         for (const c of controls) {
           const words = once([...(said.get(c) || []), ...[byIds(c, "aria-errormessage")].map(lineOf).filter(wordy).filter(isNew)]);
           if (words.length) push(`${fieldName(c)}: ${words.join(" ")}`);
-          else if (c.getAttribute("aria-invalid") === "true") push(`${fieldName(c)} is marked invalid`);
+          else if (attr(c, "aria-invalid") === "true") push(`${fieldName(c)} is marked invalid`);
         }
         if (!texts.length) for (const l of once(elsewhere)) if (WRONG_WORDS.test(l)) push(l);
         return found({ errors: texts.slice(0, 8), form_back: texts.length > 0 });
@@ -1339,7 +1457,7 @@ async (req) => {
         // sent since (no submission in this document after the fill)?
         const shown = filledShown();
         const sent = (globalThis.__planlockSubmits || 0) > (globalThis.__planlockFilledAt || 0);
-        const taken = shown && echoes(document.body ? document.body.innerText : "", typedValues());
+        const taken = shown && echoes(visibleText([]), typedValues());
         return found({ unsent: shown && !sent && !taken });
       }
       case "outline": {
@@ -1348,18 +1466,18 @@ async (req) => {
         // placeholder, options) and buttons, and the texts of other links and buttons by
         // landmark. Never paragraphs, values or hidden elements.
         const cap = (t) => { t = tidy(t); return t.length > 80 ? t.slice(0, 79) + "…" : t; };
-        const all = everything().filter((el) => !SKIP.has(el.tagName));
+        const all = everything().filter((el) => !SKIP.has(tagOf(el)));
         // A checkbox or radio a page hides behind a styled one is shown by its label.
-        const choice = (el) => el.tagName === "INPUT" && ["checkbox", "radio"].includes((el.getAttribute("type") || "").toLowerCase());
+        const choice = (el) => tagOf(el) === "INPUT" && ["checkbox", "radio"].includes((attr(el, "type") || "").toLowerCase());
         const shown = all.filter((el) => isVisible(choice(el) ? clickable(el) : el));
-        const headings = shown.filter((el) => /^H[12]$/.test(el.tagName))
-          .map((el) => ({ level: +el.tagName[1], text: cap(el.innerText) })).filter((h) => h.text);
+        const headings = shown.filter((el) => /^H[12]$/.test(tagOf(el)))
+          .map((el) => ({ level: +tagOf(el)[1], text: cap(el.innerText) })).filter((h) => h.text);
         const forms = [];
         const formEntry = new Map();
         const entryOf = (form) => {
           if (!formEntry.has(form)) {
             const entry = {
-              name: form ? cap(form.id || form.getAttribute("name") || form.getAttribute("aria-label") || "") : "",
+              name: form ? cap(idOf(form) || attr(form, "name") || attr(form, "aria-label") || "") : "",
               fields: [], buttons: [],
             };
             formEntry.set(form, entry);
@@ -1369,29 +1487,29 @@ async (req) => {
         };
         const labelOf = (el) => {
           const label = [...(el.labels || [])].map((l) => tidy(l.innerText).replace(/[\s:*]+$/, "")).find(Boolean);
-          return cap(label || tidy(byIds(el, "aria-labelledby")) || tidy(el.getAttribute("aria-label")) || el.getAttribute("placeholder") || "");
+          return cap(label || tidy(byIds(el, "aria-labelledby")) || tidy(attr(el, "aria-label")) || attr(el, "placeholder") || "");
         };
         const groups = new Map();
         const outside = [];
         const seen = new Set();
         for (const el of shown) {
           const form = formOf(el);
-          const type = (el.getAttribute("type") || "").toLowerCase();
+          const type = (attr(el, "type") || "").toLowerCase();
           const role = roleOf(el);
-          if (el.tagName === "INPUT" && (type === "radio" || type === "checkbox") || el.tagName === "SELECT" || isTextControl(el)) {
-            if (el.tagName === "INPUT" && type === "hidden") continue;
+          if (tagOf(el) === "INPUT" && (type === "radio" || type === "checkbox") || tagOf(el) === "SELECT" || isTextControl(el)) {
+            if (tagOf(el) === "INPUT" && type === "hidden") continue;
             // The control inside a custom checkbox (<sl-checkbox>): its host stands for it.
             const host = el.getRootNode().host;
             if (host && hostRole(host)) continue;
             const field = {
               label: labelOf(el),
-              kind: el.tagName === "SELECT" ? "select" : el.tagName === "TEXTAREA" ? "textarea" : el.isContentEditable && el.tagName !== "INPUT" ? "text" : (type || "text"),
-              name: cap(el.getAttribute("name") || ""),
-              id: el.getAttribute("name") ? "" : cap(el.id || ""),
-              required: !!el.required || el.getAttribute("aria-required") === "true",
-              autocomplete: cap(el.getAttribute("autocomplete") || ""),
-              placeholder: cap(el.getAttribute("placeholder") || ""),
-              options: el.tagName === "SELECT" ? [...el.options].slice(0, 12).map((o) => cap(o.label)) : [],
+              kind: tagOf(el) === "SELECT" ? "select" : tagOf(el) === "TEXTAREA" ? "textarea" : el.isContentEditable && tagOf(el) !== "INPUT" ? "text" : (type || "text"),
+              name: cap(attr(el, "name") || ""),
+              id: attr(el, "name") ? "" : cap(el.id || ""),
+              required: !!el.required || attr(el, "aria-required") === "true",
+              autocomplete: cap(attr(el, "autocomplete") || ""),
+              placeholder: cap(attr(el, "placeholder") || ""),
+              options: tagOf(el) === "SELECT" ? [...el.options].slice(0, 12).map((o) => cap(o.label)) : [],
             };
             if (type === "radio" && el.name) {
               // A radio group is one field: its options are its radios' labels.
@@ -1405,16 +1523,16 @@ async (req) => {
             entryOf(form).fields.push(field);
             continue;
           }
-          if (["checkbox", "switch", "radio"].includes(role) && el.tagName !== "INPUT" && el.tagName !== "LABEL") {
+          if (["checkbox", "switch", "radio"].includes(role) && tagOf(el) !== "INPUT" && tagOf(el) !== "LABEL") {
             // A custom control (<sl-checkbox>, [role=checkbox]): a field named by its text.
-            const field = { label: cap(textOf(el) || ariaName(el)), kind: role, name: cap(el.getAttribute("name") || ""), id: el.getAttribute("name") ? "" : cap(el.id || ""),
-              required: el.hasAttribute("required") || el.getAttribute("aria-required") === "true", autocomplete: "", placeholder: "", options: [] };
+            const field = { label: cap(textOf(el) || ariaName(el)), kind: role, name: cap(attr(el, "name") || ""), id: attr(el, "name") ? "" : cap(el.id || ""),
+              required: el.hasAttribute("required") || attr(el, "aria-required") === "true", autocomplete: "", placeholder: "", options: [] };
             if (field.label && !seen.has(el)) { seen.add(el); entryOf(form).fields.push(field); }
             continue;
           }
           const clickableRole = ["button", "link", "tab", "menuitem"].includes(role) || hostRole(el);
           if (!clickableRole) continue;
-          const text = cap(textOf(el) || ariaName(el) || el.getAttribute("title") || "");
+          const text = cap(textOf(el) || ariaName(el) || attr(el, "title") || "");
           if (!text || seen.has(el)) continue;
           seen.add(el);
           if (form && (role === "button" || hostRole(el) === "button")) {
@@ -1425,8 +1543,14 @@ async (req) => {
         }
         // The page's prose goes back only to be counted for instruction-like text; it never
         // reaches the planner.
-        const prose = (document.body ? document.body.innerText : "").slice(0, 100000);
-        return found({ title: cap(document.title), headings, forms: forms.filter((f) => f.fields.length || f.buttons.length), outside, prose });
+        const prose = (bodyOf(document) ? bodyOf(document).innerText : "").slice(0, 100000);
+        return found({ title: cap(DOC.title.call(document)), headings, forms: forms.filter((f) => f.fields.length || f.buttons.length), outside, prose });
+      }
+      case "accessible": {
+        // What assistive technology announces for each element at the selector: its role and
+        // accessible name, as the ranking reads them.
+        const els = selectorAll(req.selector);
+        return found({ elements: els.map((el) => ({ element: describeEl(el), role: roleOf(el), name: accName(el) })) });
       }
       case "extract": {
         if (req.selector) {
@@ -1435,9 +1559,9 @@ async (req) => {
           if (!el) return els.length ? blocked(els[0], { kind: "hidden" }) : { state: "not_found" };
           return found({ text: (el.innerText || el.textContent || "").trim(), element: describeEl(el) });
         }
-        const main = document.querySelector("main, [role=main]") || document.body;
+        const main = document.querySelector("main, [role=main]") || bodyOf(document);
         if (!main) return { state: "loading" };
-        return found({ text: (main.innerText || "").trim(), element: main === document.body ? "<body>" : describeEl(main) });
+        return found({ text: (main.innerText || "").trim(), element: main === bodyOf(document) ? "<body>" : describeEl(main) });
       }
       default:
         return rejected({ kind: "script", message: `unknown locator operation ${req.op}` });
@@ -1448,24 +1572,46 @@ async (req) => {
   function nearby() {
     if (req.op === "click") {
       return everything().filter((el) => el.matches(INTERACTIVE) && isVisible(el))
-        .map((el) => norm(textOf(el)) || norm(el.getAttribute("aria-label"))).filter((t) => t && t.length < 80);
+        .map((el) => norm(textOf(el)) || norm(attr(el, "aria-label"))).filter((t) => t && t.length < 80);
     }
     if (req.op === "fill" || req.op === "code") {
       const names = [];
       for (const el of everything()) {
-        if (el.tagName === "LABEL") names.push(norm(el.innerText));
+        if (tagOf(el) === "LABEL") names.push(norm(el.innerText));
         for (const a of ["aria-label", "placeholder", "name", "id"]) {
-          if (["INPUT", "TEXTAREA", "SELECT"].includes(el.tagName) && el.getAttribute(a)) {
-            names.push(a === "id" ? "#" + el.id : a === "name" ? `[name=${el.getAttribute(a)}]` : norm(el.getAttribute(a)));
+          if (["INPUT", "TEXTAREA", "SELECT"].includes(tagOf(el)) && attr(el, a)) {
+            names.push(a === "id" ? "#" + el.id : a === "name" ? `[name=${attr(el, a)}]` : norm(attr(el, a)));
           }
         }
       }
       return names.filter((t) => t && t.length < 80);
     }
     if (req.op === "text" || req.op === "extract") {
-      return (document.body ? document.body.innerText : "").split("\n").map(norm).filter((t) => t && t.length < 120);
+      return (bodyOf(document) ? bodyOf(document).innerText : "").split("\n").map(norm).filter((t) => t && t.length < 120);
     }
     return [];
+  }
+
+  // The answer as JSON the Rust side reads: only strings, numbers, booleans, null, arrays and
+  // plain objects. Anything else that reached it (an element a page put where a string was
+  // read) becomes the words that describe it, so no page can make an answer unreadable.
+  function plain(v) {
+    if (v === null || v === undefined) return null;
+    if (typeof v === "string" || typeof v === "boolean") return v;
+    if (typeof v === "number") return Number.isFinite(v) ? v : null;
+    if (Array.isArray(v)) return v.map(plain);
+    if (typeof v === "object") {
+      if (typeof v.nodeType === "number") {
+        try { return v.nodeType === Node.ELEMENT_NODE ? describeEl(v) : String(v.textContent || ""); } catch (e) { return ""; }
+      }
+      const proto = Object.getPrototypeOf(v);
+      if (proto === Object.prototype || proto === null) {
+        const out = {};
+        for (const [k, x] of Object.entries(v)) if (x !== undefined && typeof x !== "function") out[k] = plain(x);
+        return out;
+      }
+    }
+    return String(v);
   }
 
   let last = null;
@@ -1476,7 +1622,7 @@ async (req) => {
     } catch (e) {
       verdict = rejected({ kind: "script", message: String(e && e.message || e) });
     }
-    if (verdict.state === "found" || verdict.state === "rejected") return verdict;
+    if (verdict.state === "found" || verdict.state === "rejected") return plain(verdict);
     last = verdict;
     const left = budget - (performance.now() - started);
     if (left <= 0) break;
@@ -1487,5 +1633,5 @@ async (req) => {
       const t = setTimeout(done, Math.min(left, 40));
     });
   }
-  return { ...last, seen: [...new Set(nearby())].slice(0, 60) };
+  return plain({ ...last, seen: [...new Set(nearby())].slice(0, 60) });
 }

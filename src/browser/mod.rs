@@ -9,6 +9,7 @@ mod locate;
 pub mod outline;
 mod process;
 mod refusals;
+mod shot;
 mod tab;
 
 use std::path::{Path, PathBuf};
@@ -29,8 +30,10 @@ pub use facts::{
     Blocker, Candidate, Clicked, Destined, Difference, Effect, EffectKind, Extracted, Filled,
     InvalidField, Located, Navigated, PageError, Rejection, Target,
 };
+pub use locate::Accessible;
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
+pub use shot::MASK_COLOUR;
 pub use tab::{CLICK_WINDOW, HopRule, QUIET, Tab};
 
 use crate::lock::{AddressPolicy, Lock};

@@ -36,8 +36,8 @@ use super::facts::{
     PageError, Rejection, Target,
 };
 use super::locate::{
-    FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS, Operation, PendingForm, Quiet, Request,
-    Sealed, Verdict, Watched, install_locator,
+    Accessible, AccessibleElements, FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS, Operation,
+    PendingForm, Quiet, Request, Sealed, Verdict, Watched, install_locator,
 };
 use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
@@ -286,8 +286,23 @@ impl Tab {
         }
     }
 
-    /// A PNG of the viewport, for failure reports. `None` if the page cannot be captured.
-    pub async fn screenshot(&self) -> Option<Vec<u8>> {
+    /// A PNG of the viewport, for reports, with every element whose value or visible text
+    /// holds one of `hidden` (secrets, emailed codes) painted over. `None` if the page cannot
+    /// be captured, or where those elements are cannot be told: then there is no picture,
+    /// rather than one that might show what it must not.
+    pub async fn screenshot(&self, hidden: &[String]) -> Option<Vec<u8>> {
+        if hidden.is_empty() {
+            return self.capture().await;
+        }
+        // Found before and after the capture: whatever moved in between is covered where it
+        // was and where it went.
+        let mut mask = self.mask_boxes(hidden).await?;
+        let png = self.capture().await?;
+        mask.extend(self.mask_boxes(hidden).await?);
+        super::shot::paint_over(&png, &mask)
+    }
+
+    async fn capture(&self) -> Option<Vec<u8>> {
         let params = CaptureScreenshotParams {
             format: Some(CaptureScreenshotFormat::Png),
             // Faster compression: `--screenshots all` takes one after every step.
@@ -300,6 +315,29 @@ impl Tab {
             .ok()?;
         let data: &str = shot.result.data.as_ref();
         base64::engine::general_purpose::STANDARD.decode(data).ok()
+    }
+
+    /// The boxes to paint over for `hidden`, found in planlock's world of the page, where no
+    /// page script can change what the DOM answers. `None` while a new document has not made
+    /// that world yet.
+    async fn mask_boxes(&self, hidden: &[String]) -> Option<super::shot::MaskBoxes> {
+        let script = super::shot::SCREEN_MASK_JS;
+        let values = serde_json::to_string(hidden).ok()?;
+        let world = self.world.lock().ok().and_then(|w| w.clone())?;
+        let params = EvaluateParams::builder()
+            .expression(format!("({script})({values})"))
+            .unique_context_id(world)
+            .return_by_value(true)
+            .build()
+            .ok()?;
+        let answer = tokio::time::timeout(Duration::from_secs(5), self.page.execute(params))
+            .await
+            .ok()?
+            .ok()?;
+        if answer.result.exception_details.is_some() {
+            return None;
+        }
+        serde_json::from_value(answer.result.result.value.clone()?).ok()
     }
 
     fn browser_gone(&self) -> Option<PageError> {
@@ -990,6 +1028,22 @@ impl Tab {
         let answer = self.locate(&Operation::Quiet, target, Instant::now()).await;
         let quiet: Quiet = self.aside(answer)?;
         quiet.quiet_ms.map(Duration::from_millis)
+    }
+
+    /// The role and accessible name of each element `selector` matches (open shadow roots and
+    /// same-origin frames included), as the locator reads them.
+    pub async fn accessible(
+        &self,
+        selector: &str,
+        deadline: Instant,
+    ) -> Result<Vec<Accessible>, PageError> {
+        let target = Target::Element {
+            selector: Some(selector.to_string()),
+        };
+        let found: AccessibleElements = self
+            .locate(&Operation::Accessible { selector }, target, deadline)
+            .await?;
+        Ok(found.elements)
     }
 
     /// The visible text of the element at `selector`, or of the page's main content.

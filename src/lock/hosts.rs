@@ -51,6 +51,11 @@ pub(crate) fn parse_allowed_host(host: &str) -> Result<AllowedHost, LockError> {
         return Err(not_a_host());
     }
     if let Ok(IpAddr::V6(v6)) = trimmed.parse::<IpAddr>() {
+        if v6.is_unspecified() {
+            return Err(LockError::Unspecified {
+                given: trimmed.to_string(),
+            });
+        }
         // A bare IPv6 address (`::1`) is a host too.
         return Ok(AllowedHost {
             host: format!("[{v6}]"),
@@ -64,12 +69,24 @@ pub(crate) fn parse_allowed_host(host: &str) -> Result<AllowedHost, LockError> {
     let authority = authority.split(['/', '?', '#']).next().unwrap_or("");
     let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
     match url.as_ref().and_then(Url::host_str) {
+        Some(h) if is_unspecified(h) => Err(LockError::Unspecified {
+            given: host.trim().to_string(),
+        }),
         Some(h) if !h.is_empty() => Ok(AllowedHost {
             host: h.to_string(),
             port: written_port(authority).map_err(|()| not_a_host())?,
         }),
         _ => Err(not_a_host()),
     }
+}
+
+/// `0.0.0.0` or `[::]` (as a URL writes a host): the address that means "any of this
+/// machine's", to listen on. A connection to it reaches this machine.
+pub(crate) fn is_unspecified(host: &str) -> bool {
+    host.trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<IpAddr>()
+        .is_ok_and(|ip| ip.is_unspecified())
 }
 
 /// The port an authority (`host:port`, `[v6]:port`) writes out, even the scheme's default

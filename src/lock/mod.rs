@@ -105,6 +105,14 @@ pub enum LockError {
     /// mailbox, a webhook) on a private address allowed on other ports only.
     #[error("[plan] {shown} is not allowed: the request allows {allowed} only.")]
     PortNotAllowed { shown: String, allowed: String },
+    /// An unspecified address (`0.0.0.0`, `::`) was named as a host: a connection to it
+    /// reaches this machine on any of its addresses.
+    #[error(
+        "[plan] `{given}` is the unspecified address, which means every address of this \
+         machine: a page sent there reaches whatever listens on it, so it is never an allowed \
+         host. Name the address the site listens on, such as `127.0.0.1:8080`."
+    )]
+    Unspecified { given: String },
     /// A destination is the service's own address.
     #[error("[plan] {addr} is this service's own address, which a run never reaches.")]
     ServiceAddress { addr: SocketAddr },
@@ -166,18 +174,20 @@ enum Denied {
 }
 
 /// Judges a destination the service connects to itself — a mailbox server, a webhook
-/// receiver — by the rule its runs' pages follow: a private, loopback or link-local address,
-/// literal or resolved, is refused unless `allow_hosts` names that address (and, if it names
-/// a port, that port). Returns the addresses judged, so the caller can connect to exactly
+/// receiver — by the rule its runs' pages follow: the service's own address is never reached,
+/// and a private, loopback or link-local address, literal or resolved, is refused unless
+/// `allow_hosts` names that address (and, if it names a port, that port). Returns the addresses judged, so the caller can connect to exactly
 /// those (a name resolved again later could point elsewhere).
 pub async fn check_service_host(
     host: &str,
     port: u16,
     allow_hosts: &[String],
+    service_addresses: &[SocketAddr],
 ) -> Result<Vec<IpAddr>, LockError> {
     let lock = Lock::build(&LockRequest {
         allow_hosts,
         policy: AddressPolicy::Service,
+        service_addresses,
         ..LockRequest::default()
     })
     .await?;
@@ -216,9 +226,23 @@ impl Lock {
             merge(&mut sites, site_of(&allowed.host), ports);
         }
         let explicit_sites: BTreeSet<String> = sites.keys().cloned().collect();
+        if let Some(url) = req
+            .urls
+            .iter()
+            .find(|u| u.host_str().is_some_and(hosts::is_unspecified))
+        {
+            return Err(LockError::Unspecified {
+                given: url[..url::Position::BeforePath].to_string(),
+            });
+        }
         let mut named: Vec<Url> = req.urls.clone();
         if let Some(goal) = req.goal {
-            named.extend(endpoints_in_text(goal));
+            // A goal may mention where a server listens; it allows no such address.
+            named.extend(
+                endpoints_in_text(goal)
+                    .into_iter()
+                    .filter(|u| !u.host_str().is_some_and(hosts::is_unspecified)),
+            );
         }
         // IP addresses and names of this machine are many services, one per port: a URL
         // allows its own port of them.

@@ -67,6 +67,37 @@ fn service_locks_judge_the_goals_hosts_too() {
 }
 
 #[test]
+fn an_unspecified_address_is_never_an_allowed_host() {
+    for allowed in [
+        "0.0.0.0",
+        "0.0.0.0:9222",
+        "::",
+        "[::]:8080",
+        "http://0.0.0.0:3000/",
+    ] {
+        let e = Lock::of_hosts([allowed]).unwrap_err();
+        assert!(matches!(e, LockError::Unspecified { .. }), "{allowed}: {e}");
+        let e = service(None, &["https://shop.example/"], &[allowed]).unwrap_err();
+        assert!(matches!(e, LockError::Unspecified { .. }), "{allowed}: {e}");
+    }
+    let e = service(None, &["http://0.0.0.0:8000/signup"], &["127.0.0.1"]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "[plan] `http://0.0.0.0:8000` is the unspecified address, which means every address of \
+         this machine: a page sent there reaches whatever listens on it, so it is never an \
+         allowed host. Name the address the site listens on, such as `127.0.0.1:8080`."
+    );
+    // A goal may say where a server listens; that allows nothing.
+    let lock = service(
+        Some("the app listens on 0.0.0.0:8000; sign up at shop.example"),
+        &[],
+        &[],
+    )
+    .unwrap();
+    assert!(lock.check(&url("http://0.0.0.0:8000/")).is_err());
+}
+
+#[test]
 fn locks_hold_the_sites_of_goal_urls_and_allowed_hosts() {
     let lock = service(
         Some("buy at https://www.shop.example/x"),

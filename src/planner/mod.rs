@@ -28,8 +28,8 @@ use crate::plan::{self, Limits, Plan, Problem, Vars};
 pub use config::{ModelSpec, PlannerConfig, Provider, RetryPolicy};
 pub use prompt::{SYSTEM_PROMPT, prompt_version};
 pub use review::{
-    ask_with_suggestion, ask_with_suggestion_on, confirm, confirm_with, flags, looked_line,
-    render_review, render_review_with_answers,
+    Review, ReviewStep, ask_with_suggestion, ask_with_suggestion_on, confirm, confirm_with, flags,
+    looked_line, render_review, render_review_with_answers, review_in,
 };
 
 /// Most characters of a model's answer shown in an invalid-plan error.
@@ -406,6 +406,16 @@ pub(crate) struct ModelReply {
 pub async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<PlanOutcome, PlannerError> {
     let goal = goal::prepare_with(goal, req.inbox_address.as_deref(), &req.vars)?;
     let allowed = allowed_sites(&goal, &req.allowed_hosts)?;
+    plan_prepared(goal, &allowed, req).await
+}
+
+/// [`plan_goal`] of a goal already prepared, the model told that the run may visit
+/// `allowed` (the sites of the request's lock, when the caller made it).
+pub async fn plan_prepared(
+    goal: goal::Goal,
+    allowed: &[String],
+    req: &PlanRequest,
+) -> Result<PlanOutcome, PlannerError> {
     let spec = req.config.model_spec()?;
     let model = spec.to_string();
     let version = prompt_version();
@@ -456,7 +466,7 @@ pub async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<PlanOutcome, Pla
     }
 
     let endpoint = req.config.endpoint(spec.provider)?;
-    let user = user_message_for(&goal, &allowed, req);
+    let user = user_message_for(&goal, allowed, req);
     let client = reqwest::Client::builder()
         .user_agent(concat!("planlock/", env!("CARGO_PKG_VERSION")))
         .build()
@@ -528,7 +538,16 @@ fn user_message_for(goal: &goal::Goal, allowed: &[String], req: &PlanRequest) ->
 pub fn request_preview(goal: &str, req: &PlanRequest) -> Result<serde_json::Value, PlannerError> {
     let goal = goal::prepare_with(goal, req.inbox_address.as_deref(), &req.vars)?;
     let allowed = allowed_sites(&goal, &req.allowed_hosts)?;
-    let user = user_message_for(&goal, &allowed, req);
+    Ok(preview_prepared(&goal, &allowed, req))
+}
+
+/// [`request_preview`] of a goal already prepared, with the sites the model is told.
+pub fn preview_prepared(
+    goal: &goal::Goal,
+    allowed: &[String],
+    req: &PlanRequest,
+) -> serde_json::Value {
+    let user = user_message_for(goal, allowed, req);
     let spec = req.config.model_spec().ok();
     let (provider, model) = match &spec {
         Some(spec) => (spec.provider, spec.model.as_str()),
@@ -538,13 +557,13 @@ pub fn request_preview(goal: &str, req: &PlanRequest) -> Result<serde_json::Valu
         Provider::Anthropic => anthropic::request_body(model, &user, req.config.max_tokens()),
         Provider::OpenAi => openai::request_body(model, &user, req.config.max_tokens()),
     };
-    Ok(serde_json::json!({
+    serde_json::json!({
         "provider": provider.name(),
         "model": spec.map(|s| s.to_string()),
         "prompt_version": prompt_version(),
         "looked": req.look.as_ref().map(Looked::of),
         "body": body,
-    }))
+    })
 }
 
 /// Whether planning looks at the start page first.
@@ -604,6 +623,16 @@ pub async fn look_at_goal(
     })
     .await
     .map_err(LookFailure::Lock)?;
+    look_within(browser, url, lock).await
+}
+
+/// Looks at `url` in a fresh context under `lock` (made from the request before anything was
+/// read) and outlines it for the model; instruction-like texts are counted, then dropped.
+pub async fn look_within(
+    browser: &crate::browser::Chromium,
+    url: url::Url,
+    lock: crate::lock::Lock,
+) -> Result<crate::browser::Look, LookFailure> {
     let mut look = browser
         .look(url.as_str(), lock)
         .await

@@ -162,6 +162,10 @@ impl Failure {
                     why: Rejection::Ambiguous { .. },
                     ..
                 } => ErrorKind::Ambiguous,
+                PageError::Rejected {
+                    why: Rejection::NotAControl { .. },
+                    ..
+                } => ErrorKind::NotFound,
                 PageError::Rejected { .. } => ErrorKind::NotActionable,
                 PageError::FormNotSent { .. } => ErrorKind::FormNotSent,
                 PageError::TextAbsent { .. } => ErrorKind::Timeout,
@@ -604,6 +608,40 @@ fn rejection_sentence(f: &mut fmt::Formatter<'_>, target: &Target, why: &Rejecti
             "{element} is in content others posted on the page (a comment, a user-generated \
              link): a secret or code is never typed there"
         ),
+        Rejection::NotAControl { wanted, matched } => {
+            let each: Vec<String> = matched
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{} ({})",
+                        c.element.as_deref().unwrap_or("an element"),
+                        role_phrase(c.role.as_deref().unwrap_or("generic"))
+                    )
+                })
+                .collect();
+            write!(
+                f,
+                "only {} says \"{}\", and the step asks for {}: planlock never clicks a heading, \
+                 a paragraph or plain text in place of a control, and nothing the page offers to \
+                 operate says it",
+                each.join(" and "),
+                query_of(target),
+                role_phrase(wanted)
+            )
+        }
+    }
+}
+
+/// A role as a sentence names it: "a button", "a heading", "plain text".
+fn role_phrase(role: &str) -> String {
+    match role {
+        "generic" => "plain text".to_string(),
+        "textbox" | "searchbox" | "spinbutton" => "a field".to_string(),
+        "combobox" | "listbox" => "a dropdown".to_string(),
+        "menuitem" => "a menu item".to_string(),
+        "img" => "an image".to_string(),
+        "option" => "an option".to_string(),
+        other => format!("a {other}"),
     }
 }
 

@@ -192,6 +192,8 @@ struct Run<'l> {
     refused: usize,
     /// Failed `should` and `could` steps the run went on after.
     warnings: Vec<Warning>,
+    /// What no screenshot may show: the secrets, and each code this run took from a mail.
+    never_shown: Vec<String>,
 }
 
 impl<'l> Run<'l> {
@@ -214,6 +216,7 @@ impl<'l> Run<'l> {
             requests_at_fill: 0,
             refused: 0,
             warnings: Vec::new(),
+            never_shown: req.vars.masker().values(),
         }
     }
 
@@ -443,8 +446,14 @@ impl<'l> Run<'l> {
                             self.extracted.push(shown);
                         }
                         if req.settings.screenshots == Screenshots::All {
-                            detail.screenshot =
-                                screenshot(&tab, &self.run_id, index, &req.settings).await;
+                            detail.screenshot = screenshot(
+                                &tab,
+                                &self.run_id,
+                                index,
+                                &req.settings,
+                                &self.never_shown,
+                            )
+                            .await;
                         }
                         self.emit_step_ended(index, &step, took, None, &detail);
                         self.outcomes.push(StepOutcome {
@@ -458,8 +467,14 @@ impl<'l> Run<'l> {
                         });
                     }
                     Err(failure) => {
-                        let mut detail =
-                            failure_detail(&tab, &self.run_id, index, &req.settings).await;
+                        let mut detail = failure_detail(
+                            &tab,
+                            &self.run_id,
+                            index,
+                            &req.settings,
+                            &self.never_shown,
+                        )
+                        .await;
                         if let Some((located, effect)) = failure.click_facts() {
                             detail.located = Some(located);
                             detail.effect = Some(effect);
@@ -689,27 +704,40 @@ async fn open_mailboxes(
 }
 
 /// The page URL and a screenshot of a failed step (a free function, so runs stay `Send`).
-async fn failure_detail(tab: &Tab, run_id: &str, index: usize, settings: &Settings) -> StepDetail {
+async fn failure_detail(
+    tab: &Tab,
+    run_id: &str,
+    index: usize,
+    settings: &Settings,
+    never_shown: &[String],
+) -> StepDetail {
     let mut detail = StepDetail {
         url: Some(tab.url().await),
         ..StepDetail::default()
     };
     if settings.screenshots != Screenshots::None {
-        detail.screenshot = screenshot(tab, run_id, index, settings).await;
+        detail.screenshot = screenshot(tab, run_id, index, settings, never_shown).await;
     }
     detail
 }
 
-/// Saves a PNG of the viewport as `RUN_ID-step-N.png`; its path, or `None` when the page
-/// cannot be captured or the file written.
-async fn screenshot(tab: &Tab, run_id: &str, index: usize, settings: &Settings) -> Option<String> {
+/// Saves a PNG of the viewport as `RUN_ID-step-N.png`, every element that shows one of
+/// `never_shown` painted over; its path, or `None` when the page cannot be captured (or
+/// masked) or the file written.
+async fn screenshot(
+    tab: &Tab,
+    run_id: &str,
+    index: usize,
+    settings: &Settings,
+    never_shown: &[String],
+) -> Option<String> {
     // A page mid-navigation (a click that submitted a form) cannot be captured until the
     // next document paints: try again shortly, for as long as a page takes to paint.
     let give_up = Instant::now() + Duration::from_millis(200);
-    let mut png = tab.screenshot().await;
+    let mut png = tab.screenshot(never_shown).await;
     while png.is_none() && Instant::now() < give_up {
         tokio::time::sleep(Duration::from_millis(10)).await;
-        png = tab.screenshot().await;
+        png = tab.screenshot(never_shown).await;
     }
     let png = png?;
     let dir = settings

@@ -249,6 +249,12 @@ impl Run<'_> {
                         });
                     }
                 };
+                // From now on no screenshot shows it, as typed or as the mail wrote it.
+                for shown in [&otp.code, &otp.compact] {
+                    if !self.never_shown.contains(shown) {
+                        self.never_shown.push(shown.clone());
+                    }
+                }
                 let filled = tab
                     .fill_code(selector, &otp.code, deadline)
                     .await

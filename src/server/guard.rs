@@ -2,13 +2,14 @@
 //! another site can send simple requests to a loopback port, and a DNS-rebinding page can
 //! even read the answers, so `Host` must name this server and `Origin` must be its own.
 
-use axum::extract::{Request, State};
+use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::error::ApiError;
-use super::state::AppState;
+use super::state::{AppState, Caller};
 
 /// Refuses requests whose `Host` is a name this server was not given, and requests a
 /// browser sent from a page of another origin. `/healthz` stays open to load balancers,
@@ -63,6 +64,28 @@ pub(super) async fn require_token(
         }
     }
     next.run(req).await
+}
+
+/// Who asks (for `--max-runs-per-caller`): under `/v1/`, a server with a token has let in only
+/// its holders, who are one caller; else the client's address. Never keyed by what a request
+/// says of itself, which a caller could vary at will.
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Caller, Self::Rejection> {
+        if state.token().is_some() {
+            return Ok(Caller::Token);
+        }
+        Ok(parts
+            .extensions
+            .get::<ConnectInfo<std::net::SocketAddr>>()
+            .map_or(Caller::Unknown, |ConnectInfo(peer)| {
+                Caller::Address(peer.ip().to_canonical())
+            }))
+    }
 }
 
 /// Compares digests, so the time taken says nothing about the token.

@@ -128,6 +128,7 @@ impl ServerInboxes {
         &self,
         bindings: &[RequestInbox],
         allowed_hosts: &[String],
+        service_addresses: &[std::net::SocketAddr],
     ) -> Result<Vec<Binding>, ApiError> {
         let mut out = Vec::new();
         for (i, (name, source)) in bindings.iter().enumerate() {
@@ -140,9 +141,14 @@ impl ServerInboxes {
                     let mut url = url.clone();
                     if let InboxUrl::Imap(imap) = &mut url {
                         // Connect to the addresses judged here, not to a fresh lookup of the name.
-                        imap.connect_to = check_service_host(&imap.host, imap.port, allowed_hosts)
-                            .await
-                            .map_err(|e| ApiError::from(e).at(inbox_at(i)))?;
+                        imap.connect_to = check_service_host(
+                            &imap.host,
+                            imap.port,
+                            allowed_hosts,
+                            service_addresses,
+                        )
+                        .await
+                        .map_err(|e| ApiError::from(e).at(inbox_at(i)))?;
                     }
                     self.smtp
                         .connect(&url)

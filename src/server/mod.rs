@@ -5,7 +5,7 @@
 //! Its modules form one chain, each using only those before it (a test below keeps it so):
 //! the leaves (`store`, `metrics`, `browser`), `error`, `listener`, `api`, `registry`,
 //! `inboxes`, `state`, `guard`, `extract`, `webhook`, `request`, `runs`, `upkeep`, `routes`,
-//! `openapi`, and this one.
+//! `openapi`, `mcp`, and this one.
 
 mod api;
 mod browser;
@@ -14,6 +14,7 @@ mod extract;
 mod guard;
 mod inboxes;
 mod listener;
+mod mcp;
 mod metrics;
 mod openapi;
 mod registry;
@@ -29,19 +30,24 @@ use std::future::Future;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{HeaderName, HeaderValue};
-use axum::middleware::{self, Next};
+use axum::middleware;
 use axum::response::Response;
 use axum::routing::{get, post};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
-use tracing::Instrument;
+use tower_http::classify::{ServerErrorsAsFailures, SharedClassifier};
+use tower_http::request_id::{
+    MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
+};
+use tower_http::trace::TraceLayer;
 
 pub use browser::{BROWSER_WS_VAR, BrowserHandle, BrowserSource};
 pub use error::ApiError;
+pub use mcp::{Tools as McpTools, tools as mcp_tools};
 pub use openapi::document as openapi_document;
 pub use state::{
     AppState, DEFAULT_BODY_LIMIT, DEFAULT_KEEP_DAYS, DEFAULT_QUEUE, DEFAULT_READ_TIMEOUT,
@@ -70,6 +76,7 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/runs/{id}", get(get_run).delete(cancel_run))
         .route("/v1/runs/{id}/screenshots/{file}", get(screenshot))
         .route("/v1/schema/plan", get(plan_schema))
+        .nest_service("/mcp", mcp_service(&state))
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             guard::require_token,
@@ -86,43 +93,100 @@ pub fn app(state: AppState) -> Router {
             guard::same_origin_only,
         ))
         .layer(DefaultBodyLimit::max(state.body_limit()))
-        .layer(middleware::from_fn_with_state(state.clone(), request_log))
+        // Outermost last: a caller's unusable id is dropped, a missing one made, the request
+        // logged in a span carrying it, and the id returned on the answer.
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(request_log(state.metrics_arc()))
+        .layer(SetRequestIdLayer::x_request_id(NewRequestId))
+        .layer(middleware::map_request(keep_usable_request_id))
         .with_state(state)
 }
 
-/// Gives every request an id (the caller's `X-Request-Id` when it is short and plain),
-/// returns it, and logs the answer with it.
-async fn request_log(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
-    let id = req
+/// MCP over streamable HTTP at `/mcp`. Behind the service's own token, `Host` and `Origin`
+/// guards (so rmcp's loopback-only `Host` check is off), stopped when the server shuts down.
+fn mcp_service(
+    state: &AppState,
+) -> rmcp::transport::StreamableHttpService<
+    McpTools,
+    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+> {
+    use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+    let tools = McpTools::new(state.clone());
+    let config = StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
+        .with_cancellation_token(state.shutdown_token().child_token())
+        .with_max_request_body_bytes(state.body_limit());
+    rmcp::transport::StreamableHttpService::new(
+        move || Ok(tools.clone()),
+        Default::default(),
+        config,
+    )
+}
+
+/// Makes a request id when the caller sent none: `req-` and a fresh run-style id.
+#[derive(Clone, Copy)]
+struct NewRequestId;
+
+impl MakeRequestId for NewRequestId {
+    fn make_request_id<B>(&mut self, _: &axum::http::Request<B>) -> Option<RequestId> {
+        HeaderValue::from_str(&format!("req-{}", crate::runner::new_run_id()))
+            .ok()
+            .map(RequestId::new)
+    }
+}
+
+/// A caller's `X-Request-Id` is kept when it is short and plain (at most 64 letters, digits,
+/// `-`, `_`, `.`); any other is dropped, so the log never carries what a caller made up.
+async fn keep_usable_request_id(mut req: Request) -> Request {
+    let usable = req
         .headers()
         .get(&REQUEST_ID)
         .and_then(|v| v.to_str().ok())
-        .filter(|v| {
+        .is_some_and(|v| {
             !v.is_empty()
                 && v.len() <= 64
                 && v.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
-        })
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("req-{}", crate::runner::new_run_id()));
-    let (method, path) = (req.method().clone(), req.uri().path().to_string());
-    let began = std::time::Instant::now();
-    let span = tracing::info_span!("request", request_id = %id, %method, path = %path);
-    let mut response = next.run(req).instrument(span.clone()).await;
-    let status = response.status().as_u16();
-    state.metrics().http(status);
-    span.in_scope(|| {
-        tracing::info!(
-            status,
-            duration_ms = began.elapsed().as_millis() as u64,
-            "answered"
-        )
-    });
-    if let Ok(v) = HeaderValue::from_str(&id) {
-        response.headers_mut().insert(REQUEST_ID.clone(), v);
+        });
+    if !usable {
+        req.headers_mut().remove(&REQUEST_ID);
     }
-    response
+    req
+}
+
+static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// Logs each answer (`answered`, its status and duration) in a `request` span with the
+/// request's id, method and path, and counts it for `/metrics`.
+fn request_log(
+    metrics: std::sync::Arc<metrics::Metrics>,
+) -> TraceLayer<
+    SharedClassifier<ServerErrorsAsFailures>,
+    impl Fn(&Request) -> tracing::Span + Clone,
+    (),
+    impl Fn(&Response, Duration, &tracing::Span) + Clone,
+    (),
+    (),
+    (),
+> {
+    TraceLayer::new_for_http()
+        .make_span_with(|req: &Request| {
+            let id = req
+                .headers()
+                .get(&REQUEST_ID)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default();
+            tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path())
+        })
+        .on_request(())
+        .on_response(move |response: &Response, latency: Duration, _: &tracing::Span| {
+            let status = response.status().as_u16();
+            metrics.http(status);
+            tracing::info!(status, duration_ms = latency.as_millis() as u64, "answered");
+        })
+        .on_body_chunk(())
+        .on_eos(())
+        .on_failure(())
 }
 
 /// Serves `app` on `listener` until `shutdown` resolves; then stops accepting, cancels the
@@ -146,15 +210,19 @@ pub async fn serve(
     let mut listener = ApiListener(listener);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
-        let (io, _) = tokio::select! {
+        let (io, peer) = tokio::select! {
             accepted = axum::serve::Listener::accept(&mut listener) => accepted,
             () = &mut shutdown => break,
         };
         let router = router.clone();
-        let service =
-            hyper::service::service_fn(move |req: axum::http::Request<hyper::body::Incoming>| {
+        let service = hyper::service::service_fn(
+            move |mut req: axum::http::Request<hyper::body::Incoming>| {
+                // Who asks, for the bound on one caller's runs.
+                req.extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
                 router.clone().oneshot(req.map(axum::body::Body::new))
-            });
+            },
+        );
         let connection = http.serve_connection(TokioIo::new(io), service);
         let connection = connections.watch(connection);
         tokio::spawn(async move {
@@ -185,7 +253,8 @@ mod tests {
     /// before it, so the imports have no cycle. A new module must take its place here.
     const LAYERS: &[&str] = &[
         "store", "metrics", "browser", "error", "listener", "api", "registry", "inboxes", "state",
-        "guard", "extract", "webhook", "request", "runs", "upkeep", "routes", "openapi", "mod",
+        "guard", "extract", "webhook", "request", "runs", "upkeep", "routes", "openapi", "mcp",
+        "mod",
     ];
 
     /// The server modules a file's code (its tests left out) names through `super::` or

@@ -248,6 +248,12 @@ const ERRORS: &[(u16, &str, &str, Applies)] = &[
     ),
     (
         429,
+        "too_many_runs_for_caller",
+        "the caller at 203.0.113.7 already holds 18 runs executing or waiting, the most one caller may (--max-runs-per-caller 18), so that others get their turn; try again in about 3 s, when one of them has ended",
+        Applies::Runs,
+    ),
+    (
+        429,
         "too_many_plans",
         "4 plan requests are already waiting for the model, the most this server allows at once; try again shortly",
         Applies::Model,
@@ -353,6 +359,7 @@ fn errors_of(path: &str, method: &str) -> BTreeMap<u16, Vec<(&'static str, &'sta
             && matches!(
                 *kind,
                 "too_many_runs"
+                    | "too_many_runs_for_caller"
                     | "shutting_down"
                     | "browser_unavailable"
                     | "inbox_unavailable"

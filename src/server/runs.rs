@@ -15,7 +15,7 @@ use super::error::ApiError;
 use super::inboxes;
 use super::registry::{Done, valid_screenshot_name};
 use super::request::Ask;
-use super::state::{AppState, QueueTicket};
+use super::state::{AppState, Caller, QueueTicket};
 use super::store::{NewRun, StoredRun, now_ms};
 use super::webhook::{self, Callback};
 use crate::lock::AddressPolicy;
@@ -108,14 +108,20 @@ fn spawn_writer(
     (tx, flushed)
 }
 
+/// The run of a plan a caller gave (`POST /v1/runs`): its lock is built from the plan's
+/// `navigate` URLs and the allowed hosts, under the service's address rule.
+pub fn replay_spec(state: &AppState, plan: Plan, ask: &Ask) -> RunSpec {
+    RunSpec::new(plan)
+        .vars(ask.vars.clone())
+        .allow_hosts(ask.allowed_hosts.iter().cloned())
+        .address_policy(AddressPolicy::Service)
+        .service_addresses(state.listen_addresses())
+}
+
 /// Everything a run needs, checked and locked from the request before anything is read:
 /// the secrets, the callback, the inboxes bound and reachable, the lock, and a browser.
-pub async fn prepare(
-    state: &AppState,
-    plan: Plan,
-    goal: Option<&str>,
-    ask: Ask,
-) -> Result<Launch, ApiError> {
+/// `spec` is the run as the request made it (its plan, variables and lock or hosts).
+pub async fn prepare(state: &AppState, spec: RunSpec, ask: Ask) -> Result<Launch, ApiError> {
     let secrets = ask.secrets(state)?;
     let callback = match &ask.callback_url {
         Some(url) => Some(webhook::callback_of(state, url, &ask.allowed_hosts).await?),
@@ -123,25 +129,18 @@ pub async fn prepare(
     };
     let inboxes = state
         .inboxes()
-        .connect(&ask.inboxes, &ask.allowed_hosts)
+        .connect(&ask.inboxes, &ask.allowed_hosts, &state.listen_addresses())
         .await?;
     let run_id = crate::runner::new_run_id();
-    let mut spec = RunSpec::new(plan)
+    let spec = spec
         .run_id(run_id.clone())
-        .vars(ask.vars)
         .secrets(secrets)
-        .allow_hosts(ask.allowed_hosts)
         .inboxes(inboxes.iter().cloned())
-        .address_policy(AddressPolicy::Service)
-        .service_addresses(state.listen_addresses())
         .settings(Settings {
             artifacts_dir: Some(state.registry().artifacts_of(&run_id)),
             strict: ask.strict,
             ..state.settings().clone()
         });
-    if let Some(goal) = goal {
-        spec = spec.goal(goal).named("act");
-    }
     let run = spec.lock().await?;
     inboxes::check(&inboxes).await?;
     // Asked now so a dead browser is a 503, not a failed run; the run asks again once it
@@ -156,9 +155,15 @@ pub async fn prepare(
 
 /// Queues a run for a slot and starts it on its own task once it has one. The run goes on
 /// when the caller disconnects; it ends at its last step, its first failure, its deadline,
-/// `DELETE` (from any replica), or server shutdown (`cancelled`). 429 when the queue is full.
-pub async fn start(state: &AppState, launch: Launch, stream: bool) -> Result<Started, ApiError> {
-    let ticket = state.admit()?;
+/// `DELETE` (from any replica), or server shutdown (`cancelled`). 429 when the caller holds
+/// its share of the places already, or the queue is full.
+pub async fn start(
+    state: &AppState,
+    caller: &Caller,
+    launch: Launch,
+    stream: bool,
+) -> Result<Started, ApiError> {
+    let ticket = state.admit(caller)?;
     let run_id = launch.run.run_id().to_string();
     let sites: Vec<String> = launch.run.lock().sites().collect();
     let steps = step_refs(&launch.run.plan().steps);
@@ -371,6 +376,7 @@ pub async fn sweep_orphans(state: &AppState, own: bool) -> usize {
                             Callback {
                                 url,
                                 allowed_hosts: hosts,
+                                service_addresses: state.listen_addresses(),
                             },
                             &result,
                         );

@@ -49,6 +49,9 @@ pub struct ServerConfig {
     pub max_runs: usize,
     /// Runs that may wait for a slot (FIFO); more are answered 429.
     pub queue: usize,
+    /// Runs one caller may have executing and waiting at once; more are answered 429.
+    /// `None`: half of all places (`max_runs + queue`), at least `max_runs`.
+    pub max_runs_per_caller: Option<usize>,
     /// Runner settings of every run (step and run deadlines).
     pub settings: Settings,
     pub limits: Limits,
@@ -96,6 +99,7 @@ impl ServerConfig {
             token: None,
             max_runs: 4,
             queue: DEFAULT_QUEUE,
+            max_runs_per_caller: None,
             settings: Settings::default(),
             limits: Limits::default(),
             body_limit: DEFAULT_BODY_LIMIT,
@@ -133,6 +137,9 @@ struct Shared {
     token: Option<String>,
     max_runs: usize,
     queue_limit: usize,
+    max_runs_per_caller: usize,
+    /// Runs accepted and not ended, by caller.
+    by_caller: CallerCounts,
     settings: Settings,
     limits: Limits,
     body_limit: usize,
@@ -166,11 +173,33 @@ struct Shared {
     _scratch: tempfile::TempDir,
 }
 
+/// Who asks for runs, for `--max-runs-per-caller`: the bearer token it was let in with, or
+/// its address when the server takes no token.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Caller {
+    /// Holders of the server's token (the one token: they count as one).
+    Token,
+    /// The client's address (a caller through a proxy is the proxy).
+    Address(std::net::IpAddr),
+    /// A request that came with no connection (driven in-process).
+    Unknown,
+}
+
+/// Runs accepted and not ended, by caller.
+type CallerCounts = Arc<std::sync::Mutex<std::collections::HashMap<Caller, usize>>>;
+
+/// Half of all places, but never fewer than the slots: one caller may always fill them.
+fn default_runs_per_caller(max_runs: usize, queue: usize) -> usize {
+    (max_runs + queue).div_ceil(2).max(max_runs)
+}
+
 /// A run's place in the queue: given up when the run ends, whether or not it got a slot.
 pub struct QueueTicket {
     runs: Arc<Semaphore>,
     admitted: Arc<AtomicUsize>,
     waiting: Arc<AtomicUsize>,
+    /// The caller's count of runs, given back with the place.
+    caller: Option<(Caller, CallerCounts)>,
 }
 
 impl QueueTicket {
@@ -197,6 +226,26 @@ impl QueueTicket {
 impl Drop for QueueTicket {
     fn drop(&mut self) {
         self.admitted.fetch_sub(1, Ordering::SeqCst);
+        if let Some((caller, counts)) = self.caller.take() {
+            let mut counts = counts.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(n) = counts.get_mut(&caller) {
+                *n -= 1;
+                if *n == 0 {
+                    counts.remove(&caller);
+                }
+            }
+        }
+    }
+}
+
+impl Caller {
+    /// The caller, in a sentence that answers it.
+    fn phrase(&self) -> String {
+        match self {
+            Caller::Token => "this server's token".to_string(),
+            Caller::Address(ip) => format!("the caller at {ip}"),
+            Caller::Unknown => "this caller".to_string(),
+        }
     }
 }
 
@@ -220,6 +269,11 @@ impl AppState {
             token: config.token.filter(|t| !t.is_empty()),
             max_runs,
             queue_limit: config.queue,
+            max_runs_per_caller: config
+                .max_runs_per_caller
+                .unwrap_or_else(|| default_runs_per_caller(max_runs, config.queue))
+                .max(1),
+            by_caller: Arc::default(),
             settings: config.settings,
             limits: config.limits,
             body_limit: config.body_limit,
@@ -409,28 +463,55 @@ impl AppState {
         Ok(())
     }
 
-    /// A place among the runs executing or waiting, or 429 when the queue is full.
-    pub(crate) fn admit(&self) -> Result<QueueTicket, ApiError> {
+    /// A place among the runs executing or waiting, or 429 when the caller holds its share
+    /// of them already, or when the queue is full.
+    pub(crate) fn admit(&self, caller: &Caller) -> Result<QueueTicket, ApiError> {
         let limit = self.0.max_runs + self.0.queue_limit;
+        let (n, q) = (self.0.max_runs, self.0.queue_limit);
+        // Roughly when a place frees: one run's time spread over the places that free.
+        let retry = |places: usize| {
+            self.0
+                .metrics
+                .mean_run_seconds()
+                .map(|s| (s / places.max(1) as f64).ceil() as u64)
+                .unwrap_or(1)
+                .clamp(1, 60)
+        };
+        {
+            let mut counts = self.0.by_caller.lock().unwrap_or_else(|e| e.into_inner());
+            let held = counts.entry(caller.clone()).or_insert(0);
+            let share = self.0.max_runs_per_caller;
+            if *held >= share {
+                let retry = retry(share.min(n));
+                return Err(ApiError {
+                    retry_after: Some(retry),
+                    ..ApiError::new(
+                        StatusCode::TOO_MANY_REQUESTS,
+                        "too_many_runs_for_caller",
+                        format!(
+                            "{} already holds {share} run{} executing or waiting, the most one \
+                             caller may (--max-runs-per-caller {share}), so that others get \
+                             their turn; try again in about {retry} s, when one of them has ended",
+                            caller.phrase(),
+                            if share == 1 { "" } else { "s" }
+                        ),
+                    )
+                });
+            }
+            *held += 1;
+        }
         let before = self.0.admitted.fetch_add(1, Ordering::SeqCst);
         let ticket = QueueTicket {
             runs: self.0.runs.clone(),
             admitted: self.0.admitted.clone(),
             waiting: self.0.waiting.clone(),
+            caller: Some((caller.clone(), self.0.by_caller.clone())),
         };
         if before < limit {
             return Ok(ticket);
         }
         drop(ticket);
-        let (n, q) = (self.0.max_runs, self.0.queue_limit);
-        // Roughly when a place frees: one run's time spread over the slots.
-        let retry = self
-            .0
-            .metrics
-            .mean_run_seconds()
-            .map(|s| (s / n as f64).ceil() as u64)
-            .unwrap_or(1)
-            .clamp(1, 60);
+        let retry = retry(n);
         Err(ApiError {
             retry_after: Some(retry),
             ..ApiError::new(
@@ -443,6 +524,11 @@ impl AppState {
                 ),
             )
         })
+    }
+
+    /// Runs one caller may have executing and waiting at once.
+    pub fn max_runs_per_caller(&self) -> usize {
+        self.0.max_runs_per_caller
     }
 
     /// A place among the model calls in flight, or 429.

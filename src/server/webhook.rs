@@ -27,10 +27,12 @@ const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Callback {
     pub url: Url,
     pub allowed_hosts: Vec<String>,
+    /// The service's own addresses: a webhook never goes there.
+    pub service_addresses: Vec<SocketAddr>,
 }
 
 /// Checks a request's `callback_url`: http(s), a host the address rule lets the service
-/// reach, and a server that can sign.
+/// reach (never its own address), and a server that can sign.
 pub async fn callback_of(
     state: &AppState,
     url: &str,
@@ -56,12 +58,14 @@ pub async fn callback_of(
         })?;
     let host = parsed.host_str().unwrap_or_default();
     let port = parsed.port_or_known_default().unwrap_or(80);
-    check_service_host(host, port, allowed_hosts)
+    let service_addresses = state.listen_addresses();
+    check_service_host(host, port, allowed_hosts, &service_addresses)
         .await
         .map_err(|e| ApiError::from(e).at("callback_url"))?;
     Ok(Callback {
         url: parsed,
         allowed_hosts: allowed_hosts.to_vec(),
+        service_addresses,
     })
 }
 
@@ -164,9 +168,14 @@ async fn attempt_once(
     let url = &callback.url;
     let host = url.host_str().unwrap_or_default();
     let port = url.port_or_known_default().unwrap_or(80);
-    let addresses = check_service_host(host, port, &callback.allowed_hosts)
-        .await
-        .map_err(|e| Failure::Refused(e.to_string()))?;
+    let addresses = check_service_host(
+        host,
+        port,
+        &callback.allowed_hosts,
+        &callback.service_addresses,
+    )
+    .await
+    .map_err(|e| Failure::Refused(e.to_string()))?;
     let Some(ip) = addresses.first().copied() else {
         return Err(Failure::Retry(format!("{host} does not resolve")));
     };

@@ -810,3 +810,70 @@ fn an_unwritable_report_dir_and_a_missing_plan_do_not_stop_the_valid_plans() {
         "{stderr}"
     );
 }
+
+/// A secret the page echoes, and one in a `navigate` URL's query, in any letter case and in
+/// the forms planlock itself makes of page text (lower-cased, cut, quoted), never reaches an
+/// output: stderr, stdout, the event log, JUnit, the HTML report.
+#[test]
+fn a_secret_is_masked_in_every_letter_case_and_cut() {
+    if util::browser().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let plan = write_plan(
+        dir.path(),
+        "echo.json",
+        r#"{"reasoning":"","steps":[
+          {"type":"navigate","url":"{SITE}/tpl/echo-secret.html?to={{secret.PW}}"},
+          {"type":"click","describe":"the Continue button","text":"Continue with the account"},
+          {"type":"extract_text","describe":"the results"},
+          {"type":"click","describe":"the Buy button","text":"Buy now","criticality":"could","timeout_seconds":1},
+          {"type":"wait_for_text","text":"Results for nothing","timeout_seconds":1},
+          {"type":"done","summary":"x"}]}"#,
+    );
+    let events = dir.path().join("events.jsonl");
+    let junit = dir.path().join("junit.xml");
+    let report = dir.path().join("report");
+    let out = util::planlock()
+        .arg("run")
+        .arg(&plan)
+        .env("PLANLOCK_SECRET_PW", "Correct-Horse-4711")
+        .args(["--json", "--screenshots", "failure", "--events"])
+        .arg(&events)
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let mut written = vec![
+        ("stdout", stdout.clone()),
+        ("stderr", stderr.clone()),
+        ("events", std::fs::read_to_string(&events).unwrap()),
+        ("junit", std::fs::read_to_string(&junit).unwrap()),
+    ];
+    for entry in walk(&report) {
+        if let Ok(text) = std::fs::read_to_string(&entry) {
+            written.push(("report", text));
+        }
+    }
+    // The page was really read: its texts are in the outputs, the secret masked.
+    assert!(stderr.contains("\"results for ••••\""), "{stderr}");
+    assert!(stderr.contains("\"search •••• again\""), "{stderr}");
+    assert!(stdout.contains("NOTHING FOUND FOR ••••"), "{stdout}");
+    for (what, text) in &written {
+        let lower = text.to_lowercase();
+        // The whole secret, and what a cut leaves of it.
+        for leak in [
+            "correct-horse",
+            "orse-4711",
+            "correct-ho",
+            "correct%2dhorse",
+        ] {
+            assert!(!lower.contains(leak), "{what} shows {leak:?}:\n{text}");
+        }
+    }
+}

@@ -165,6 +165,20 @@ impl App {
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
+
+    /// The mails the app has sent so far (the Django site writes each to a file in
+    /// `mail/`), oldest first.
+    pub fn mails(&self) -> Vec<String> {
+        let dir = self._data.path().join("mail");
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        files
+            .iter()
+            .filter_map(|f| std::fs::read_to_string(f).ok())
+            .collect()
+    }
 }
 
 impl Drop for App {
@@ -200,6 +214,7 @@ fn start_app(
         .args(args)
         .current_dir(corpus_dir().join("py"))
         .env(db_var, &db)
+        .env("CORPUS_DJANGO_MAIL", data.path().join("mail"))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(stderr)
@@ -318,6 +333,10 @@ fn every_corpus_plan_is_valid() {
         ("corpus", "http://127.0.0.1:1"),
         ("django", "http://127.0.0.1:2"),
         ("fab", "http://127.0.0.1:3"),
+        (
+            "link",
+            "http://127.0.0.1:2/allauth/password/reset/key/1-set-password/",
+        ),
     ]);
     let mut seen = 0;
     for entry in std::fs::read_dir(corpus_dir().join("plans")).expect("list corpus plans") {
@@ -364,9 +383,10 @@ fn bootstrap_sign_up_link_when_the_plan_asks_for_a_link() {
     need_corpus!();
     let result = run_web("bootstrap-menu-link");
     util::assert_succeeded(&result);
-    // The two links (menu, footer) beat the button by role; the menu's beats the footer's, as
-    // a person looks in the menu before the fine print.
-    assert_choice(&result, 1, "landmark", 3);
+    // The footer's link ranks below the other two by `margin` (a footer is fine print, where
+    // others' words may stand); the menu's link beats the form's button by role.
+    assert_choice(&result, 1, "role", 3);
+    assert_eq!(detail(&result, 1)["runners_up"][1]["landmark"], "footer");
     assert_eq!(detail(&result, 1)["ambiguous"], false);
     assert!(element(&result, 1).starts_with("<a.btn.btn-outline-primary>"));
 }
@@ -388,8 +408,9 @@ fn mui_sign_in_tab_then_sign_in_submit() {
     need_corpus!();
     let result = run_web("mui-signin");
     util::assert_succeeded(&result);
-    // Before anything is filled, "the Sign in tab" is the tab (by role), not the submit button.
-    assert_choice(&result, 1, "role", 3);
+    // Before anything is filled, "the Sign in tab" is the tab (by role), not the submit button
+    // (the page's "Sign in" heading is no candidate for a tab).
+    assert_choice(&result, 1, "role", 2);
     assert!(
         element(&result, 1).contains("MuiTab-root"),
         "{}",
@@ -411,7 +432,7 @@ fn mui_sign_in_tab_then_sign_in_submit() {
         element(&result, 5)
     );
     // After the password, "Sign in" is the submit button of that form, not the tab.
-    assert_choice(&result, 6, "form", 3);
+    assert_choice(&result, 6, "form", 2);
     assert!(
         element(&result, 6).contains("MuiButton-root"),
         "{}",
@@ -440,10 +461,12 @@ fn mui_wizard_steps_select_and_confirmation_dialog() {
         "{}",
         element(&result, 6)
     );
-    // The dialog repeats "Create workspace": the page's button is behind the modal.
+    // The dialog repeats "Create workspace": the page's button is behind the modal, and the
+    // dialog's title "Create workspace?" is a heading, no candidate for a button.
     let d = detail(&result, 9);
     assert_eq!(d["behind_modal"], 1, "{d:#}");
-    assert_eq!(d["runners_up"][0]["text"], "create workspace?", "{d:#}");
+    assert_eq!(d["candidates"], 1, "{d:#}");
+    assert_eq!(d["chosen"]["role"], "button", "{d:#}");
 }
 
 #[test]
@@ -594,8 +617,9 @@ fn django_registration_then_log_in_with_the_form_button() {
     // "Password:" is exact; "Password confirmation:" only contains it.
     assert_choice(&result, 3, "exact", 2);
     assert_eq!(element(&result, 3), "<input#id_password1>");
-    // The menu's "Log in" link against the welcome text that mentions logging in.
-    assert_choice(&result, 8, "exact", 2);
+    // The menu's "Log in" link; the welcome text that mentions logging in is a paragraph, no
+    // candidate for a link.
+    assert_choice(&result, 8, "only", 1);
     // Then the menu link and the form's submit both say "Log in": the form's wins.
     assert_choice(&result, 11, "form", 2);
     assert_eq!(element(&result, 11), "<input> \"log in\"");
@@ -608,8 +632,9 @@ fn flask_appbuilder_sign_in() {
     let app = flask_appbuilder();
     let result = run_plan("fab-login", &[("fab", &app.url)]);
     util::assert_succeeded(&result);
-    // The panel title "Sign In" against the submit input "Sign In".
-    assert_choice(&result, 3, "form", 2);
+    // The panel title "Sign In" (plain text) is no candidate for "the Sign In button": the
+    // submit input is the only one.
+    assert_choice(&result, 3, "only", 1);
     assert!(
         element(&result, 3).starts_with("<input.btn.btn-primary>"),
         "{}",
@@ -671,4 +696,60 @@ fn a_code_selector_that_matches_nothing_falls_back_to_the_boxes_the_page_shows()
         d["element"].as_str().unwrap().starts_with("<input.otp>"),
         "{d:#}"
     );
+}
+
+// ---- Stock set-password pages and headings that say a button's words ----
+
+/// The password-reset link in the last mail `app` sent.
+fn reset_link(app: &App) -> String {
+    let mails = app.mails();
+    let mail = mails.last().expect("the app sent a mail");
+    mail.split_whitespace()
+        .find(|w| w.starts_with("http://") && w.contains("/password/reset/key/"))
+        .unwrap_or_else(|| panic!("no reset link in the mail: {mail}"))
+        .to_string()
+}
+
+#[test]
+fn allauth_password_reset_heading_then_set_password_page() {
+    need_corpus!();
+    let app = django();
+    // "the Password Reset submit button": the page's <h1> says "Password Reset", its one
+    // button "Reset My Password". The button is pressed, and the app sends the mail.
+    let result = run_plan("allauth-password-reset", &[("django", &app.url)]);
+    util::assert_succeeded(&result);
+    let d = detail(&result, 9);
+    assert_eq!(d["chosen"]["role"], "button", "{d:#}");
+    assert_eq!(d["chosen"]["text"], "reset my password", "{d:#}");
+    let link = reset_link(&app);
+    // allauth's set-password form: "New Password" and "New Password (again)", its submit
+    // button named "action" (which makes `form.action` that button in the page's DOM).
+    let result = run_plan(
+        "allauth-set-password",
+        &[("django", &app.url), ("link", &link)],
+    );
+    util::assert_succeeded(&result);
+    assert_eq!(element(&result, 1), "<input#id_password1>");
+    assert_eq!(detail(&result, 1)["decided_by"], "exact");
+    assert_eq!(element(&result, 2), "<input#id_password2>");
+    // The app's own record: the new password signs in (the last wait saw the session).
+    assert!(app.log().contains("POST /accounts/login/"), "{}", app.log());
+}
+
+#[test]
+fn flask_appbuilder_reset_password_heading_and_form() {
+    need_corpus!();
+    let app = flask_appbuilder();
+    // The panel's <h4> "Reset Password Form" starts with the step's words; its form's one
+    // button says "Save". The button is pressed, and the new password signs in.
+    let result = run_plan("fab-reset-password", &[("fab", &app.url)]);
+    util::assert_succeeded(&result);
+    assert_eq!(element(&result, 5), "<input#password>");
+    assert_eq!(element(&result, 6), "<input#conf_password>");
+    let d = detail(&result, 7);
+    assert_eq!(d["strategy"], "form_submit", "{d:#}");
+    assert_eq!(d["chosen"]["role"], "button", "{d:#}");
+    // The app's own record: the new password signs in.
+    let result = run_plan("fab-sign-in-again", &[("fab", &app.url)]);
+    util::assert_succeeded(&result);
 }

@@ -689,3 +689,151 @@ fn a_true_tie_between_different_places_is_refused() {
     let located = result.steps[1].detail.located.as_ref().unwrap();
     assert_eq!(located.ambiguous, Some(true));
 }
+
+#[test]
+fn a_link_in_a_sidebar_satisfies_a_wait_for_its_text() {
+    need_browser!();
+    // The sidebar's "Logout" link (an icon, then the word in a span) is on the page, beside an
+    // icon-only link marked nofollow and a comment that says only "ok": neither of those
+    // (content others may post) takes the rest of the page's text with it.
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/sidebar-logout.html"},
+        {"type":"wait_for_text","text":"Logout","timeout_seconds":2},
+        {"type":"wait_for_text","text":"Book a demo","timeout_seconds":2},
+        {"type":"done","summary":"signed in"}]}"#,
+    ));
+    util::assert_succeeded(&result);
+}
+
+#[test]
+fn an_exact_text_others_posted_in_a_footer_or_sidebar_loses_to_the_main_control() {
+    need_browser!();
+    // Nothing marks them as posted by others, yet a footer's and a sidebar's exact "Verify"
+    // (to an undoing address) lose to the main content's button that holds the words.
+    let before = sink_hits().len();
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/same-host-verify.html"},
+        {"type":"click","describe":"the Verify button","text":"Verify"},
+        {"type":"wait_for_text","text":"verified=1"},
+        {"type":"done","summary":"verified"}]}"#,
+    ));
+    util::assert_succeeded(&result);
+    let located = result.steps[1].detail.located.as_ref().unwrap();
+    assert_eq!(chose(&result, 1).1, "verify email", "{}", dump(&result));
+    assert_eq!(
+        located.decided_by.as_deref(),
+        Some("margin"),
+        "{}",
+        dump(&result)
+    );
+    // Even when the step asks for a link, the footer's link is not the main content's.
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/same-host-verify.html"},
+        {"type":"click","describe":"the Verify link","text":"Verify"},
+        {"type":"wait_for_text","text":"verified=1"},
+        {"type":"done","summary":"verified"}]}"#,
+    ));
+    util::assert_succeeded(&result);
+    std::thread::sleep(Duration::from_millis(200));
+    let reached: Vec<String> = sink_hits()[before..].to_vec();
+    assert!(
+        reached.is_empty(),
+        "an undoing address was opened: {reached:?}"
+    );
+}
+
+#[test]
+fn a_label_that_starts_with_the_words_beats_one_where_they_come_later() {
+    need_browser!();
+    // "Teammate email" (a <label> in a web component's form) against "Email address" (an
+    // aria-label in the main form): how well the words match decides before the label's kind.
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/match-quality.html"},
+        {"type":"fill","describe":"the Email field","label":"Email","value":"ada@x.test"},
+        {"type":"fill","describe":"the Password field","label":"Password","value":"pw-1"},
+        {"type":"click","describe":"the Continue button","text":"Continue"},
+        {"type":"wait_for_text","text":"email=ada"},
+        {"type":"done","summary":"ok"}]}"#,
+    ));
+    util::assert_succeeded(&result);
+    let located = result.steps[1].detail.located.as_ref().unwrap();
+    assert_eq!(located.strategy, "aria-label", "{}", dump(&result));
+    assert_eq!(
+        located.decided_by.as_deref(),
+        Some("start"),
+        "{}",
+        dump(&result)
+    );
+    // The same for a click's text: "Sign in with SSO" over "Or sign in with SSO".
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/match-quality.html"},
+        {"type":"click","describe":"the Sign in link","text":"Sign in"},
+        {"type":"wait_for_text","text":"sso=start"},
+        {"type":"done","summary":"ok"}]}"#,
+    ));
+    util::assert_succeeded(&result);
+    assert_eq!(chose(&result, 1).1, "sign in with sso", "{}", dump(&result));
+}
+
+#[test]
+fn a_step_that_asks_for_a_button_never_clicks_a_heading() {
+    need_browser!();
+    // After the code, "the Sign In submit button" with text "Sign In": the page's <h1> says
+    // it, the form's one button says "Continue". The button is pressed.
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/heading-sign-in.html"},
+        {"type":"fill","describe":"the Code field","label":"Code","value":"482913"},
+        {"type":"click","describe":"the Sign In submit button","text":"Sign In"},
+        {"type":"wait_for_text","text":"code=482913"},
+        {"type":"done","summary":"in"}]}"#,
+    ));
+    util::assert_succeeded(&result);
+    assert_eq!(
+        chose(&result, 2),
+        ("form_submit".into(), "continue".into()),
+        "{}",
+        dump(&result)
+    );
+    // Two buttons that say neither: never the heading.
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/heading-two-buttons.html"},
+        {"type":"fill","describe":"the Code field","label":"Code","value":"482913"},
+        {"type":"click","describe":"the Sign In submit button","text":"Sign In"},
+        {"type":"done","summary":"in"}]}"#,
+    ));
+    if let Some(located) = result.steps[2].detail.located.as_ref() {
+        let chosen = located.chosen.as_ref().unwrap();
+        assert_eq!(chosen.role.as_deref(), Some("button"), "{}", dump(&result));
+    } else {
+        assert_eq!(result.status, RunStatus::Failed, "{}", dump(&result));
+    }
+    // Nothing but a heading and a paragraph say it: the step fails at once, saying so.
+    let started = Instant::now();
+    let (result, _) = run_spec(spec(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/heading-only.html"},
+        {"type":"click","describe":"the Sign In button","text":"Sign In"},
+        {"type":"done","summary":"in"}]}"#,
+    ));
+    assert_eq!(result.status, RunStatus::Failed, "{}", dump(&result));
+    let error = result.error.clone().unwrap();
+    assert_eq!(error.kind, ErrorKind::NotFound, "{}", error.message);
+    assert!(
+        error.message.contains("<h1> \"sign in\" (a heading)")
+            && error.message.contains("asks for a button"),
+        "{}",
+        error.message
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "waited {:?}",
+        started.elapsed()
+    );
+}

@@ -560,6 +560,8 @@ fn a_full_queue_answers_429_while_a_run_is_in_flight() {
     };
     config.max_runs = 1;
     config.queue = 0;
+    // One caller may take every place here: the server's own bound is what is tested.
+    config.max_runs_per_caller = Some(100);
     let server = Server::start(config);
     util::rt().block_on(async {
         let id = start_async(&server, &run_body(waiting_plan())).await;

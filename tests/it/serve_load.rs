@@ -57,6 +57,8 @@ fn thirty_two_concurrent_runs_wait_in_the_queue_and_all_end() {
     };
     config.max_runs = 4;
     config.queue = 28;
+    // One caller may take every place here: the server's own bound is what is tested.
+    config.max_runs_per_caller = Some(100);
     let server = Server::start(config);
     util::rt().block_on(async {
         // Four runs hold the slots, so the queue fills and stays full.
@@ -441,4 +443,128 @@ impl Server {
         let response = http().post(self.url(path)).json(body).send().await.unwrap();
         (response.status().as_u16(), response.json().await.unwrap())
     }
+}
+
+/// A callback at the service's own API would have it POST to itself, with retries: refused
+/// before anything runs, as a run's page is refused that address.
+#[test]
+fn a_callback_at_the_services_own_address_is_refused() {
+    let Some(mut config) = with_browser() else {
+        return;
+    };
+    config.webhook_secret = Some(WEBHOOK_SECRET.to_string());
+    let server = Server::start(config);
+    util::rt().block_on(async {
+        for own in [server.url("/v1/runs"), server.url("/healthz")] {
+            let mut body = quick_run();
+            body["callback_url"] = json!(own);
+            let (status, error) = server.post_json("/v1/runs", &body).await;
+            assert_eq!(status, 422, "{error}");
+            assert_eq!(error["error"]["kind"], "lock_refused", "{error}");
+            let message = error["error"]["message"].as_str().unwrap();
+            assert!(
+                message.starts_with("callback_url: ")
+                    && message.contains("this service's own address"),
+                "{message}"
+            );
+        }
+    });
+}
+
+/// An unspecified address reaches this machine on every port: it is never an allowed host.
+#[test]
+fn an_unspecified_address_is_never_an_allowed_host() {
+    let Some(config) = with_browser() else {
+        return;
+    };
+    let server = Server::start(config);
+    util::rt().block_on(async {
+        for host in [
+            "0.0.0.0",
+            "0.0.0.0:9222",
+            "::",
+            "[::]:9222",
+            "http://0.0.0.0:8080/",
+        ] {
+            let mut body = quick_run();
+            body["allowed_hosts"] = json!(["127.0.0.1", host]);
+            let (status, error) = server.post_json("/v1/runs", &body).await;
+            assert_eq!(status, 422, "{host}: {error}");
+            let message = error["error"]["message"].as_str().unwrap();
+            assert!(
+                message.contains("unspecified address") && message.contains("127.0.0.1"),
+                "{host}: {message}"
+            );
+        }
+    });
+}
+
+/// One caller cannot take every slot and the whole queue: beyond `--max-runs-per-caller`
+/// its runs are answered 429 with a sentence and `Retry-After`, and another caller's run
+/// still gets in.
+#[test]
+fn one_caller_holds_at_most_its_share_of_the_runs() {
+    let Some(mut config) = with_browser() else {
+        return;
+    };
+    config.max_runs = 2;
+    config.queue = 8;
+    config.max_runs_per_caller = Some(2);
+    let server = Server::start(config);
+    let from = |ip: [u8; 4]| {
+        reqwest::Client::builder()
+            .local_address(std::net::IpAddr::from(ip))
+            .build()
+            .unwrap()
+    };
+    util::rt().block_on(async {
+        let post = |client: reqwest::Client, body: Value| {
+            let url = server.url("/v1/runs");
+            async move {
+                client
+                    .post(url)
+                    .header("prefer", "respond-async")
+                    .json(&body)
+                    .send()
+                    .await
+                    .unwrap()
+            }
+        };
+        let mut ids = Vec::new();
+        for _ in 0..2 {
+            let response = post(from([127, 0, 0, 1]), holding_run()).await;
+            assert_eq!(response.status(), 202);
+            let accepted: Value = response.json().await.unwrap();
+            ids.push(accepted["run_id"].as_str().unwrap().to_string());
+        }
+        let response = post(from([127, 0, 0, 1]), holding_run()).await;
+        assert_eq!(response.status(), 429);
+        let retry: u64 = response.headers()["retry-after"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!((1..=60).contains(&retry), "{retry}");
+        let error: Value = response.json().await.unwrap();
+        assert_eq!(
+            error["error"]["kind"], "too_many_runs_for_caller",
+            "{error}"
+        );
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("2 runs") && message.contains("--max-runs-per-caller 2"),
+            "{message}"
+        );
+        // Another caller is not kept out by the first one's runs.
+        let response = post(from([127, 0, 0, 2]), quick_run()).await;
+        assert_eq!(response.status(), 202, "{:?}", response.text().await);
+        for id in ids {
+            let response = http()
+                .delete(server.url(&format!("/v1/runs/{id}")))
+                .send()
+                .await
+                .unwrap();
+            assert!(response.status().is_success(), "{}", response.status());
+        }
+    });
 }

@@ -166,6 +166,8 @@ pub(super) struct Block {
     /// Someone else wrote this line: a quotation or a note another user typed
     /// ([`super::quoted`]).
     pub(super) quoted: bool,
+    /// The line is a code laid out one character per box (`<td>4</td><td>8</td>…`), joined.
+    pub(super) one_apart: bool,
 }
 
 impl Block {
@@ -184,6 +186,7 @@ impl Block {
             chars,
             prominent: Vec::new(),
             quoted: false,
+            one_apart: false,
         }
     }
 

@@ -117,6 +117,7 @@ impl Renderer {
                 chars: std::mem::take(&mut self.cur),
                 prominent,
                 quoted: self.cur_quoted,
+                one_apart: false,
             });
         }
         self.cur.clear();
@@ -165,6 +166,7 @@ impl Renderer {
             chars,
             prominent: vec![(0, len)],
             quoted: self.quote_depth > 0,
+            one_apart: true,
         });
     }
 

@@ -118,15 +118,21 @@ pub enum OtpError {
 /// Finds the one-time code in a raw message, or `None` when nothing is marked as a code.
 ///
 /// `recipient` is this run's own address: digits inside it (`test+1234@…`) are never a code.
-/// Looks at the subject, the text parts and the HTML parts. A candidate counts only when the
-/// message marks it (a code keyword next to it in one of several languages, set apart on its
-/// own line, in a prominent element, or in the subject); strongly marked candidates win, then
-/// the subject over the text part over HTML, then the finer score. A code in a quoted part
-/// (a quotation, a note another user typed) ranks below the mail's own text, and one the body
-/// labels and sets apart beats any other. Years, prices, phone numbers, dates, order/invoice
-/// numbers, addresses, CSS colours, `<style>` contents and digits inside URLs or e-mail
-/// addresses are never returned. Two different codes ranked exactly alike are
-/// [`OtpError::Ambiguous`]. Malformed MIME returns [`OtpError::NoCode`].
+/// Looks at the subject, the text parts and the HTML parts. Whether a candidate is a code is
+/// decided by where it stands, never by whether its letters spell a word: a code word in its
+/// sentence or ending the line before, its own line or a prominent element, or the subject
+/// (the last two when the mail uses a code word somewhere). What stands around it rules it out
+/// the same way: a label that names something else (order, ticket, promo…), a sentence that
+/// offers a discount, a sign-off above it, a footer. Prices, CSS colours, `<style>` contents,
+/// numbers next to a month name and digits inside URLs or e-mail addresses are never returned;
+/// years and phone- or date-shaped numbers only where a code word or their own line marks
+/// them. Candidates then
+/// rank by named rules in order: the mail's own text before quoted parts and other users'
+/// notes; a code the body sets apart and a code word marks or its line before introduces,
+/// which nothing in the subject or inside a sentence (where a user's name or title can stand)
+/// outranks; the body before the subject (a subject's code counts only when the body holds
+/// none); marked by a code word; the text part before HTML; the finer details. Two different codes ranked exactly alike are [`OtpError::Ambiguous`]. Malformed
+/// MIME returns [`OtpError::NoCode`].
 pub fn find_otp(raw: &[u8], recipient: &str) -> Result<Otp, OtpError> {
     catch_unwind(AssertUnwindSafe(|| find_otp_inner(raw, recipient)))
         .unwrap_or(Err(OtpError::NoCode))

@@ -7,7 +7,7 @@ use super::otp_candidates::{
     Cand, Shape, has_number, is_trim, rejected_by_surroundings, scan_candidates, shape_of,
     word_after, word_before,
 };
-use super::otp_labels::{Pol, labels_in, lower};
+use super::otp_labels::{Pol, is_sign_off, labels_in, lower};
 use super::{Otp, OtpError, OtpSource, mask_code};
 
 /// Month and weekday names: a number right next to one is part of a date.
@@ -109,8 +109,11 @@ const MONTHS: &[&str] = &[
 struct Marks {
     kw_before: Option<usize>,
     kw_after: Option<usize>,
+    /// The last sentence of the line before holds a code word (`Your verification code:`).
     kw_prev: bool,
     kw_next: bool,
+    /// The line before ends with a colon: it introduces this line (`Enter this to finish:`).
+    introduced: bool,
     set_apart: bool,
     prominent: bool,
 }
@@ -159,14 +162,45 @@ fn label_after(cs: &[char], lc: &[char], at: usize, hi: usize) -> Verdict {
     Verdict::None
 }
 
-/// The last label of a whole line, ignoring those followed by another number.
+/// The last label of a line's last sentence, ignoring those followed by another number. A code
+/// word in an earlier sentence (`Never share this code. Acme Inc.`) says nothing of the next line.
 fn last_label_of(block: &Block, lc: &[char]) -> Option<Pol> {
-    let labels = labels_in(lc, 0, lc.len());
+    let labels = labels_in(lc, sentence_start(lc, lc.len()), lc.len());
     let last = labels.last()?;
     if has_number(&block.chars, last.end, block.chars.len()) {
         return None;
     }
     Some(last.pol)
+}
+
+/// Where the sentence that holds `at` starts in the line `lc`: after the last `.`, `!` or `?`
+/// followed by a space (or `。`, `！`, `？`) before `at`.
+fn sentence_start(lc: &[char], at: usize) -> usize {
+    let at = at.min(lc.len());
+    (1..at)
+        .rev()
+        .find(|&i| {
+            matches!(lc[i - 1], '。' | '！' | '？')
+                || (matches!(lc[i - 1], '.' | '!' | '?') && lc[i] == ' ')
+        })
+        .unwrap_or(0)
+}
+
+/// Where the sentence that holds `at` ends in the line `lc` (see [`sentence_start`]).
+fn sentence_end(lc: &[char], at: usize) -> usize {
+    (at..lc.len())
+        .find(|&i| {
+            matches!(lc[i], '。' | '！' | '？')
+                || (matches!(lc[i], '.' | '!' | '?') && lc.get(i + 1).is_none_or(|&n| n == ' '))
+        })
+        .unwrap_or(lc.len())
+}
+
+/// The sentence around a candidate offers a discount (`Use code THANKS10 for 10% off`): it is a
+/// promotion code, whatever word comes before it.
+fn offered(lc: &[char], c: &Cand) -> bool {
+    let (lo, hi) = (sentence_start(lc, c.start), sentence_end(lc, c.end));
+    labels_in(lc, lo, hi).iter().any(|l| l.pol == Pol::Offer)
 }
 
 fn first_label_of(block: &Block, lc: &[char]) -> Option<Pol> {
@@ -234,20 +268,26 @@ fn footerish(lc: &[char]) -> bool {
     .any(|w| s.contains(w))
 }
 
-/// How a candidate ranks: the mail's own text before quoted parts, strongly marked first (a
-/// keyword next to it, or alone in a prominent element), then a code the body labels and sets
-/// apart, then the subject over the text part over HTML (the less layout a part carries, the
-/// less noise surrounds the code), then the detailed score. Derived `Ord` compares fields in
-/// this order.
+/// How a candidate ranks: named rules, compared in this order (derived `Ord`), each deciding
+/// only between candidates the rules before it left equal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Rank {
-    /// The mail's own text, not a quotation or a note another user typed.
-    template: bool,
-    /// A code word next to it, or alone in a prominent element.
-    strong: bool,
-    /// 4, 3: the text or HTML part labels it and sets it apart; 2: the subject; 1, 0: the text
-    /// or HTML part otherwise.
-    source: u8,
+    /// **The mail's own text**: not a quotation or a note another user typed.
+    own_text: bool,
+    /// **Set apart as the code**: a body part shows it on a line of its own or alone in a
+    /// prominent element (or on a line that holds only its label and the code), and a code word
+    /// marks it or the line before introduces it. A value a user chose (a name, a title) reaches
+    /// a mail inside a sentence or in the subject, so nothing there outranks it.
+    set_apart_as_code: bool,
+    /// **The body before the subject**: a subject echoes names and titles a user chose, so a
+    /// code there counts only when the body holds no candidate of its own.
+    in_body: bool,
+    /// **Marked**: a code word next to it, or alone in a prominent element.
+    marked: bool,
+    /// **Text before HTML**: the less layout a part carries, the less noise surrounds the code.
+    text_part: bool,
+    /// **Details**: the closest code word, an introducing line, standing alone, prominence, a
+    /// 6-digit length.
     score: i32,
 }
 
@@ -264,24 +304,28 @@ fn score_candidate(
     let block = &blocks[bi];
     let cs = &block.chars;
     let lc = &lowers[bi];
-    let shape = shape_of(c)?;
+    let shape = shape_of(c, block.one_apart)?;
     if rejected_by_surroundings(cs, c, recipient_runs) {
         return None;
     }
+    let subject = source == OtpSource::Subject;
     let mut m = Marks::default();
-    // labels on the same line
-    let lo = c.start.saturating_sub(100);
+    // labels in the same sentence: a code word in the sentence before describes that one
+    let lo = c.start.saturating_sub(100).max(sentence_start(lc, c.start));
     match label_before(cs, lc, lo, c.start) {
         Verdict::Neg => return None,
         Verdict::Pos(d) => m.kw_before = Some(d),
         Verdict::None => {}
     }
     if m.kw_before.is_none() {
-        match label_after(cs, lc, c.end, c.end + 60) {
+        match label_after(cs, lc, c.end, (c.end + 60).min(sentence_end(lc, c.end))) {
             Verdict::Neg => return None,
             Verdict::Pos(d) => m.kw_after = Some(d),
             Verdict::None => {}
         }
+    }
+    if offered(lc, c) {
+        return None;
     }
     m.set_apart = alone_in(cs, 0, cs.len(), c);
     m.prominent = block
@@ -290,11 +334,18 @@ fn score_candidate(
         .any(|&(s, e)| s <= c.start && c.end <= e && alone_in(cs, s, e, c));
     // the line before (`Your code is:` / `Order number:`) and after
     let at_line_start = cs[..c.start].iter().all(|&x| is_trim(x));
-    if m.kw_before.is_none() && at_line_start && bi > 0 && source != OtpSource::Subject {
-        match last_label_of(&blocks[bi - 1], &lowers[bi - 1]) {
-            Some(Pol::Neg) => return None,
-            Some(Pol::Pos) => m.kw_prev = true,
-            _ => {}
+    if at_line_start && bi > 0 && !subject {
+        // the line after `Thanks,` signs the mail
+        if m.kw_before.is_none() && m.kw_after.is_none() && is_sign_off(&lowers[bi - 1]) {
+            return None;
+        }
+        m.introduced = blocks[bi - 1].text().trim_end().ends_with([':', '：']);
+        if m.kw_before.is_none() {
+            match last_label_of(&blocks[bi - 1], &lowers[bi - 1]) {
+                Some(Pol::Neg) => return None,
+                Some(Pol::Pos) => m.kw_prev = true,
+                _ => {}
+            }
         }
     }
     if m.kw_before.is_none()
@@ -302,13 +353,16 @@ fn score_candidate(
         && !m.kw_prev
         && m.set_apart
         && bi + 1 < blocks.len()
-        && source != OtpSource::Subject
+        && !subject
         && first_label_of(&blocks[bi + 1], &lowers[bi + 1]) == Some(Pol::Pos)
     {
         m.kw_next = true;
     }
     let near_kw = m.kw_before.is_some_and(|d| d <= 40) || m.kw_after.is_some_and(|d| d <= 30);
-    // dates, years, addresses
+    let labelled = m.kw_before.is_some() || m.kw_after.is_some() || m.kw_prev || m.kw_next;
+    let apart = m.set_apart || m.prominent;
+    // dates, years, phone numbers, addresses: told apart by what stands around them, so a
+    // code with the same digits is still found where a code word or its own line marks it
     if shape == Shape::Digits {
         let wb = word_before(lc, c.start);
         let wa = word_after(lc, c.end);
@@ -320,12 +374,13 @@ fn score_candidate(
             && c.compact
                 .parse::<u32>()
                 .is_ok_and(|y| (1900..=2099).contains(&y));
-        if year && !(m.kw_before.is_some_and(|d| d <= 30) || (m.kw_prev && m.set_apart)) {
+        if year && !(labelled || apart) {
             return None;
         }
         if c.sep == Some('-') {
             let (l1, l2) = (c.groups[0].len(), c.groups[1].len());
-            if ((l1, l2) == (3, 4) || (l1 == 4 && l2 <= 2) || (l1 == 5 && l2 == 4)) && !near_kw {
+            let phone_or_date = (l1, l2) == (3, 4) || (l1 == 4 && l2 <= 2) || (l1 == 5 && l2 == 4);
+            if phone_or_date && !(labelled || apart) {
                 return None; // 555-0100, 2024-05, 94104-1234
             }
         }
@@ -359,15 +414,14 @@ fn score_candidate(
     if m.kw_next {
         mark = mark.max(25);
     }
-    let subject = source == OtpSource::Subject;
-    let apart = m.set_apart || m.prominent;
     match shape {
         Shape::Letters if !(near_kw || (m.kw_prev && apart) || (apart && message_has_kw)) => {
             return None;
         }
         _ => {}
     }
-    if c.spaced && !apart {
+    // `6 0 4 1 9 2` in running text is a list of numbers unless a code word stands right before
+    if c.spaced && !(apart || near_kw) {
         return None;
     }
     if mark == 0 && !(message_has_kw && (apart || (subject && shape != Shape::Letters))) {
@@ -384,12 +438,6 @@ fn score_candidate(
     if m.prominent {
         score += 20;
     }
-    // the subject and the text part first: HTML adds layout, and layout adds noise
-    score += match source {
-        OtpSource::Subject => 50,
-        OtpSource::Text => 20,
-        OtpSource::Html => 0,
-    };
     if shape == Shape::Digits && c.compact.len() == 6 {
         score += 3;
     }
@@ -404,22 +452,23 @@ fn score_candidate(
         && c.start <= 60
         && cs[c.end..].iter().all(|x| !x.is_alphanumeric())
         && starts_with_label(lc, c.start);
-    // the line before introduces it (`Your code:`), rather than mentions codes in passing
-    let introduced = m.kw_prev && blocks[bi - 1].text().trim_end().ends_with([':', '：']);
-    if introduced {
+    // the line before introduces it as a code (`Your code:`), rather than mentions codes
+    let introduced_as_code = m.kw_prev && m.introduced;
+    if introduced_as_code {
         score += 6;
     }
-    let strong = mark > 0 || (m.set_apart && m.prominent);
     let mut reasons: Vec<String> = Vec::new();
     if let Some(d) = m.kw_before {
         reasons.push(format!("a code word {d} characters before it"));
     } else if let Some(d) = m.kw_after {
         reasons.push(format!("a code word {d} characters after it"));
     }
-    if introduced {
+    if introduced_as_code {
         reasons.push("the line before it introduces it as a code".into());
     } else if m.kw_prev {
         reasons.push("the line before it says it is a code".into());
+    } else if m.introduced {
+        reasons.push("the line before it introduces it".into());
     }
     if labelled_line {
         reasons.push("its line holds only its label and the code".into());
@@ -445,20 +494,42 @@ fn score_candidate(
         .into(),
     );
     let rank = Rank {
-        template: !block.quoted,
-        strong,
-        // the body's own labelled, set-apart code first: a code an attacker put in the
-        // subject (through a name or a title it shows) does not beat it
-        source: match source {
-            OtpSource::Text if mark > 0 && (apart || labelled_line) => 4,
-            OtpSource::Html if mark > 0 && (apart || labelled_line) => 3,
-            OtpSource::Subject => 2,
-            OtpSource::Text => 1,
-            OtpSource::Html => 0,
-        },
+        own_text: !block.quoted,
+        set_apart_as_code: !subject && (apart || labelled_line) && (mark > 0 || m.introduced),
+        in_body: !subject,
+        marked: mark > 0 || (m.set_apart && m.prominent),
+        text_part: source == OtpSource::Text,
         score,
     };
     Some((rank, reasons))
+}
+
+/// A line as its labels are read: lower-cased, with the letters of every code-shaped token
+/// blanked unless a label covers whole words of it. A label word inside a code is part of the
+/// code (`ORDER7`, `ZIPQ-KLMN` say nothing of order or zip codes); `PIN-CODE` still says "PIN"
+/// and "code".
+fn label_text(block: &Block) -> Vec<char> {
+    let mut lc = lower(&block.chars);
+    let labels = labels_in(&lc, 0, lc.len());
+    for c in scan_candidates(&block.chars) {
+        if shape_of(&c, block.one_apart).is_none() {
+            continue;
+        }
+        let boundary = |p: usize| {
+            p <= c.start || p >= c.end || !lc[p - 1].is_alphanumeric() || !lc[p].is_alphanumeric()
+        };
+        let words: Vec<(usize, usize)> = labels
+            .iter()
+            .filter(|l| l.start < c.end && c.start < l.end && boundary(l.start) && boundary(l.end))
+            .map(|l| (l.start, l.end))
+            .collect();
+        for (i, ch) in lc.iter_mut().enumerate().take(c.end).skip(c.start) {
+            if ch.is_alphabetic() && !words.iter().any(|&(s, e)| s <= i && i < e) {
+                *ch = '0';
+            }
+        }
+    }
+    lc
 }
 
 pub(super) fn find_otp_inner(raw: &[u8], recipient: &str) -> Result<Otp, OtpError> {
@@ -478,7 +549,7 @@ pub(super) fn find_otp_inner(raw: &[u8], recipient: &str) -> Result<Otp, OtpErro
     }
     let lowers: Vec<Vec<Vec<char>>> = sources
         .iter()
-        .map(|(_, blocks)| blocks.iter().map(|b| lower(&b.chars)).collect())
+        .map(|(_, blocks)| blocks.iter().map(label_text).collect())
         .collect();
     let message_has_kw = lowers
         .iter()
@@ -658,6 +729,23 @@ mod tests {
             --b\r\nContent-Type: text/html\r\n\r\n<p>Hi Your code is 999999,</p>\
             <p>Your verification code:</p><p style=\"font-size:28px\">482913</p>\r\n--b--\r\n";
         assert_eq!(otp(raw.as_bytes()), Some("482913".into()));
+    }
+
+    #[test]
+    fn a_code_in_the_subject_counts_only_when_the_body_holds_none() {
+        // the subject echoes a name the user chose; the body mentions its code in a sentence
+        let m = text_mail(
+            "Your code is 999999, welcome",
+            "Hi Ada, use code 482913 to finish signing up.\n",
+        );
+        let found = find_otp(&m, "test+1234@inbox.test").unwrap();
+        assert_eq!(
+            (found.code.as_str(), found.source),
+            ("482913", OtpSource::Text)
+        );
+        // nothing in the body: the subject's code
+        let m = text_mail("Your code is 771204", "Enter it on the page.\n");
+        assert_eq!(otp(&m), Some("771204".into()));
     }
 
     #[test]

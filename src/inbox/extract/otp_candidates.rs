@@ -129,32 +129,11 @@ pub(super) enum Shape {
     Letters,
 }
 
-/// Upper-case words that appear in mail and are never codes, even grouped (`ONE-TIME`).
-const WORDS: &[&str] = &[
-    "ONE", "TWO", "TIME", "STEP", "SIGN", "LOG", "OPT", "OUT", "FREE", "SALE", "NEW", "NOW",
-    "CODE", "PASS", "WORD", "AUTO", "SELF", "CHECK", "LIVE", "DEMO", "TEST", "USER", "HELP",
-    "MAIL", "EMAIL", "LINK", "OPEN", "SHOP", "BUY", "GET", "PLUS", "PRO", "MAX", "MINI", "TOP",
-    "BEST", "HOT", "DEAL", "BACK", "HOME", "PAGE", "DATA", "INFO", "FAQ", "NEWS", "HIGH", "LOW",
-    "FULL", "REAL", "DAY", "WEEK", "YEAR", "OFF", "END", "ALL", "AND", "THE", "FOR", "YOU", "YOUR",
-    "NOT", "WITH", "FROM", "THIS", "THAT", "SAVE", "HERE", "CLICK", "VERIFY", "LOGIN", "RESET",
-    "READ", "ONLY", "DO", "NO", "REPLY", "XOXO", "COVID", "UTF", "ISO", "SHA", "RFC", "HTTP",
-    "HTTPS", "HTML", "CSS", "API", "USB", "PDF", "IPV", "MP", "TLS", "SSL", "SMS", "OTP", "PIN",
-    "MFA", "USD", "EUR", "GBP", "JPY", "CAD", "AUD", "CHF", "INV", "ORDER", "REF", "PO", "VAT",
-    "GST", "TAX", "SKU", "QTY", "ID", "NO", "NR", "TEL", "FAX", "ZIP", "FIFA", "NASA", "UEFA",
-    "SUITE", "AVE", "BLVD", "STE", "APT", "WIFI", "WI", "FI", "LTE",
-];
-
-const UNIT_SUFFIXES: &[&str] = &[
-    "ST", "ND", "RD", "TH", "AM", "PM", "H", "HR", "HRS", "MIN", "MINS", "S", "SEC", "MB", "GB",
-    "KB", "TB", "MS", "PX", "PT", "EM", "K", "M", "X", "D", "Y", "W", "G", "KG", "CM", "MM", "KM",
-    "FPS", "HZ", "MHZ", "GHZ", "P", "V", "A",
-];
-
-fn vowels(s: &str) -> usize {
-    s.chars().filter(|c| "AEIOUY".contains(*c)).count()
-}
-
-pub(super) fn shape_of(c: &Cand) -> Option<Shape> {
+/// The shape of a candidate, or `None` when it is no code shape at all. `boxed`: its line is a
+/// code laid out one character per box. Only character classes and lengths count here, never
+/// whether the letters spell a word: a real word is ruled out by where it stands (no label,
+/// inside a sentence), as [`super::otp`] judges.
+pub(super) fn shape_of(c: &Cand, boxed: bool) -> Option<Shape> {
     let len = c.compact.len();
     if !(4..=10).contains(&len) {
         return None;
@@ -163,7 +142,7 @@ pub(super) fn shape_of(c: &Cand) -> Option<Shape> {
     if digits == len {
         return Some(Shape::Digits);
     }
-    if c.spaced {
+    if c.spaced || boxed {
         return Some(if digits == 0 {
             Shape::Letters
         } else {
@@ -171,55 +150,11 @@ pub(super) fn shape_of(c: &Cand) -> Option<Shape> {
         });
     }
     if digits == 0 {
-        // Letters only: two dash-separated groups of 3–5 letters that are not words.
+        // letters only: two dash-separated groups of 3 to 5 letters (`LTRP-KZLV`)
         let ok = c.sep == Some('-')
             && c.groups.len() == 2
-            && c.groups.iter().all(|g| (3..=5).contains(&g.len()))
-            && !c.groups.iter().any(|g| WORDS.contains(&g.as_str()))
-            && !c.groups.iter().all(|g| vowels(g) >= 2);
+            && c.groups.iter().all(|g| (3..=5).contains(&g.len()));
         return ok.then_some(Shape::Letters);
-    }
-    // Mixed letters and digits.
-    if c.sep.is_none() {
-        let lead_digits: String = c
-            .compact
-            .chars()
-            .take_while(|c| c.is_ascii_digit())
-            .collect();
-        let rest = &c.compact[lead_digits.len()..];
-        if !lead_digits.is_empty()
-            && rest.chars().all(|c| c.is_ascii_uppercase())
-            && UNIT_SUFFIXES.contains(&rest)
-        {
-            return None; // 10TH, 24H, 512MB
-        }
-        // a word and a small number: promotion codes (`THANKS10`, `WELCOME15`), not OTPs
-        let lead_letters: String = c
-            .compact
-            .chars()
-            .take_while(|c| c.is_ascii_uppercase())
-            .collect();
-        let tail = &c.compact[lead_letters.len()..];
-        if lead_letters.len() >= 4
-            && vowels(&lead_letters) >= 1
-            && (1..=3).contains(&tail.len())
-            && tail.chars().all(|c| c.is_ascii_digit())
-        {
-            return None;
-        }
-    }
-    for group in &c.groups {
-        let mut word = String::new();
-        for ch in group.chars().chain(std::iter::once('0')) {
-            if ch.is_ascii_uppercase() {
-                word.push(ch);
-            } else {
-                if word.len() >= 2 && WORDS.contains(&word.as_str()) {
-                    return None; // ISO9001, SHA256, COVID-19
-                }
-                word.clear();
-            }
-        }
     }
     Some(Shape::Mixed)
 }
@@ -467,12 +402,38 @@ mod tests {
     }
 
     #[test]
-    fn ordinary_upper_case_words_are_not_codes() {
+    fn upper_case_words_are_ruled_out_by_where_they_stand_not_by_their_letters() {
+        // inside sentences with no code word of their own, or signing the mail under `Thanks,`:
+        // never a code, though the mail speaks of verifying and of a code
         let m = text_mail(
-            "IMPORTANT",
-            "HELLO\n\nPlease VERIFY your account. Your code will follow.\n\nONE-TIME\n\nSIGN-IN\n",
+            "IMPORTANT: ONE-TIME OFFER",
+            "HELLO\n\nPlease VERIFY your account. SIGN-IN takes a ONE-TIME step, FREE-SHIP \
+             included.\n\nYour code will follow in a second mail.\n\nThanks,\n\nACME-CORP\n",
         );
         assert_eq!(otp(&m), None);
+        // the same letters where a code stands are the code
+        for code in [
+            "HELLO1",
+            "BENCH5",
+            "QMYJE3",
+            "ONE-TIME",
+            "FREE-SHIP",
+            "THANKS10",
+        ] {
+            let body =
+                format!("Your Bench Shop access code is: {code}\n\nEnter it in the open tab.\n");
+            assert_eq!(
+                otp(&text_mail("Access", &body)),
+                Some(code.into()),
+                "{body}"
+            );
+            let body = format!("Your code:\n\n{code}\n");
+            assert_eq!(
+                otp(&text_mail("Access", &body)),
+                Some(code.into()),
+                "{body}"
+            );
+        }
     }
 
     #[test]
@@ -482,6 +443,14 @@ mod tests {
             "Use promo code SAVE20 today. Discount code: WELCOME10\n",
         );
         assert_eq!(otp(&m), None);
+        // a plain "code" word, but the sentence offers a discount
+        let m = text_mail("Thanks", "Use code THANKS10 for 10% off your next order.\n");
+        assert_eq!(otp(&m), None);
+        let m = text_mail(
+            "Your code",
+            "Your sign-in code is 482913. Use code THANKS10 for 10% off your next order.\n",
+        );
+        assert_eq!(otp(&m), Some("482913".into()));
     }
 
     #[test]

@@ -10,6 +10,9 @@ pub(super) enum Pol {
     Neg,
     /// Only suppresses positive matches it contains (`barcode`, `unicode`).
     Neutral,
+    /// Offers a discount (`10% off`): a code in the same sentence is a promotion code, whatever
+    /// word comes before it.
+    Offer,
 }
 
 /// Labels around an OTP candidate. `^` = needs a word boundary before, `$` = after.
@@ -20,9 +23,10 @@ const OTP_LABELS: &[(&str, Pol)] = &[
     ("^totp$", Pol::Pos),
     ("passcode", Pol::Pos),
     ("^pass code", Pol::Pos),
-    ("^one-time", Pol::Pos),
-    ("^one time", Pol::Pos),
-    ("^onetime", Pol::Pos),
+    // "one-time" says code only with what it qualifies (a "one-time offer" is none)
+    ("^one-time pass", Pol::Pos),
+    ("^one time pass", Pol::Pos),
+    ("^onetime pass", Pol::Pos),
     ("^pin$", Pol::Pos),
     ("^pins$", Pol::Pos),
     ("^verif", Pol::Pos),
@@ -263,6 +267,29 @@ const OTP_LABELS: &[(&str, Pol)] = &[
     ("^сумма", Pol::Neg),
     ("金額", Pol::Neg),
     ("合計", Pol::Neg),
+    // names a user chose
+    ("^username", Pol::Neg),
+    ("^user name", Pol::Neg),
+    ("^user id", Pol::Neg),
+    ("^nickname", Pol::Neg),
+    ("^display name", Pol::Neg),
+    ("^account name", Pol::Neg),
+    ("^benutzername", Pol::Neg),
+    ("^nombre de usuario", Pol::Neg),
+    ("^nom d'utilisateur", Pol::Neg),
+    // discounts
+    ("% off", Pol::Offer),
+    ("^off your", Pol::Offer),
+    ("^off the", Pol::Offer),
+    ("^off all", Pol::Offer),
+    ("^off any", Pol::Offer),
+    ("^off everything", Pol::Offer),
+    ("^off orders", Pol::Offer),
+    ("^free shipping", Pol::Offer),
+    ("% de descuento", Pol::Offer),
+    ("% rabatt", Pol::Offer),
+    ("% de réduction", Pol::Offer),
+    ("% di sconto", Pol::Offer),
     // footers
     ("©", Pol::Neg),
     ("(c)", Pol::Neg),
@@ -298,6 +325,47 @@ fn otp_table() -> &'static KwTable {
         }
         KwTable { by_first }
     })
+}
+
+/// Whole lines that close a mail: the line after one is a signature (`ACME-CORP`), not a code.
+const SIGN_OFFS: &[&str] = &[
+    "thanks",
+    "thank you",
+    "many thanks",
+    "thanks again",
+    "regards",
+    "best regards",
+    "kind regards",
+    "warm regards",
+    "best",
+    "all the best",
+    "best wishes",
+    "cheers",
+    "sincerely",
+    "yours",
+    "yours sincerely",
+    "yours truly",
+    "viele grüße",
+    "beste grüße",
+    "mit freundlichen grüßen",
+    "freundliche grüße",
+    "cordialement",
+    "bien cordialement",
+    "saludos",
+    "un saludo",
+    "atentamente",
+    "cordiali saluti",
+    "saluti",
+    "distinti saluti",
+    "pozdrawiam",
+    "с уважением",
+];
+
+/// Whether the line `lc` (lower-cased) is only a sign-off (`Thanks,`, `Best regards,`).
+pub(super) fn is_sign_off(lc: &[char]) -> bool {
+    let line: String = lc.iter().collect();
+    let line = line.trim_matches(|c: char| !c.is_alphanumeric());
+    SIGN_OFFS.contains(&line)
 }
 
 pub(super) fn lower(cs: &[char]) -> Vec<char> {

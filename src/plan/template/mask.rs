@@ -1,6 +1,8 @@
 //! Hiding secret values in text about to leave the process, in every form a page, a URL or a
 //! serializer may have given them: raw, percent-encoded (either hex case, `+` for a space,
-//! twice-encoded), JSON-escaped and HTML-escaped, and any mix of these within one occurrence.
+//! twice-encoded), JSON-escaped and HTML-escaped, and any mix of these within one occurrence;
+//! in any letter case (pages echo values upper-cased, and planlock lower-cases page text to
+//! compare it); and where planlock cut a text (`…`), what the cut left of a secret.
 //!
 //! What counts as an occurrence depends on the secret's length. A secret of
 //! [`LONG_SECRET`] characters or more is masked wherever it appears, even inside a longer
@@ -15,6 +17,10 @@ use super::MASK;
 
 /// Secrets of at least this many characters are masked even inside longer words.
 pub const LONG_SECRET: usize = 6;
+/// Where planlock cut a text, it writes this; what is left of a secret beside it is masked.
+pub const CUT: char = '…';
+/// The shortest part of a secret masked beside a cut: fewer characters say next to nothing.
+const SHORTEST_CUT: usize = 3;
 
 /// Replaces secret values with `••••` in any text about to leave the process.
 #[derive(Debug, Clone, Default)]
@@ -74,6 +80,14 @@ impl Masker {
         }
     }
 
+    /// The values hidden, longest first.
+    pub fn values(&self) -> Vec<String> {
+        self.secrets
+            .iter()
+            .map(|s| s.chars.iter().collect())
+            .collect()
+    }
+
     /// True when there is nothing to hide.
     pub fn is_empty(&self) -> bool {
         self.secrets.is_empty()
@@ -110,6 +124,56 @@ impl Masker {
 
 impl Secret {
     fn mask(&self, text: &str) -> String {
+        let whole = self.mask_whole(text);
+        if whole.contains(CUT) {
+            self.mask_cut(&whole)
+        } else {
+            whole
+        }
+    }
+
+    /// Masks the start of the secret that ends where a text was cut (`correct-ho…`), and its
+    /// end where a text was cut at the front (`…rse-4711`).
+    fn mask_cut(&self, text: &str) -> String {
+        let n = self.chars.len();
+        if n <= SHORTEST_CUT {
+            return text.to_string();
+        }
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        for (cut, _) in text.match_indices(CUT) {
+            let before = (SHORTEST_CUT..n)
+                .rev()
+                .find_map(|k| start_of_encoded_ending(&text[..cut], &self.chars[..k]));
+            if let Some(start) = before {
+                spans.push((start, cut));
+            }
+            let after = cut + CUT.len_utf8();
+            let behind = (SHORTEST_CUT..n)
+                .rev()
+                .find_map(|k| match_encoded(text, after, &self.chars[n - k..]));
+            if let Some(end) = behind {
+                spans.push((after, end));
+            }
+        }
+        if spans.is_empty() {
+            return text.to_string();
+        }
+        spans.sort_unstable();
+        let mut out = String::with_capacity(text.len());
+        let mut copied = 0;
+        for (start, end) in spans {
+            if start < copied {
+                continue;
+            }
+            out.push_str(&text[copied..start]);
+            out.push_str(MASK);
+            copied = end;
+        }
+        out.push_str(&text[copied..]);
+        out
+    }
+
+    fn mask_whole(&self, text: &str) -> String {
         let bytes = text.as_bytes();
         let mut out = String::with_capacity(text.len());
         let mut copied = 0;
@@ -214,16 +278,50 @@ fn match_encoded(text: &str, at: usize, chars: &[char]) -> Option<usize> {
 
 /// True when `text` ends with `chars` in any encoding.
 fn ends_with_encoded(text: &str, chars: &[char]) -> bool {
+    start_of_encoded_ending(text, chars).is_some()
+}
+
+/// Where `chars`, in any encoding, start when they end `text`.
+fn start_of_encoded_ending(text: &str, chars: &[char]) -> Option<usize> {
     // Encoded forms are at most 12 bytes per character (`\uD83D\uDE00`, `%25F0%2590…`).
     let longest = chars.len() * 16;
     let from = text.len().saturating_sub(longest);
     (from..text.len())
         .filter(|i| text.is_char_boundary(*i))
-        .any(|i| match_encoded(text, i, chars) == Some(text.len()))
+        .find(|i| match_encoded(text, *i, chars) == Some(text.len()))
 }
 
-/// Every end position of one encoding of `c` starting at byte `at`.
+/// Every end position of one encoding of `c`, in any letter case, starting at byte `at`.
 fn char_forms(text: &str, at: usize, c: char) -> Vec<usize> {
+    let mut ends: Vec<usize> = Vec::new();
+    for variant in case_variants(c) {
+        for end in variant_forms(text, at, variant) {
+            if !ends.contains(&end) {
+                ends.push(end);
+            }
+        }
+    }
+    ends
+}
+
+/// `c` and its other letter cases, each of one character (`ß` has no one-letter upper case;
+/// the `SS` a page may show is not matched).
+fn case_variants(c: char) -> impl Iterator<Item = char> {
+    let lower = single(c.to_lowercase()).filter(|&l| l != c);
+    let upper = single(c.to_uppercase()).filter(|&u| u != c && Some(u) != lower);
+    std::iter::once(c).chain(lower).chain(upper)
+}
+
+/// The one character a case mapping gives, if it gives one.
+fn single(mut mapped: impl Iterator<Item = char>) -> Option<char> {
+    match (mapped.next(), mapped.next()) {
+        (Some(x), None) => Some(x),
+        _ => None,
+    }
+}
+
+/// Every end position of one encoding of exactly `c` starting at byte `at`.
+fn variant_forms(text: &str, at: usize, c: char) -> Vec<usize> {
     let rest = &text.as_bytes()[at..];
     let mut ends = Vec::new();
     if text[at..].starts_with(c) {
@@ -498,6 +596,38 @@ mod tests {
             masker.mask("https://abcd.example/"),
             "https://••••cd.example/"
         );
+    }
+
+    #[test]
+    fn any_letter_case_is_masked_in_every_encoding() {
+        let masker = m("Correct-Horse-4711");
+        for text in [
+            "results for correct-horse-4711",
+            "NOTHING FOUND FOR CORRECT-HORSE-4711",
+            "q=cOrReCt%2Dhorse%2d4711",
+            r#""correct\u002dHORSE-4711""#,
+        ] {
+            let masked = masker.mask(text);
+            assert!(masked.contains(MASK), "{text}: {masked}");
+            assert!(!masked.to_lowercase().contains("horse"), "{text}: {masked}");
+        }
+        let masker = m("Grüße-Ödön");
+        assert_eq!(masker.mask("für grüße-ödön!"), "für ••••!");
+        assert_eq!(masker.mask("GRÜßE-ÖDÖN"), "••••");
+    }
+
+    #[test]
+    fn what_a_cut_leaves_of_a_secret_is_masked() {
+        let masker = m("Correct-Horse-4711");
+        assert_eq!(
+            masker.mask("\"continue with the account of correct-ho…\""),
+            "\"continue with the account of ••••…\""
+        );
+        assert_eq!(masker.mask("…ORSE-4711 is yours"), "…•••• is yours");
+        // Fewer than three characters beside a cut, and a start without a cut, stay.
+        assert_eq!(masker.mask("read more about co…"), "read more about co…");
+        assert_eq!(masker.mask("correct answers"), "correct answers");
+        assert_eq!(masker.mask("a correct… answer"), "a ••••… answer");
     }
 
     #[test]
