@@ -47,6 +47,8 @@ enum Command {
     Act(cli::ActArgs),
     /// Serve the HTTP API.
     Serve(cli::ServeArgs),
+    /// Serve the MCP tools (plan, act, run_plan, get_run, cancel_run) on stdio, for agents.
+    Mcp(cli::McpArgs),
     /// Run the built-in demo: a local site, an embedded inbox, a signup verified by email.
     Demo {
         #[command(flatten)]
@@ -70,7 +72,7 @@ fn main() -> ExitCode {
     };
     // The service logs what it does (requests, runs) by default; the other commands only
     // when asked with PLANLOCK_LOG.
-    let default_filter = if matches!(cli.command, Command::Serve(_)) {
+    let default_filter = if matches!(cli.command, Command::Serve(_) | Command::Mcp(_)) {
         "planlock=info"
     } else {
         "off"
@@ -119,6 +121,7 @@ fn execute(command: Command) -> Result<u8, CliError> {
         Command::Plan(args) => runtime.block_on(cli::plan_command(args)),
         Command::Act(args) => runtime.block_on(cli::act_command(args)),
         Command::Serve(args) => runtime.block_on(cli::serve_command(args)),
+        Command::Mcp(args) => runtime.block_on(cli::mcp_command(args)),
         Command::Demo { options } => runtime.block_on(cli::demo_command(options)),
     }
 }

@@ -2,15 +2,17 @@
 
 use std::io::IsTerminal;
 
+use planlock::Chromium;
 use planlock::exit;
-use planlock::lock::sites_named;
+use planlock::pipeline::Request;
 use planlock::plan::{Limits, Vars};
-use planlock::planner::{self, PlanRequest, PlannerConfig};
+use planlock::planner::{self, PlannerConfig};
 use planlock::report::printable;
 use planlock::runner::{AskShould, ShouldChoice, StepRef};
 
 use super::error::{self, CliError};
-use super::{RunOptions, run_plans};
+use super::plan::{look_first, planned, request_error};
+use super::{RunOptions, check_outputs, launch_options, parse_inboxes, run_act};
 
 /// `planlock act "GOAL" [--yes] [run options]`
 #[derive(Debug, Clone, clap::Args)]
@@ -75,7 +77,8 @@ pub async fn act_command(args: ActArgs) -> Result<u8, CliError> {
     act_with(args, config).await
 }
 
-/// `act` with the planner configured.
+/// `act` with the planner configured: the request is locked once, one browser looks at the
+/// start page and then runs the plan, inside that lock.
 async fn act_with(args: ActArgs, config: PlannerConfig) -> Result<u8, CliError> {
     if !args.yes && !std::io::stdin().is_terminal() {
         return Err(CliError::input(
@@ -83,57 +86,41 @@ async fn act_with(args: ActArgs, config: PlannerConfig) -> Result<u8, CliError> 
              --yes to run the plan without asking",
         ));
     }
-    let vars = Vars::from_pairs(&args.options.vars)?;
-    let mut inboxes = Vec::new();
-    for binding in &args.options.inboxes {
-        let (name, _) =
-            planlock::inbox::binding::parse_binding(binding).map_err(error::inbox_error)?;
-        inboxes.push(name);
-    }
-    let mut req = PlanRequest::new(config).with_inboxes(inboxes.iter().map(Option::as_deref));
-    req.allowed_hosts = args.options.allow_hosts.clone();
-    req.vars = vars;
-    req.limits = Limits {
-        max_steps: args.options.max_steps,
+    check_outputs(&args.options)?;
+    let inboxes = parse_inboxes(&args.options.inboxes)?;
+    let request = Request {
+        goal: args.goal.clone(),
+        vars: Vars::from_pairs(&args.options.vars)?,
+        inboxes: inboxes.iter().map(|i| i.name.clone()).collect(),
+        allowed_hosts: args.options.allow_hosts.clone(),
+        limits: Limits {
+            max_steps: args.options.max_steps,
+        },
+        no_cache: args.no_cache,
+        look: args.look.choice(),
+        ..Request::default()
     };
-    req.no_cache = args.no_cache;
-    super::plan::look_first(&args.goal, &mut req, args.look.choice()).await?;
-    let outcome = super::plan::planned(&args.goal, &req).await?;
+    let mut request = request.lock().await.map_err(request_error)?;
+    let browser = Chromium::start(&launch_options(&args.options)).await;
+    look_first(&mut request, browser.as_ref().map_err(Clone::clone)).await?;
+    let browser = browser.map_err(error::browser_error)?;
+    let outcome = planned(&request, config).await?;
     eprintln!("{}", planner::outcome_summary(&outcome));
     if let Some(looked) = &outcome.looked {
         eprintln!("{}", planner::looked_line(looked));
     }
-    let named =
-        sites_named(Some(&args.goal), &args.options.allow_hosts).map_err(error::lock_error)?;
     // The values the plan asks for: `--var` wins; else the person answers, the suggestion
     // shown; with --yes the suggestion is taken.
-    let mut options = args.options.clone();
-    let mut answers = Vec::new();
-    for q in &outcome.plan.questions {
-        let given = options.vars.iter().find_map(|pair| {
-            pair.split_once('=')
-                .filter(|(name, _)| *name == q.var)
-                .map(|(_, v)| v.to_string())
-        });
-        let answer = match given {
-            Some(v) => v,
-            None if args.yes => q.suggested.clone(),
-            None => planner::ask_with_suggestion(&q.ask, &q.suggested)
-                .map_err(|e| CliError::input(format!("cannot read the answer: {e}")))?,
-        };
-        if !options
-            .vars
-            .iter()
-            .any(|p| p.split_once('=').is_some_and(|(n, _)| n == q.var))
-        {
-            options.vars.push(format!("{}={answer}", q.var));
+    let mut asked = Vec::new();
+    if !args.yes {
+        for q in request.open_questions(&outcome.plan) {
+            let answer = planner::ask_with_suggestion(&q.ask, &q.suggested)
+                .map_err(|e| CliError::input(format!("cannot read the answer: {e}")))?;
+            asked.push((q.var.clone(), answer));
         }
-        answers.push((q.var.clone(), answer));
     }
-    eprintln!(
-        "{}",
-        planner::render_review_with_answers(&outcome.plan, &named, &answers)
-    );
+    let answers = request.answers(&outcome.plan, &asked);
+    eprintln!("{}", request.review(&outcome.plan, &answers).text);
     if !args.yes {
         let run = planner::confirm("Run this plan?")
             .map_err(|e| CliError::input(format!("cannot read the answer: {e}")))?;
@@ -141,15 +128,12 @@ async fn act_with(args: ActArgs, config: PlannerConfig) -> Result<u8, CliError> 
             return Err(CliError::new(exit::RUN_FAILED, "not run (declined)"));
         }
     }
+    let mut options = args.options.clone();
     if !args.yes && !options.strict {
         // At a terminal, a person decides about a failed `should` step.
         options.ask = Some(std::sync::Arc::new(AskAtTerminal));
     }
-    let replay = run_plans(
-        vec![("goal".to_string(), outcome.plan)],
-        Some(&args.goal),
-        &options,
-    )
-    .await?;
+    let spec = request.run(outcome.plan, &answers)?;
+    let replay = run_act(spec, inboxes, browser, &options).await?;
     Ok(replay.exit_code())
 }

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use planlock::browser::{Chromium, LaunchOptions, Preference};
 use planlock::exit;
-use planlock::inbox::{connect, parse_binding};
+use planlock::inbox::{InboxUrl, connect, parse_binding};
 use planlock::plan::{
     self as plan_format, LONG_SECRET, Limits, Plan, SECRET_ENV_PREFIX, Template, Vars, VarsError,
 };
@@ -34,7 +34,7 @@ pub use act::{ActArgs, act_command};
 pub use demo::{DemoArgs, demo_command};
 pub use error::{CliError, chain};
 pub use plan::{PlanArgs, plan_command};
-pub use serve::{ServeArgs, serve_command};
+pub use serve::{McpArgs, ServeArgs, mcp_command, serve_command};
 pub use signals::Interrupt;
 
 /// The largest plan file read (as the HTTP service's largest request).
@@ -191,17 +191,23 @@ impl Replay {
 pub async fn run_command(args: RunArgs) -> Result<u8, CliError> {
     check_outputs(&args.options)?;
     let caller = Vars::from_pairs(&args.options.vars)?;
+    let inboxes = parse_inboxes(&args.options.inboxes)?;
     let limits = Limits {
         max_steps: args.options.max_steps,
     };
-    let mut plans = Vec::new();
+    let mut specs = Vec::new();
     let mut invalid = Vec::new();
     for (position, (name, loaded)) in load_plans(&args.plans, &limits, &caller, false)
         .into_iter()
         .enumerate()
     {
         match loaded {
-            Ok(plan) => plans.push((position, name, plan)),
+            Ok(plan) => {
+                let spec = RunSpec::new(plan)
+                    .vars(caller.clone())
+                    .allow_hosts(args.options.allow_hosts.iter().cloned());
+                specs.push((position, name, spec));
+            }
             Err(problems) => invalid.push((
                 position,
                 PlanReport {
@@ -211,7 +217,7 @@ pub async fn run_command(args: RunArgs) -> Result<u8, CliError> {
             )),
         }
     }
-    let replay = replay(plans, invalid, None, &args.options).await?;
+    let replay = replay(specs, invalid, inboxes, None, &args.options).await?;
     eprintln!("{}", Tally::of(&replay.reports));
     Ok(replay.exit_code())
 }
@@ -412,34 +418,49 @@ pub fn exit_code(results: &[runner::RunResult]) -> u8 {
     }
 }
 
-/// Runs plans that were read and validated, for `act` (one plan from the model).
-pub async fn run_plans(
-    plans: Vec<(String, Plan)>,
-    goal: Option<&str>,
+/// The browser `run` and `act` launch (or connect to), as the run options choose it.
+pub fn launch_options(options: &RunOptions) -> LaunchOptions {
+    LaunchOptions {
+        executable: options.browser.clone(),
+        connect_to: options.browser_ws.clone(),
+        headful: options.headful,
+        prefer: Preference::FullBrowser,
+    }
+}
+
+/// Runs the one run `act` made from its goal (its lock fixed by the request), in the browser
+/// that looked at the start page.
+pub async fn run_act(
+    spec: RunSpec,
+    inboxes: Vec<ParsedInbox>,
+    browser: Chromium,
     options: &RunOptions,
 ) -> Result<Replay, CliError> {
-    let plans = plans
-        .into_iter()
-        .enumerate()
-        .map(|(i, (name, plan))| (i, name, plan))
-        .collect();
-    replay(plans, Vec::new(), goal, options).await
+    replay(
+        vec![(0, "goal".to_string(), spec)],
+        Vec::new(),
+        inboxes,
+        Some(browser),
+        options,
+    )
+    .await
 }
 
 /// Checks the request, starts browser and inboxes, runs every valid plan, writes the
 /// reports. `invalid` are the plans that could not be read or validated, with their
-/// position among the plans given; a plan whose lock cannot be made joins them. `goal`
-/// (for `act`) contributes its hosts to each plan's lock.
+/// position among the plans given; a plan whose lock cannot be made joins them. `browser`:
+/// one already started (`act`'s, which looked at the start page), else one is started.
 async fn replay(
-    plans: Vec<(usize, String, Plan)>,
+    specs: Vec<(usize, String, RunSpec)>,
     mut invalid: Vec<(usize, PlanReport)>,
-    goal: Option<&str>,
+    inboxes: Vec<ParsedInbox>,
+    browser: Option<Chromium>,
     options: &RunOptions,
 ) -> Result<Replay, CliError> {
     check_outputs(options)?;
     let cancel = CancellationToken::new();
     let interrupt = Interrupt::listen(cancel.clone());
-    let inboxes = bind_inboxes(&options.inboxes).await?;
+    let inboxes = bind_inboxes(inboxes).await?;
     let mut unwritten = false;
     let report_dir = match &options.report {
         Some(dir) => match std::fs::create_dir_all(dir) {
@@ -466,8 +487,8 @@ async fn replay(
         ..Settings::default()
     };
     let mut runs = Vec::new();
-    for (position, name, plan) in plans {
-        match lock_run(plan, &name, goal, options, &inboxes, &settings).await {
+    for (position, name, spec) in specs {
+        match lock_run(spec, &name, &inboxes, &settings).await {
             Ok(mut run) => {
                 if let Some(dir) = &report_dir {
                     let run_dir = dir.join(run.run_id());
@@ -498,7 +519,9 @@ async fn replay(
                     .because(e)
             })?;
         }
-        ran = run_locked(runs, options, &cancel).await?;
+        ran = run_locked(runs, browser, options, &cancel).await?;
+    } else if let Some(browser) = browser {
+        browser.close().await;
     }
     let mut reports: Vec<(usize, PlanReport)> = ran.into_iter().chain(invalid).collect();
     reports.sort_by_key(|(position, _)| *position);
@@ -516,6 +539,7 @@ async fn replay(
 /// Starts the browser and runs every locked plan, `--jobs` at a time.
 async fn run_locked(
     runs: Vec<(usize, LockedRun)>,
+    browser: Option<Chromium>,
     options: &RunOptions,
     cancel: &CancellationToken,
 ) -> Result<Vec<(usize, PlanReport)>, CliError> {
@@ -528,15 +552,12 @@ async fn run_locked(
         })?),
         None => None,
     };
-    let launch = LaunchOptions {
-        executable: options.browser.clone(),
-        connect_to: options.browser_ws.clone(),
-        headful: options.headful,
-        prefer: Preference::FullBrowser,
+    let browser = match browser {
+        Some(browser) => browser,
+        None => Chromium::start(&launch_options(options))
+            .await
+            .map_err(error::browser_error)?,
     };
-    let browser = Chromium::start(&launch)
-        .await
-        .map_err(error::browser_error)?;
     let many = runs.len() > 1;
     if many {
         // Later runs find their context ready instead of waiting ~150 ms for one.
@@ -576,28 +597,22 @@ async fn run_locked(
     Ok(done)
 }
 
-/// One plan checked and locked before anything is read: variables, secrets from the
-/// environment, navigate URLs, the lock, the inboxes the steps name. The sentence when not.
+/// One run checked and locked before anything is read: secrets from the environment,
+/// navigate URLs, the lock (unless the request fixed it), the inboxes the steps name. The
+/// sentence when not.
 async fn lock_run(
-    plan: Plan,
+    spec: RunSpec,
     name: &str,
-    goal: Option<&str>,
-    options: &RunOptions,
     inboxes: &[Binding],
     settings: &Settings,
 ) -> Result<LockedRun, String> {
-    let caller = Vars::from_pairs(&options.vars).map_err(|e| error::chain(&CliError::from(e)))?;
-    let mut spec = RunSpec::new(plan)
-        .named(name)
-        .vars(caller)
+    spec.named(name)
         .secrets(Secrets::from_environment())
-        .allow_hosts(options.allow_hosts.iter().cloned())
         .inboxes(inboxes.iter().cloned())
-        .settings(settings.clone());
-    if let Some(goal) = goal {
-        spec = spec.goal(goal);
-    }
-    spec.lock().await.map_err(|e| spec_sentence(name, e))
+        .settings(settings.clone())
+        .lock()
+        .await
+        .map_err(|e| spec_sentence(name, e))
 }
 
 /// Warns once per secret shorter than [`LONG_SECRET`] characters: it is masked only where
@@ -653,25 +668,46 @@ fn spec_sentence(plan: &str, e: SpecError) -> String {
     format!("{plan}: {sentence}")
 }
 
-async fn bind_inboxes(urls: &[String]) -> Result<Vec<Binding>, CliError> {
-    let mut out: Vec<Binding> = Vec::new();
-    for s in urls {
+/// An `--inbox` read: its name (`None`: the default inbox), its URL, and the argument as
+/// given (for messages, its password hidden).
+pub struct ParsedInbox {
+    pub name: Option<String>,
+    url: InboxUrl,
+    given: String,
+}
+
+/// Reads every `--inbox` once: its syntax, and that no name is given twice.
+pub fn parse_inboxes(given: &[String]) -> Result<Vec<ParsedInbox>, CliError> {
+    let mut out: Vec<ParsedInbox> = Vec::new();
+    for s in given {
         let (name, url) = parse_binding(s).map_err(error::inbox_error)?;
-        if out.iter().any(|(n, _)| *n == name) {
+        if out.iter().any(|p| p.name == name) {
             return Err(CliError::input(match &name {
                 Some(n) => format!("--inbox {n}=… is given twice"),
                 None => "two unnamed --inbox URLs: name all but one, e.g. --inbox work=imap://…"
                     .to_string(),
             }));
         }
-        let inbox = connect(&url).await.map_err(|e| {
+        out.push(ParsedInbox {
+            name,
+            url,
+            given: s.clone(),
+        });
+    }
+    Ok(out)
+}
+
+async fn bind_inboxes(parsed: Vec<ParsedInbox>) -> Result<Vec<Binding>, CliError> {
+    let mut out: Vec<Binding> = Vec::new();
+    for p in parsed {
+        let inbox = connect(&p.url).await.map_err(|e| {
             CliError::environment(format!(
                 "--inbox {}",
-                planlock::inbox::binding::redact(s.trim())
+                planlock::inbox::binding::redact(p.given.trim())
             ))
             .because(e)
         })?;
-        out.push((name, inbox));
+        out.push((p.name, inbox));
     }
     Ok(out)
 }

@@ -4,13 +4,11 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use planlock::exit;
-use planlock::lock::AddressPolicy;
+use planlock::pipeline::{LockedRequest, Request, RequestError};
 use planlock::plan::{Limits, Vars};
-use planlock::planner::{
-    self, LookChoice, PlanOutcome, PlanRequest, PlannerConfig, outcome_summary, plan_goal,
-};
+use planlock::planner::{LookChoice, PlanOutcome, PlannerConfig, outcome_summary};
 use planlock::report::{json_printable, printable};
-use planlock::{Chromium, LaunchOptions};
+use planlock::{BrowserError, Chromium, LaunchOptions};
 
 use super::error::CliError;
 
@@ -74,42 +72,38 @@ impl LookArgs {
     }
 }
 
-/// Looks at the goal's start page for the planner, in a browser started for it: one line
-/// when the look fails (then the plan is made blind), or exit 3 with `--look=required`.
+/// Looks at the goal's start page for the planner in `browser`, under the request's lock:
+/// one line when the look fails (then the plan is made blind), or exit 3 with
+/// `--look=required`.
 pub(super) async fn look_first(
-    goal: &str,
-    request: &mut PlanRequest,
-    choice: LookChoice,
+    request: &mut LockedRequest,
+    browser: Result<&Chromium, BrowserError>,
 ) -> Result<(), CliError> {
-    if choice == LookChoice::Blind {
+    if !request.wants_look() {
         return Ok(());
     }
-    let looked = async {
-        let browser = Chromium::start(&LaunchOptions::default())
-            .await
-            .map_err(|e| e.to_string())?;
-        let look = planner::look_at_goal(&browser, goal, request, AddressPolicy::Open, &[])
-            .await
-            .map_err(|e| e.to_string());
-        browser.close().await;
-        look
-    }
-    .await;
-    match looked {
-        Ok(look) => {
-            request.look = Some(look);
-            Ok(())
-        }
-        Err(why) if choice == LookChoice::Required => {
-            Err(CliError::environment(format!("{why} (--look=required)")))
-        }
-        Err(why) => {
-            eprintln!(
-                "planlock: {}; planning from the goal alone",
-                printable(&why)
-            );
-            Ok(())
-        }
+    let required = |why: String| CliError::environment(format!("{why} (--look=required)"));
+    let failed = match browser {
+        Ok(browser) => match request.look(browser).await {
+            Ok(None) => return Ok(()),
+            Ok(Some(why)) => why.to_string(),
+            Err(why) => return Err(required(why.to_string())),
+        },
+        Err(e) if request.look_required() => return Err(required(e.to_string())),
+        Err(e) => e.to_string(),
+    };
+    eprintln!(
+        "planlock: {}; planning from the goal alone",
+        printable(&failed)
+    );
+    Ok(())
+}
+
+/// The request's lock could not be made: said with the flag the value came from.
+pub(super) fn request_error(e: RequestError) -> CliError {
+    match e {
+        RequestError::Goal(e) => e.into(),
+        RequestError::Lock(e) => super::error::lock_error(e),
     }
 }
 
@@ -122,28 +116,35 @@ pub async fn plan_command(args: PlanArgs) -> Result<u8, CliError> {
 /// `planlock plan` with an explicit configuration: writes the plan (pretty JSON) to `-o FILE`
 /// or stdout, and tells stderr whether it was cached, the model, usage and retries.
 pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> Result<u8, CliError> {
-    let mut request = PlanRequest {
+    let request = Request {
+        goal: args.goal.clone(),
+        vars: Vars::from_pairs(&args.vars)?,
         inbox_address: args.inbox_address.clone(),
         allowed_hosts: args.allow_hosts.clone(),
-        inbox_names: Vec::new(),
-        vars: Vars::from_pairs(&args.vars)?,
         limits: Limits {
             max_steps: args.max_steps,
         },
         no_cache: args.no_cache,
-        config,
-        look: None,
+        look: args.look.choice(),
+        ..Request::default()
     };
-    look_first(&args.goal, &mut request, args.look.choice()).await?;
+    let mut request = request.lock().await.map_err(request_error)?;
+    if request.wants_look() {
+        let browser = Chromium::start(&LaunchOptions::default()).await;
+        look_first(&mut request, browser.as_ref().map_err(Clone::clone)).await?;
+        if let Ok(browser) = browser {
+            browser.close().await;
+        }
+    }
     if args.dry_run {
-        let preview = planner::request_preview(&args.goal, &request)?;
+        let preview = request.preview(config);
         println!(
             "{}",
             json_printable(serde_json::to_string_pretty(&preview).unwrap_or_default())
         );
         return Ok(exit::SUCCESS);
     }
-    let outcome = planned(&args.goal, &request).await?;
+    let outcome = planned(&request, config).await?;
     let mut text = serde_json::to_string_pretty(&outcome.plan)
         .map(json_printable)
         .map_err(|e| CliError::environment(format!("cannot write the plan: {e}")))?;
@@ -178,9 +179,12 @@ pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> Result<
     Ok(exit::SUCCESS)
 }
 
-/// Plans `goal` and prints the planner's warnings.
-pub(super) async fn planned(goal: &str, request: &PlanRequest) -> Result<PlanOutcome, CliError> {
-    let outcome = plan_goal(goal, request).await?;
+/// Plans the request and prints the planner's warnings.
+pub(super) async fn planned(
+    request: &LockedRequest,
+    config: PlannerConfig,
+) -> Result<PlanOutcome, CliError> {
+    let outcome = request.plan(config).await?;
     for w in &outcome.warnings {
         eprintln!("planlock: warning: {}", printable(w));
     }

@@ -14,8 +14,8 @@ use planlock::plan::SECRET_ENV_PREFIX;
 use planlock::planner::PlannerConfig;
 use planlock::runner::Secrets;
 use planlock::server::{
-    ApiError, AppState, BROWSER_WS_VAR, BrowserSource, ServerConfig, TOKEN_VAR, WEBHOOK_SECRET_VAR,
-    default_sqlite_path, serve,
+    ApiError, AppState, BROWSER_WS_VAR, BrowserSource, McpTools, ServerConfig, TOKEN_VAR,
+    WEBHOOK_SECRET_VAR, default_sqlite_path, serve,
 };
 use tokio::net::TcpListener;
 
@@ -30,13 +30,25 @@ pub struct ServeArgs {
     /// Address to listen on (`IP:PORT`; loopback unless PLANLOCK_TOKEN is set).
     #[arg(long, default_value = "127.0.0.1:8080")]
     listen: String,
-    /// Most runs at once.
-    #[arg(long = "max-runs", default_value_t = 4)]
-    max_runs: usize,
     /// A host name callers may use to reach this server (repeatable). IP addresses and
     /// `localhost` are always accepted; any other `Host` is refused (DNS rebinding).
     #[arg(long = "host-name", value_name = "NAME")]
     host_names: Vec<String>,
+    /// The longest a client may take to send a request's head (an idle connection included),
+    /// and then its body; slower connections are closed (the body: answered 408).
+    #[arg(long = "read-timeout", default_value_t = planlock::server::DEFAULT_READ_TIMEOUT.as_secs(), value_name = "SECS")]
+    read_timeout: u64,
+    #[command(flatten)]
+    service: ServiceArgs,
+}
+
+/// What the service runs with, over HTTP (`serve`) or stdio (`mcp`): its slots and queue,
+/// secrets, inboxes, store and browser.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServiceArgs {
+    /// Most runs at once.
+    #[arg(long = "max-runs", default_value_t = 4)]
+    pub max_runs: usize,
     /// A secret plans may use as `{{secret.NAME}}`, with its value from
     /// PLANLOCK_SECRET_NAME, sent only to these hosts (and their sites): a run that uses it
     /// may visit nothing else. Other PLANLOCK_SECRET_* variables are not readable by requests.
@@ -55,7 +67,7 @@ pub struct ServeArgs {
     allow_request_inboxes: bool,
     /// Runs that may wait for a slot (first come, first served); more are answered 429.
     #[arg(long, default_value_t = planlock::server::DEFAULT_QUEUE)]
-    queue: usize,
+    pub queue: usize,
     /// Runs one caller may have executing and waiting at once; more are answered 429 (a
     /// caller is the token, or the client's address when the server takes none). Default:
     /// half of --max-runs plus --queue, at least --max-runs.
@@ -75,10 +87,6 @@ pub struct ServeArgs {
     /// (interrupted) by another replica.
     #[arg(long = "lease-seconds", default_value_t = 30, value_name = "SECS")]
     lease_seconds: u64,
-    /// The longest a client may take to send a request's head (an idle connection included),
-    /// and then its body; slower connections are closed (the body: answered 408).
-    #[arg(long = "read-timeout", default_value_t = planlock::server::DEFAULT_READ_TIMEOUT.as_secs(), value_name = "SECS")]
-    read_timeout: u64,
     /// Days finished runs are kept.
     #[arg(long = "keep-days", default_value_t = planlock::server::DEFAULT_KEEP_DAYS)]
     keep_days: u32,
@@ -90,10 +98,7 @@ pub struct ServeArgs {
 }
 
 pub async fn serve_command(args: ServeArgs) -> Result<u8, CliError> {
-    let ServeArgs {
-        listen, max_runs, ..
-    } = args.clone();
-    let addr = parse_listen(&listen).map_err(CliError::input)?;
+    let addr = parse_listen(&args.listen).map_err(CliError::input)?;
     let token = std::env::var(TOKEN_VAR)
         .ok()
         .filter(|t| !t.trim().is_empty());
@@ -105,11 +110,12 @@ pub async fn serve_command(args: ServeArgs) -> Result<u8, CliError> {
              127.0.0.1."
         )));
     }
-    if max_runs == 0 {
-        return Err(CliError::input("--max-runs must be at least 1"));
+    args.service.check()?;
+    if args.read_timeout == 0 {
+        return Err(CliError::input("--read-timeout must be at least 1"));
     }
-    let secrets = server_secrets(&args.secrets).map_err(CliError::input)?;
-    let inboxes = server_inboxes(&args.inboxes, &args.inbox_files).await?;
+    let secrets = server_secrets(&args.service.secrets).map_err(CliError::input)?;
+    let inboxes = server_inboxes(&args.service.inboxes, &args.service.inbox_files).await?;
     let listener = TcpListener::bind(addr).await.map_err(|e| {
         CliError::environment(format!(
             "cannot listen on {addr}: {}",
@@ -117,70 +123,19 @@ pub async fn serve_command(args: ServeArgs) -> Result<u8, CliError> {
         ))
     })?;
     let local = listener.local_addr().unwrap_or(addr);
-    let launch = LaunchOptions {
-        executable: None,
-        connect_to: args.browser_ws.filter(|v| !v.trim().is_empty()),
-        headful: false,
-        // A run costs the headless shell about half the CPU, and behind the service's proxy
-        // the lock holds on it as on the full browser.
-        prefer: Preference::HeadlessShell,
-    };
-    let mut config = ServerConfig::new(BrowserSource::Launch(launch));
-    config.planner = PlannerConfig::from_env().map_err(ApiError::from);
+    let mut config = args
+        .service
+        .config(secrets, inboxes, default_replica_id(local))?;
     config.token = token;
-    config.max_runs = max_runs;
     config.host_names = args.host_names;
-    config.secrets = secrets;
-    config.inboxes = inboxes;
-    config.allow_request_inboxes = args.allow_request_inboxes;
-    config.queue = args.queue;
-    if args.max_runs_per_caller == Some(0) {
-        return Err(CliError::input("--max-runs-per-caller must be at least 1"));
-    }
-    config.max_runs_per_caller = args.max_runs_per_caller;
-    config.keep_days = args.keep_days;
-    if args.read_timeout == 0 {
-        return Err(CliError::input("--read-timeout must be at least 1"));
-    }
     config.read_timeout = Duration::from_secs(args.read_timeout);
-    if args.lease_seconds == 0 {
-        return Err(CliError::input("--lease-seconds must be at least 1"));
-    }
-    config.lease = Duration::from_secs(args.lease_seconds);
-    // Renewed several times per lease, so one slow write does not lose it.
-    config.heartbeat = (config.lease / 4).clamp(Duration::from_millis(250), Duration::from_secs(5));
-    config.webhook_secret = std::env::var(WEBHOOK_SECRET_VAR)
-        .ok()
-        .filter(|v| !v.trim().is_empty());
-    config.store = Some(match &args.store {
-        Some(s) => expand_env(s).map_err(|m| CliError::input(format!("--store: {m}")))?,
-        None => format!("sqlite:{}", default_sqlite_path().display()),
-    });
-    config.replica_id = args
-        .replica_id
-        .clone()
-        .filter(|r| !r.trim().is_empty())
-        .unwrap_or_else(|| default_replica_id(local));
-    let given_store = args.store.is_some();
-    let state = AppState::start(config)
-        .await
-        .map_err(|e| match given_store {
-            true => CliError::environment("--store").because(e),
-            false => CliError::environment(e.to_string()),
-        })?;
-    let browser = match state.start_browser().await {
-        Ok(browser) => browser,
-        Err(e) => {
-            state.begin_shutdown();
-            state.finish_shutdown(Duration::ZERO).await;
-            return Err(browser_error(e));
-        }
-    };
+    let (state, browser) = args.service.start(config).await?;
+    let (max_runs, queue) = (args.service.max_runs, args.service.queue);
     eprintln!(
         "planlock: serving on http://{local} (at most {max_runs} run{} at once, {} waiting, \
-         {} per caller; runs kept in {} as replica {}; runs in {browser}; {})",
+         {} per caller; runs kept in {} as replica {}; runs in {browser}; MCP at /mcp; {})",
         if max_runs == 1 { "" } else { "s" },
-        args.queue,
+        queue,
         state.max_runs_per_caller(),
         state.store_place(),
         state.replica(),
@@ -196,6 +151,129 @@ pub async fn serve_command(args: ServeArgs) -> Result<u8, CliError> {
     Ok(exit::SUCCESS)
 }
 
+/// `planlock mcp`: the service's MCP tools on stdin and stdout, for an agent that starts
+/// planlock itself. Runs go to the service's store, as `serve`'s do.
+#[derive(Debug, Clone, clap::Args)]
+pub struct McpArgs {
+    #[command(flatten)]
+    service: ServiceArgs,
+}
+
+/// Serves MCP over stdio until the client closes it (or Ctrl-C, SIGTERM). Nothing else is
+/// written to stdout: it is the protocol's.
+pub async fn mcp_command(args: McpArgs) -> Result<u8, CliError> {
+    use rmcp::ServiceExt;
+    args.service.check()?;
+    let secrets = server_secrets(&args.service.secrets).map_err(CliError::input)?;
+    let inboxes = server_inboxes(&args.service.inboxes, &args.service.inbox_files).await?;
+    // Each process its own replica: an agent may start several on one store, and a replica
+    // marks the live runs of its own name interrupted when it starts.
+    let config = args.service.config(
+        secrets,
+        inboxes,
+        format!("{}:mcp-{}", default_replica_id_host(), std::process::id()),
+    )?;
+    let (state, browser) = args.service.start(config).await?;
+    eprintln!(
+        "planlock: MCP on stdio (runs kept in {} as replica {}; runs in {browser})",
+        state.store_place(),
+        state.replica()
+    );
+    let served = McpTools::new(state.clone())
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| CliError::environment(format!("the MCP client did not start: {e}")));
+    let outcome = match served {
+        Ok(service) => {
+            tokio::select! {
+                r = service.waiting() => r.map(|_| exit::SUCCESS).map_err(|e| CliError::environment(format!("MCP over stdio stopped: {e}"))),
+                () = shutdown_signal() => Ok(exit::SUCCESS),
+            }
+        }
+        Err(e) => Err(e),
+    };
+    state.begin_shutdown();
+    state.finish_shutdown(Duration::from_secs(20)).await;
+    outcome
+}
+
+impl ServiceArgs {
+    fn check(&self) -> Result<(), CliError> {
+        if self.max_runs == 0 {
+            return Err(CliError::input("--max-runs must be at least 1"));
+        }
+        if self.lease_seconds == 0 {
+            return Err(CliError::input("--lease-seconds must be at least 1"));
+        }
+        if self.max_runs_per_caller == Some(0) {
+            return Err(CliError::input("--max-runs-per-caller must be at least 1"));
+        }
+        Ok(())
+    }
+
+    /// The service's configuration from these options and the environment.
+    fn config(
+        &self,
+        secrets: Secrets,
+        inboxes: Vec<(String, Arc<dyn Inbox>)>,
+        default_replica: String,
+    ) -> Result<ServerConfig, CliError> {
+        let launch = LaunchOptions {
+            executable: None,
+            connect_to: self.browser_ws.clone().filter(|v| !v.trim().is_empty()),
+            headful: false,
+            // A run costs the headless shell about half the CPU, and behind the service's
+            // proxy the lock holds on it as on the full browser.
+            prefer: Preference::HeadlessShell,
+        };
+        let mut config = ServerConfig::new(BrowserSource::Launch(launch));
+        config.planner = PlannerConfig::from_env().map_err(ApiError::from);
+        config.max_runs = self.max_runs;
+        config.secrets = secrets;
+        config.inboxes = inboxes;
+        config.allow_request_inboxes = self.allow_request_inboxes;
+        config.queue = self.queue;
+        config.max_runs_per_caller = self.max_runs_per_caller;
+        config.keep_days = self.keep_days;
+        config.lease = Duration::from_secs(self.lease_seconds);
+        // Renewed several times per lease, so one slow write does not lose it.
+        config.heartbeat =
+            (config.lease / 4).clamp(Duration::from_millis(250), Duration::from_secs(5));
+        config.webhook_secret = std::env::var(WEBHOOK_SECRET_VAR)
+            .ok()
+            .filter(|v| !v.trim().is_empty());
+        config.store = Some(match &self.store {
+            Some(s) => expand_env(s).map_err(|m| CliError::input(format!("--store: {m}")))?,
+            None => format!("sqlite:{}", default_sqlite_path().display()),
+        });
+        config.replica_id = self
+            .replica_id
+            .clone()
+            .filter(|r| !r.trim().is_empty())
+            .unwrap_or(default_replica);
+        Ok(config)
+    }
+
+    /// Opens the store and starts the browser: the state and where runs run.
+    async fn start(&self, config: ServerConfig) -> Result<(AppState, String), CliError> {
+        let given_store = self.store.is_some();
+        let state = AppState::start(config)
+            .await
+            .map_err(|e| match given_store {
+                true => CliError::environment("--store").because(e),
+                false => CliError::environment(e.to_string()),
+            })?;
+        match state.start_browser().await {
+            Ok(browser) => Ok((state, browser)),
+            Err(e) => {
+                state.begin_shutdown();
+                state.finish_shutdown(Duration::ZERO).await;
+                Err(browser_error(e))
+            }
+        }
+    }
+}
+
 /// The service's browser that cannot be started, and how `serve` chooses one.
 fn browser_error(e: BrowserError) -> CliError {
     match e {
@@ -209,13 +287,17 @@ fn browser_error(e: BrowserError) -> CliError {
 /// A name for this replica that stays the same across restarts on one machine: the host
 /// name and the port (a restarted replica then finds the runs it left behind).
 fn default_replica_id(addr: SocketAddr) -> String {
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+    format!("{}:{}", default_replica_id_host(), addr.port())
+}
+
+/// This machine's host name.
+fn default_replica_id_host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
         .ok()
         .map(|h| h.trim().to_string())
         .filter(|h| !h.is_empty())
         .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "planlock".to_string());
-    format!("{host}:{}", addr.port())
+        .unwrap_or_else(|| "planlock".to_string())
 }
 
 /// `--inbox NAME=URL` and the lines of `--inbox-file`, `${VAR}`s filled in, each bound

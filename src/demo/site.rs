@@ -98,6 +98,8 @@ struct Accounts {
     pending: HashMap<String, (String, bool)>,
     /// magic-link token → email
     tokens: HashMap<String, String>,
+    /// email → SHA-256 of the password it signed up with (never the password itself)
+    passwords: HashMap<String, [u8; 32]>,
     /// click-tracking id → target path
     clicks: HashMap<String, String>,
 }
@@ -113,6 +115,7 @@ struct Shop {
 pub struct DemoSite {
     addr: SocketAddr,
     server: tokio::task::JoinHandle<()>,
+    accounts: Arc<Mutex<Accounts>>,
 }
 
 impl DemoSite {
@@ -125,10 +128,11 @@ impl DemoSite {
     pub async fn start_on(addr: SocketAddr, mailer: Arc<dyn Mailer>) -> std::io::Result<DemoSite> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
+        let accounts: Arc<Mutex<Accounts>> = Arc::default();
         let shop = Shop {
             origin: format!("http://{addr}"),
             mailer,
-            accounts: Arc::default(),
+            accounts: accounts.clone(),
         };
         let app = Router::new()
             .route("/", get(index))
@@ -142,7 +146,31 @@ impl DemoSite {
         let server = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        Ok(DemoSite { addr, server })
+        Ok(DemoSite {
+            addr,
+            server,
+            accounts,
+        })
+    }
+
+    /// Whether the account of `email` was created with `password` (the shop keeps a digest).
+    pub fn has_password(&self, email: &str, password: &str) -> bool {
+        let accounts = self.accounts.lock().unwrap_or_else(|p| p.into_inner());
+        accounts.passwords.get(&email.to_lowercase()) == Some(&password_digest(password))
+    }
+
+    /// The addresses whose accounts the shop has verified, sorted: its own record of a
+    /// signup, for judging a run by what the app recorded rather than what a page said.
+    pub fn verified_accounts(&self) -> Vec<String> {
+        let accounts = self.accounts.lock().unwrap_or_else(|p| p.into_inner());
+        let mut verified: Vec<String> = accounts
+            .pending
+            .iter()
+            .filter(|(_, (_, verified))| *verified)
+            .map(|(email, _)| email.clone())
+            .collect();
+        verified.sort();
+        verified
     }
 
     /// An absolute URL on the shop.
@@ -194,18 +222,26 @@ async fn signup_form() -> Html<String> {
 #[derive(serde::Deserialize)]
 struct SignupForm {
     email: String,
-    #[allow(dead_code)]
     password: String,
+}
+
+fn password_digest(password: &str) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(password.as_bytes()).into()
 }
 
 async fn signup(State(shop): State<Shop>, Form(form): Form<SignupForm>) -> Response {
     let email = form.email.trim().to_lowercase();
     let code = format!("{:06}", rand::rng().random_range(0..1_000_000));
-    shop.accounts
-        .lock()
-        .expect("accounts")
-        .pending
-        .insert(email.clone(), (code.clone(), false));
+    {
+        let mut accounts = shop.accounts.lock().expect("accounts");
+        accounts
+            .pending
+            .insert(email.clone(), (code.clone(), false));
+        accounts
+            .passwords
+            .insert(email.clone(), password_digest(&form.password));
+    }
     let mail = code_email(&email, &code);
     if let Err(e) = shop
         .mailer

@@ -28,8 +28,8 @@ use crate::plan::{self, Limits, Plan, Problem, Vars};
 pub use config::{ModelSpec, PlannerConfig, Provider, RetryPolicy};
 pub use prompt::{SYSTEM_PROMPT, prompt_version};
 pub use review::{
-    ask_with_suggestion, ask_with_suggestion_on, confirm, confirm_with, flags, looked_line,
-    render_review, render_review_with_answers,
+    Review, ReviewStep, ask_with_suggestion, ask_with_suggestion_on, confirm, confirm_with, flags,
+    looked_line, render_review, render_review_with_answers, review_in,
 };
 
 /// Most characters of a model's answer shown in an invalid-plan error.
@@ -87,6 +87,8 @@ pub struct Looked {
     pub buttons: usize,
     /// Texts on the page that read like instructions to a model (counted only).
     pub flagged: usize,
+    /// Texts of the outline withheld from the model for that (each marked in it).
+    pub withheld: usize,
     /// The outline's size in the user message, in tokens (about 4 characters each).
     pub outline_tokens: u64,
 }
@@ -99,6 +101,7 @@ impl Looked {
             fields,
             buttons,
             flagged: look.flagged,
+            withheld: look.withheld,
             outline_tokens: prompt::outline_block(look).chars().count().div_ceil(4) as u64,
         }
     }
@@ -406,6 +409,16 @@ pub(crate) struct ModelReply {
 pub async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<PlanOutcome, PlannerError> {
     let goal = goal::prepare_with(goal, req.inbox_address.as_deref(), &req.vars)?;
     let allowed = allowed_sites(&goal, &req.allowed_hosts)?;
+    plan_prepared(goal, &allowed, req).await
+}
+
+/// [`plan_goal`] of a goal already prepared, the model told that the run may visit
+/// `allowed` (the sites of the request's lock, when the caller made it).
+pub async fn plan_prepared(
+    goal: goal::Goal,
+    allowed: &[String],
+    req: &PlanRequest,
+) -> Result<PlanOutcome, PlannerError> {
     let spec = req.config.model_spec()?;
     let model = spec.to_string();
     let version = prompt_version();
@@ -456,7 +469,7 @@ pub async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<PlanOutcome, Pla
     }
 
     let endpoint = req.config.endpoint(spec.provider)?;
-    let user = user_message_for(&goal, &allowed, req);
+    let user = user_message_for(&goal, allowed, req);
     let client = reqwest::Client::builder()
         .user_agent(concat!("planlock/", env!("CARGO_PKG_VERSION")))
         .build()
@@ -528,7 +541,16 @@ fn user_message_for(goal: &goal::Goal, allowed: &[String], req: &PlanRequest) ->
 pub fn request_preview(goal: &str, req: &PlanRequest) -> Result<serde_json::Value, PlannerError> {
     let goal = goal::prepare_with(goal, req.inbox_address.as_deref(), &req.vars)?;
     let allowed = allowed_sites(&goal, &req.allowed_hosts)?;
-    let user = user_message_for(&goal, &allowed, req);
+    Ok(preview_prepared(&goal, &allowed, req))
+}
+
+/// [`request_preview`] of a goal already prepared, with the sites the model is told.
+pub fn preview_prepared(
+    goal: &goal::Goal,
+    allowed: &[String],
+    req: &PlanRequest,
+) -> serde_json::Value {
+    let user = user_message_for(goal, allowed, req);
     let spec = req.config.model_spec().ok();
     let (provider, model) = match &spec {
         Some(spec) => (spec.provider, spec.model.as_str()),
@@ -538,13 +560,13 @@ pub fn request_preview(goal: &str, req: &PlanRequest) -> Result<serde_json::Valu
         Provider::Anthropic => anthropic::request_body(model, &user, req.config.max_tokens()),
         Provider::OpenAi => openai::request_body(model, &user, req.config.max_tokens()),
     };
-    Ok(serde_json::json!({
+    serde_json::json!({
         "provider": provider.name(),
         "model": spec.map(|s| s.to_string()),
         "prompt_version": prompt_version(),
         "looked": req.look.as_ref().map(Looked::of),
         "body": body,
-    }))
+    })
 }
 
 /// Whether planning looks at the start page first.
@@ -604,6 +626,18 @@ pub async fn look_at_goal(
     })
     .await
     .map_err(LookFailure::Lock)?;
+    look_within(browser, url, lock, &req.vars).await
+}
+
+/// Looks at `url` in a fresh context under `lock` (made from the request before anything was
+/// read) and outlines it for the model: the values of `vars` the page echoes masked, texts
+/// that read like instructions withheld and counted.
+pub async fn look_within(
+    browser: &crate::browser::Chromium,
+    url: url::Url,
+    lock: crate::lock::Lock,
+    vars: &Vars,
+) -> Result<crate::browser::Look, LookFailure> {
     let mut look = browser
         .look(url.as_str(), lock)
         .await
@@ -611,11 +645,41 @@ pub async fn look_at_goal(
             url: url.to_string(),
             error,
         })?;
-    // Counted, never decided on: the number is told to the model and the reviewer.
-    look.flagged = crate::lock::injection::count_suspicious(&look.outline.prose)
-        + crate::lock::injection::count_suspicious(&look.outline.title);
+    // A caller's variable or a secret the page echoes (its title, a heading, a label)
+    // reaches the model as a mask, in any letter case: the model is told names, not values.
+    look.outline.mask(&echoed_values(vars));
+    // Counted, never decided on: the number is told to the model and the reviewer. Texts of
+    // the outline that read like instructions are withheld from it; those the prose does not
+    // show (an aria-label, a placeholder) count besides the prose's own.
+    use crate::lock::injection::{count_suspicious, normalise, reads_like_instruction};
+    let withheld = look.outline.withhold(reads_like_instruction);
+    let prose = normalise(&look.outline.prose);
+    let mut beside_prose: Vec<String> = withheld
+        .iter()
+        .map(|t| normalise(t))
+        .filter(|t| !prose.contains(t.as_str()))
+        .collect();
+    // A placeholder that also names its field is one text.
+    beside_prose.sort();
+    beside_prose.dedup();
+    look.flagged = count_suspicious(&look.outline.prose) + beside_prose.len();
+    look.withheld = withheld.len();
     look.outline.prose.clear();
     Ok(look)
+}
+
+/// What the outline must not show of the request: every secret, and each caller variable's
+/// value of three or more characters (a shorter one says next to nothing, and masking it
+/// would blot out words of the page).
+fn echoed_values(vars: &Vars) -> crate::plan::Masker {
+    let mut values = vars.masker().values();
+    values.extend(
+        vars.caller_names()
+            .filter_map(|name| vars.value(name))
+            .filter(|v| v.trim().chars().count() >= 3)
+            .map(str::to_string),
+    );
+    crate::plan::Masker::new(values)
 }
 
 /// The sites named in the goal (first site first), then `--allow-host`, without repeats.

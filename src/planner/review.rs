@@ -3,6 +3,8 @@
 
 use std::io::{self, BufRead, Write};
 
+use serde::Serialize;
+
 use crate::plan::{Plan, Step};
 use crate::report::printable;
 
@@ -103,6 +105,41 @@ pub fn flags(step: &Step) -> Vec<String> {
     found
 }
 
+/// The review of a plan before it runs: what each step does, where, what looks destructive
+/// or costly, and the lock the run will have. `text` is what `planlock act` prints; the
+/// other fields are the same review for programs (the HTTP API, MCP tools).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
+pub struct Review {
+    /// The sites the run may visit: its lock, fixed from the request before any page was
+    /// read (each with its port where only some are allowed).
+    pub allowed_hosts: Vec<String>,
+    pub steps: Vec<ReviewStep>,
+    /// Indexes (from 0) of the steps that look destructive or costly.
+    pub flagged_steps: Vec<usize>,
+    /// Indexes (from 0) of the `navigate` steps outside the lock: the run refuses them.
+    pub outside_lock: Vec<usize>,
+    /// The review as a person reads it.
+    pub text: String,
+}
+
+/// One step of a [`Review`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
+pub struct ReviewStep {
+    pub index: usize,
+    #[serde(rename = "type")]
+    pub step_type: String,
+    /// What the step does, in a line.
+    pub what: String,
+    /// Where it acts: a host, `inbox`, or the page the previous steps left.
+    pub host: String,
+    /// Words that make it look destructive or costly.
+    pub flags: Vec<String>,
+    /// A `navigate` outside the lock: the run will refuse it.
+    pub outside_lock: bool,
+}
+
 /// The review text: numbered steps, the host each touches (`navigate`: the URL's host;
 /// inbox steps: `inbox`; others: the same page), hosts outside `allowed_hosts` (the sites the
 /// request named) and steps that look destructive or costly flagged with `!!`.
@@ -116,13 +153,23 @@ pub fn render_review_with_answers(
     allowed_hosts: &[String],
     answers: &[(String, String)],
 ) -> String {
-    let lock = crate::lock::Lock::of_hosts(allowed_hosts).ok();
-    let allowed_text = if allowed_hosts.is_empty() {
+    // A host that is not one allows nothing (the request was refused for it already).
+    let hosts = allowed_hosts
+        .iter()
+        .filter(|h| crate::lock::Lock::of_hosts([h]).is_ok());
+    crate::lock::Lock::of_hosts(hosts)
+        .map(|lock| review_in(plan, &lock, answers).text)
+        .unwrap_or_default()
+}
+
+/// The review of `plan` run inside `lock`, each step that uses an answered question showing
+/// the answer beside it.
+pub fn review_in(plan: &Plan, lock: &crate::lock::Lock, answers: &[(String, String)]) -> Review {
+    let sites: Vec<String> = lock.sites().collect();
+    let allowed_text = if sites.is_empty() {
         "none".to_string()
     } else {
-        lock.as_ref()
-            .map(|l| l.sites().collect::<Vec<_>>().join(", "))
-            .unwrap_or_else(|| allowed_hosts.join(", "))
+        sites.join(", ")
     };
     let mut out = String::new();
     let n = plan.steps.len();
@@ -138,24 +185,23 @@ pub fn render_review_with_answers(
     let mut page = String::from("no page yet");
     let mut flagged = Vec::new();
     let mut outside = Vec::new();
+    let mut steps = Vec::new();
     for (i, step) in plan.steps.iter().enumerate() {
         let num = i + 1;
         let (host, warning) = match step {
             Step::Navigate { url, .. } => match url_host(url) {
                 Some(host) => {
                     page = host.clone();
-                    let inside = match (&lock, url::Url::parse(url)) {
-                        (Some(l), Ok(u)) => l.check(&u).is_ok(),
-                        _ => allowed_hosts.iter().any(|h| h == &host),
-                    };
+                    let inside = url::Url::parse(url).is_ok_and(|u| lock.check(&u).is_ok());
                     if inside {
                         (host, None)
                     } else {
-                        outside.push(num);
+                        outside.push(i);
                         (
                             host.clone(),
                             Some(format!(
-                                "{host} is not among the hosts the request named ({allowed_text})"
+                                "{host} is not among the hosts the request named \
+                                 ({allowed_text}): the run will refuse to go there"
                             )),
                         )
                     }
@@ -181,11 +227,8 @@ pub fn render_review_with_answers(
             | Step::WaitForText { .. }
             | Step::ExtractText { .. } => (format!("same page ({page})"), None),
         };
-        out.push_str(&format!(
-            "{num:>width$}. {:<21} {}\n",
-            step.kind(),
-            step_detail(step)
-        ));
+        let what = step_detail(step);
+        out.push_str(&format!("{num:>width$}. {:<21} {what}\n", step.kind()));
         let pad = " ".repeat(width + 2);
         out.push_str(&format!("{pad}host: {host}\n"));
         for (var, answer) in answers {
@@ -198,19 +241,28 @@ pub fn render_review_with_answers(
                 out.push_str(&format!("{pad}{written} = \"{}\"\n", printable(answer)));
             }
         }
-        if let Some(w) = warning {
+        if let Some(w) = &warning {
             out.push_str(&format!("{pad}!! {w}\n"));
         }
         let f = flags(step);
         if !f.is_empty() {
-            flagged.push(num);
+            flagged.push(i);
             out.push_str(&format!(
                 "{pad}!! looks destructive or costly: {}\n",
                 f.join(", ")
             ));
         }
+        steps.push(ReviewStep {
+            index: i,
+            step_type: step.kind().to_string(),
+            what,
+            host,
+            flags: f,
+            outside_lock: warning.is_some(),
+        });
     }
     out.push_str(&format!("\nAllowed hosts: {allowed_text}\n"));
+    let numbers = |indexes: &[usize]| indexes.iter().map(|i| i + 1).collect::<Vec<_>>();
     if !flagged.is_empty() {
         out.push_str(&format!(
             "!! {} {} destructive or costly: step {}\n",
@@ -220,7 +272,7 @@ pub fn render_review_with_answers(
             } else {
                 "steps look"
             },
-            join_nums(&flagged)
+            join_nums(&numbers(&flagged))
         ));
     }
     if !outside.is_empty() {
@@ -231,10 +283,16 @@ pub fn render_review_with_answers(
             } else {
                 "some steps go"
             },
-            join_nums(&outside)
+            join_nums(&numbers(&outside))
         ));
     }
-    out
+    Review {
+        allowed_hosts: sites,
+        steps,
+        flagged_steps: flagged,
+        outside_lock: outside,
+        text: out,
+    }
 }
 
 fn join_nums(nums: &[usize]) -> String {
@@ -357,6 +415,9 @@ pub fn looked_line(looked: &super::Looked) -> String {
             looked.flagged,
             if looked.flagged == 1 { "text" } else { "texts" }
         ));
+        if looked.withheld > 0 {
+            s.push_str(&format!(", {} withheld from the outline", looked.withheld));
+        }
     }
     s
 }

@@ -128,6 +128,8 @@ pub struct RunSpec {
     policy: AddressPolicy,
     service_addresses: Vec<SocketAddr>,
     settings: Settings,
+    /// A lock fixed before the plan existed (see [`RunSpec::within`]).
+    fixed: Option<Lock>,
 }
 
 impl RunSpec {
@@ -145,7 +147,19 @@ impl RunSpec {
             policy: AddressPolicy::Open,
             service_addresses: Vec::new(),
             settings: Settings::default(),
+            fixed: None,
         }
+    }
+
+    /// Runs inside `lock`, made from the request before the plan was written (`act`: the
+    /// goal and the allowed hosts, before the start page was read). The plan's `navigate`
+    /// URLs do not add to it, so a plan that page text may have shaped cannot widen where
+    /// the run goes; a step outside it is refused when it runs. The goal, allowed hosts,
+    /// address policy and service addresses given to this spec are then not used for the
+    /// lock: they made `lock`.
+    pub fn within(mut self, lock: Lock) -> RunSpec {
+        self.fixed = Some(lock);
+        self
     }
 
     /// The plan's file name or label, for reports.
@@ -280,15 +294,18 @@ impl RunSpec {
                 });
             }
         }
-        let lock = Lock::build(&LockRequest {
-            goal: self.goal.as_deref(),
-            urls,
-            allow_hosts: &self.allow_hosts,
-            policy: self.policy,
-            service_addresses: &self.service_addresses,
-        })
-        .await
-        .map_err(SpecError::Lock)?;
+        let lock = match self.fixed {
+            Some(lock) => lock,
+            None => Lock::build(&LockRequest {
+                goal: self.goal.as_deref(),
+                urls,
+                allow_hosts: &self.allow_hosts,
+                policy: self.policy,
+                service_addresses: &self.service_addresses,
+            })
+            .await
+            .map_err(SpecError::Lock)?,
+        };
         for name in &names {
             let Some(secret) = name.strip_prefix("secret.") else {
                 continue;

@@ -9,8 +9,9 @@ use utoipa::ToSchema;
 use utoipa::openapi::{RefOr, Schema};
 
 use super::store::{CallbackState, StoredRun, timestamp};
+use crate::pipeline::{Answer, LockedRequest};
 use crate::plan::Plan;
-use crate::planner::{self, PlanOutcome};
+use crate::planner::{self, PlanOutcome, Review};
 use crate::runner::{Event, Progress, RunResult, StepProgress};
 
 /// A run that has ended: its result, with its webhook's state.
@@ -132,11 +133,20 @@ pub struct Planned {
     pub warnings: Vec<String>,
     /// What the planner was shown of the start page, when it looked.
     pub looked: Option<Looked>,
+    /// The plan's questions and the values the run gives them (the request's `vars`, else
+    /// the suggestions).
+    pub answers: Vec<Answer>,
+    /// The plan reviewed inside the run's lock: what each step does and where, the steps
+    /// that look destructive or costly, the steps outside the lock.
+    pub review: Review,
 }
 
 impl Planned {
-    pub fn of(outcome: PlanOutcome) -> Planned {
+    /// The plan of `request` as callers see it, reviewed inside its lock.
+    pub fn of(request: &LockedRequest, outcome: PlanOutcome, answers: Vec<Answer>) -> Planned {
         Planned {
+            review: request.review(&outcome.plan, &answers),
+            answers,
             plan: outcome.plan,
             cached: outcome.cached,
             usage: outcome.usage.into(),
@@ -183,6 +193,8 @@ pub struct Looked {
     pub buttons: usize,
     /// Texts on the page that read like instructions to a model (counted, never sent).
     pub flagged: usize,
+    /// Texts of the outline withheld from the model for that, each marked in it.
+    pub withheld: usize,
     /// The outline's size in the model's request, in tokens (about 4 characters each).
     pub outline_tokens: u64,
 }
@@ -194,6 +206,7 @@ impl From<planner::Looked> for Looked {
             fields: l.fields,
             buttons: l.buttons,
             flagged: l.flagged,
+            withheld: l.withheld,
             outline_tokens: l.outline_tokens,
         }
     }

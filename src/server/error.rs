@@ -11,6 +11,7 @@ use super::browser::BROWSER_WS_VAR;
 use super::store::StoreError;
 use crate::browser::BrowserError;
 use crate::lock::LockError;
+use crate::pipeline::RequestError;
 use crate::plan::{self, PlanError, Problem, VarsError};
 use crate::planner::PlannerError;
 use crate::runner::SpecError;
@@ -204,6 +205,19 @@ impl From<VarsError> for ApiError {
 }
 
 /// A request that cannot become a run, in the API's words (its fields).
+impl From<RequestError> for ApiError {
+    fn from(e: RequestError) -> ApiError {
+        match e {
+            RequestError::Goal(e) => e.into(),
+            // As the planner words a bad allowed host (`invalid_input`).
+            RequestError::Lock(e @ LockError::NotAHost { .. }) => {
+                PlannerError::BadAllowHost(e).into()
+            }
+            RequestError::Lock(e) => e.into(),
+        }
+    }
+}
+
 impl From<SpecError> for ApiError {
     fn from(e: SpecError) -> ApiError {
         match e {

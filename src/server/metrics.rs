@@ -1,74 +1,49 @@
-//! What `/metrics` says, in the Prometheus text format: runs by how they ended, step
+//! What `/metrics` says, through `prometheus-client`: runs by how they ended, step
 //! durations by type, inbox waits, queue depth, browser restarts, webhook deliveries and
 //! HTTP answers. Counted by this replica since it started.
 
-use std::collections::BTreeMap;
-use std::fmt::Write;
 use std::sync::Mutex;
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
 
 /// Upper bounds (seconds) of the duration buckets.
 const BUCKETS: &[f64] = &[
     0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
 
-#[derive(Default, Clone)]
-struct Histogram {
-    counts: Vec<u64>,
-    sum: f64,
-    count: u64,
+type Labels = Vec<(String, String)>;
+type Histograms = Family<Labels, Histogram, fn() -> Histogram>;
+
+fn durations() -> Histogram {
+    Histogram::new(BUCKETS.iter().copied())
 }
 
-impl Histogram {
-    fn observe(&mut self, seconds: f64) {
-        if self.counts.is_empty() {
-            self.counts = vec![0; BUCKETS.len()];
-        }
-        for (i, bound) in BUCKETS.iter().enumerate() {
-            if seconds <= *bound {
-                self.counts[i] += 1;
-            }
-        }
-        self.sum += seconds;
-        self.count += 1;
-    }
-
-    fn write(&self, out: &mut String, name: &str, labels: &str) {
-        let sep = if labels.is_empty() { "" } else { "," };
-        for (i, bound) in BUCKETS.iter().enumerate() {
-            let n = self.counts.get(i).copied().unwrap_or(0);
-            let _ = writeln!(out, "{name}_bucket{{{labels}{sep}le=\"{bound}\"}} {n}");
-        }
-        let _ = writeln!(
-            out,
-            "{name}_bucket{{{labels}{sep}le=\"+Inf\"}} {}",
-            self.count
-        );
-        let braces = if labels.is_empty() {
-            String::new()
-        } else {
-            format!("{{{labels}}}")
-        };
-        let _ = writeln!(out, "{name}_sum{braces} {}", self.sum);
-        let _ = writeln!(out, "{name}_count{braces} {}", self.count);
-    }
-}
-
-#[derive(Default)]
-struct Counts {
-    runs: BTreeMap<String, u64>,
-    steps: BTreeMap<String, Histogram>,
-    inbox_waits: BTreeMap<String, Histogram>,
-    run_durations: Histogram,
-    browser_restarts: u64,
-    webhooks: BTreeMap<String, u64>,
-    http: BTreeMap<u16, u64>,
-    interrupted: u64,
+fn label(name: &str, value: impl ToString) -> Labels {
+    vec![(name.to_string(), value.to_string())]
 }
 
 /// The service's counters. Updated from run events and handlers; read by `/metrics`.
-#[derive(Default)]
 pub struct Metrics {
-    counts: Mutex<Counts>,
+    registry: Registry,
+    runs: Family<Labels, Counter>,
+    interrupted: Counter,
+    runs_in_flight: Gauge,
+    max_runs: Gauge,
+    queue_depth: Gauge,
+    queue_limit: Gauge,
+    run_durations: Histogram,
+    steps: Histograms,
+    inbox_waits: Histograms,
+    browser_restarts: Counter,
+    webhooks: Family<Labels, Counter>,
+    http: Family<Labels, Counter>,
+    /// Seconds and count of the runs ended, for `Retry-After`.
+    run_seconds: Mutex<(f64, u64)>,
 }
 
 /// Gauges read at scrape time.
@@ -85,184 +60,158 @@ const INBOX_STEPS: &[&str] = &[
     "open_link_from_inbox",
 ];
 
-impl Metrics {
-    fn counts(&self) -> std::sync::MutexGuard<'_, Counts> {
-        self.counts.lock().unwrap_or_else(|e| e.into_inner())
+impl Default for Metrics {
+    fn default() -> Metrics {
+        let m = Metrics {
+            registry: Registry::default(),
+            runs: Family::default(),
+            interrupted: Counter::default(),
+            runs_in_flight: Gauge::default(),
+            max_runs: Gauge::default(),
+            queue_depth: Gauge::default(),
+            queue_limit: Gauge::default(),
+            run_durations: durations(),
+            steps: Family::new_with_constructor(durations),
+            inbox_waits: Family::new_with_constructor(durations),
+            browser_restarts: Counter::default(),
+            webhooks: Family::default(),
+            http: Family::default(),
+            run_seconds: Mutex::new((0.0, 0)),
+        };
+        // Every status and outcome is shown from the start, at 0.
+        for status in ["succeeded", "failed", "cancelled"] {
+            let _ = m.runs.get_or_create(&label("status", status));
+        }
+        for outcome in ["delivered", "retried", "failed"] {
+            let _ = m.webhooks.get_or_create(&label("outcome", outcome));
+        }
+        let mut m = m;
+        let r = &mut m.registry;
+        // Counters are named without `_total`, and help texts without their full stop: the
+        // encoder adds both.
+        r.register(
+            "planlock_runs",
+            "Runs this replica ended, by status",
+            m.runs.clone(),
+        );
+        r.register(
+            "planlock_runs_interrupted",
+            "Runs found in flight on a server that died, marked failed (interrupted)",
+            m.interrupted.clone(),
+        );
+        r.register(
+            "planlock_runs_in_flight",
+            "Runs executing now",
+            m.runs_in_flight.clone(),
+        );
+        r.register(
+            "planlock_max_runs",
+            "Runs this replica executes at once (--max-runs)",
+            m.max_runs.clone(),
+        );
+        r.register(
+            "planlock_queue_depth",
+            "Runs waiting for a slot",
+            m.queue_depth.clone(),
+        );
+        r.register(
+            "planlock_queue_limit",
+            "Most runs that may wait (--queue)",
+            m.queue_limit.clone(),
+        );
+        r.register(
+            "planlock_run_duration_seconds",
+            "How long runs took, start to result",
+            m.run_durations.clone(),
+        );
+        r.register(
+            "planlock_step_duration_seconds",
+            "How long steps took, by step type",
+            m.steps.clone(),
+        );
+        r.register(
+            "planlock_inbox_wait_seconds",
+            "How long inbox steps waited for mail, by step type",
+            m.inbox_waits.clone(),
+        );
+        r.register(
+            "planlock_browser_restarts",
+            "Times the shared browser was found dead and started again",
+            m.browser_restarts.clone(),
+        );
+        r.register(
+            "planlock_webhook_attempts",
+            "Webhook delivery attempts, by outcome",
+            m.webhooks.clone(),
+        );
+        r.register(
+            "planlock_http_responses",
+            "HTTP answers, by status code",
+            m.http.clone(),
+        );
+        m
     }
+}
 
+impl Metrics {
     /// A step ended after `ms` milliseconds.
     pub fn step(&self, step_type: &str, ms: u64) {
         let seconds = ms as f64 / 1000.0;
-        let mut c = self.counts();
-        c.steps
-            .entry(step_type.to_string())
-            .or_default()
-            .observe(seconds);
+        let labels = label("type", step_type);
+        self.steps.get_or_create(&labels).observe(seconds);
         if INBOX_STEPS.contains(&step_type) {
-            c.inbox_waits
-                .entry(step_type.to_string())
-                .or_default()
-                .observe(seconds);
+            self.inbox_waits.get_or_create(&labels).observe(seconds);
         }
     }
 
     /// A run ended with `status` (`succeeded`, `failed`, `cancelled`).
     pub fn run(&self, status: &str, ms: u64) {
-        let mut c = self.counts();
-        *c.runs.entry(status.to_string()).or_default() += 1;
-        c.run_durations.observe(ms as f64 / 1000.0);
+        self.runs.get_or_create(&label("status", status)).inc();
+        let seconds = ms as f64 / 1000.0;
+        self.run_durations.observe(seconds);
+        let mut total = self.run_seconds.lock().unwrap_or_else(|e| e.into_inner());
+        total.0 += seconds;
+        total.1 += 1;
     }
 
     /// A run whose server died was marked `interrupted`.
     pub fn interrupted(&self) {
-        self.counts().interrupted += 1;
+        self.interrupted.inc();
     }
 
     pub fn browser_restart(&self) {
-        self.counts().browser_restarts += 1;
+        self.browser_restarts.inc();
     }
 
     /// A webhook delivery attempt ended (`delivered`, `retried`, `failed`).
     pub fn webhook(&self, outcome: &str) {
-        *self
-            .counts()
-            .webhooks
-            .entry(outcome.to_string())
-            .or_default() += 1;
+        self.webhooks
+            .get_or_create(&label("outcome", outcome))
+            .inc();
     }
 
     pub fn http(&self, status: u16) {
-        *self.counts().http.entry(status).or_default() += 1;
+        self.http.get_or_create(&label("code", status)).inc();
     }
 
     /// The average run duration so far, for `Retry-After`.
     pub fn mean_run_seconds(&self) -> Option<f64> {
-        let c = self.counts();
-        (c.run_durations.count > 0).then(|| c.run_durations.sum / c.run_durations.count as f64)
+        let (sum, count) = *self.run_seconds.lock().unwrap_or_else(|e| e.into_inner());
+        (count > 0).then(|| sum / count as f64)
     }
 
-    /// The text of `/metrics`.
+    /// The text of `/metrics` (OpenMetrics text, which Prometheus reads as its own format).
     pub fn render(&self, gauges: &Gauges) -> String {
-        let c = self.counts();
-        let mut out = String::new();
-        let header = |out: &mut String, name: &str, kind: &str, help: &str| {
-            let _ = writeln!(out, "# HELP {name} {help}");
-            let _ = writeln!(out, "# TYPE {name} {kind}");
+        let gauge = |g: &Gauge, n: usize| {
+            g.set(i64::try_from(n).unwrap_or(i64::MAX));
         };
-        header(
-            &mut out,
-            "planlock_runs_total",
-            "counter",
-            "Runs this replica ended, by status.",
-        );
-        for status in ["succeeded", "failed", "cancelled"] {
-            let n = c.runs.get(status).copied().unwrap_or(0);
-            let _ = writeln!(out, "planlock_runs_total{{status=\"{status}\"}} {n}");
-        }
-        header(
-            &mut out,
-            "planlock_runs_interrupted_total",
-            "counter",
-            "Runs found in flight on a server that died, marked failed (interrupted).",
-        );
-        let _ = writeln!(out, "planlock_runs_interrupted_total {}", c.interrupted);
-        header(
-            &mut out,
-            "planlock_runs_in_flight",
-            "gauge",
-            "Runs executing now.",
-        );
-        let _ = writeln!(out, "planlock_runs_in_flight {}", gauges.runs_in_flight);
-        header(
-            &mut out,
-            "planlock_max_runs",
-            "gauge",
-            "Runs this replica executes at once (--max-runs).",
-        );
-        let _ = writeln!(out, "planlock_max_runs {}", gauges.max_runs);
-        header(
-            &mut out,
-            "planlock_queue_depth",
-            "gauge",
-            "Runs waiting for a slot.",
-        );
-        let _ = writeln!(out, "planlock_queue_depth {}", gauges.queue_depth);
-        header(
-            &mut out,
-            "planlock_queue_limit",
-            "gauge",
-            "Most runs that may wait (--queue).",
-        );
-        let _ = writeln!(out, "planlock_queue_limit {}", gauges.queue_limit);
-        header(
-            &mut out,
-            "planlock_run_duration_seconds",
-            "histogram",
-            "How long runs took, start to result.",
-        );
-        c.run_durations
-            .write(&mut out, "planlock_run_duration_seconds", "");
-        header(
-            &mut out,
-            "planlock_step_duration_seconds",
-            "histogram",
-            "How long steps took, by step type.",
-        );
-        for (step, h) in &c.steps {
-            h.write(
-                &mut out,
-                "planlock_step_duration_seconds",
-                &format!("type=\"{step}\""),
-            );
-        }
-        header(
-            &mut out,
-            "planlock_inbox_wait_seconds",
-            "histogram",
-            "How long inbox steps waited for mail, by step type.",
-        );
-        for (step, h) in &c.inbox_waits {
-            h.write(
-                &mut out,
-                "planlock_inbox_wait_seconds",
-                &format!("type=\"{step}\""),
-            );
-        }
-        header(
-            &mut out,
-            "planlock_browser_restarts_total",
-            "counter",
-            "Times the shared browser was found dead and started again.",
-        );
-        let _ = writeln!(
-            out,
-            "planlock_browser_restarts_total {}",
-            c.browser_restarts
-        );
-        header(
-            &mut out,
-            "planlock_webhook_attempts_total",
-            "counter",
-            "Webhook delivery attempts, by outcome.",
-        );
-        for outcome in ["delivered", "retried", "failed"] {
-            let n = c.webhooks.get(outcome).copied().unwrap_or(0);
-            let _ = writeln!(
-                out,
-                "planlock_webhook_attempts_total{{outcome=\"{outcome}\"}} {n}"
-            );
-        }
-        header(
-            &mut out,
-            "planlock_http_responses_total",
-            "counter",
-            "HTTP answers, by status code.",
-        );
-        for (status, n) in &c.http {
-            let _ = writeln!(
-                out,
-                "planlock_http_responses_total{{code=\"{status}\"}} {n}"
-            );
+        gauge(&self.runs_in_flight, gauges.runs_in_flight);
+        gauge(&self.max_runs, gauges.max_runs);
+        gauge(&self.queue_depth, gauges.queue_depth);
+        gauge(&self.queue_limit, gauges.queue_limit);
+        let mut out = String::new();
+        if let Err(e) = encode(&mut out, &self.registry) {
+            tracing::error!(error = %e, "the metrics could not be written");
         }
         out
     }
@@ -290,14 +239,19 @@ mod tests {
         );
         assert!(text.contains("planlock_queue_depth 2"), "{text}");
         assert!(
+            text.contains("# HELP planlock_queue_depth Runs waiting for a slot.\n"),
+            "{text}"
+        );
+        assert!(text.ends_with("# EOF\n"), "{text}");
+        assert!(
             text.contains(
-                "planlock_inbox_wait_seconds_bucket{type=\"wait_for_email\",le=\"0.05\"} 1"
+                "planlock_inbox_wait_seconds_bucket{le=\"0.05\",type=\"wait_for_email\"} 1"
             ),
             "{text}"
         );
         assert!(
             text.contains(
-                "planlock_step_duration_seconds_bucket{type=\"wait_for_email\",le=\"2.5\"} 2"
+                "planlock_step_duration_seconds_bucket{le=\"2.5\",type=\"wait_for_email\"} 2"
             ),
             "{text}"
         );

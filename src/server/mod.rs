@@ -5,7 +5,7 @@
 //! Its modules form one chain, each using only those before it (a test below keeps it so):
 //! the leaves (`store`, `metrics`, `browser`), `error`, `listener`, `api`, `registry`,
 //! `inboxes`, `state`, `guard`, `extract`, `webhook`, `request`, `runs`, `upkeep`, `routes`,
-//! `openapi`, and this one.
+//! `openapi`, `mcp`, and this one.
 
 mod api;
 mod browser;
@@ -14,6 +14,7 @@ mod extract;
 mod guard;
 mod inboxes;
 mod listener;
+mod mcp;
 mod metrics;
 mod openapi;
 mod registry;
@@ -29,19 +30,23 @@ use std::future::Future;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{HeaderName, HeaderValue};
-use axum::middleware::{self, Next};
+use axum::middleware;
 use axum::response::Response;
 use axum::routing::{get, post};
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
-use tracing::Instrument;
+use tower_http::request_id::{
+    MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer,
+};
+use tower_http::trace::TraceLayer;
 
 pub use browser::{BROWSER_WS_VAR, BrowserHandle, BrowserSource};
 pub use error::ApiError;
+pub use mcp::{Tools as McpTools, tools as mcp_tools};
 pub use openapi::document as openapi_document;
 pub use state::{
     AppState, DEFAULT_BODY_LIMIT, DEFAULT_KEEP_DAYS, DEFAULT_QUEUE, DEFAULT_READ_TIMEOUT,
@@ -70,10 +75,22 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/runs/{id}", get(get_run).delete(cancel_run))
         .route("/v1/runs/{id}/screenshots/{file}", get(screenshot))
         .route("/v1/schema/plan", get(plan_schema))
+        .nest_service("/mcp", mcp_service(&state))
         .route_layer(middleware::from_fn_with_state(
             state.clone(),
             guard::require_token,
         ));
+    let metrics = state.metrics_arc();
+    // Each request in a span with its id; its answer logged and counted.
+    let request_log = TraceLayer::new_for_http()
+        .make_span_with(request_span)
+        .on_request(())
+        .on_response(move |r: &Response, latency: Duration, _: &tracing::Span| {
+            answered(&metrics, r, latency)
+        })
+        .on_body_chunk(())
+        .on_eos(())
+        .on_failure(());
     Router::new()
         .route("/healthz", get(healthz))
         .route("/metrics", get(metrics_route))
@@ -86,43 +103,84 @@ pub fn app(state: AppState) -> Router {
             guard::same_origin_only,
         ))
         .layer(DefaultBodyLimit::max(state.body_limit()))
-        .layer(middleware::from_fn_with_state(state.clone(), request_log))
+        // Outermost last: a caller's unusable id is dropped, a missing one made, the request
+        // logged in a span carrying it, and the id returned on the answer.
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(request_log)
+        .layer(SetRequestIdLayer::x_request_id(NewRequestId))
+        .layer(middleware::map_request(keep_usable_request_id))
         .with_state(state)
 }
 
-/// Gives every request an id (the caller's `X-Request-Id` when it is short and plain),
-/// returns it, and logs the answer with it.
-async fn request_log(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
-    let id = req
+/// MCP over streamable HTTP at `/mcp`. Behind the service's own token, `Host` and `Origin`
+/// guards (so rmcp's loopback-only `Host` check is off), stopped when the server shuts down.
+fn mcp_service(
+    state: &AppState,
+) -> rmcp::transport::StreamableHttpService<
+    McpTools,
+    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+> {
+    use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+    let tools = McpTools::new(state.clone());
+    let config = StreamableHttpServerConfig::default()
+        .disable_allowed_hosts()
+        .with_cancellation_token(state.shutdown_token().child_token())
+        .with_max_request_body_bytes(state.body_limit());
+    rmcp::transport::StreamableHttpService::new(
+        move || Ok(tools.clone()),
+        Default::default(),
+        config,
+    )
+}
+
+/// Makes a request id when the caller sent none: `req-` and a fresh run-style id.
+#[derive(Clone, Copy)]
+struct NewRequestId;
+
+impl MakeRequestId for NewRequestId {
+    fn make_request_id<B>(&mut self, _: &axum::http::Request<B>) -> Option<RequestId> {
+        HeaderValue::from_str(&format!("req-{}", crate::runner::new_run_id()))
+            .ok()
+            .map(RequestId::new)
+    }
+}
+
+/// A caller's `X-Request-Id` is kept when it is short and plain (at most 64 letters, digits,
+/// `-`, `_`, `.`); any other is dropped, so the log never carries what a caller made up.
+async fn keep_usable_request_id(mut req: Request) -> Request {
+    let usable = req
         .headers()
         .get(&REQUEST_ID)
         .and_then(|v| v.to_str().ok())
-        .filter(|v| {
+        .is_some_and(|v| {
             !v.is_empty()
                 && v.len() <= 64
                 && v.bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
-        })
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("req-{}", crate::runner::new_run_id()));
-    let (method, path) = (req.method().clone(), req.uri().path().to_string());
-    let began = std::time::Instant::now();
-    let span = tracing::info_span!("request", request_id = %id, %method, path = %path);
-    let mut response = next.run(req).instrument(span.clone()).await;
-    let status = response.status().as_u16();
-    state.metrics().http(status);
-    span.in_scope(|| {
-        tracing::info!(
-            status,
-            duration_ms = began.elapsed().as_millis() as u64,
-            "answered"
-        )
-    });
-    if let Ok(v) = HeaderValue::from_str(&id) {
-        response.headers_mut().insert(REQUEST_ID.clone(), v);
+        });
+    if !usable {
+        req.headers_mut().remove(&REQUEST_ID);
     }
-    response
+    req
+}
+
+static REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The span a request is logged in: its id, method and path.
+fn request_span(req: &Request) -> tracing::Span {
+    let id = req
+        .headers()
+        .get(&REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.uri().path())
+}
+
+/// Logs an answer (`answered`, its status and duration) and counts it for `/metrics`.
+fn answered(metrics: &metrics::Metrics, response: &Response, latency: Duration) {
+    let status = response.status().as_u16();
+    metrics.http(status);
+    tracing::info!(status, duration_ms = latency.as_millis() as u64, "answered");
 }
 
 /// Serves `app` on `listener` until `shutdown` resolves; then stops accepting, cancels the
@@ -189,7 +247,8 @@ mod tests {
     /// before it, so the imports have no cycle. A new module must take its place here.
     const LAYERS: &[&str] = &[
         "store", "metrics", "browser", "error", "listener", "api", "registry", "inboxes", "state",
-        "guard", "extract", "webhook", "request", "runs", "upkeep", "routes", "openapi", "mod",
+        "guard", "extract", "webhook", "request", "runs", "upkeep", "routes", "openapi", "mcp",
+        "mod",
     ];
 
     /// The server modules a file's code (its tests left out) names through `super::` or

@@ -12,7 +12,7 @@ use super::error::ApiError;
 use super::inboxes::RequestInbox;
 use super::state::AppState;
 use crate::plan::{self, Limits, Plan, Vars};
-use crate::planner::{LookChoice, PlanRequest, PlannerConfig};
+use crate::planner::LookChoice;
 use crate::runner::Secrets;
 
 /// `inbox`: one `[NAME=]NAME` or `[NAME=]URL`, or a list of them.
@@ -257,17 +257,6 @@ impl PlansBody {
 }
 
 impl Ask {
-    /// The planner's request for this ask: its inbox names, hosts, variables and the limits.
-    pub fn plan_request(&self, config: PlannerConfig, limits: &Limits) -> PlanRequest {
-        let mut req =
-            PlanRequest::new(config).with_inboxes(self.inboxes.iter().map(|(n, _)| n.as_deref()));
-        req.allowed_hosts = self.allowed_hosts.clone();
-        req.vars = self.vars.clone();
-        req.limits = limits.clone();
-        req.no_cache = self.no_cache;
-        req
-    }
-
     /// The request's own secrets (names checked here: letters, digits and `_`) over the
     /// server's bound ones.
     pub fn secrets(&self, state: &AppState) -> Result<Secrets, ApiError> {

@@ -19,13 +19,16 @@ use super::api::{
 };
 use super::error::ApiError;
 use super::extract::JsonBody;
+use super::request::Ask;
 use super::request::{ActBody, PlansBody, RunBody};
 use super::runs::{self, Launch, Started};
 use super::state::{AppState, Caller};
 use super::store::{StoredRun, decode_cursor};
-use crate::lock::AddressPolicy;
+use crate::lock::{AddressPolicy, LockError};
+use crate::pipeline::{LockedRequest, Request, RequestError};
 use crate::plan;
-use crate::planner::{self, PlanOutcome, PlanRequest};
+use crate::planner::LookChoice;
+use crate::planner::PlanOutcome;
 use crate::runner::RunResult;
 
 /// How long `DELETE` waits for the cancelled run to end before answering.
@@ -150,53 +153,92 @@ impl Reply {
     }
 }
 
-/// Looks at the goal's start page through the shared browser, as a run would see it (the
-/// service's address rule, its egress): the outline goes into `req`. A look that fails is a
-/// warning, and planning goes on blind, unless the caller required it.
-async fn look_first(
-    state: &AppState,
-    goal: &str,
-    req: &mut PlanRequest,
-    choice: planner::LookChoice,
-) -> Result<Option<String>, ApiError> {
-    if choice == planner::LookChoice::Blind {
-        return Ok(None);
-    }
-    let browser = state.browser().await?;
-    let looked = planner::look_at_goal(
-        &browser,
+/// A goal the service locked and planned: the request (its lock) and the plan.
+pub(super) struct Planning {
+    pub request: LockedRequest,
+    pub outcome: PlanOutcome,
+}
+
+/// The pipeline's request for a goal a caller asked the service to plan: its lock under the
+/// service's address rule, never reaching the service itself.
+fn request_of(state: &AppState, goal: String, ask: &Ask) -> Request {
+    Request {
         goal,
-        req,
-        AddressPolicy::Service,
-        &state.listen_addresses(),
-    )
-    .await;
-    match looked {
-        Ok(look) => {
-            req.look = Some(look);
-            Ok(None)
-        }
-        Err(e) if choice == planner::LookChoice::Required => Err(ApiError::unprocessable(
-            "look_failed",
-            format!("{e} (`look` is \"required\")"),
-        )),
-        Err(e) => Ok(Some(format!("{e}; planned from the goal alone"))),
+        vars: ask.vars.clone(),
+        inboxes: ask.inboxes.iter().map(|(name, _)| name.clone()).collect(),
+        allowed_hosts: ask.allowed_hosts.clone(),
+        policy: AddressPolicy::Service,
+        service_addresses: state.listen_addresses(),
+        limits: state.limits().clone(),
+        no_cache: ask.no_cache,
+        look: ask.look,
+        ..Request::default()
     }
 }
 
-/// Plans with the one model call, unless the server shuts down first.
-async fn plan_goal(
+/// Locks the request and looks at the goal's start page through the shared browser (its
+/// egress, as a run would see it). A look that fails is a warning, and planning goes on
+/// blind, unless the caller required it.
+///
+/// A plan that will not run here (`run: false`, `POST /v1/plans`) may name an address the
+/// service never visits: it is then planned from the goal alone, with a warning, as it may
+/// run elsewhere (`planlock run`, or with `allowed_hosts` naming it).
+pub(super) async fn lock_and_look(
     state: &AppState,
-    goal: &str,
-    req: &PlanRequest,
-) -> Result<PlanOutcome, ApiError> {
-    tokio::select! {
-        r = planner::plan_goal(goal, req) => Ok(r?),
-        _ = state.shutdown_token().cancelled() => Err(ApiError::unavailable(
+    goal: String,
+    ask: &Ask,
+    run: bool,
+) -> Result<(LockedRequest, Option<String>), ApiError> {
+    let mut request = match request_of(state, goal.clone(), ask).lock().await {
+        Ok(request) => request,
+        Err(RequestError::Lock(
+            e @ (LockError::PrivateAddress { .. } | LockError::ServiceAddress { .. }),
+        )) if !run => {
+            let blind = Request {
+                policy: AddressPolicy::Open,
+                look: LookChoice::Blind,
+                ..request_of(state, goal, ask)
+            };
+            let request = blind.lock().await?;
+            return Ok((request, Some(format!("{e}; planned from the goal alone"))));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    if !request.wants_look() {
+        return Ok((request, None));
+    }
+    let browser = state.browser().await?;
+    match request.look(&browser).await {
+        Ok(None) => Ok((request, None)),
+        Ok(Some(e)) => Ok((request, Some(format!("{e}; planned from the goal alone")))),
+        Err(e) => Err(ApiError::unprocessable(
+            "look_failed",
+            format!("{e} (`look` is \"required\")"),
+        )),
+    }
+}
+
+/// Locks, looks and plans with the one model call (none when cached), unless the server
+/// shuts down first. Holds a planning slot while it works.
+pub(super) async fn plan_goal(
+    state: &AppState,
+    goal: String,
+    ask: &Ask,
+    run: bool,
+) -> Result<Planning, ApiError> {
+    state.accepting()?;
+    let config = state.planner()?;
+    let _permit = state.planning_permit()?;
+    let (request, look_warning) = lock_and_look(state, goal, ask, run).await?;
+    let mut outcome = tokio::select! {
+        r = request.plan(config) => r?,
+        _ = state.shutdown_token().cancelled() => return Err(ApiError::unavailable(
             "shutting_down",
             "the server is shutting down; the plan was not made",
         )),
-    }
+    };
+    outcome.warnings.extend(look_warning);
+    Ok(Planning { request, outcome })
 }
 
 /// Plans a goal with one model call (none when cached); nothing runs.
@@ -207,19 +249,20 @@ pub(super) async fn create_plan(
     JsonBody(body): JsonBody<PlansBody>,
 ) -> Result<axum::Json<PlansAnswer>, ApiError> {
     let (goal, ask, dry_run) = body.read(&state)?;
-    state.accepting()?;
-    let config = state.planner()?;
-    let _permit = state.planning_permit()?;
-    let mut req = ask.plan_request(config, state.limits());
-    let look_warning = look_first(&state, &goal, &mut req, ask.look).await?;
     if dry_run {
-        let request = planner::request_preview(&goal, &req)?;
+        state.accepting()?;
+        let config = state.planner()?;
+        let _permit = state.planning_permit()?;
+        let (request, _) = lock_and_look(&state, goal, &ask, false).await?;
+        let request = request.preview(config);
         return Ok(axum::Json(PlansAnswer::Preview(PlanPreview { request })));
     }
-    let mut outcome = plan_goal(&state, &goal, &req).await?;
-    outcome.warnings.extend(look_warning);
+    let planning = plan_goal(&state, goal, &ask, false).await?;
+    let answers = planning.request.answers(&planning.outcome.plan, &[]);
     Ok(axum::Json(PlansAnswer::Planned(Box::new(Planned::of(
-        outcome,
+        &planning.request,
+        planning.outcome,
+        answers,
     )))))
 }
 
@@ -242,16 +285,12 @@ pub(super) async fn act(
 ) -> Result<Response, ApiError> {
     let reply = Reply::of(&headers);
     let (goal, ask) = body.read(&state)?;
-    state.accepting()?;
-    let config = state.planner()?;
-    let planning_permit = state.planning_permit()?;
-    let mut req = ask.plan_request(config, state.limits());
-    let look_warning = look_first(&state, &goal, &mut req, ask.look).await?;
-    let mut outcome = plan_goal(&state, &goal, &req).await?;
-    outcome.warnings.extend(look_warning);
-    drop(planning_permit);
-    let planning = Planned::of(outcome);
-    let launch = runs::prepare(&state, planning.plan.clone(), Some(&goal), ask).await?;
+    let Planning { request, outcome } = plan_goal(&state, goal, &ask, true).await?;
+    // The service asks nobody: `vars` answers the plan's questions, else its suggestions.
+    let answers = request.answers(&outcome.plan, &[]);
+    let spec = request.run(outcome.plan.clone(), &answers)?;
+    let planning = Planned::of(&request, outcome, answers);
+    let launch = runs::prepare(&state, spec.named("act"), ask).await?;
     let launch = Launch {
         prelude: Some(PlannedLine {
             event: PlannedTag::Planned,
@@ -281,7 +320,8 @@ pub(super) async fn create_run(
     let reply = Reply::of(&headers);
     let (plan, ask) = body.read(&state)?;
     state.accepting()?;
-    let launch = runs::prepare(&state, plan, None, ask).await?;
+    let spec = runs::replay_spec(&state, plan, &ask);
+    let launch = runs::prepare(&state, spec, ask).await?;
     let started = runs::start(&state, &caller, launch, reply == Reply::Stream).await?;
     Ok(respond(&state, started, reply, None).await)
 }
@@ -365,7 +405,7 @@ async fn stored(state: &AppState, id: &str) -> Result<StoredRun, ApiError> {
     state.store().get(id).await?.ok_or_else(|| unknown_run(id))
 }
 
-fn unknown_run(id: &str) -> ApiError {
+pub(super) fn unknown_run(id: &str) -> ApiError {
     ApiError::not_found(
         "run_not_found",
         format!(
@@ -451,20 +491,32 @@ pub(super) async fn cancel_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let finished = if let Some((cancel, mut done)) = state.registry().handle(&id) {
+    let (finished, view) = cancel(&state, &id).await?;
+    let status = if finished {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    Ok((status, axum::Json(view)).into_response())
+}
+
+/// Cancels a run on this replica or, through the store, on the one running it, and waits up
+/// to 10 s for it to end: whether it ended, and the run as it is then.
+pub(super) async fn cancel(state: &AppState, id: &str) -> Result<(bool, RunView), ApiError> {
+    let finished = if let Some((cancel, mut done)) = state.registry().handle(id) {
         cancel.cancel();
         tokio::time::timeout(CANCEL_WAIT, done.wait_for(Option::is_some))
             .await
             .is_ok()
     } else {
-        let run = stored(&state, &id).await?;
+        let run = stored(state, id).await?;
         if run.result.is_some() {
             true
         } else {
-            state.store().request_cancel(&id).await?;
+            state.store().request_cancel(id).await?;
             let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
             loop {
-                let run = stored(&state, &id).await?;
+                let run = stored(state, id).await?;
                 if run.result.is_some() {
                     break true;
                 }
@@ -475,14 +527,8 @@ pub(super) async fn cancel_run(
             }
         }
     };
-    let run = stored(&state, &id).await?;
-    let view = runs::view(&state, &run).await?;
-    let status = if finished {
-        StatusCode::OK
-    } else {
-        StatusCode::ACCEPTED
-    };
-    Ok((status, axum::Json(view)).into_response())
+    let run = stored(state, id).await?;
+    Ok((finished, runs::view(state, &run).await?))
 }
 
 /// A failure screenshot of a run.

@@ -108,14 +108,20 @@ fn spawn_writer(
     (tx, flushed)
 }
 
+/// The run of a plan a caller gave (`POST /v1/runs`): its lock is built from the plan's
+/// `navigate` URLs and the allowed hosts, under the service's address rule.
+pub fn replay_spec(state: &AppState, plan: Plan, ask: &Ask) -> RunSpec {
+    RunSpec::new(plan)
+        .vars(ask.vars.clone())
+        .allow_hosts(ask.allowed_hosts.iter().cloned())
+        .address_policy(AddressPolicy::Service)
+        .service_addresses(state.listen_addresses())
+}
+
 /// Everything a run needs, checked and locked from the request before anything is read:
 /// the secrets, the callback, the inboxes bound and reachable, the lock, and a browser.
-pub async fn prepare(
-    state: &AppState,
-    plan: Plan,
-    goal: Option<&str>,
-    ask: Ask,
-) -> Result<Launch, ApiError> {
+/// `spec` is the run as the request made it (its plan, variables and lock or hosts).
+pub async fn prepare(state: &AppState, spec: RunSpec, ask: Ask) -> Result<Launch, ApiError> {
     let secrets = ask.secrets(state)?;
     let callback = match &ask.callback_url {
         Some(url) => Some(webhook::callback_of(state, url, &ask.allowed_hosts).await?),
@@ -126,22 +132,15 @@ pub async fn prepare(
         .connect(&ask.inboxes, &ask.allowed_hosts, &state.listen_addresses())
         .await?;
     let run_id = crate::runner::new_run_id();
-    let mut spec = RunSpec::new(plan)
+    let spec = spec
         .run_id(run_id.clone())
-        .vars(ask.vars)
         .secrets(secrets)
-        .allow_hosts(ask.allowed_hosts)
         .inboxes(inboxes.iter().cloned())
-        .address_policy(AddressPolicy::Service)
-        .service_addresses(state.listen_addresses())
         .settings(Settings {
             artifacts_dir: Some(state.registry().artifacts_of(&run_id)),
             strict: ask.strict,
             ..state.settings().clone()
         });
-    if let Some(goal) = goal {
-        spec = spec.goal(goal).named("act");
-    }
     let run = spec.lock().await?;
     inboxes::check(&inboxes).await?;
     // Asked now so a dead browser is a 503, not a failed run; the run asks again once it

@@ -2,17 +2,14 @@
 //! screenshots, in SQLite (one server) or PostgreSQL (replicas sharing runs). The same
 //! queries serve both; the schema lives in `migrations/`.
 
-use std::borrow::Cow;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use base64::Engine;
-use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use sqlx::any::{AnyPoolOptions, AnyRow};
-use sqlx::error::BoxDynError;
-use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
+use sqlx::migrate::Migrator;
 use sqlx::{AnyPool, Row};
 
 use crate::runner::{Event, RunResult, StepRef};
@@ -111,54 +108,10 @@ pub fn timestamp(ms: i64) -> String {
         .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
-/// The migrations of `migrations/BACKEND/`, compiled in.
-#[derive(Debug)]
-struct Embedded(&'static [(i64, &'static str, &'static str)]);
-
-impl MigrationSource<'static> for Embedded {
-    fn resolve(self) -> BoxFuture<'static, std::result::Result<Vec<Migration>, BoxDynError>> {
-        Box::pin(async move {
-            Ok(self
-                .0
-                .iter()
-                .map(|(version, description, sql)| {
-                    Migration::new(
-                        *version,
-                        Cow::Borrowed(*description),
-                        MigrationType::Simple,
-                        Cow::Borrowed(*sql),
-                        false,
-                    )
-                })
-                .collect())
-        })
-    }
-}
-
-const SQLITE_MIGRATIONS: &[(i64, &str, &str)] = &[
-    (
-        1,
-        "runs",
-        include_str!("../../migrations/sqlite/0001_runs.sql"),
-    ),
-    (
-        2,
-        "run steps",
-        include_str!("../../migrations/sqlite/0002_run_steps.sql"),
-    ),
-];
-const POSTGRES_MIGRATIONS: &[(i64, &str, &str)] = &[
-    (
-        1,
-        "runs",
-        include_str!("../../migrations/postgres/0001_runs.sql"),
-    ),
-    (
-        2,
-        "run steps",
-        include_str!("../../migrations/postgres/0002_run_steps.sql"),
-    ),
-];
+/// The migrations of `migrations/BACKEND/`, compiled in (`NNNN_words.sql`: version NNNN,
+/// description "words", as the stores made before used).
+static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("migrations/sqlite");
+static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("migrations/postgres");
 
 const COLUMNS: &str = "id, status, owner, created_ms, started_ms, finished_ms, cancel_requested, \
                        steps_total, plan_name, allowed_hosts, summary, result, callback_url, \
@@ -247,13 +200,10 @@ impl Store {
             .connect(&url)
             .await
             .map_err(|e| StoreError(format!("cannot open the run store {place}: {e}")))?;
-        let migrations = match backend {
-            Backend::Sqlite => SQLITE_MIGRATIONS,
-            Backend::Postgres => POSTGRES_MIGRATIONS,
+        let migrator = match backend {
+            Backend::Sqlite => &SQLITE_MIGRATIONS,
+            Backend::Postgres => &POSTGRES_MIGRATIONS,
         };
-        let migrator = Migrator::new(Embedded(migrations))
-            .await
-            .map_err(|e| StoreError(format!("the run store's migrations: {e}")))?;
         migrator.run(&pool).await.map_err(|e| {
             StoreError(format!(
                 "cannot bring the run store {place} up to date: {e}"

@@ -129,3 +129,49 @@ fn a_planned_file_replays_with_no_model() {
     );
     assert_eq!(model.count(), 1);
 }
+
+/// The lock of `act` is fixed from the request before the start page is read: a `navigate`
+/// the model wrote to a site the goal does not name (here `localhost`, where the goal names
+/// `127.0.0.1`) is refused at run time, with the lock's sentence, instead of joining the lock.
+#[test]
+fn act_refuses_a_planned_navigation_the_goal_did_not_name() {
+    if util::browser().is_none() {
+        return;
+    }
+    let site = util::site().url("");
+    let elsewhere = site.replace("127.0.0.1", "localhost");
+    let plan = json!({
+        "reasoning": "Open the form, then a page the goal did not name.",
+        "steps": [
+            {"type": "navigate", "url": format!("{site}/form.html")},
+            {"type": "navigate", "url": format!("{elsewhere}/form.html")},
+            {"type": "done", "summary": "went elsewhere"}
+        ]
+    });
+    let model = FakeModel::openai_plan(plan);
+    let cache = tempfile::tempdir().unwrap();
+    let goal = format!("open {site}/form.html");
+    let out = planlock(&model, cache.path())
+        .args(["act", &goal, "--yes", "--blind", "--json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr:\n{stderr}");
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["status"], "failed", "{result:#}");
+    assert_eq!(result["failed_step"], 1, "{result:#}");
+    let port = site.rsplit(':').next().unwrap();
+    let message = result["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("localhost:{port} is not part of this run")),
+        "{message}"
+    );
+    assert!(
+        !result["allowed_hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h.as_str().unwrap().contains("localhost")),
+        "{result:#}"
+    );
+}

@@ -22,6 +22,7 @@ mod lock_ports;
 mod lock_probes;
 mod look;
 mod mail_links;
+mod mcp;
 mod person;
 mod plan_fuzz;
 mod planner;

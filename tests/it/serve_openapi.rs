@@ -190,3 +190,18 @@ fn the_document_is_valid_openapi_3_1_and_true_of_the_server() {
         }
     });
 }
+
+/// The clients under `clients/` are generated from this document (scripts/regenerate-clients;
+/// scripts/test also checks the generated code): the committed copy must be the served one.
+#[test]
+fn the_clients_are_generated_from_the_document_the_server_serves() {
+    let committed = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/openapi.json"),
+    )
+    .expect("clients/openapi.json");
+    let committed: serde_json::Value = serde_json::from_str(&committed).unwrap();
+    assert!(
+        &committed == planlock::server::openapi_document(),
+        "clients/openapi.json is stale: run scripts/regenerate-clients and commit the result"
+    );
+}

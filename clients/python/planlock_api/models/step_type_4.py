@@ -1,0 +1,128 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from ..types import UNSET, Unset
+from typing import cast
+from typing import Literal, cast
+
+
+
+
+
+
+T = TypeVar("T", bound="StepType4")
+
+
+
+@_attrs_define
+class StepType4:
+    """ Wait until a text is visible on the page.
+
+        Attributes:
+            type_ (Literal['wait_for_text']):
+            text (str): Text to wait for (whitespace-normalised, case-insensitive substring).
+            timeout_seconds (float | None | Unset): Deadline in seconds (default 30).
+            criticality (Literal['could'] | Literal['must'] | Literal['should'] | None | Unset): What a failure of this step
+                means: `must` (default) ends the run, `should` and
+                `could` are recorded as warnings (`should` asks at a terminal).
+     """
+
+    type_: Literal['wait_for_text']
+    text: str
+    timeout_seconds: float | None | Unset = UNSET
+    criticality: Literal['could'] | Literal['must'] | Literal['should'] | None | Unset = UNSET
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        type_ = self.type_
+
+        text = self.text
+
+        timeout_seconds: float | None | Unset
+        if isinstance(self.timeout_seconds, Unset):
+            timeout_seconds = UNSET
+        else:
+            timeout_seconds = self.timeout_seconds
+
+        criticality: Literal['could'] | Literal['must'] | Literal['should'] | None | Unset
+        if isinstance(self.criticality, Unset):
+            criticality = UNSET
+        else:
+            criticality = self.criticality
+
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({
+            "type": type_,
+            "text": text,
+        })
+        if timeout_seconds is not UNSET:
+            field_dict["timeout_seconds"] = timeout_seconds
+        if criticality is not UNSET:
+            field_dict["criticality"] = criticality
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        type_ = cast(Literal['wait_for_text'] , d.pop("type"))
+        if type_ != 'wait_for_text':
+            raise ValueError(f"type must match const 'wait_for_text', got '{type_}'")
+
+        text = d.pop("text")
+
+        def _parse_timeout_seconds(data: object) -> float | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(float | None | Unset, data)
+
+        timeout_seconds = _parse_timeout_seconds(d.pop("timeout_seconds", UNSET))
+
+
+        def _parse_criticality(data: object) -> Literal['could'] | Literal['must'] | Literal['should'] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            componentsschemas_criticality_type_0 = cast(Literal['must'] , data)
+            if componentsschemas_criticality_type_0 != 'must':
+                raise ValueError(f"/components/schemas/Criticality_type_0 must match const 'must', got '{componentsschemas_criticality_type_0}'")
+            return componentsschemas_criticality_type_0
+            componentsschemas_criticality_type_1 = cast(Literal['should'] , data)
+            if componentsschemas_criticality_type_1 != 'should':
+                raise ValueError(f"/components/schemas/Criticality_type_1 must match const 'should', got '{componentsschemas_criticality_type_1}'")
+            return componentsschemas_criticality_type_1
+            componentsschemas_criticality_type_2 = cast(Literal['could'] , data)
+            if componentsschemas_criticality_type_2 != 'could':
+                raise ValueError(f"/components/schemas/Criticality_type_2 must match const 'could', got '{componentsschemas_criticality_type_2}'")
+            return componentsschemas_criticality_type_2
+            return cast(Literal['could'] | Literal['must'] | Literal['should'] | None | Unset, data)
+
+        criticality = _parse_criticality(d.pop("criticality", UNSET))
+
+
+        step_type_4 = cls(
+            type_=type_,
+            text=text,
+            timeout_seconds=timeout_seconds,
+            criticality=criticality,
+        )
+
+        return step_type_4
+

@@ -1,0 +1,89 @@
+"""A real MCP client (the official Python SDK) driving planlock's MCP tools for the Rust
+integration tests (tests/it/mcp.rs): it reads a scenario as JSON on stdin, makes the calls,
+and prints what it saw as JSON on stdout.
+
+Scenario: {"server": {"stdio": [argv...]} | {"http": URL, "token": T},
+           "mode": "auto" | "legacy",        # 2026-07-28 (input-required retries) or earlier
+           "answers": {"the question's words": "answer"} | null,  # null: no elicitation
+           "calls": [{"tool": NAME, "arguments": {...},
+                      "cancel_at": "words in a progress message"}]}  # then cancel_run it
+Each call's outcome: {"is_error", "structured", "text", "progress": [...], "asked": [...]}.
+"""
+
+import asyncio
+import json
+import re
+import sys
+
+import httpx2
+from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import ElicitResult
+
+
+async def main() -> None:
+    scenario = json.load(sys.stdin)
+    server = scenario["server"]
+    asked: list[str] = []
+    answers = scenario.get("answers")
+
+    async def elicit(context, params):
+        asked.append(params.message)
+        for words, answer in answers.items():
+            if words in params.message:
+                return ElicitResult(action="accept", content={"answer": answer})
+        return ElicitResult(action="decline")
+
+    options = {"mode": scenario.get("mode", "auto")}
+    if answers is not None:
+        options["elicitation_callback"] = elicit
+    if "stdio" in server:
+        argv = server["stdio"]
+        target = StdioServerParameters(command=argv[0], args=argv[1:], env=server.get("env"))
+    else:
+        headers = {}
+        if server.get("token"):
+            headers["Authorization"] = f"Bearer {server['token']}"
+        http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(300))
+        target = streamable_http_client(server["http"], http_client=http)
+
+    outcomes = []
+    async with Client(target, **options) as client:
+        for call in scenario["calls"]:
+            progress: list[str] = []
+            asked.clear()
+            cancelled = asyncio.Event()
+
+            cancels: list = []
+
+            async def on_progress(done, total, message, call=call, progress=progress):
+                progress.append(message or "")
+                words = call.get("cancel_at")
+                if words and message and words in message and not cancelled.is_set():
+                    cancelled.set()
+                    # Another call while this one runs: not awaited in the callback, which
+                    # the session's reader is waiting on.
+                    run_id = re.match(r"run (\S+)", message).group(1)
+                    cancels.append(
+                        asyncio.create_task(client.call_tool("cancel_run", {"id": run_id}))
+                    )
+
+            result = await client.call_tool(
+                call["tool"], call.get("arguments", {}), progress_callback=on_progress
+            )
+            outcomes_cancel = [await c for c in cancels]
+            text = "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+            outcomes.append(
+                {
+                    "is_error": bool(result.is_error),
+                    "structured": result.structured_content,
+                    "text": text,
+                    "progress": progress,
+                    "asked": list(asked),
+                    "cancel": [c.structured_content for c in outcomes_cancel],
+                }
+            )
+    json.dump(outcomes, sys.stdout)
+
+
+asyncio.run(main())
