@@ -223,6 +223,7 @@ mod tests {
             url: String::new(),
             outline: Default::default(),
             flagged: 0,
+            withheld: 0,
         })
         .len();
         let user_chars = user.len() + framing + OUTLINE.len();
