@@ -12,6 +12,11 @@
 //!
 //! To compare two locators, run it once per build of `src/browser/locator.js`. Not a test:
 //! a failing plan is counted, not fatal.
+//!
+//! `--guessed`: what a guessed check that misses costs. Every plan with a `wait_for_text` runs
+//! through the runner twice per round, its checks marked `could` (a guess): once as written
+//! (they hit) and once with texts no page shows (they miss). The table gives each plan's run
+//! time both ways and the time the misses added, median and worst.
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -61,6 +66,9 @@ struct Args {
     /// Also write every sample as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Measure what guessed checks that miss add to a run, instead.
+    #[arg(long)]
+    guessed: bool,
 }
 
 fn corpus() -> PathBuf {
@@ -257,6 +265,123 @@ fn render(plan: &Plan, vars: &Vars) -> Plan {
     }
 }
 
+/// A fresh Django for a plan that registers (its user table must be empty).
+fn django_for(name: &str) -> Result<Option<App>> {
+    if !name.starts_with("django") {
+        return Ok(None);
+    }
+    start_app(
+        &[
+            "django_site/manage.py",
+            "runserver",
+            "127.0.0.1:PORT",
+            "--noreload",
+        ],
+        "CORPUS_DJANGO_DB",
+        "db.sqlite3",
+        true,
+    )
+    .map(Some)
+}
+
+/// A plan's text with every `wait_for_text` marked as a guess (`could`), its text replaced by
+/// one no page shows when `miss`.
+fn as_guessed(text: &str, miss: bool) -> Result<String> {
+    let mut plan: serde_json::Value = serde_json::from_str(text)?;
+    for step in plan["steps"].as_array_mut().into_iter().flatten() {
+        if step["type"] == "wait_for_text" {
+            step["criticality"] = json!("could");
+            if miss {
+                step["text"] = json!("Nothing on this page says this");
+            }
+        }
+    }
+    Ok(serde_json::to_string(&plan)?)
+}
+
+/// `--guessed`: each plan with checks, as guesses that hit and that miss, `runs` times; the
+/// run times and what the misses added.
+fn guessed(
+    rt: &tokio::runtime::Runtime,
+    browser: &Chromium,
+    names: &[String],
+    runs: usize,
+    web: &str,
+    fab: &str,
+) -> Result<()> {
+    use planlock::runner::{self, Recorder, RunSpec, RunStatus};
+    let mut rows = Vec::new();
+    let mut added_all = Vec::new();
+    for name in names {
+        let text = std::fs::read_to_string(corpus().join("plans").join(format!("{name}.json")))?;
+        if FAILURE_CASES.contains(&name.as_str()) || !text.contains("wait_for_text") {
+            continue;
+        }
+        let (mut hits, mut misses, mut added) = (Vec::new(), Vec::new(), Vec::new());
+        let mut note = String::new();
+        for _ in 0..runs {
+            let mut took = [0.0; 2];
+            for (i, miss) in [false, true].into_iter().enumerate() {
+                let django = django_for(name)?;
+                let django_url = django.as_ref().map_or("http://127.0.0.1:9", |d| &d.url);
+                let vars = Vars::from_pairs([
+                    format!("corpus={web}"),
+                    format!("django={django_url}"),
+                    format!("fab={fab}"),
+                ])?;
+                let plan =
+                    plan::parse_and_validate(&as_guessed(&text, miss)?, &Limits::default(), &vars)
+                        .with_context(|| format!("{name} is invalid"))?;
+                let result = rt.block_on(async {
+                    let locked = RunSpec::new(plan)
+                        .vars(vars)
+                        .allow_host("127.0.0.1")
+                        .lock()
+                        .await?;
+                    let mut events = Recorder::default();
+                    let cancel = tokio_util::sync::CancellationToken::new();
+                    anyhow::Ok(runner::run(browser, locked, &mut events, cancel).await)
+                })?;
+                if result.status != RunStatus::Succeeded {
+                    note = format!("{}: {}", if miss { "miss" } else { "hit" }, result.summary);
+                }
+                took[i] = result.duration_ms as f64 / 1000.0;
+            }
+            hits.push(took[0]);
+            misses.push(took[1]);
+            added.push(took[1] - took[0]);
+        }
+        for v in [&mut hits, &mut misses, &mut added] {
+            v.sort_by(f64::total_cmp);
+        }
+        added_all.extend(added.iter().copied());
+        eprintln!("{name}: added {:.1} s median", quantile(&added, 0.5));
+        rows.push((name.clone(), hits, misses, added, note));
+    }
+    println!(
+        "| plan | run, checks hit (median s) | run, checks miss (median s) | added median s | added worst s | not succeeded |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for (name, hits, misses, added, note) in &rows {
+        println!(
+            "| {name} | {:.1} | {:.1} | {:.1} | {:.1} | {} |",
+            quantile(hits, 0.5),
+            quantile(misses, 0.5),
+            quantile(added, 0.5),
+            added.last().copied().unwrap_or(f64::NAN),
+            note.replace('|', "\\|")
+        );
+    }
+    added_all.sort_by(f64::total_cmp);
+    println!(
+        "\nall: {} pairs of runs; a missed guessed check added {:.1} s median, {:.1} s worst\n",
+        added_all.len(),
+        quantile(&added_all, 0.5),
+        added_all.last().copied().unwrap_or(f64::NAN)
+    );
+    Ok(())
+}
+
 fn quantile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
@@ -295,6 +420,11 @@ fn main() -> Result<()> {
     )?;
     let browser = rt.block_on(Chromium::start(&LaunchOptions::default()))?;
     let web = rt.block_on(serve_web())?;
+    if args.guessed {
+        let table = guessed(&rt, &browser, &names, args.runs, &web, &fab.url);
+        rt.block_on(browser.close());
+        return table;
+    }
     let mut rows = Vec::new();
     let mut all: Vec<(String, &'static str, f64, f64)> = Vec::new();
     for name in &names {

@@ -40,8 +40,12 @@ pub enum ErrorKind {
     /// Two candidates (elements, links, codes) stayed equally plausible and lead to different
     /// places: planlock refuses to guess.
     Ambiguous,
-    /// A form was not sent: the browser refused it, or the page came back with it and errors.
+    /// A form was not sent: the browser refused it, the page came back with it and errors, or
+    /// the run ended with a form it filled never sent.
     FormNotSent,
+    /// A click did nothing: no navigation, request, change of the page, dialog, new tab, or
+    /// change of state or focus.
+    NoEffect,
 }
 
 /// A failure with its kind and a sentence that says what was looked for and what was found.

@@ -37,8 +37,10 @@ pub struct Located {
     /// What the chosen element is: its role, landmark and form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chosen: Option<Candidate>,
-    /// Links the text matched that a submitting step did not follow: they lead away from the
-    /// form this run was filling (`form_submit` pressed that form's one submit control).
+    /// What a submitting step did not click: the texts it matched that are no control (a
+    /// heading) or links away from the form this run was filling, and the form's other submit
+    /// buttons (`form_submit` pressed that form's one submit control, `implicit_submit` its
+    /// default button, as Enter would).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub passed_over: Vec<Candidate>,
     /// Matches that were not visible.
@@ -60,6 +62,10 @@ pub struct Located {
     /// How a code was typed: `as shown` or `compact` (without its separator).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub form: Option<String>,
+    /// The key pressed in the field this run filled instead of a click (`Enter`: implicit
+    /// submission by a default button the page hides).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
 }
 
 impl Located {
@@ -83,12 +89,14 @@ impl Located {
             fallback,
             boxes: _,
             form,
+            key,
         } = self;
         let mut out = vec![strategy];
         out.extend(element.as_mut());
         out.extend(decided_by.as_mut());
         out.extend(fallback.as_mut());
         out.extend(form.as_mut());
+        out.extend(key.as_mut());
         out.extend(runners_up.iter_mut().flat_map(Candidate::strings_mut));
         out.extend(chosen.iter_mut().flat_map(Candidate::strings_mut));
         out.extend(passed_over.iter_mut().flat_map(Candidate::strings_mut));
@@ -186,10 +194,209 @@ pub struct Navigated {
     pub same_document: bool,
 }
 
+/// One kind of thing a click can do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum EffectKind {
+    /// A new document started loading in the page.
+    Navigation,
+    /// The URL changed without a new document (a fragment, the history API).
+    SameDocument,
+    /// The page opened another page (a popup, `target=_blank`).
+    NewTab,
+    /// The page opened a JavaScript dialog (`alert`, `confirm`, `prompt`).
+    Dialog,
+    /// The page sent a request (`fetch`, XHR, a beacon, a frame's form).
+    Request,
+    /// A form was submitted.
+    Submission,
+    /// A control's checked, selected or value state changed.
+    State,
+    /// The document changed (elements added or removed, attributes, text).
+    Document,
+    /// Focus moved to another element.
+    Focus,
+}
+
+/// What a click did, as the executor saw it in the short window after it: the evidence that
+/// the action happened. `did` is empty when nothing at all happened.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
+pub struct Effect {
+    /// Each kind of thing it did, strongest first.
+    #[serde(default)]
+    pub did: Vec<EffectKind>,
+    /// Where the page went (a navigation or a same-document one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The first requests the page sent (`POST http://…/api/login`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requests: Vec<String>,
+    /// The first changes in the document (`added <div.alert> "wrong code"`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<String>,
+    /// How many changes in all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed: Option<usize>,
+    /// Controls whose state changed (`checked of <input#terms>: false → true`; values are
+    /// never quoted).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub states: Vec<String>,
+    /// Where focus moved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<String>,
+    /// The dialog the page opened: its type and message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialog: Option<String>,
+    /// Whether the form this run filled was sent: submitted, its data requested, or taken in
+    /// (its field gone from view, what was typed shown back in new text). Absent when no field
+    /// of this page was filled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sent: Option<bool>,
+    /// Milliseconds from the click to its first effect, as the page saw it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_ms: Option<f64>,
+    /// How long the executor watched a click that did nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watched_ms: Option<u64>,
+}
+
+impl Effect {
+    /// Nothing happened.
+    pub fn is_none(&self) -> bool {
+        self.did.is_empty()
+    }
+
+    pub fn did(&self, kind: EffectKind) -> bool {
+        self.did.contains(&kind)
+    }
+
+    fn note(&mut self, kind: EffectKind) {
+        if !self.did.contains(&kind) {
+            self.did.push(kind);
+            self.did.sort_by_key(|k| *k as u8);
+        }
+    }
+
+    /// Every text in these facts, to be masked in place (fields named one by one).
+    pub fn strings_mut(&mut self) -> Vec<&mut String> {
+        let Effect {
+            did: _,
+            url,
+            requests,
+            changes,
+            changed: _,
+            states,
+            focus,
+            dialog,
+            sent: _,
+            after_ms: _,
+            watched_ms: _,
+        } = self;
+        let mut out: Vec<&mut String> = [url, focus, dialog]
+            .into_iter()
+            .flat_map(Option::as_mut)
+            .collect();
+        out.extend(requests.iter_mut());
+        out.extend(changes.iter_mut());
+        out.extend(states.iter_mut());
+        out
+    }
+}
+
+/// What the page itself saw of a click (the `effect` operation of the locator).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(super) struct PageEffect {
+    /// The watch was not there: the click's document was replaced.
+    #[serde(default)]
+    pub replaced: bool,
+    #[serde(default)]
+    pub changes: Vec<String>,
+    #[serde(default)]
+    pub changed: usize,
+    #[serde(default)]
+    pub states: Vec<String>,
+    #[serde(default)]
+    pub focus: Option<String>,
+    #[serde(default)]
+    pub submitted: bool,
+    #[serde(default)]
+    pub filled_gone: bool,
+    /// New text on the page shows a value the run typed into the form.
+    #[serde(default)]
+    pub echoed: bool,
+    #[serde(default)]
+    pub after_ms: Option<f64>,
+}
+
+impl Effect {
+    /// Adds what the page saw.
+    pub(super) fn add_page(&mut self, page: PageEffect) {
+        if page.replaced {
+            self.note(EffectKind::Navigation);
+        }
+        if page.submitted {
+            self.note(EffectKind::Submission);
+        }
+        if !page.states.is_empty() {
+            self.note(EffectKind::State);
+        }
+        if page.changed > 0 {
+            self.note(EffectKind::Document);
+            self.changed = Some(page.changed);
+        }
+        if page.focus.is_some() {
+            self.note(EffectKind::Focus);
+        }
+        if page.filled_gone {
+            // The filled field left the view: the page took the form in (a wizard's step, a
+            // dialog that closed). Always with a change of the document.
+            self.note(EffectKind::Document);
+        }
+        self.changes = page.changes;
+        self.states = page.states;
+        self.focus = page.focus;
+        if self.after_ms.is_none() {
+            self.after_ms = page.after_ms;
+        }
+        if page.submitted || page.filled_gone || page.echoed {
+            self.sent = Some(true);
+        }
+    }
+
+    pub(super) fn navigated(&mut self, url: String, same_document: bool) {
+        self.note(if same_document {
+            EffectKind::SameDocument
+        } else {
+            EffectKind::Navigation
+        });
+        self.url = Some(url);
+    }
+
+    pub(super) fn requested(&mut self, request: String) {
+        self.note(EffectKind::Request);
+        if self.requests.len() < 3 && !self.requests.contains(&request) {
+            self.requests.push(request);
+        }
+    }
+
+    pub(super) fn dialog(&mut self, said: String) {
+        self.note(EffectKind::Dialog);
+        self.dialog = Some(said);
+    }
+
+    pub(super) fn new_tab(&mut self) {
+        self.note(EffectKind::NewTab);
+    }
+}
+
 /// What a click hit, and the navigation it started.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Clicked {
     pub located: Located,
+    /// What the click did.
+    pub effect: Effect,
     /// The URL a navigation the click started went to.
     pub navigation: Option<String>,
     /// The error texts the page showed about the form the click submitted, once it came back.
@@ -267,9 +474,6 @@ pub enum Rejection {
     },
     /// A one-time code longer than the row of boxes the selector matched.
     TooFewBoxes { characters: usize, boxes: usize },
-    /// The text matched nothing and the step submits the form just filled, but that form
-    /// has several submit controls: which one is meant is not for planlock to guess.
-    SeveralSubmits { controls: Vec<Candidate> },
     /// The two best candidates stayed tied under every rule and lead to different places.
     Ambiguous { candidates: Vec<Destined> },
     /// A secret or code was to be typed into a control that content others posted holds.
@@ -349,6 +553,9 @@ pub enum PageError {
         text: String,
         url: String,
         seen: Vec<String>,
+        /// A guessed text: the wait ended this long after it began, once the page had gone
+        /// quiet.
+        quiet: Option<std::time::Duration>,
     },
     /// A URL that does not parse.
     BadUrl { url: String, problem: String },

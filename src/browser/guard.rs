@@ -17,6 +17,7 @@ use chromiumoxide::cdp::browser_protocol::target::{
 use futures::StreamExt;
 use tokio::task::JoinHandle;
 
+use super::activity::Activity;
 use super::egress::Egress;
 use super::locate::Sealed;
 use super::refusals::Refusals;
@@ -36,6 +37,8 @@ pub(super) struct GuardedTab {
     pub hops: HopRules,
     /// The tab's CDP command count (its navigations' interception is counted there).
     pub calls: Arc<AtomicU64>,
+    /// What the tab's page does; a page it opens is counted there.
+    pub activity: Arc<Activity>,
     /// The context's egress (server mode), closed with it.
     #[expect(dead_code, reason = "held, not read: dropping it closes the egress")]
     pub egress: Option<Egress>,
@@ -125,10 +128,12 @@ async fn decide(
                     tabs.lock()
                         .ok()?
                         .get(ctx)
-                        .map(|t| (t.lock.clone(), t.refusals.clone()))
+                        .map(|t| (t.lock.clone(), t.refusals.clone(), t.activity.clone()))
                 });
                 match tab {
-                    Some((lock, refusals)) if info.r#type == "page" => {
+                    Some((lock, refusals, activity)) if info.r#type == "page" => {
+                        // Another page of the tab's context: one its page opened.
+                        activity.popup();
                         judge(&lock, &ev.request.url)
                             .await
                             .err()

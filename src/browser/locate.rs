@@ -35,11 +35,11 @@ pub(super) const LOCATOR_GLOBAL: &str = "__planlockLocate";
 /// have been produced without another change.
 const MUTATION_WATCH: &str = "(() => { let change = 0, settled = 0; \
     const settle = (n) => requestAnimationFrame(() => requestAnimationFrame(() => { settled = n; })); \
-    new MutationObserver(() => { change += 1; settle(change); }).observe(document, \
+    new MutationObserver(() => { change += 1; settle(change); globalThis.__planlockChangedAt = performance.now(); }).observe(document, \
     { subtree: true, childList: true, attributes: true, characterData: true }); \
     globalThis.__planlockSettled = () => settled === change; \
     document.addEventListener('invalid', (e) => { const w = globalThis.__planlockSubmitting; if (w) w.invalid.push(e.target); }, true); \
-    document.addEventListener('submit', () => { const w = globalThis.__planlockSubmitting; if (w) w.submitted += 1; }, true); })();";
+    document.addEventListener('submit', () => { globalThis.__planlockSubmits = (globalThis.__planlockSubmits || 0) + 1; const w = globalThis.__planlockSubmitting; if (w) w.submitted += 1; }, true); })();";
 /// Installs the locator in an isolated world of every new document, and tracks the main
 /// frame's world so [`Tab::locate`] can evaluate there.
 pub(super) async fn install_locator(
@@ -100,8 +100,20 @@ pub(super) enum Operation<'a> {
     Extract { selector: Option<&'a str> },
     /// After a click: did the browser refuse to send the form (invalid fields)?
     Sent,
-    /// The error texts the page shows about a form; is a field in `filled` on it again?
-    Errors { filled: &'a [String] },
+    /// Did the page come back with the form as `before` (its shape before the click) and the
+    /// fields in `filled`, and what does it say about it?
+    Errors {
+        filled: &'a [String],
+        before: Option<&'a serde_json::Value>,
+    },
+    /// Just before a click's mouse events: start watching what the element found does.
+    Watch,
+    /// What the watched click did so far; waits for a first effect as long as its budget.
+    Effect,
+    /// Is the field this run filled last still on the page, its form never sent?
+    Pending,
+    /// How long has the document gone without a change?
+    Quiet,
     /// The page's structure, for a planner that has not seen it.
     Outline,
     /// The role and accessible name of each element at `selector`.
@@ -130,6 +142,29 @@ pub struct Accessible {
 pub(super) struct FormCheck {
     #[serde(default)]
     pub invalid: Vec<InvalidField>,
+}
+
+/// What [`Operation::Watch`] answers: the shape of the form this run filled, as it was just
+/// before the click (opaque here: only the locator reads it, in the document that answers).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(super) struct Watched {
+    #[serde(default)]
+    pub shape: Option<serde_json::Value>,
+}
+
+/// What [`Operation::Quiet`] found: milliseconds since the document last changed (`None`
+/// where the change watch is not installed).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(super) struct Quiet {
+    #[serde(default)]
+    pub quiet_ms: Option<u64>,
+}
+
+/// What [`Operation::Pending`] found.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(super) struct PendingForm {
+    #[serde(default)]
+    pub unsent: bool,
 }
 
 /// What [`Operation::Errors`] found.

@@ -340,13 +340,32 @@
   }
   // The field this run filled last in this document. The locator lives in a per-document
   // isolated world, so a global here is exactly "in this document".
-  function lastFilledForm() {
+  function lastFilled() {
     const ref = globalThis.__planlockLastFilled;
     const el = ref && ref.deref ? ref.deref() : null;
-    return el && el.isConnected ? formOf(el) : null;
+    return el && el.isConnected ? el : null;
+  }
+  function lastFilledForm() {
+    const el = lastFilled();
+    return el ? formOf(el) : null;
   }
   function rememberFilled(el) {
     globalThis.__planlockLastFilled = new WeakRef(el);
+    // Submissions so far in this document: one after this fill sent what it typed.
+    globalThis.__planlockFilledAt = globalThis.__planlockSubmits || 0;
+  }
+
+  // The text a person sees: the document's, its same-origin frames' and its open shadow
+  // roots', without what `regions` hold.
+  function visibleText(regions) {
+    const docs = [document];
+    let text = "";
+    for (const el of everything()) {
+      if (el.shadowRoot) for (const c of el.shadowRoot.children) text += " " + shownText(c, regions);
+      if (tagOf(el) === "HTML" && el.ownerDocument !== document && bodyOf(el.ownerDocument)) docs.push(el.ownerDocument);
+    }
+    for (const d of docs) if (bodyOf(d)) text = shownText(bodyOf(d), regions) + " " + text;
+    return text;
   }
 
   // ---- ranking ----
@@ -583,6 +602,12 @@
     return !!link && formOf(el) !== form && !attr(link, "href").startsWith("#");
   }
   // The visible submit controls of a form (`form=` attributes included).
+  // A form's default button: its first submit button in tree order, shown or not (pages hide
+  // one to make Enter submit), as HTML's implicit submission finds it.
+  function defaultButton(form) {
+    return queryAll("button, input[type=submit], input[type=image], [type=submit]")
+      .find((el) => formOf(el) === form && isSubmit(el) && !isUserContent(el)) || null;
+  }
   function submitsOf(form) {
     return queryAll("button, input[type=submit], input[type=image], [type=submit]")
       .filter((el) => formOf(el) === form && isSubmit(el) && isVisible(el) && !isUserContent(el));
@@ -920,11 +945,6 @@
     const label = [...(el.labels || [])].map((l) => tidy(l.innerText).replace(/[\s:*]+$/, "")).find(Boolean);
     return label || tidy(attr(el, "aria-label")) || tidy(attr(el, "placeholder")) || el.name || describeEl(el);
   }
-  // Error elements of common frameworks: Django's errorlist, Bootstrap's invalid-feedback and
-  // alert-danger, MUI's Mui-error helper text, Rails' field_with_errors…
-  const ERROR_CLASS = /(^|\s)(error|errors|errorlist|error-message|error_message|errormessage|field-error|form-error|has-error|invalid-feedback|alert-danger|alert-error|flash-error|text-danger|validation-error|validation-message|Mui-error|field_with_errors)(\s|$)/;
-  // Class words that mark an alert as an error, not a success or a notice.
-  const ERROR_WORDS = /error|danger|invalid|fail/i;
   // The rendered text of `el` (as innerText reads it) without the text of `regions` inside it.
   // Only the elements that hold such a region are taken apart, child by child; the rest is
   // read whole.
@@ -957,6 +977,179 @@
   // Main content first, then the site's own navigation, then sidebars, then the footer: a
   // person looks for "Sign up" in the menu before the fine print.
   const LANDMARK_RANK = { main: 3, nav: 2, header: 2, aside: 1, footer: 0 };
+
+  // ---- a form that came back ----
+  // The controls `selector` matches in `form` (`form=` attributes included), or on the page.
+  function controlsOf(form, selector) {
+    const all = queryAll(selector);
+    return form ? all.filter((c) => formOf(c) === form) : all;
+  }
+  // The visible controls a person fills, of one form (or of the page).
+  function formControls(form) {
+    return controlsOf(form, "input, select, textarea")
+      .filter((c) => (isTextControl(c) || ["checkbox", "radio"].includes(roleOf(c))) && c.type !== "hidden" && (c.name || c.id) && isVisible(c));
+  }
+  const lineOf = (l) => tidy(l);
+  const wordy = (l) => /\p{L}/u.test(l) && l.length <= 300;
+  // The page's text as a person reads it, whitespace collapsed, lower case.
+  function pageText() {
+    return norm(visibleText([])).slice(0, 50000);
+  }
+  // A value compared without keeping it (it may be a secret).
+  function hashOf(v) {
+    let h = 5381;
+    for (let i = 0; i < v.length; i++) h = ((h * 33) ^ v.charCodeAt(i)) >>> 0;
+    return String(h);
+  }
+  // The form of the field this run filled last as it stands before a click: its fields (with a
+  // hash of what each holds, passwords aside) and the page's text. What came back is compared
+  // with it: words it did not show are new.
+  function formShape() {
+    const ref = globalThis.__planlockLastFilled;
+    const el = ref && ref.deref ? ref.deref() : null;
+    if (!el || !el.isConnected) return null;
+    const fields = formControls(formOf(el)).map((c) => ({
+      name: c.name || c.id,
+      value: isTextControl(c) && typeof c.value === "string" && c.value && (attr(c, "type") || "").toLowerCase() !== "password" ? hashOf(c.value) : null,
+    }));
+    return { fields, text: pageText() };
+  }
+  // Words that say something went wrong, for a message the page shows away from any field.
+  const WRONG_WORDS = /\b(error|errors|invalid|incorrect|wrong|required|must|match|already|taken|exists|failed|not|cannot|can't|too short|too long|please (correct|enter|try|fix)|try again)\b/i;
+
+  // ---- what a click did ----
+  // The controls whose state a click can change without changing the document (checked,
+  // selected, value are properties, not attributes): the element's own, its label's, those
+  // inside it, and its form's (or the page's, outside any form).
+  function statefulAround(el) {
+    const out = new Set([el]);
+    if (el.control) out.add(el.control);
+    if (el.querySelectorAll) for (const c of el.querySelectorAll("input, select, textarea")) out.add(c);
+    const form = formOf(el);
+    for (const c of controlsOf(form, "input, select, textarea").slice(0, 300)) out.add(c);
+    return [...out];
+  }
+  function stateOf(el) {
+    return { checked: el.checked, indeterminate: el.indeterminate, selected: el.selectedIndex, value: typeof el.value === "string" ? el.value : undefined, open: el.open };
+  }
+  // The focused element, inside open shadow roots and same-origin frames.
+  function deepActive() {
+    let a = document.activeElement;
+    for (;;) {
+      if (a && a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; }
+      let inner = null;
+      try { inner = a && a.contentDocument && a.contentDocument.activeElement; } catch (e) { inner = null; }
+      if (inner && inner !== a.contentDocument.body) { a = inner; continue; }
+      return a;
+    }
+  }
+  // What the run typed into the form it filled last, as the page could show it back: its
+  // controls' values (never a password's; three characters at least), and the code a row of
+  // one-character boxes holds together.
+  function typedValues() {
+    const ref = globalThis.__planlockLastFilled;
+    const el = ref && ref.deref ? ref.deref() : null;
+    if (!el || !el.isConnected) return [];
+    const form = formOf(el);
+    const controls = controlsOf(form, "input, textarea").filter((c) => isTextControl(c) && tagOf(c) !== "SELECT"
+      && (attr(c, "type") || "").toLowerCase() !== "password");
+    const values = controls.map((c) => norm(c.value)).filter((v) => v.length >= 3);
+    const boxes = controls.filter((c) => c.maxLength === 1).map((c) => c.value).join("");
+    if (boxes.length >= 3) values.push(norm(boxes));
+    return [...new Set(values)];
+  }
+  // Whether the page shows, outside its fields, a value the run typed: it took the value in
+  // ("Joined as ada@example.com", "Verified with 482913").
+  function echoes(text, values) {
+    const t = norm(text);
+    return values.some((v) => t.includes(v));
+  }
+  // The field this run filled last, while a person can still see it.
+  function filledShown() {
+    const ref = globalThis.__planlockLastFilled;
+    const el = ref && ref.deref ? ref.deref() : null;
+    return !!el && el.isConnected && isVisible(el);
+  }
+  function describeRecord(r) {
+    if (r.type === "attributes") return `${r.attributeName} of ${describeEl(r.target)}`;
+    if (r.type === "characterData") return r.target.parentElement ? `text of ${describeEl(r.target.parentElement)}` : "text";
+    const el = [...r.addedNodes].find((n) => n.nodeType === Node.ELEMENT_NODE);
+    if (el) return `added ${describeEl(el)}`;
+    const text = [...r.addedNodes].find((n) => n.nodeType === Node.TEXT_NODE && n.data.trim());
+    if (text) return `added "${tidy(text.data).slice(0, 40)}" to ${describeEl(r.target)}`;
+    return r.removedNodes.length ? `removed from ${describeEl(r.target)}` : null;
+  }
+  // Starts watching, just before the click's mouse events, what the element it will land on
+  // does: changes in the document (open shadow roots and same-origin frames included), focus
+  // moving, the state of the controls around it, a submission. The field the run filled is
+  // left first, as the click's mouse-down would: what the page does when a field loses focus
+  // (a framework's focus class, a check of the value) is not the click's effect.
+  async function watchClick() {
+    const ref = globalThis.__planlockClicked;
+    const el = ref && ref.deref ? ref.deref() : null;
+    const old = globalThis.__planlockWatch;
+    if (old) old.observer.disconnect();
+    // A key is pressed in the field that gets it.
+    const keyed = globalThis.__planlockKeyTarget && globalThis.__planlockKeyTarget.deref();
+    if (keyed && keyed.isConnected) keyed.focus();
+    const active = deepActive();
+    if (el && active && isTextControl(active) && !contains(active, el) && !contains(el, active)) {
+      active.blur();
+      await frame();
+    }
+    const w = {
+      el, records: 0, changes: [], first: null, started: performance.now(), focus: deepActive(),
+      states: el ? statefulAround(el).map((c) => [c, stateOf(c)]) : [],
+      filled: filledShown(), submits: globalThis.__planlockSubmits || 0,
+      values: typedValues(), echoed: false,
+    };
+    w.observer = new MutationObserver((records) => {
+      if (w.first === null) w.first = performance.now();
+      w.records += records.length;
+      for (const r of records) {
+        if (!w.echoed && w.values.length) {
+          const added = r.type === "characterData" ? [r.target] : [...r.addedNodes];
+          w.echoed = added.some((n) => !(n.nodeType === Node.ELEMENT_NODE && isTextControl(n)) && echoes(n.textContent, w.values));
+        }
+        if (w.changes.length >= 5) continue;
+        const said = describeRecord(r);
+        if (said && !w.changes.includes(said)) w.changes.push(said);
+      }
+    });
+    everything();
+    for (const root of treeRoots) {
+      try {
+        w.observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+      } catch (e) { /* a frame that went away */ }
+    }
+    globalThis.__planlockWatch = w;
+  }
+  // What the watched click did so far, in the page.
+  function clickEffect(w) {
+    const e = { changes: w.changes.slice(), changed: w.records, states: [], focus: null, submitted: false, filled_gone: false };
+    for (const [c, before] of w.states) {
+      const after = stateOf(c);
+      for (const k of Object.keys(before)) {
+        if (before[k] === after[k]) continue;
+        // A value is never quoted: it may be a secret.
+        e.states.push(k === "value" ? `value of ${describeEl(c)}` : `${k} of ${describeEl(c)}: ${before[k]} → ${after[k]}`);
+      }
+    }
+    // Focus moving counts when it lands in a field (clicking one puts the caret there, a
+    // label focuses its field) or on something else than what was clicked (an "Edit" link
+    // focusing a form); clicking a button or a link that does nothing focuses that alone.
+    const active = deepActive();
+    const page = !active || active === bodyOf(document) || active === document.documentElement;
+    const itself = w.el && (contains(w.el, active) || contains(active, w.el));
+    if (!page && active !== w.focus && (!itself || isTextControl(active))) e.focus = describeEl(active);
+    e.submitted = (globalThis.__planlockSubmits || 0) > w.submits;
+    e.filled_gone = w.filled && !filledShown();
+    e.echoed = w.echoed;
+    const any = e.changed > 0 || e.states.length > 0 || !!e.focus || e.submitted || e.filled_gone;
+    if (any && w.first === null) w.first = performance.now();
+    if (any) e.after_ms = ms(w.first - w.started);
+    return { any, e };
+  }
 
   // ---- the verdicts ----
   const found = (facts) => ({ state: "found", facts });
@@ -1099,7 +1292,7 @@
     // A document still being parsed holds only its beginning: choosing, typing or reading there
     // would act on part of the page (two of six code boxes, half an article, one of two
     // buttons). Text someone waits for may be seen before the rest has arrived.
-    if (req.op !== "text" && DOC.readyState.call(document) === "loading") {
+    if (!["text", "effect", "pending", "quiet"].includes(req.op) && DOC.readyState.call(document) === "loading") {
       return { state: "loading" };
     }
     switch (req.op) {
@@ -1119,26 +1312,44 @@
         }
         const form = lastFilledForm();
         let passedOver = null;
-        const controls = cands.filter((c) => isVisible(c.el) && (c.interactive || hostRole(c.el)));
-        if (controls.length && form && submitsForm(req.describe, req.text)
-            && controls.every((c) => leavesForm(c.el, form)) && !cands.some((c) => formOf(c.el) === form)) {
-          // The step says it submits the form just filled, and the text names only links away
-          // from it (a menu's "Register" beside the form's "Submit"): following one would lose
-          // what was typed. A person presses the form's one submit control.
+        const shown = cands.filter((c) => isVisible(c.el));
+        const controls = shown.filter((c) => c.interactive || hostRole(c.el));
+        // Implicit submission. The step submits the form just filled, but no control says its
+        // text: only a heading or other text does (clicking it does nothing), or only links
+        // away from the form (a menu's "Register" beside the form's "Submit": following one
+        // would lose what was typed). The form is submitted by its default button, as pressing
+        // Enter in its field would: the first submit button in tree order.
+        const onlyText = !shown.some((c) => c.interactive || hostRole(c.el) || c.el.matches(INTERACTIVE))
+          && saysSubmit(req.describe, req.text);
+        const onlyAway = controls.length > 0 && submitsForm(req.describe, req.text)
+          && controls.every((c) => leavesForm(c.el, form)) && !cands.some((c) => formOf(c.el) === form);
+        globalThis.__planlockKeyTarget = null;
+        if (form && (onlyText || onlyAway)) {
+          const def = defaultButton(form);
           const submits = submitsOf(form);
-          if (submits.length === 1) {
-            passedOver = controls.slice(0, 3).map((c) => candidate(c.el));
-            cands = [];
-          }
-        }
-        if (!cands.length && form && saysSubmit(req.describe, req.text)) {
-          // Nothing says what the plan guessed, but the step submits the form just filled:
-          // its one submit control is what a person would press.
-          const submits = submitsOf(form);
-          if (submits.length > 1) return rejected({ kind: "several_submits", controls: submits.map(candidate) });
-          if (submits.length === 1) {
-            cands = [{ el: submits[0], match: 0, visible: 1, exact: false, interactive: true, order: 0 }];
-            strategy = "form_submit";
+          const field = lastFilled();
+          if (def && isEnabled(def)) {
+            const texts = [...new Set([...shown, ...strays].map((c) => c.el))];
+            passedOver = [...texts.slice(0, 3).map(candidate), ...submits.filter((b) => b !== def).slice(0, 3).map(candidate)];
+            if (isVisible(def) || !field || tagOf(field) !== "INPUT") {
+              const press = isVisible(def) ? def : submits[0];
+              if (press) {
+                cands = [{ el: press, match: 0, visible: 1, exact: false, interactive: true, order: 0 }];
+                // The form's one submit control, or its default button among several.
+                strategy = submits.length === 1 && press === def ? "form_submit" : "implicit_submit";
+              }
+            } else {
+              // A default button the page hides (to let Enter submit): Enter is pressed in
+              // the field, and the browser clicks it, as for a person.
+              globalThis.__planlockSubmitting = { invalid: [], submitted: 0, form };
+              globalThis.__planlockClicked = new WeakRef(field);
+              globalThis.__planlockKeyTarget = new WeakRef(field);
+              const p = where(field);
+              return found({
+                strategy: "implicit_submit", key: "Enter", x: p.x, y: p.y, element: describeEl(def),
+                candidates: 1, decided_by: "only", ambiguous: false, chosen: chosenFacts(def), passed_over: passedOver,
+              });
+            }
           }
         }
         if (!cands.length && strays.length && DOC.readyState.call(document) === "complete") {
@@ -1173,6 +1384,8 @@
         }
         // What the click does to a form is judged after it (was it sent?): start counting now.
         globalThis.__planlockSubmitting = { invalid: [], submitted: 0, form: formOf(el) };
+        // What else it does is watched from just before it (the `watch` operation).
+        globalThis.__planlockClicked = new WeakRef(el);
         const p = where(el);
         const facts = { strategy, x: p.x, y: p.y, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) };
         if (passedOver) facts.passed_over = passedOver;
@@ -1269,14 +1482,7 @@
         // What others posted (a comment saying "your email is verified") says nothing of the
         // run: the page's text is read around those regions, never by cutting their words out
         // of the whole (an empty or one-word comment would cut those letters everywhere).
-        const regions = userContentRegions();
-        const docs = [document];
-        let text = "";
-        for (const el of everything()) {
-          if (el.shadowRoot) for (const c of el.shadowRoot.children) text += " " + shownText(c, regions);
-          if (tagOf(el) === "HTML" && el.ownerDocument !== document && bodyOf(el.ownerDocument)) docs.push(el.ownerDocument);
-        }
-        for (const d of docs) if (bodyOf(d)) text = shownText(bodyOf(d), regions) + " " + text;
+        const text = visibleText(userContentRegions());
         return norm(text).includes(q) ? found({}) : { state: "not_found" };
       }
       case "sent": {
@@ -1287,55 +1493,100 @@
         return found({ invalid: [...new Set(blocked)].map((el) => ({ field: fieldName(el), message: el.validationMessage || "" })) });
       }
       case "errors": {
-        // The error texts a page shows about a form, as a person reads them: each field
-        // marked invalid or with an error beside it, by its label ("Retype Password: This
-        // field is required."), then alerts and the error elements of common frameworks.
-        // `filled`: the fields this run filled, to tell whether the page came back with them.
-        const texts = [];
-        const push = (t) => { t = tidy(t); if (/\p{L}.*\p{L}.*\p{L}/u.test(t) && t.length <= 200 && !texts.includes(t)) texts.push(t); };
-        const shown = (el) => isVisible(el) && !isUserContent(el);
-        // An alert counts when it says it is an error (a success message is an alert too).
-        const alerting = (el) => (attr(el, "role") || "").toLowerCase() === "alert" || attr(el, "aria-live") === "assertive";
-        const isError = (el) => ERROR_CLASS.test(attr(el, "class") || "") || (alerting(el) && ERROR_WORDS.test(attr(el, "class") || ""));
+        // Did the page answer the submission with the same form again, and what does it say
+        // about it? Recognised by shape, against the form as it was just before the click
+        // (`before`, kept by the Rust side across documents): the same fields, a value typed
+        // still there, and new words beside a field (in its own box, or the nearest field's
+        // before or after them, as pages list errors above or below) or `aria-invalid`; else
+        // new words elsewhere that say something is wrong. Which framework drew it, and its
+        // class names, do not matter. Words that show back what was typed are the page taking
+        // it in ("Saved nickname ada"), not an error.
+        const before = req.before;
+        if (!before) return found({ errors: [], form_back: false });
+        const names = new Set(before.fields.map((f) => f.name));
+        const filled = new Set(req.filled || []);
+        const key = (c) => c.name || c.id;
+        const controls = formControls(null).filter((c) => names.has(key(c)));
+        const back = controls.length > 0 && [...filled].every((n) => controls.some((c) => key(c) === n));
+        if (!back) return found({ errors: [], form_back: false });
+        const typed = before.fields.filter((f) => f.value);
+        const kept = !typed.length || controls.some((c) => {
+          const was = typed.find((f) => f.name === key(c));
+          return !!was && typeof c.value === "string" && c.value !== "" && hashOf(c.value) === was.value;
+        });
+        const invalid = controls.some((c) => attr(c, "aria-invalid") === "true");
+        // A form emptied of what was typed is a form answered, unless it marks a field invalid.
+        if (!kept && !invalid) return found({ errors: [], form_back: false });
+        const values = typedValues();
+        const isNew = (l) => !before.text.includes(norm(l)) && !echoes(l, values);
         const all = everything();
-        const errors = all.filter((el) => !isTextControl(el) && isError(el) && shown(el));
-        // An error belongs to the field beside it: in the same box (a Bootstrap group, an
-        // MUI control), else the next field within a few elements (Django lists errors above
-        // the field), else the one just before it.
-        const fields = all.filter((el) => isTextControl(el) && shown(el) && el.type !== "hidden");
+        const fields = all.filter((el) => (isTextControl(el) || ["checkbox", "radio"].includes(roleOf(el))) && el.type !== "hidden" && isVisible(el));
         const at = new Map(all.map((el, i) => [el, i]));
+        // The field a message is about: the one in its own box, else the next within a few
+        // elements in the same form, else the one just before it.
         const owner = (e) => {
           const i = at.get(e);
-          const alone = (box) => fields.filter((f) => box.contains(f));
           for (let box = e.parentElement, n = 0; box && n < 3; box = box.parentElement, n++) {
-            const inside = alone(box);
+            const inside = fields.filter((f) => box.contains(f));
             if (inside.length === 1) return inside[0];
             if (inside.length > 1) break;
           }
-          const next = fields.find((f) => at.get(f) > i && at.get(f) - i <= 8 && formOf(f) === formOf(e));
+          const form = formOf(e);
+          const next = fields.find((f) => at.get(f) > i && at.get(f) - i <= 8 && formOf(f) === form);
           if (next) return next;
-          return [...fields].reverse().find((f) => at.get(f) < i && i - at.get(f) <= 8 && formOf(f) === formOf(e)) || null;
+          return [...fields].reverse().find((f) => at.get(f) < i && i - at.get(f) <= 8 && formOf(f) === form) || null;
         };
         const said = new Map();
-        const used = new Set();
-        for (const e of errors) {
-          const f = owner(e);
-          if (!f) continue;
-          used.add(e);
-          said.set(f, [...(said.get(f) || []), tidy(e.innerText)]);
+        const elsewhere = [];
+        for (const el of all) {
+          if (SKIP.has(tagOf(el)) || isTextControl(el) || isUserContent(el)) continue;
+          const own = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.data).join(" ");
+          if (!/\p{L}/u.test(own) || !isVisible(el)) continue;
+          const lines = (el.innerText || "").split("\n").map(lineOf).filter(wordy).filter(isNew);
+          if (!lines.length) continue;
+          const f = owner(el);
+          if (f && names.has(key(f))) said.set(f, [...(said.get(f) || []), ...lines]);
+          else elsewhere.push(...lines);
         }
-        for (const f of fields) {
-          const words = [tidy(byIds(f, "aria-errormessage")), ...(said.get(f) || [])].filter(Boolean);
-          if (words.length) push(`${fieldName(f)}: ${[...new Set(words)].join(" ")}`);
-          else if (attr(f, "aria-invalid") === "true") push(`${fieldName(f)} is marked invalid`);
+        const texts = [];
+        const push = (t) => { t = tidy(t); if (/\p{L}.*\p{L}.*\p{L}/u.test(t) && t.length <= 300 && !texts.includes(t)) texts.push(t); };
+        // A line inside a longer one of the same field is said once.
+        const once = (lines) => [...new Set(lines)].filter((l, _, all) => !all.some((o) => o !== l && o.includes(l)));
+        for (const c of controls) {
+          const words = once([...(said.get(c) || []), ...[byIds(c, "aria-errormessage")].map(lineOf).filter(wordy).filter(isNew)]);
+          if (words.length) push(`${fieldName(c)}: ${words.join(" ")}`);
+          else if (attr(c, "aria-invalid") === "true") push(`${fieldName(c)} is marked invalid`);
         }
-        for (const e of errors) {
-          if (used.has(e) || errors.some((o) => o !== e && e.contains(o) && used.has(o))) continue;
-          push(e.innerText);
-        }
-        const names = new Set(req.filled || []);
-        const back = names.size > 0 && all.some((el) => isTextControl(el) && (names.has(el.name) || names.has(el.id)));
-        return found({ errors: texts.slice(0, 8), form_back: back });
+        if (!texts.length) for (const l of once(elsewhere)) if (WRONG_WORDS.test(l)) push(l);
+        return found({ errors: texts.slice(0, 8), form_back: texts.length > 0 });
+      }
+      case "watch": {
+        // The form's shape is read before the pointer leaves a field.
+        const shape = formShape();
+        await watchClick();
+        return found({ shape });
+      }
+      case "effect": {
+        // A document without the watch is a new one: the click navigated.
+        const w = globalThis.__planlockWatch;
+        if (!w) return found({ replaced: true });
+        const { any, e } = clickEffect(w);
+        return any || req.budget_ms === 0 ? found(e) : { state: "not_found" };
+      }
+      case "quiet": {
+        // The change watch installed with the locator stamps each change of the document; a
+        // document that never changed has been quiet since it started.
+        if (typeof globalThis.__planlockSettled !== "function") return found({ quiet_ms: null });
+        const at = globalThis.__planlockChangedAt || 0;
+        return found({ quiet_ms: Math.max(0, Math.round(performance.now() - at)) });
+      }
+      case "pending": {
+        // Is the field this run filled last still on the page as it was typed, its form not
+        // sent since (no submission in this document after the fill)?
+        const shown = filledShown();
+        const sent = (globalThis.__planlockSubmits || 0) > (globalThis.__planlockFilledAt || 0);
+        const taken = shown && echoes(visibleText([]), typedValues());
+        return found({ unsent: shown && !sent && !taken });
       }
       case "outline": {
         // The page's structure for a planner that has not seen it: title, headings, each

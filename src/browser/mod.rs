@@ -1,6 +1,7 @@
 //! Headless Chromium over CDP (chromiumoxide): one browser ([`Chromium`]) and one isolated
 //! browser context per run ([`Tab`]), with the plan lock enforced inside it.
 
+mod activity;
 mod egress;
 mod facts;
 mod guard;
@@ -26,14 +27,14 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use facts::{
-    Blocker, Candidate, Clicked, Destined, Difference, Extracted, Filled, InvalidField, Located,
-    Navigated, PageError, Rejection, Target,
+    Blocker, Candidate, Clicked, Destined, Difference, Effect, EffectKind, Extracted, Filled,
+    InvalidField, Located, Navigated, PageError, Rejection, Target,
 };
 pub use locate::Accessible;
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
 pub use shot::MASK_COLOUR;
-pub use tab::{HopRule, Tab};
+pub use tab::{CLICK_WINDOW, HopRule, QUIET, Tab};
 
 use crate::lock::{AddressPolicy, Lock};
 use egress::Egress;
@@ -326,6 +327,7 @@ impl Chromium {
                     sealed: handles.sealed,
                     hops: handles.hops,
                     calls: handles.calls,
+                    activity: handles.activity,
                     egress,
                 },
             );

@@ -62,6 +62,14 @@ impl Refusals {
         Some(first)
     }
 
+    /// A refusal taken by a look at the page that had no step to fail (a check on the side),
+    /// kept for the step, uncounted a second time.
+    pub(super) fn put_back(&self, refusal: Refusal) {
+        if let Ok(mut list) = self.list.lock() {
+            list.insert(0, refusal);
+        }
+    }
+
     pub(super) fn subscribe(&self) -> watch::Receiver<u64> {
         self.signal.subscribe()
     }

@@ -9,12 +9,16 @@ use base64::Engine;
 use chromiumoxide::Page;
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::input::{
-    DispatchMouseEventParams, DispatchMouseEventType, MouseButton,
+    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
+    MouseButton,
 };
-use chromiumoxide::cdp::browser_protocol::network::{EventResponseReceived, ResourceType};
+use chromiumoxide::cdp::browser_protocol::network::{
+    EventRequestWillBeSent, EventResponseReceived, ResourceType,
+};
 use chromiumoxide::cdp::browser_protocol::page::{
-    CaptureScreenshotFormat, CaptureScreenshotParams, EventFrameNavigated,
-    EventFrameRequestedNavigation, EventFrameStoppedLoading, EventLifecycleEvent, NavigateParams,
+    CaptureScreenshotFormat, CaptureScreenshotParams, ClientNavigationReason, EventFrameNavigated,
+    EventFrameRequestedNavigation, EventFrameStoppedLoading, EventJavascriptDialogOpening,
+    EventLifecycleEvent, EventNavigatedWithinDocument, NavigateParams,
 };
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use futures::StreamExt;
@@ -26,12 +30,14 @@ use url::Url;
 
 use serde::de::DeserializeOwned;
 
+use super::activity::Activity;
 use super::facts::{
-    Clicked, Difference, Extracted, Filled, Located, Navigated, PageError, Rejection, Target,
+    Clicked, Difference, Effect, EffectKind, Extracted, Filled, Located, Navigated, PageEffect,
+    PageError, Rejection, Target,
 };
 use super::locate::{
     Accessible, AccessibleElements, FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS, Operation,
-    Request, Sealed, Verdict, install_locator,
+    PendingForm, Quiet, Request, Sealed, Verdict, Watched, install_locator,
 };
 use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
@@ -39,6 +45,17 @@ use crate::lock::{Lock, Refusal};
 
 /// The longest one in-page wait runs before Rust checks on the run (cancel, crash, refusals).
 const LOCATOR_SLICE: Duration = Duration::from_secs(2);
+
+/// How long a click that starts no navigation at once is watched for any other effect. Effects
+/// come within a frame or two (a handler's change, a request); the window allows for a page
+/// whose handler waits or a machine that is busy (measured: BENCHMARKS.md).
+pub const CLICK_WINDOW: Duration = Duration::from_millis(1500);
+
+/// How long a page must go without a navigation, a request or a change of its document for a
+/// guessed text it does not show to be taken as not coming.
+pub const QUIET: Duration = Duration::from_secs(2);
+/// How often a guessed check looks at whether the page has gone quiet.
+const QUIET_POLL: Duration = Duration::from_millis(250);
 
 /// The longest a click waits for the navigation it started to commit.
 const NAVIGATION_SETTLE: Duration = Duration::from_secs(10);
@@ -63,6 +80,11 @@ pub struct Tab {
     /// The unique id of the main frame's planlock world, once its document created it.
     world: Arc<Mutex<Option<String>>>,
     worlds: JoinHandle<()>,
+    /// What the page does on its own (requests, documents, popups), and its watcher.
+    activity: Arc<Activity>,
+    /// The form this run filled, as it was just before the last click (see `form_errors`).
+    shape: Mutex<Option<serde_json::Value>>,
+    watcher: JoinHandle<()>,
 }
 
 impl Tab {
@@ -102,6 +124,8 @@ impl Tab {
             })
         };
         let (world, worlds) = install_locator(&page).await?;
+        let activity = Arc::new(Activity::new());
+        let watcher = activity.watch(&page).await?;
         Ok(Tab {
             page,
             context,
@@ -114,6 +138,9 @@ impl Tab {
             calls,
             world,
             worlds,
+            activity,
+            watcher,
+            shape: Mutex::new(None),
         })
     }
 
@@ -125,6 +152,7 @@ impl Tab {
     pub(super) fn close(self) {
         self.guard.abort();
         self.worlds.abort();
+        self.watcher.abort();
     }
 
     /// The lock this tab enforces.
@@ -164,6 +192,7 @@ impl Tab {
             sealed: self.sealed.clone(),
             hops: self.hops.clone(),
             calls: self.calls.clone(),
+            activity: self.activity.clone(),
         }
     }
 
@@ -320,6 +349,19 @@ impl Tab {
 
     fn refused(&self) -> Option<PageError> {
         self.take_refusal().map(PageError::Refused)
+    }
+
+    /// The answer of a look at the page that fails no step by itself (is the form still
+    /// there, has the page gone quiet): a refusal it met is left for the step to fail with.
+    fn aside<T>(&self, answer: Result<T, PageError>) -> Option<T> {
+        match answer {
+            Ok(v) => Some(v),
+            Err(PageError::Refused(r)) => {
+                self.refusals.put_back(r);
+                None
+            }
+            Err(_) => None,
+        }
     }
 
     /// The one wait of a step: `done` until `deadline`, ended early by a refusal of the plan
@@ -499,10 +541,12 @@ impl Tab {
         }
     }
 
-    /// Clicks the element found by `text` (preferred) or `selector`, with real mouse events.
+    /// Clicks the element found by `text` (preferred) or `selector`, with real mouse events,
+    /// and watches what the click does (see [`Effect`]) for up to [`CLICK_WINDOW`] when it
+    /// does not start a navigation at once.
     /// `describe` names the role a person would look for ("the Sign Up button").
     /// `filled`: the fields this run filled on the page since it was opened (their names), to
-    /// recognise the form when a submission brings it back.
+    /// recognise the form when a submission brings it back, and to say whether it was sent.
     pub async fn click(
         &self,
         describe: &str,
@@ -523,7 +567,7 @@ impl Tab {
         let located: Located = self.locate(&op, target, deadline).await?;
         let (x, y) = (located.x.unwrap_or(0.0), located.y.unwrap_or(0.0));
         let cdp = |e: BrowserError| self.cdp_failure(e);
-        // Subscribe before the click, so a navigation it starts is seen.
+        // Subscribe before the click, so what it starts is seen.
         let mut requested = timed(self.page.event_listener::<EventFrameRequestedNavigation>())
             .await
             .map_err(cdp)?;
@@ -533,30 +577,174 @@ impl Tab {
         let mut committed = timed(self.page.event_listener::<EventFrameNavigated>())
             .await
             .map_err(cdp)?;
-        for kind in [
-            DispatchMouseEventType::MousePressed,
-            DispatchMouseEventType::MouseReleased,
-        ] {
-            let ev = DispatchMouseEventParams::builder()
-                .r#type(kind)
-                .x(x)
-                .y(y)
-                .button(MouseButton::Left)
-                .click_count(1)
-                .build()
-                .map_err(PageError::Command)?;
-            self.count();
-            timed(self.page.execute(ev)).await.map_err(cdp)?;
+        let mut sent = timed(self.page.event_listener::<EventRequestWillBeSent>())
+            .await
+            .map_err(cdp)?;
+        let mut dialogs = timed(self.page.event_listener::<EventJavascriptDialogOpening>())
+            .await
+            .map_err(cdp)?;
+        let mut within = timed(self.page.event_listener::<EventNavigatedWithinDocument>())
+            .await
+            .map_err(cdp)?;
+        let enter = located.key.as_deref() == Some("Enter");
+        // The pointer arrives first (hover menus, tooltips): what that does is not the click's.
+        if !enter {
+            self.mouse(DispatchMouseEventType::MouseMoved, x, y).await?;
+        }
+        let watched: Watched = self
+            .locate(
+                &Operation::Watch,
+                Target::Element { selector: None },
+                deadline,
+            )
+            .await?;
+        if let Ok(mut shape) = self.shape.lock() {
+            *shape = watched.shape;
+        }
+        let tabs_before = self.activity.popups();
+        let clicked_at = Instant::now();
+        if enter {
+            self.press_enter().await?;
+        } else {
+            for kind in [
+                DispatchMouseEventType::MousePressed,
+                DispatchMouseEventType::MouseReleased,
+            ] {
+                self.mouse(kind, x, y).await?;
+            }
         }
         let main = self.page.target_id().inner().clone();
         // A form submission or script navigation is reported after the mouse event's reply.
         self.count();
         let _ = tokio::time::timeout(CDP_TIMEOUT, self.page.execute(task_barrier())).await;
+        let mut effect = Effect::default();
         let mut navigation = None;
-        while let Some(Some(ev)) = requested.now_or_never_ready() {
-            if ev.frame_id.inner() == &main {
-                navigation = Some(ev.url.clone());
+        let mut submission = false;
+        let mut navigated = |ev: &EventFrameRequestedNavigation, effect: &mut Effect| {
+            if ev.frame_id.inner() != &main {
+                return None;
             }
+            if matches!(
+                ev.reason,
+                ClientNavigationReason::FormSubmissionGet
+                    | ClientNavigationReason::FormSubmissionPost
+            ) {
+                submission = true;
+            }
+            effect.navigated(ev.url.clone(), false);
+            Some(ev.url.clone())
+        };
+        while let Some(Some(ev)) = requested.now_or_never_ready() {
+            navigation = navigated(&ev, &mut effect).or(navigation);
+        }
+        let submits = located
+            .chosen
+            .as_ref()
+            .is_some_and(|c| c.submits == Some(true));
+        if navigation.is_none() && submits {
+            // No navigation: perhaps the browser refused to send the form. Said at once, with
+            // each field and the browser's message, as a person sees them pop up.
+            let sent: FormCheck = self
+                .locate(
+                    &Operation::Sent,
+                    Target::Element { selector: None },
+                    deadline,
+                )
+                .await?;
+            if !sent.invalid.is_empty() {
+                return Err(PageError::FormNotSent {
+                    element: located.element.clone().unwrap_or_default(),
+                    fields: sent.invalid,
+                });
+            }
+        }
+        if navigation.is_none() {
+            // What else it did: the first sign within the window ends the watch, since any one
+            // is the click's evidence; a page-side change is then read as it stands.
+            let window_ends = deadline.min(clicked_at + CLICK_WINDOW);
+            let page_side = self.locate::<PageEffect>(
+                &Operation::Effect,
+                Target::Element { selector: None },
+                window_ends,
+            );
+            let browser_side = async {
+                let mut tick = tokio::time::interval(Duration::from_millis(20));
+                loop {
+                    tokio::select! {
+                        ev = requested.next() => if let Some(ev) = ev
+                            && let Some(url) = navigated(&ev, &mut effect)
+                        {
+                            navigation = Some(url);
+                            return;
+                        },
+                        ev = sent.next() => if let Some(ev) = ev
+                            && let Some(request) = page_request(&ev, &main)
+                        {
+                            effect.requested(request);
+                            return;
+                        },
+                        ev = dialogs.next() => if let Some(ev) = ev {
+                            effect.dialog(format!("{}: {}", ev.r#type.as_ref(), ev.message));
+                            return;
+                        },
+                        ev = within.next() => if let Some(ev) = ev
+                            && ev.frame_id.inner() == &main
+                        {
+                            effect.navigated(ev.url.clone(), true);
+                            return;
+                        },
+                        _ = tick.tick() => if self.activity.popups() != tabs_before {
+                            effect.new_tab();
+                            return;
+                        },
+                    }
+                }
+            };
+            let page = tokio::select! {
+                page = page_side => Some(page),
+                _ = tokio::time::timeout_at(window_ends, browser_side) => None,
+            };
+            let page = match page {
+                Some(page) => page,
+                // Something else was first (or nothing came): the page's side as it stands. A
+                // dialog holds the page until it is answered, so it is not asked then.
+                None if effect.dialog.is_none() && navigation.is_none() => {
+                    self.locate::<PageEffect>(
+                        &Operation::Effect,
+                        Target::Element { selector: None },
+                        Instant::now(),
+                    )
+                    .await
+                }
+                None => Err(PageError::PageClosed),
+            };
+            let page = match page {
+                Ok(page) => Some(page),
+                // The lock refused where the click went, or the browser went away: that is
+                // what the click did.
+                Err(e @ (PageError::Refused(_) | PageError::BrowserGone { .. })) => return Err(e),
+                Err(_) => None,
+            };
+            if let Some(page) = page {
+                effect.add_page(page);
+            }
+            // Requests and a same-document navigation that came with a change of the page.
+            while let Some(Some(ev)) = sent.now_or_never_ready() {
+                if let Some(request) = page_request(&ev, &main) {
+                    effect.requested(request);
+                }
+            }
+            while let Some(Some(ev)) = within.now_or_never_ready() {
+                if ev.frame_id.inner() == &main {
+                    effect.navigated(ev.url.clone(), true);
+                }
+            }
+            if effect.is_none() {
+                effect.watched_ms = Some(clicked_at.elapsed().as_millis() as u64);
+            }
+        }
+        if effect.after_ms.is_none() && !effect.is_none() {
+            effect.after_ms = Some((clicked_at.elapsed().as_secs_f64() * 1000.0).round());
         }
         if navigation.is_some() {
             // A click that starts a top-level navigation waits until the new document is
@@ -580,42 +768,28 @@ impl Tab {
             };
             let settle_by = deadline.min(Instant::now() + NAVIGATION_SETTLE);
             self.wait_until(settle_by, settled).await?;
-        } else if located
-            .chosen
-            .as_ref()
-            .is_some_and(|c| c.submits == Some(true))
-        {
-            // No navigation: perhaps the browser refused to send the form. Said at once, with
-            // each field and the browser's message, as a person sees them pop up.
-            let sent: FormCheck = self
-                .locate(
-                    &Operation::Sent,
-                    Target::Element { selector: None },
-                    deadline,
-                )
-                .await?;
-            if !sent.invalid.is_empty() {
-                return Err(PageError::FormNotSent {
-                    element: located.element.clone().unwrap_or_default(),
-                    fields: sent.invalid,
-                });
-            }
         }
         if let Some(e) = self.refused() {
             return Err(e);
         }
+        if !filled.is_empty() {
+            // The form this run filled: sent by a submission (of a form, or a navigation the
+            // browser made for one), a request the page made, or taken in by the page; not by
+            // a link or script that left it.
+            let sent = submission
+                || effect.sent == Some(true)
+                || effect.did(EffectKind::Submission)
+                || effect.did(EffectKind::Request);
+            effect.sent = Some(sent);
+        }
         let mut clicked = Clicked {
             located,
+            effect,
             navigation,
             form_errors: Vec::new(),
             form_back: false,
         };
-        if clicked
-            .located
-            .chosen
-            .as_ref()
-            .is_some_and(|c| c.submits == Some(true))
-        {
+        if submits || clicked.effect.sent == Some(true) {
             // What the page says about the form once it is back (a server that re-rendered it
             // with errors); a later wait is cut short by it.
             let by = deadline.min(Instant::now() + NAVIGATION_SETTLE);
@@ -623,20 +797,84 @@ impl Tab {
                 clicked.form_errors = page.errors;
                 clicked.form_back = page.form_back;
             }
+            if let Some(e) = self.refused() {
+                return Err(e);
+            }
         }
         Ok(clicked)
     }
 
-    /// The error texts the page shows about a form, and whether a field named in `filled`
-    /// is on it again (the form came back).
+    /// Enter, pressed and released in the focused field.
+    async fn press_enter(&self) -> Result<(), PageError> {
+        for kind in [DispatchKeyEventType::KeyDown, DispatchKeyEventType::KeyUp] {
+            let mut ev = DispatchKeyEventParams::builder()
+                .r#type(kind.clone())
+                .key("Enter")
+                .code("Enter")
+                .windows_virtual_key_code(13)
+                .native_virtual_key_code(13);
+            if kind == DispatchKeyEventType::KeyDown {
+                ev = ev.text("\r");
+            }
+            let ev = ev.build().map_err(PageError::Command)?;
+            self.count();
+            timed(self.page.execute(ev))
+                .await
+                .map_err(|e| self.cdp_failure(e))?;
+        }
+        Ok(())
+    }
+
+    /// One mouse event at `(x, y)` with the left button.
+    async fn mouse(&self, kind: DispatchMouseEventType, x: f64, y: f64) -> Result<(), PageError> {
+        let mut ev = DispatchMouseEventParams::builder()
+            .r#type(kind.clone())
+            .x(x)
+            .y(y);
+        if kind != DispatchMouseEventType::MouseMoved {
+            ev = ev.button(MouseButton::Left).click_count(1);
+        }
+        let ev = ev.build().map_err(PageError::Command)?;
+        self.count();
+        timed(self.page.execute(ev))
+            .await
+            .map_err(|e| self.cdp_failure(e))?;
+        Ok(())
+    }
+
+    /// Requests the page has sent itself so far (its scripts, beacons, frames).
+    pub fn page_requests(&self) -> u64 {
+        self.activity.requests()
+    }
+
+    /// Whether the field this run filled last is still on the page as typed, its form never
+    /// sent (no submission in this document since): `None` when the page cannot say.
+    pub async fn form_pending(&self, deadline: Instant) -> Option<bool> {
+        let target = Target::Element { selector: None };
+        let answer = self.locate(&Operation::Pending, target, deadline).await;
+        let pending: PendingForm = self.aside(answer)?;
+        Some(pending.unsent)
+    }
+
+    /// Whether the page came back with the form the last click sent (its fields, named in
+    /// `filled`, as they were before the click) and what it says about each field.
     pub async fn form_errors(
         &self,
         filled: &[String],
         deadline: Instant,
     ) -> Result<FormErrors, PageError> {
-        let op = Operation::Errors { filled };
-        self.locate(&op, Target::Element { selector: None }, deadline)
-            .await
+        let before = self.shape.lock().ok().and_then(|s| s.clone());
+        let op = Operation::Errors {
+            filled,
+            before: before.as_ref(),
+        };
+        let target = Target::Element { selector: None };
+        // A look on the side of a step: a refusal it meets is left for the step.
+        let answer = self.locate(&op, target, deadline).await;
+        if let Err(PageError::Refused(r)) = &answer {
+            self.refusals.put_back(r.clone());
+        }
+        answer
     }
 
     /// Types `value` into the control found by `label` (preferred) or `selector`. A
@@ -731,9 +969,65 @@ impl Tab {
                 text: text.to_string(),
                 url: self.url().await,
                 seen,
+                quiet: None,
             }),
             Err(e) => Err(e),
         }
+    }
+
+    /// Waits until `text`, which the plan only guessed, is visible on the page; but no longer
+    /// than the page goes on doing something: once it has had no navigation, request or
+    /// change of its document for [`QUIET`] since `since` (the end of the last action), the
+    /// text is not coming, and the wait ends there (`quiet` in the error).
+    pub async fn wait_for_guessed_text(
+        &self,
+        text: &str,
+        deadline: Instant,
+        since: Instant,
+    ) -> Result<(), PageError> {
+        let target = Target::Element { selector: None };
+        loop {
+            let slice = deadline.min(Instant::now() + QUIET_POLL);
+            let seen = match self
+                .locate::<serde::de::IgnoredAny>(&Operation::Text { text }, target.clone(), slice)
+                .await
+            {
+                Ok(_) => return Ok(()),
+                Err(PageError::NotFound { seen, .. }) => seen,
+                Err(e) => return Err(e),
+            };
+            let now = Instant::now();
+            let quiet = match self.page_quiet().await {
+                Some(page) => {
+                    let last = [
+                        since,
+                        self.activity.last(),
+                        now.checked_sub(page).unwrap_or(now),
+                    ]
+                    .into_iter()
+                    .max()
+                    .unwrap_or(now);
+                    now.saturating_duration_since(last) >= QUIET
+                }
+                None => false,
+            };
+            if quiet || now >= deadline {
+                return Err(PageError::TextAbsent {
+                    text: text.to_string(),
+                    url: self.url().await,
+                    seen,
+                    quiet: quiet.then(|| now.saturating_duration_since(since)),
+                });
+            }
+        }
+    }
+
+    /// How long the document has gone without a change (`None`: it cannot say yet).
+    async fn page_quiet(&self) -> Option<Duration> {
+        let target = Target::Element { selector: None };
+        let answer = self.locate(&Operation::Quiet, target, Instant::now()).await;
+        let quiet: Quiet = self.aside(answer)?;
+        quiet.quiet_ms.map(Duration::from_millis)
     }
 
     /// The role and accessible name of each element `selector` matches (open shadow roots and
@@ -878,6 +1172,21 @@ pub(super) struct GuardHandles {
     pub sealed: Arc<Mutex<Vec<Sealed>>>,
     pub hops: HopRules,
     pub calls: Arc<AtomicU64>,
+    pub activity: Arc<Activity>,
+}
+
+/// A request the page sent itself, as an effect names it (`POST http://…/api`): its scripts'
+/// requests and beacons, and documents of its frames. Not what a document loads as it renders
+/// (images, styles, scripts come with a change of the document anyway), not what the browser
+/// asks for on its own (a favicon, a prefetch), not the main frame's own navigation.
+pub(super) fn page_request(ev: &EventRequestWillBeSent, main: &str) -> Option<String> {
+    use ResourceType::*;
+    let sent = match ev.r#type.as_ref()? {
+        Xhr | Fetch | Ping | EventSource | WebSocket => true,
+        Document => ev.frame_id.as_ref().is_some_and(|f| f.inner() != main),
+        _ => false,
+    };
+    sent.then(|| format!("{} {}", ev.request.method, ev.request.url))
 }
 
 /// A rule a document request must pass besides the lock: `Some(why)` refuses the URL, `why`

@@ -117,9 +117,11 @@ pub(crate) fn endpoints_in_text(text: &str) -> Vec<Url> {
     let mut found = Vec::new();
     for word in text.split(|c: char| c.is_whitespace() || "\"'<>(),;".contains(c)) {
         let word = word.trim_matches(|c: char| ".:!?".contains(c));
-        if word.is_empty() || word.contains('@') {
+        if word.is_empty() {
             continue;
         }
+        // An `@` in a URL's path or query is data (`/tracker/user?@template=register`); an
+        // absolute URL's host is what the URL parser says it is, as in the browser.
         if word.contains("://") {
             if let Ok(u) = Url::parse(word)
                 && u.host_str().is_some()
@@ -129,6 +131,10 @@ pub(crate) fn endpoints_in_text(text: &str) -> Vec<Url> {
             continue;
         }
         let host = word.split(['/', '?', '#']).next().unwrap_or("");
+        // An e-mail address names a mailbox, not a site to visit.
+        if host.contains('@') {
+            continue;
+        }
         let host_only = host.rsplit_once(':').map_or(host, |(h, port)| {
             if port.chars().all(|c| c.is_ascii_digit()) {
                 h

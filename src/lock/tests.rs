@@ -325,6 +325,24 @@ fn hosts_are_found_in_goals() {
     assert!(hosts_in_text("click the button. then wait").is_empty());
 }
 
+#[test]
+fn an_at_sign_in_a_urls_path_or_query_does_not_hide_its_host() {
+    assert_eq!(
+        hosts_in_text("Register at http://127.0.0.1:8004/tracker/user?@template=register now"),
+        ["127.0.0.1"]
+    );
+    assert_eq!(
+        hosts_in_text("open tracker.example/user?@template=register"),
+        ["tracker.example"]
+    );
+    // The host of a URL with user information is the one after the `@`, as browsers read it.
+    assert_eq!(
+        hosts_in_text("go to https://shop.example@evil.example/login"),
+        ["evil.example"]
+    );
+    assert!(hosts_in_text("write to ada@shop.example").is_empty());
+}
+
 fn block<F: std::future::Future>(f: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::browser::Located;
+use crate::browser::{Effect, Located};
 
 /// The facts of one step. Which fields are set depends on the step type; absent ones are
 /// left out of the JSON.
@@ -26,6 +26,9 @@ pub struct StepDetail {
     /// The error texts the page showed about the form a click submitted, once it came back.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub form_errors: Vec<String>,
+    /// What a click did: the evidence that it happened (empty `did`: nothing did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effect: Option<Effect>,
     /// The element a `click`, `fill`, `extract_text` or code step used, and how it was chosen.
     #[serde(flatten, default)]
     pub located: Option<Located>,
@@ -78,6 +81,7 @@ impl StepDetail {
             same_document: _,
             navigation,
             form_errors,
+            effect,
             located,
             email,
             code,
@@ -110,6 +114,7 @@ impl StepDetail {
         out.extend(chosen_by.iter_mut());
         out.extend(describe_matched.iter_mut());
         out.extend(located.iter_mut().flat_map(Located::strings_mut));
+        out.extend(effect.iter_mut().flat_map(Effect::strings_mut));
         if let Some(EmailSeen {
             subject,
             from,
@@ -226,6 +231,7 @@ mod tests {
             fallback: t(),
             boxes: Some(6),
             form: t(),
+            key: t(),
         };
         let mut detail = StepDetail {
             url: t(),
@@ -233,6 +239,20 @@ mod tests {
             same_document: Some(true),
             navigation: t(),
             form_errors: vec![t().unwrap()],
+            effect: Some(Effect {
+                // Kinds, not text: nothing of a page or a plan is in them.
+                did: Vec::new(),
+                url: t(),
+                requests: vec![t().unwrap()],
+                changes: vec![t().unwrap()],
+                changed: Some(1),
+                states: vec![t().unwrap()],
+                focus: t(),
+                dialog: t(),
+                sent: Some(true),
+                after_ms: Some(1.0),
+                watched_ms: Some(1),
+            }),
             located: Some(located),
             email: Some(EmailSeen {
                 subject: "s".into(),

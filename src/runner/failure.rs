@@ -5,7 +5,9 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::browser::{Blocker, BrowserError, Candidate, Difference, PageError, Rejection, Target};
+use crate::browser::{
+    Blocker, BrowserError, Candidate, Difference, Effect, Located, PageError, Rejection, Target,
+};
 use crate::error::{ErrorKind, StepError};
 use crate::inbox::{InboxError, WaitError};
 use crate::lock::Refusal;
@@ -32,6 +34,27 @@ pub enum Failure {
     /// wait after the submission would only run out.
     FormErrors {
         errors: Vec<String>,
+        previous: Option<Box<Previous>>,
+    },
+    /// A click did nothing that could be seen within its window.
+    NoEffect {
+        located: Box<Located>,
+        effect: Box<Effect>,
+        /// 0-based indexes of the `fill` steps whose form was waiting for this click.
+        filled: Vec<usize>,
+    },
+    /// A check the plan let fail (`could`, `should`) failed right after a browser action that
+    /// did not do what the plan needs (`previous`): a click that did nothing, one that left the
+    /// form this run filled unsent, a form that came back. The run cannot have reached its goal.
+    Unconfirmed {
+        check: Box<Failure>,
+        previous: Box<Previous>,
+    },
+    /// The run reached its end with a form it filled still on the page, never sent.
+    NeverSent {
+        /// 0-based indexes of the fill steps.
+        filled: Vec<usize>,
+        /// The last browser step before the end.
         previous: Option<Box<Previous>>,
     },
     /// The matched email has no one-time code.
@@ -98,12 +121,20 @@ pub struct Previous {
 
 /// The kind of browser step a wait followed.
 #[derive(Debug, Clone, PartialEq)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "a run keeps one, its last browser step; the click's is the one that says most"
+)]
 pub enum PreviousAction {
     /// A click on this element, which did or did not start a navigation.
     Clicked {
         element: Option<Candidate>,
         described: Option<String>,
         navigated: bool,
+        /// What the click did (`None`: not watched).
+        effect: Option<Box<Effect>>,
+        /// The error texts of the form it submitted, when the page came back with that form.
+        came_back: Vec<String>,
     },
     /// A `navigate` or an email's link.
     Opened,
@@ -128,7 +159,7 @@ impl Failure {
                     ..
                 } => ErrorKind::NotFound,
                 PageError::Rejected {
-                    why: Rejection::Ambiguous { .. } | Rejection::SeveralSubmits { .. },
+                    why: Rejection::Ambiguous { .. },
                     ..
                 } => ErrorKind::Ambiguous,
                 PageError::Rejected {
@@ -153,7 +184,14 @@ impl Failure {
                     ErrorKind::Inbox
                 }
             }
-            Failure::FormErrors { .. } => ErrorKind::FormNotSent,
+            Failure::FormErrors { .. } | Failure::NeverSent { .. } => ErrorKind::FormNotSent,
+            Failure::NoEffect { .. } => ErrorKind::NoEffect,
+            Failure::Unconfirmed { previous, .. } => match &previous.action {
+                PreviousAction::Clicked {
+                    effect: Some(e), ..
+                } if e.is_none() => ErrorKind::NoEffect,
+                _ => ErrorKind::FormNotSent,
+            },
             Failure::NoCode { .. } => ErrorKind::NoCode,
             Failure::NoLink { .. } | Failure::LinkRefused { .. } => ErrorKind::NoLink,
             Failure::AmbiguousLink { .. } | Failure::AmbiguousCode { .. } => ErrorKind::Ambiguous,
@@ -166,6 +204,16 @@ impl Failure {
             Failure::Lost => ErrorKind::Browser,
             Failure::Interrupted { .. } => ErrorKind::Interrupted,
             Failure::RunTimeout { .. } => ErrorKind::RunTimeout,
+        }
+    }
+
+    /// What a click that failed found and did, for the step's detail.
+    pub(crate) fn click_facts(&self) -> Option<(Located, Effect)> {
+        match self {
+            Failure::NoEffect {
+                located, effect, ..
+            } => Some((located.as_ref().clone(), effect.as_ref().clone())),
+            _ => None,
         }
     }
 
@@ -232,6 +280,49 @@ impl fmt::Display for Failure {
                     "the page came back with {sent} and says: {}",
                     quoted(errors)
                 )
+            }
+            // The window, not the time it took: the same page gets the same sentence.
+            Failure::NoEffect {
+                located, filled, ..
+            } => {
+                write!(
+                    f,
+                    "clicked {}, but nothing happened within {} s: no navigation, no request, no \
+                     change of the page, no dialog, no new tab, no change of state or focus",
+                    located_phrase(located),
+                    fmt_secs(crate::browser::CLICK_WINDOW)
+                )?;
+                if !filled.is_empty() {
+                    write!(
+                        f,
+                        "; the form filled in {} was not submitted",
+                        steps_phrase(filled)
+                    )?;
+                }
+                Ok(())
+            }
+            Failure::Unconfirmed { check, previous } => write!(
+                f,
+                "{check}; step {} did not do what the plan needs, so this check ends the run \
+                 although the plan let it fail",
+                previous.step + 1
+            ),
+            Failure::NeverSent { filled, previous } => {
+                write!(
+                    f,
+                    "the run reached its end, but the form filled in {} was never sent: the \
+                     page still shows it as it was filled",
+                    steps_phrase(filled)
+                )?;
+                match previous.as_deref() {
+                    Some(
+                        p @ Previous {
+                            action: PreviousAction::Clicked { .. },
+                            ..
+                        },
+                    ) => cause(f, Some(p)),
+                    _ => write!(f, "; no step after it submitted it"),
+                }
             }
             Failure::NoCode { subject, from } => {
                 write!(
@@ -369,7 +460,32 @@ fn page_sentence(f: &mut fmt::Formatter<'_>, error: &PageError, waited: Duration
                 if fields.len() == 1 { "is" } else { "are" }
             )
         }
-        PageError::TextAbsent { text, url, seen } => {
+        PageError::TextAbsent {
+            text,
+            url,
+            seen,
+            quiet: Some(after),
+        } => {
+            write!(
+                f,
+                "the text \"{text}\" did not appear on {url}: the page went quiet (no \
+                 navigation, request or change for {} s) and still did not show it, {} s after \
+                 the step began",
+                fmt_secs(crate::browser::QUIET),
+                fmt_secs(*after)
+            )?;
+            let close = closest(text, seen, 3);
+            if !close.is_empty() {
+                write!(f, "; the page shows: {close}")?;
+            }
+            Ok(())
+        }
+        PageError::TextAbsent {
+            text,
+            url,
+            seen,
+            quiet: None,
+        } => {
             write!(
                 f,
                 "the text \"{text}\" did not appear on {url} within {} s",
@@ -468,17 +584,6 @@ fn rejection_sentence(f: &mut fmt::Formatter<'_>, target: &Target, why: &Rejecti
             query_of(target)
         ),
         Rejection::Script { message } => write!(f, "the locator failed in the page: {message}"),
-        Rejection::SeveralSubmits { controls } => {
-            let names: Vec<String> = controls.iter().map(candidate_phrase).collect();
-            write!(
-                f,
-                "nothing says \"{}\", and the form just filled has {} submit controls: {}; name \
-                 the one meant",
-                query_of(target),
-                controls.len(),
-                names.join(", ")
-            )
-        }
         Rejection::Ambiguous { candidates } => {
             let names: Vec<String> = candidates
                 .iter()
@@ -607,6 +712,8 @@ fn cause(f: &mut fmt::Formatter<'_>, previous: Option<&Previous>) -> fmt::Result
             element,
             described,
             navigated,
+            effect,
+            came_back,
         } => {
             write!(
                 f,
@@ -615,12 +722,30 @@ fn cause(f: &mut fmt::Formatter<'_>, previous: Option<&Previous>) -> fmt::Result
             )?;
             if *navigated && let Some(url) = &p.url {
                 write!(f, " and the page went to {url}")?;
+            } else if effect.as_deref().is_some_and(Effect::is_none) {
+                write!(f, " and nothing happened")?;
+            } else if let Some(e) = effect.as_ref().filter(|_| !*navigated) {
+                write!(
+                    f,
+                    " and the page did not go anywhere ({})",
+                    effect_phrase(e)
+                )?;
             } else if !*navigated {
                 write!(f, " and the page did not go anywhere")?;
             }
-            let submitted = element
-                .as_ref()
-                .is_some_and(|e| e.submits == Some(true) && e.in_filled_form != Some(false));
+            if !came_back.is_empty() {
+                write!(
+                    f,
+                    "; the page came back with the form and says: {}",
+                    quoted(came_back)
+                )?;
+            }
+            let submitted = match effect.as_ref().and_then(|e| e.sent) {
+                Some(sent) => sent,
+                None => element
+                    .as_ref()
+                    .is_some_and(|e| e.submits == Some(true) && e.in_filled_form != Some(false)),
+            };
             if !p.filled.is_empty() && !submitted {
                 write!(
                     f,
@@ -641,9 +766,72 @@ fn cause(f: &mut fmt::Formatter<'_>, previous: Option<&Previous>) -> fmt::Result
     }
 }
 
+/// What a click did, in a few words: `it sent POST http://…/api; it changed the page (added
+/// <div.alert>)`.
+fn effect_phrase(e: &Effect) -> String {
+    use crate::browser::EffectKind::*;
+    let mut said = Vec::new();
+    for kind in &e.did {
+        said.push(match kind {
+            Navigation => "it started a navigation".to_string(),
+            SameDocument => format!(
+                "it changed the address to {}",
+                e.url.as_deref().unwrap_or("another")
+            ),
+            NewTab => "it opened another page".to_string(),
+            Dialog => format!("it opened a dialog ({})", e.dialog.as_deref().unwrap_or("")),
+            Request => format!("it sent {}", e.requests.join(", ")),
+            Submission => "it submitted a form".to_string(),
+            State => format!("it changed {}", e.states.join(", ")),
+            Document => match e.changes.first() {
+                Some(first) => format!("it changed the page ({first})"),
+                None => "it changed the page".to_string(),
+            },
+            Focus => format!("it moved focus to {}", e.focus.as_deref().unwrap_or("")),
+        });
+    }
+    said.join("; ")
+}
+
+/// The element a click located, by its role and text: `the heading "sign in" (<h1>)`.
+fn located_phrase(located: &Located) -> String {
+    match &located.chosen {
+        Some(c) => {
+            let mut s = candidate_phrase(c);
+            if let Some(el) = c.element.as_deref().or(located.element.as_deref())
+                && c.text.as_deref().is_some_and(|t| !t.is_empty())
+            {
+                let tag = el.split('>').next().unwrap_or(el);
+                s.push_str(&format!(" ({tag}>)"));
+            }
+            s
+        }
+        None => located
+            .element
+            .clone()
+            .unwrap_or_else(|| "the element".to_string()),
+    }
+}
+
+/// A role as people say it. An element without one of its own is named by its tag: a heading,
+/// a paragraph, text.
+fn role_word(c: &Candidate) -> &str {
+    match c.role.as_deref() {
+        Some(role) if role != "generic" => role,
+        _ => match c.tag.as_deref() {
+            Some("h1" | "h2" | "h3" | "h4" | "h5" | "h6") => "heading",
+            Some("p") => "paragraph",
+            Some("img") => "image",
+            Some("label") => "label",
+            Some(_) => "text",
+            None => "element",
+        },
+    }
+}
+
 /// `the button "Sign up" (form#signup)`.
 fn candidate_phrase(c: &Candidate) -> String {
-    let role = c.role.as_deref().or(c.tag.as_deref()).unwrap_or("element");
+    let role = role_word(c);
     let mut s = match c.text.as_deref().filter(|t| !t.is_empty()) {
         Some(t) => format!("the {role} \"{t}\""),
         None => format!("the {role} {}", c.element.as_deref().unwrap_or("")),
@@ -669,7 +857,7 @@ fn element_phrase(element: Option<&Candidate>, described: &Option<String>) -> St
             .clone()
             .unwrap_or_else(|| "an element".to_string());
     };
-    let role = e.role.as_deref().or(e.tag.as_deref()).unwrap_or("element");
+    let role = role_word(e);
     let mut s = match e.text.as_deref().filter(|t| !t.is_empty()) {
         Some(t) => format!("the {role} \"{t}\""),
         None => format!("the {role} {}", e.element.as_deref().unwrap_or("")),
@@ -751,6 +939,8 @@ mod tests {
                 element: Some(link_in_nav()),
                 described: None,
                 navigated: true,
+                effect: None,
+                came_back: Vec::new(),
             },
             url: Some("http://shop.test/signup".into()),
             filled: vec![1, 2, 3],

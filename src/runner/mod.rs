@@ -184,6 +184,11 @@ struct Run<'l> {
     filled: Vec<usize>,
     /// The names of the fields filled on the page since it was opened.
     filled_fields: Vec<String>,
+    /// Fill steps whose form the run has not seen sent (a submission, a request, the page
+    /// taking the fields in); opening a page leaves them behind.
+    unsent: Vec<usize>,
+    /// The page's own requests when the run last filled a field.
+    requests_at_fill: u64,
     refused: usize,
     /// Failed `should` and `could` steps the run went on after.
     warnings: Vec<Warning>,
@@ -207,6 +212,8 @@ impl<'l> Run<'l> {
             previous: None,
             filled: Vec::new(),
             filled_fields: Vec::new(),
+            unsent: Vec::new(),
+            requests_at_fill: 0,
             refused: 0,
             warnings: Vec::new(),
             never_shown: req.vars.masker().values(),
@@ -460,8 +467,7 @@ impl<'l> Run<'l> {
                         });
                     }
                     Err(failure) => {
-                        let err = self.masked_error(&failure.to_step_error());
-                        let detail = failure_detail(
+                        let mut detail = failure_detail(
                             &tab,
                             &self.run_id,
                             index,
@@ -469,18 +475,42 @@ impl<'l> Run<'l> {
                             &self.never_shown,
                         )
                         .await;
+                        if let Some((located, effect)) = failure.click_facts() {
+                            detail.located = Some(located);
+                            detail.effect = Some(effect);
+                        }
                         let detail = self.masked(detail);
+                        // A check the plan let fail, failing right after an action that did
+                        // not happen, is the evidence the goal was not reached.
+                        let failure = match self.doubt() {
+                            Some(previous)
+                                if is_check(&step)
+                                    && step.criticality() != Criticality::Must
+                                    && !matches!(failure, Failure::Cancelled) =>
+                            {
+                                Failure::Unconfirmed {
+                                    check: Box::new(failure),
+                                    previous: Box::new(previous.clone()),
+                                }
+                            }
+                            _ => failure,
+                        };
+                        let err = self.masked_error(&failure.to_step_error());
                         let (step_ref, criticality) =
                             (self.step_ref(index, &step), step.criticality());
-                        let carried = carry(
-                            step_ref,
-                            criticality,
-                            &failure,
-                            &err,
-                            &detail,
-                            &req.settings,
-                        )
-                        .await;
+                        let carried = if matches!(failure, Failure::Unconfirmed { .. }) {
+                            Carry::Stop
+                        } else {
+                            carry(
+                                step_ref,
+                                criticality,
+                                &failure,
+                                &err,
+                                &detail,
+                                &req.settings,
+                            )
+                            .await
+                        };
                         let warning = matches!(carried, Carry::On);
                         self.emit_step_end(index, &step, took, Some(&err), warning, &detail);
                         match carried {
@@ -537,6 +567,15 @@ impl<'l> Run<'l> {
             if summary.is_some() {
                 break;
             }
+        }
+        // A plan that ran out of steps without `done` ends as `done` would.
+        if stop.is_none()
+            && summary.is_none()
+            && let Some(failure) = self
+                .unfinished(&tab, Instant::now() + req.settings.step_timeout)
+                .await
+        {
+            stop = Some(Stop::After(failure));
         }
         if stop.is_none()
             && let Some(refusal) = tab.settle_refusal(req.settings.settle).await
@@ -757,6 +796,15 @@ async fn carry(
             }
         },
     }
+}
+
+/// A step that checks what the page or the mailbox shows after the actions before it, rather
+/// than acting itself.
+fn is_check(step: &Step) -> bool {
+    !matches!(
+        step,
+        Step::Click { .. } | Step::Fill { .. } | Step::Navigate { .. } | Step::Done { .. }
+    )
 }
 
 /// At most [`WARNING_TEXT`] characters of a page's text.

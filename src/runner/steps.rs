@@ -8,11 +8,11 @@ use chrono::SecondsFormat;
 use tokio::time::Instant;
 
 use super::{EmailSeen, Failure, Previous, PreviousAction, Run, StepDetail};
-use crate::browser::{Candidate, Located, Tab};
+use crate::browser::{Candidate, Effect, Located, Tab};
 use crate::inbox::Message;
 use crate::inbox::extract::{self, LinkError, OtpError};
 use crate::inbox::wait::{MailFilter, wait_for_message};
-use crate::plan::Step;
+use crate::plan::{Criticality, Step};
 
 /// How long a wait after a submitted form watches for the form coming back with errors.
 const FORM_WATCH: Duration = Duration::from_secs(4);
@@ -71,26 +71,44 @@ impl Run<'_> {
                     )
                     .await
                     .map_err(page)?;
-                let element = clicked.located.chosen.clone();
+                let element = clicked.located.chosen.clone().or_else(|| {
+                    Some(Candidate {
+                        element: clicked.located.element.clone(),
+                        text: text.clone(),
+                        ..Candidate::default()
+                    })
+                });
+                if clicked.effect.sent == Some(true) {
+                    self.unsent.clear();
+                }
+                let filled = std::mem::take(&mut self.filled);
                 self.previous = Some(Previous {
                     step: index,
                     action: PreviousAction::Clicked {
-                        element: element.or_else(|| {
-                            Some(Candidate {
-                                element: clicked.located.element.clone(),
-                                text: text.clone(),
-                                ..Candidate::default()
-                            })
-                        }),
+                        element,
                         described: Some(describe.clone()),
                         navigated: clicked.navigation.is_some(),
+                        effect: Some(Box::new(clicked.effect.clone())),
+                        came_back: if clicked.form_back {
+                            clicked.form_errors.clone()
+                        } else {
+                            Vec::new()
+                        },
                     },
                     url: Some(tab.url().await),
-                    filled: std::mem::take(&mut self.filled),
+                    filled: filled.clone(),
                 });
+                if clicked.effect.is_none() {
+                    return Err(Failure::NoEffect {
+                        located: Box::new(clicked.located),
+                        effect: Box::new(clicked.effect),
+                        filled,
+                    });
+                }
                 Ok(StepDetail {
                     navigation: clicked.navigation,
                     form_errors: clicked.form_errors,
+                    effect: Some(clicked.effect),
                     located: Some(clicked.located),
                     ..StepDetail::default()
                 })
@@ -113,7 +131,7 @@ impl Run<'_> {
                     )
                     .await
                     .map_err(page)?;
-                self.filled_at(index, filled.field);
+                self.filled_at(index, filled.field, tab.page_requests());
                 Ok(StepDetail {
                     located: Some(filled.located),
                     ..StepDetail::default()
@@ -127,7 +145,15 @@ impl Run<'_> {
                 })
             }
             Step::WaitForText { text, .. } => {
-                let waited = tab.wait_for_text(text, deadline);
+                // A guessed check ends once the page has gone quiet without showing it.
+                let waited = async {
+                    if step.criticality() == Criticality::Could {
+                        tab.wait_for_guessed_text(text, deadline, Instant::now())
+                            .await
+                    } else {
+                        tab.wait_for_text(text, deadline).await
+                    }
+                };
                 let cut_short = self.form_came_back(tab);
                 tokio::select! {
                     r = waited => r.map_err(|e| page(e).after(self.previous.clone()))?,
@@ -158,10 +184,15 @@ impl Run<'_> {
                     ..StepDetail::default()
                 })
             }
-            Step::Done { summary, .. } => Ok(StepDetail {
-                summary: Some(summary.clone()),
-                ..StepDetail::default()
-            }),
+            Step::Done { summary, .. } => {
+                if let Some(failure) = self.unfinished(tab, deadline).await {
+                    return Err(failure);
+                }
+                Ok(StepDetail {
+                    summary: Some(summary.clone()),
+                    ..StepDetail::default()
+                })
+            }
             Step::WaitForEmail {
                 inbox_id,
                 from,
@@ -191,9 +222,16 @@ impl Run<'_> {
             Step::UseOtpFromInbox {
                 inbox_id, selector, ..
             } => {
-                let msg = self
-                    .message_for_use(inbox_id, &MailFilter::default(), deadline)
-                    .await?;
+                let previous = self.previous.clone();
+                let cut_short = self.form_came_back(tab);
+                let any = MailFilter::default();
+                let msg = tokio::select! {
+                    m = self.message_for_use(inbox_id, &any, deadline) => m?,
+                    errors = cut_short => return Err(Failure::FormErrors {
+                        errors,
+                        previous: previous.map(Box::new),
+                    }),
+                };
                 let address = self.address_of(inbox_id);
                 let otp = match extract::find_otp(&msg.raw, &address) {
                     Ok(otp) => otp,
@@ -221,7 +259,7 @@ impl Run<'_> {
                     .fill_code(selector, &otp.code, deadline)
                     .await
                     .map_err(page)?;
-                self.filled_at(index, filled.field);
+                self.filled_at(index, filled.field, tab.page_requests());
                 Ok(StepDetail {
                     located: Some(filled.located),
                     email: Some(email_seen(&msg)),
@@ -240,7 +278,15 @@ impl Run<'_> {
                     from: from.clone(),
                     subject: None,
                 };
-                let msg = self.message_for_use(inbox_id, &filter, deadline).await?;
+                let previous = self.previous.clone();
+                let cut_short = self.form_came_back(tab);
+                let msg = tokio::select! {
+                    m = self.message_for_use(inbox_id, &filter, deadline) => m?,
+                    errors = cut_short => return Err(Failure::FormErrors {
+                        errors,
+                        previous: previous.map(Box::new),
+                    }),
+                };
                 let lock = tab.lock();
                 let link = match extract::find_link(&msg.raw, describe.as_deref(), &|u| {
                     lock.check(u).is_ok()
@@ -305,6 +351,7 @@ impl Run<'_> {
     fn opened(&mut self, index: usize, url: &str) {
         self.filled.clear();
         self.filled_fields.clear();
+        self.unsent.clear();
         self.previous = Some(Previous {
             step: index,
             action: PreviousAction::Opened,
@@ -313,8 +360,11 @@ impl Run<'_> {
         });
     }
 
-    fn filled_at(&mut self, index: usize, field: Option<String>) {
+    /// A fill step typed into `field`, when the page had sent `requests` requests.
+    fn filled_at(&mut self, index: usize, field: Option<String>, requests: u64) {
         self.filled.push(index);
+        self.unsent.push(index);
+        self.requests_at_fill = requests;
         self.filled_fields.extend(field);
         self.previous = Some(Previous {
             step: index,
@@ -331,8 +381,9 @@ impl Run<'_> {
     fn form_came_back<'t>(&self, tab: &'t Tab) -> impl Future<Output = Vec<String>> + 't {
         let submitted = matches!(
             &self.previous,
-            Some(Previous { action: PreviousAction::Clicked { element: Some(e), .. }, .. })
-                if e.submits == Some(true)
+            Some(Previous { action: PreviousAction::Clicked { element, effect, .. }, .. })
+                if element.as_ref().is_some_and(|e| e.submits == Some(true))
+                    || effect.as_ref().is_some_and(|e| e.sent == Some(true))
         );
         // Fields filled on the page the form was on (a click keeps them; opening a page does not).
         let filled = self.filled_fields.clone();
@@ -352,6 +403,51 @@ impl Run<'_> {
             }
             std::future::pending().await
         }
+    }
+
+    /// The last browser action, when it did not do what the plan needs: a click that did
+    /// nothing, one after which the form this run filled stayed unsent (a link, a script, a
+    /// change of the page that sent nothing), or a submission the page answered with the same
+    /// form and errors. A check that fails right after it cannot be let pass.
+    pub(super) fn doubt(&self) -> Option<&Previous> {
+        let p = self.previous.as_ref()?;
+        let PreviousAction::Clicked {
+            effect, came_back, ..
+        } = &p.action
+        else {
+            return None;
+        };
+        let nothing = effect.as_deref().is_some_and(Effect::is_none);
+        let unsent =
+            !self.unsent.is_empty() && effect.as_ref().is_some_and(|e| e.sent == Some(false));
+        (nothing || unsent || !came_back.is_empty()).then_some(p)
+    }
+
+    /// Why a run that reached its end has not done what its plan needs, if it has not: the
+    /// form its last submission sent came back with errors, or a form it filled is still on
+    /// the page, never sent.
+    pub(super) async fn unfinished(&mut self, tab: &Tab, deadline: Instant) -> Option<Failure> {
+        if let Some(Previous {
+            action: PreviousAction::Clicked { came_back, .. },
+            ..
+        }) = &self.previous
+            && !came_back.is_empty()
+        {
+            return Some(self.form_errors(came_back.clone()));
+        }
+        // A request the page sent after the last fill took it somewhere (a form sent by
+        // script as its last box is typed).
+        if self.unsent.is_empty() || tab.page_requests() > self.requests_at_fill {
+            return None;
+        }
+        let by = deadline.min(Instant::now() + Duration::from_secs(2));
+        if tab.form_pending(by).await == Some(true) {
+            return Some(Failure::NeverSent {
+                filled: self.unsent.clone(),
+                previous: self.previous.clone().map(Box::new),
+            });
+        }
+        None
     }
 
     fn form_errors(&self, errors: Vec<String>) -> Failure {

@@ -785,6 +785,17 @@ pub(crate) fn run_journey(j: &Journey, kind: PlanKind) -> Option<Outcome> {
         }
         Err(e) => panic!("{}: {e}", path.display()),
     };
+    Some(run_journey_plan(j, kind, &text))
+}
+
+/// Runs `text`, a plan for journey `app/name` (its account, mail and proofs), as
+/// [`run_journey`] runs the journey's own plans. `None` when the journeys are not installed
+/// or no browser is there (outside CI).
+pub(crate) fn run_plan_for(app: &str, name: &str, text: &str) -> Option<Outcome> {
+    ready().then(|| run_journey_plan(journey(app, name), PlanKind::Hand, text))
+}
+
+fn run_journey_plan(j: &Journey, kind: PlanKind, text: &str) -> Outcome {
     let def = j.def();
     let app = running(j.app);
     let run_id = runner::new_run_id();
@@ -819,9 +830,9 @@ pub(crate) fn run_journey(j: &Journey, kind: PlanKind) -> Option<Outcome> {
             seen: "not run".to_string(),
         },
     };
-    let plan = match plan::parse_and_validate(&text, &Limits::default(), &vars) {
+    let plan = match plan::parse_and_validate(text, &Limits::default(), &vars) {
         Ok(plan) => plan,
-        Err(e) => return Some(outcome("invalid", e.to_string())),
+        Err(e) => return outcome("invalid", e.to_string()),
     };
     let spec = RunSpec::new(plan)
         .named(j.id())
@@ -854,7 +865,7 @@ pub(crate) fn run_journey(j: &Journey, kind: PlanKind) -> Option<Outcome> {
     });
     let result = match inviter {
         Ok(result) => result,
-        Err(e) => return Some(outcome("refused", e.to_string())),
+        Err(e) => return outcome("refused", e.to_string()),
     };
     let passwords = serde_json::to_string(&secrets).expect("JSON");
     let facts = records(
@@ -867,7 +878,7 @@ pub(crate) fn run_journey(j: &Journey, kind: PlanKind) -> Option<Outcome> {
     let evidence = judge(j.proofs, &facts, since);
     let json = serde_json::to_value(&result).expect("a result is JSON");
     let text = |v: &Value| v.as_str().map(str::to_string);
-    Some(Outcome {
+    Outcome {
         journey: j.id(),
         kind,
         status: text(&json["status"]).unwrap_or_default(),
@@ -891,7 +902,7 @@ pub(crate) fn run_journey(j: &Journey, kind: PlanKind) -> Option<Outcome> {
             })
             .collect(),
         evidence,
-    })
+    }
 }
 
 // ---- The table ----

@@ -43,3 +43,5 @@ mod serve_replicas;
 mod serve_security;
 mod terminal_output;
 mod validate_cli;
+mod verdict;
+mod verdict_stock;

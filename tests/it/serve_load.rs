@@ -25,7 +25,9 @@ fn quick_run() -> Value {
     json!({"plan": {"reasoning": "r", "steps": [
         {"type": "navigate", "url": format!("{site}/form.html")},
         {"type": "fill", "describe": "name", "label": "Full name", "value": "Ada"},
-        {"type": "done", "summary": "filled"}]},
+        {"type": "click", "describe": "submit", "text": "Create account"},
+        {"type": "wait_for_text", "text": "Welcome aboard"},
+        {"type": "done", "summary": "signed up"}]},
         "allowed_hosts": ["127.0.0.1"]})
 }
 

@@ -361,7 +361,9 @@ fn a_server_secret_goes_only_to_the_hosts_it_is_bound_to() {
         let plan = json!({"reasoning": "", "steps": [
             {"type": "navigate", "url": format!("{site}/form.html")},
             {"type": "fill", "describe": "name", "label": "Full name", "value": "{{secret.DEMO}}"},
-            {"type": "done", "summary": "filled"}]});
+            {"type": "click", "describe": "submit", "text": "Create account"},
+            {"type": "wait_for_text", "text": "Welcome aboard"},
+            {"type": "done", "summary": "signed up"}]});
         let (status, result) = post_run(
             &state,
             &json!({"plan": plan, "allowed_hosts": ["127.0.0.1"]}),

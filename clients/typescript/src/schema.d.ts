@@ -278,6 +278,52 @@ export interface components {
             in_filled_form?: boolean | null;
         };
         /**
+         * @description What a click did, as the executor saw it in the short window after it: the evidence that
+         *     the action happened. `did` is empty when nothing at all happened.
+         */
+        Effect: {
+            /** @description Each kind of thing it did, strongest first. */
+            did?: components["schemas"]["EffectKind"][];
+            /** @description Where the page went (a navigation or a same-document one). */
+            url?: string | null;
+            /** @description The first requests the page sent (`POST http://…/api/login`). */
+            requests?: string[];
+            /** @description The first changes in the document (`added <div.alert> "wrong code"`). */
+            changes?: string[];
+            /** @description How many changes in all. */
+            changed?: number | null;
+            /**
+             * @description Controls whose state changed (`checked of <input#terms>: false → true`; values are
+             *     never quoted).
+             */
+            states?: string[];
+            /** @description Where focus moved. */
+            focus?: string | null;
+            /** @description The dialog the page opened: its type and message. */
+            dialog?: string | null;
+            /**
+             * @description Whether the form this run filled was sent: submitted, its data requested, or taken in
+             *     (its field gone from view, what was typed shown back in new text). Absent when no field
+             *     of this page was filled.
+             */
+            sent?: boolean | null;
+            /**
+             * Format: double
+             * @description Milliseconds from the click to its first effect, as the page saw it.
+             */
+            after_ms?: number | null;
+            /**
+             * Format: int64
+             * @description How long the executor watched a click that did nothing.
+             */
+            watched_ms?: number | null;
+        };
+        /**
+         * @description One kind of thing a click can do.
+         * @enum {string}
+         */
+        EffectKind: "navigation" | "same_document" | "new_tab" | "dialog" | "request" | "submission" | "state" | "document" | "focus";
+        /**
          * @description The message an inbox step matched. (Its fields are optional in the API's schema: they are
          *     a step detail's only when the step read an email.)
          */
@@ -321,7 +367,7 @@ export interface components {
          * @description The kind of a step or run failure, as reported in results (`error.kind`).
          * @enum {string}
          */
-        ErrorKind: "not_found" | "not_actionable" | "timeout" | "navigation" | "lock_refused" | "email_timeout" | "no_code" | "no_link" | "inbox" | "browser" | "browser_crashed" | "cancelled" | "invalid_input" | "run_timeout" | "interrupted" | "ambiguous" | "form_not_sent";
+        ErrorKind: "not_found" | "not_actionable" | "timeout" | "navigation" | "lock_refused" | "email_timeout" | "no_code" | "no_link" | "inbox" | "browser" | "browser_crashed" | "cancelled" | "invalid_input" | "run_timeout" | "interrupted" | "ambiguous" | "form_not_sent" | "no_effect";
         /**
          * @description One line of the event log, tagged by `event`. Every event carries the run's id and an
          *     RFC 3339 time with milliseconds, UTC (`ts`).
@@ -427,8 +473,10 @@ export interface components {
             runners_up?: components["schemas"]["Candidate"][];
             chosen?: null | components["schemas"]["Candidate"];
             /**
-             * @description Links the text matched that a submitting step did not follow: they lead away from the
-             *     form this run was filling (`form_submit` pressed that form's one submit control).
+             * @description What a submitting step did not click: the texts it matched that are no control (a
+             *     heading) or links away from the form this run was filling, and the form's other submit
+             *     buttons (`form_submit` pressed that form's one submit control, `implicit_submit` its
+             *     default button, as Enter would).
              */
             passed_over?: components["schemas"]["Candidate"][];
             /** @description Matches that were not visible. */
@@ -449,6 +497,11 @@ export interface components {
             boxes?: number | null;
             /** @description How a code was typed: `as shown` or `compact` (without its separator). */
             form?: string | null;
+            /**
+             * @description The key pressed in the field this run filled instead of a click (`Enter`: implicit
+             *     submission by a default button the page hides).
+             */
+            key?: string | null;
         };
         /** @description What the planner was shown of the start page. */
         Looked: {
@@ -460,6 +513,8 @@ export interface components {
             buttons: number;
             /** @description Texts on the page that read like instructions to a model (counted, never sent). */
             flagged: number;
+            /** @description Texts of the outline withheld from the model for that, each marked in it. */
+            withheld: number;
             /**
              * Format: int64
              * @description The outline's size in the model's request, in tokens (about 4 characters each).
@@ -815,6 +870,7 @@ export interface components {
             navigation?: string | null;
             /** @description The error texts the page showed about the form a click submitted, once it came back. */
             form_errors?: string[];
+            effect?: null | components["schemas"]["Effect"];
             /** @description The one-time code, masked (`48••••`). */
             code?: string | null;
             /** @description The link an `open_link_from_inbox` chose. */

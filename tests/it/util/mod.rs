@@ -229,6 +229,27 @@ fn site_routes() -> Router {
                 },
             ),
         )
+        // The same form as a site drawn without any framework draws it: the words of an error
+        // in a plain element after the field, no class or ARIA to say it is one; the values
+        // typed kept (but a password's).
+        .route(
+            "/plain-register",
+            get(|| async { plain_register(&Default::default(), &[]) }).post(
+                |axum::extract::Form(form): axum::extract::Form<
+                    std::collections::HashMap<String, String>,
+                >| async move {
+                    let missing: Vec<&str> = ["username", "email", "password1", "password2"]
+                        .into_iter()
+                        .filter(|f| form.get(*f).is_none_or(|v| v.is_empty()))
+                        .collect();
+                    if missing.is_empty() {
+                        redirect("/person-done.html?welcome=1")
+                    } else {
+                        plain_register(&form, &missing)
+                    }
+                },
+            ),
+        )
         .route(
             "/trickle/{page}",
             get(|Path(page): Path<String>| async move { trickle(&page) }),
@@ -313,6 +334,36 @@ fn person_register(missing: &[&str]) -> Response {
     let body = format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>Register</title></head>\
          <body><main><h1>Create an account</h1><form method=\"post\" action=\"/person-register\">\
+         {}{}{}{}<button type=\"submit\">Register</button></form></main></body></html>",
+        field("username", "Username", "text"),
+        field("email", "Email", "email"),
+        field("password1", "Password", "password"),
+        field("password2", "Retype Password", "password"),
+    );
+    ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], body).into_response()
+}
+
+/// The registration form of `/plain-register`, with what was typed (but passwords) and a
+/// plain sentence after each field left empty.
+fn plain_register(typed: &std::collections::HashMap<String, String>, missing: &[&str]) -> Response {
+    let field = |name: &str, label: &str, kind: &str| {
+        let value = match typed.get(name) {
+            Some(v) if kind != "password" => format!(" value=\"{}\"", v.replace('"', "&quot;")),
+            _ => String::new(),
+        };
+        let error = if missing.contains(&name) {
+            format!("<div>Please enter your {}.</div>", label.to_lowercase())
+        } else {
+            String::new()
+        };
+        format!(
+            "<div><label for=\"{name}\">{label}</label>\
+             <input type=\"{kind}\" name=\"{name}\" id=\"{name}\"{value}>{error}</div>"
+        )
+    };
+    let body = format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Register</title></head>\
+         <body><main><h1>Join us</h1><form method=\"post\" action=\"/plain-register\">\
          {}{}{}{}<button type=\"submit\">Register</button></form></main></body></html>",
         field("username", "Username", "text"),
         field("email", "Email", "email"),

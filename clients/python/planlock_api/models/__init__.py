@@ -11,6 +11,8 @@ from .answer_source import AnswerSource
 from .bound_inbox import BoundInbox
 from .callback_state import CallbackState
 from .candidate import Candidate
+from .effect import Effect
+from .effect_kind import EffectKind
 from .email_seen import EmailSeen
 from .ended_run import EndedRun
 from .error_body import ErrorBody
@@ -79,6 +81,8 @@ __all__ = (
     "BoundInbox",
     "CallbackState",
     "Candidate",
+    "Effect",
+    "EffectKind",
     "EmailSeen",
     "EndedRun",
     "ErrorBody",

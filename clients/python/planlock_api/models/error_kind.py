@@ -15,6 +15,7 @@ class ErrorKind(StrEnum):
     NOT_ACTIONABLE = "not_actionable"
     NOT_FOUND = "not_found"
     NO_CODE = "no_code"
+    NO_EFFECT = "no_effect"
     NO_LINK = "no_link"
     RUN_TIMEOUT = "run_timeout"
     TIMEOUT = "timeout"

@@ -38,9 +38,11 @@ class Located:
             ambiguous (bool | None | Unset): The top two stayed tied under every rule but document order.
             runners_up (list[Candidate] | Unset): The next candidates in rank order.
             chosen (Candidate | None | Unset):
-            passed_over (list[Candidate] | Unset): Links the text matched that a submitting step did not follow: they lead
-                away from the
-                form this run was filling (`form_submit` pressed that form's one submit control).
+            passed_over (list[Candidate] | Unset): What a submitting step did not click: the texts it matched that are no
+                control (a
+                heading) or links away from the form this run was filling, and the form's other submit
+                buttons (`form_submit` pressed that form's one submit control, `implicit_submit` its
+                default button, as Enter would).
             hidden (int | None | Unset): Matches that were not visible.
             behind_modal (int | None | Unset): Matches behind an open modal dialog.
             locate_ms (float | None | Unset): Milliseconds the locator spent choosing (for benchmarks).
@@ -48,6 +50,8 @@ class Located:
                 (`autocomplete`, `name`, `boxes`).
             boxes (int | None | Unset): Split code boxes filled.
             form (None | str | Unset): How a code was typed: `as shown` or `compact` (without its separator).
+            key (None | str | Unset): The key pressed in the field this run filled instead of a click (`Enter`: implicit
+                submission by a default button the page hides).
      """
 
     strategy: str | Unset = UNSET
@@ -66,6 +70,7 @@ class Located:
     fallback: None | str | Unset = UNSET
     boxes: int | None | Unset = UNSET
     form: None | str | Unset = UNSET
+    key: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -174,6 +179,12 @@ class Located:
         else:
             form = self.form
 
+        key: None | str | Unset
+        if isinstance(self.key, Unset):
+            key = UNSET
+        else:
+            key = self.key
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -211,6 +222,8 @@ class Located:
             field_dict["boxes"] = boxes
         if form is not UNSET:
             field_dict["form"] = form
+        if key is not UNSET:
+            field_dict["key"] = key
 
         return field_dict
 
@@ -386,6 +399,16 @@ class Located:
         form = _parse_form(d.pop("form", UNSET))
 
 
+        def _parse_key(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        key = _parse_key(d.pop("key", UNSET))
+
+
         located = cls(
             strategy=strategy,
             element=element,
@@ -403,6 +426,7 @@ class Located:
             fallback=fallback,
             boxes=boxes,
             form=form,
+            key=key,
         )
 
 

@@ -27,6 +27,7 @@ class Looked:
             fields (int): Form fields in the outline.
             buttons (int): Buttons in the outline.
             flagged (int): Texts on the page that read like instructions to a model (counted, never sent).
+            withheld (int): Texts of the outline withheld from the model for that, each marked in it.
             outline_tokens (int): The outline's size in the model's request, in tokens (about 4 characters each).
      """
 
@@ -34,6 +35,7 @@ class Looked:
     fields: int
     buttons: int
     flagged: int
+    withheld: int
     outline_tokens: int
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -50,6 +52,8 @@ class Looked:
 
         flagged = self.flagged
 
+        withheld = self.withheld
+
         outline_tokens = self.outline_tokens
 
 
@@ -60,6 +64,7 @@ class Looked:
             "fields": fields,
             "buttons": buttons,
             "flagged": flagged,
+            "withheld": withheld,
             "outline_tokens": outline_tokens,
         })
 
@@ -78,6 +83,8 @@ class Looked:
 
         flagged = d.pop("flagged")
 
+        withheld = d.pop("withheld")
+
         outline_tokens = d.pop("outline_tokens")
 
         looked = cls(
@@ -85,6 +92,7 @@ class Looked:
             fields=fields,
             buttons=buttons,
             flagged=flagged,
+            withheld=withheld,
             outline_tokens=outline_tokens,
         )
 

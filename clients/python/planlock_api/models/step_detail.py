@@ -11,6 +11,8 @@ from ..types import UNSET, Unset
 from ..types import UNSET, Unset
 from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.effect import Effect
 
 
 
@@ -32,6 +34,7 @@ class StepDetail:
             navigation (None | str | Unset): Where a click sent the page.
             form_errors (list[str] | Unset): The error texts the page showed about the form a click submitted, once it came
                 back.
+            effect (Effect | None | Unset):
             code (None | str | Unset): The one-time code, masked (`48••••`).
             link (None | str | Unset): The link an `open_link_from_inbox` chose.
             anchor_text (None | str | Unset):
@@ -54,6 +57,7 @@ class StepDetail:
     same_document: bool | None | Unset = UNSET
     navigation: None | str | Unset = UNSET
     form_errors: list[str] | Unset = UNSET
+    effect: Effect | None | Unset = UNSET
     code: None | str | Unset = UNSET
     link: None | str | Unset = UNSET
     anchor_text: None | str | Unset = UNSET
@@ -72,6 +76,7 @@ class StepDetail:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.effect import Effect # noqa: PLC0415
         url: None | str | Unset
         if isinstance(self.url, Unset):
             url = UNSET
@@ -101,6 +106,14 @@ class StepDetail:
             form_errors = self.form_errors
 
 
+
+        effect: dict[str, Any] | None | Unset
+        if isinstance(self.effect, Unset):
+            effect = UNSET
+        elif isinstance(self.effect, Effect):
+            effect = self.effect.to_dict()
+        else:
+            effect = self.effect
 
         code: None | str | Unset
         if isinstance(self.code, Unset):
@@ -183,6 +196,8 @@ class StepDetail:
             field_dict["navigation"] = navigation
         if form_errors is not UNSET:
             field_dict["form_errors"] = form_errors
+        if effect is not UNSET:
+            field_dict["effect"] = effect
         if code is not UNSET:
             field_dict["code"] = code
         if link is not UNSET:
@@ -212,6 +227,7 @@ class StepDetail:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.effect import Effect # noqa: PLC0415
         d = dict(src_dict)
         def _parse_url(data: object) -> None | str | Unset:
             if data is None:
@@ -254,6 +270,26 @@ class StepDetail:
 
 
         form_errors = cast(list[str], d.pop("form_errors", UNSET))
+
+
+        def _parse_effect(data: object) -> Effect | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                effect_type_1 = Effect.from_dict(data)
+
+
+
+                return effect_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Effect | None | Unset, data)
+
+        effect = _parse_effect(d.pop("effect", UNSET))
 
 
         def _parse_code(data: object) -> None | str | Unset:
@@ -358,6 +394,7 @@ class StepDetail:
             same_document=same_document,
             navigation=navigation,
             form_errors=form_errors,
+            effect=effect,
             code=code,
             link=link,
             anchor_text=anchor_text,
