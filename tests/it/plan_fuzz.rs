@@ -159,23 +159,11 @@ const KEYS: &[&str] = &[
     "x\ny",
 ];
 
-const TYPES: &[&str] = &[
-    "navigate",
-    "click",
-    "fill",
-    "wait_seconds",
-    "wait_for_text",
-    "wait_for_email",
-    "use_otp_from_inbox",
-    "open_link_from_inbox",
-    "extract_text",
-    "done",
-    "wait_for_mail",
-    "goto",
-    "DONE",
-    "",
-    "click ",
-];
+/// Every step type, then near misses of them.
+fn types() -> Vec<&'static str> {
+    let near = ["wait_for_mail", "goto", "DONE", "", "click "];
+    planlock::plan::step_types().chain(near).collect()
+}
 
 /// Strings that exercise templates, URLs and selectors.
 fn tricky_string() -> impl Strategy<Value = String> {
@@ -249,7 +237,7 @@ fn arb_json() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::Bool),
         number(),
         tricky_string().prop_map(Value::String),
-        prop::sample::select(TYPES).prop_map(|t| Value::String(t.to_string())),
+        prop::sample::select(types()).prop_map(|t| Value::String(t.to_string())),
     ];
     leaf.prop_recursive(4, 48, 6, |inner| {
         prop_oneof![
@@ -279,7 +267,7 @@ fn arb_plan_shaped() -> impl Strategy<Value = Value> {
         0..5,
     )
     .prop_flat_map(|fields| {
-        prop::sample::select(TYPES).prop_map(move |t| {
+        prop::sample::select(types()).prop_map(move |t| {
             let mut m: Map<String, Value> = fields.iter().cloned().collect();
             m.insert("type".into(), Value::String(t.to_string()));
             Value::Object(m)
@@ -364,7 +352,7 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         (any::<Index>(), any::<Index>(), tricky_string())
             .prop_map(|(step, field, to)| Mutation::Template { step, field, to }),
         (any::<Index>(), number()).prop_map(|(step, to)| Mutation::Number { step, to }),
-        (any::<Index>(), prop::sample::select(TYPES)).prop_map(|(step, to)| Mutation::SetType {
+        (any::<Index>(), prop::sample::select(types())).prop_map(|(step, to)| Mutation::SetType {
             step,
             to: to.to_string()
         }),

@@ -90,8 +90,35 @@ fn schema_text_is_pretty_json_with_a_final_newline() {
     );
 }
 
+/// Each step type has its section in docs/steps.md and its row in the tables of
+/// docs/plan-format.md and the README: a new type is not done until people can read of it.
 #[test]
-fn schema_names_exactly_the_ten_step_types() {
+fn every_step_type_is_documented() {
+    let read = |rel: &str| fs::read_to_string(root(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let (steps, format, readme) = (
+        read("docs/steps.md"),
+        read("docs/plan-format.md"),
+        read("README.md"),
+    );
+    for t in planlock::plan::step_types() {
+        assert!(
+            steps.lines().any(|l| l == format!("### {t}")),
+            "docs/steps.md has no section `### {t}`"
+        );
+        let row = format!("| `{t}` |");
+        assert!(
+            format.lines().any(|l| l.starts_with(&row)),
+            "docs/plan-format.md's table of steps has no row for `{t}`"
+        );
+        assert!(
+            readme.lines().any(|l| l.starts_with(&row)),
+            "the README's table of steps has no row for `{t}`"
+        );
+    }
+}
+
+#[test]
+fn schema_names_exactly_the_step_types() {
     let schema = planlock::plan::json_schema();
     let mut types: Vec<&str> = schema["$defs"]["Step"]["oneOf"]
         .as_array()
