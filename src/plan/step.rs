@@ -1,4 +1,4 @@
-//! What a step is: the ten step types of a plan (the single source of truth for the JSON
+//! What a step is: the step types of a plan (the single source of truth for the JSON
 //! Schema) and each type's facts — whether it reads mail, acts on the page, checks — that the
 //! rest of planlock asks rather than listing step types again. Adding a step type:
 //! `docs/adding-a-step.md`.
