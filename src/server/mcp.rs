@@ -26,7 +26,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::api::{PlanPreview, Planned, PlannedLine, PlannedTag, RunView};
-use super::error::ApiError;
+use super::error::{ApiError, ApiErrorKind};
 use super::openapi;
 use super::request::{ActBody, PlansBody, RunBody};
 use super::routes::{self, Planning};
@@ -196,8 +196,8 @@ fn object_schema(required: &[(&str, &str)], optional: &[(&str, &str)]) -> JsonOb
 fn arguments<T: DeserializeOwned>(request: &CallToolRequestParams) -> Result<T, ApiError> {
     let value = Value::Object(request.arguments.clone().unwrap_or_default());
     serde_json::from_value(value).map_err(|e| {
-        ApiError::bad_request(
-            "invalid_request",
+        ApiError::new(
+            ApiErrorKind::InvalidRequest,
             format!("the arguments are not a valid request: {e}"),
         )
     })
@@ -625,8 +625,8 @@ fn elicited(var: &str, result: &ElicitResult) -> Result<Option<String>, ApiError
             .and_then(Value::as_str)
             .map(str::to_string)),
         ElicitationAction::Decline => Ok(None),
-        _ => Err(ApiError::unprocessable(
-            "cancelled",
+        _ => Err(ApiError::new(
+            ApiErrorKind::Cancelled,
             format!("the question for {{{{{var}}}}} was dismissed, so nothing ran"),
         )),
     }
@@ -643,8 +643,8 @@ fn answered(
             continue;
         };
         let result: ElicitResult = serde_json::from_value(raw.clone()).map_err(|e| {
-            ApiError::bad_request(
-                "invalid_request",
+            ApiError::new(
+                ApiErrorKind::InvalidRequest,
                 format!("inputResponses.{}: not an elicitation result: {e}", q.var),
             )
         })?;
