@@ -1,16 +1,19 @@
 //! MCP with a real client: the official Python SDK (PyPI `mcp`, pinned in scripts/test)
 //! drives `planlock mcp` over stdio and `/mcp` on `planlock serve` over streamable HTTP,
-//! against the demo shop (its own record of verified accounts) and a stock Django app (its
-//! database). The stand-in model speaks the OpenAI wire format (`util::model`).
+//! against the demo shop (its own record of verified accounts) and stock apps (their
+//! databases): the corpus's Django app, and django-allauth of the journeys. The stand-in
+//! model speaks the OpenAI wire format (`util::model`).
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use planlock::demo::{self, DemoSite, SmtpMailer};
 use serde_json::{Value, json};
 
+use crate::journeys;
 use crate::util::model::FakeModel;
 use crate::util::serve::ServeProcess;
 use crate::util::{self, rt};
@@ -441,6 +444,68 @@ fn run_plan_over_http_registers_on_a_stock_django_app() {
         String::from_utf8_lossy(&users.stdout).trim(),
         "[('ken', 'ken@quill.test')]"
     );
+}
+
+/// `run_plan` over stdio of a stock app's committed journey plan: django-allauth, an
+/// instance of its own mailing to the MCP server's inbox; sign up, confirm by the emailed
+/// link, sign in with the same password. Judged by allauth's own records, as the journeys are.
+#[test]
+fn run_plan_over_stdio_takes_a_stock_app_through_its_emailed_confirmation() {
+    let python = need!();
+    if !journeys::ready() {
+        return;
+    }
+    let journey = journeys::journey("allauth", "signup-confirm-login");
+    let port = free_port();
+    let app = journeys::start_mailing_to(journey.app, port);
+    let plan = std::fs::read_to_string(journey.file(journeys::PlanKind::Hand)).unwrap();
+    let plan: Value = serde_json::from_str(&plan).unwrap();
+    let password = journeys::fresh_password();
+    let store = tempfile::tempdir().unwrap();
+    let since = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let outcomes = client(
+        &python,
+        &json!({
+            "server": {"stdio": [
+                env!("CARGO_BIN_EXE_planlock"), "mcp",
+                "--store", format!("sqlite:{}", store.path().join("runs.sqlite3").display()),
+                "--inbox", format!(
+                    "journeys=smtp://127.0.0.1:{port}?domain={}", journeys::MAIL_DOMAIN
+                ),
+            ]},
+            "calls": [{"tool": "run_plan", "arguments": {
+                "plan": plan,
+                "vars": {journey.def().var: app.url},
+                "secrets": {"PASSWORD": password},
+                "inbox": "journeys",
+                "allowed_hosts": ["127.0.0.1"],
+            }}],
+        }),
+    );
+    let result = result_of(&outcomes[0]);
+    assert_eq!(result["status"], "succeeded", "{result:#}");
+    let address = result["inbox_address"].as_str().unwrap();
+    assert!(address.ends_with(journeys::MAIL_DOMAIN), "{address}");
+    // allauth's records: the account exists, its address verified, the secret its password,
+    // a sign-in during the run.
+    let facts = journeys::records(
+        journey.def(),
+        &app,
+        "show",
+        address,
+        &[(
+            "JOURNEY_PASSWORDS",
+            json!({"PASSWORD": password}).to_string(),
+        )],
+    );
+    let evidence = journeys::judge(journey.proofs, &facts, since);
+    assert!(evidence.reached, "{}", evidence.seen);
+    // The password was typed into the app, and is in no answer of the tool.
+    let answered = serde_json::to_string(&outcomes).unwrap();
+    assert!(!answered.contains(&password), "{answered}");
 }
 
 /// What must be the same whichever front end ran the request.
