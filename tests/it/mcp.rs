@@ -317,6 +317,58 @@ fn cancel_run_ends_a_run_the_client_is_following_as_cancelled() {
     assert_eq!(cancelled["status"], "cancelled");
 }
 
+/// Makes a `run_plan` call to `server` that waits a minute, gives it up at step 2, and
+/// answers the run as `get_run` shows it once it ended.
+fn give_up_a_waiting_run(python: &Path, server: Value) -> Value {
+    let plan = json!({
+        "reasoning": "Open a page, then wait long.",
+        "steps": [
+            {"type": "navigate", "url": util::site().url("/form.html")},
+            {"type": "wait_seconds", "seconds": 60},
+            {"type": "done", "summary": "waited"}
+        ]
+    });
+    let began = std::time::Instant::now();
+    let outcomes = client(
+        python,
+        &json!({
+            "server": server,
+            "calls": [{"tool": "run_plan", "abandon_at": "step 2 of 3",
+                       "arguments": {"plan": plan, "allowed_hosts": ["127.0.0.1"]}}],
+        }),
+    );
+    // The run ended at the step the call was given up in, as cancelled, well before its
+    // minute.
+    let run = &outcomes[0]["run"];
+    assert_eq!(run["run_id"], outcomes[0]["abandoned"], "{run:#}");
+    assert_eq!(run["status"], "cancelled", "{run:#}");
+    assert_eq!(run["failed_step"], 1, "{run:#}");
+    assert!(began.elapsed().as_secs() < 45, "{:?}", began.elapsed());
+    run.clone()
+}
+
+/// Over stdio the client's SDK sends `notifications/cancelled` for the call it gave up.
+#[test]
+fn giving_up_a_run_plan_call_over_stdio_cancels_its_run() {
+    let python = need!();
+    let store = tempfile::tempdir().unwrap();
+    give_up_a_waiting_run(
+        &python,
+        json!({"stdio": [
+            env!("CARGO_BIN_EXE_planlock"), "mcp",
+            "--store", format!("sqlite:{}", store.path().join("runs.sqlite3").display()),
+        ]}),
+    );
+}
+
+/// Over streamable HTTP (MCP 2026-07-28) the client gives up a call by closing its request.
+#[test]
+fn giving_up_a_run_plan_call_over_http_cancels_its_run() {
+    let python = need!();
+    let server = ServeProcess::start(&[], &[]);
+    give_up_a_waiting_run(&python, json!({"http": server.url("/mcp")}));
+}
+
 #[test]
 fn a_navigation_outside_the_lock_is_refused_with_its_sentence_in_the_result() {
     let python = need!();
