@@ -265,7 +265,8 @@ impl ApiError {
         }
     }
 
-    fn body(&self) -> ErrorBody {
+    /// The answer's body, as the HTTP API and the MCP tools say it.
+    pub(super) fn body(&self) -> ErrorBody {
         ErrorBody {
             error: ErrorDetail {
                 kind: self.kind,

@@ -211,10 +211,11 @@ fn answer(value: &impl Serialize, text: String) -> CallToolResult {
     result
 }
 
-/// An error as the API words it: `{"error": {"kind", "message"}}`, flagged as the tool's.
+/// An error as the API words it: `{"error": {"kind", "message", "problems"?}}`, flagged as
+/// the tool's.
 fn failed(e: ApiError) -> CallToolResult {
-    let body = json!({"error": {"kind": e.kind, "message": e.message}});
-    CallToolResult::error(vec![ContentBlock::text(body.to_string())])
+    let body = serde_json::to_string(&e.body()).unwrap_or_default();
+    CallToolResult::error(vec![ContentBlock::text(body)])
 }
 
 /// Where a run's events are.
@@ -748,6 +749,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_tool_error_is_the_apis_error_body() {
+        let invalid = ApiError::invalid_plan(&crate::plan::PlanError::Invalid(vec![
+            crate::plan::Problem::new("steps[0].url", "not absolute"),
+        ]));
+        let result = failed(invalid);
+        assert_eq!(result.is_error, Some(true));
+        let text = &result.content[0].as_text().expect("text").text;
+        let body: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(body["error"]["kind"], "invalid_plan");
+        assert_eq!(body["error"]["problems"][0]["path"], "steps[0].url");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("not absolute")
+        );
     }
 
     #[test]
