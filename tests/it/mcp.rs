@@ -287,18 +287,23 @@ fn act_without_elicitation_takes_the_suggestion_and_says_so() {
     );
 }
 
-#[test]
-fn cancel_run_ends_a_run_the_client_is_following_as_cancelled() {
-    let python = need!();
-    let server = ServeProcess::start(&[], &[]);
-    let plan = json!({
+/// A plan that opens a page, then waits a minute at step 2 of 3.
+fn waiting_plan() -> Value {
+    json!({
         "reasoning": "Open a page, then wait long.",
         "steps": [
             {"type": "navigate", "url": util::site().url("/form.html")},
             {"type": "wait_seconds", "seconds": 60},
             {"type": "done", "summary": "waited"}
         ]
-    });
+    })
+}
+
+#[test]
+fn cancel_run_ends_a_run_the_client_is_following_as_cancelled() {
+    let python = need!();
+    let server = ServeProcess::start(&[], &[]);
+    let plan = waiting_plan();
     let began = std::time::Instant::now();
     let outcomes = client(
         &python,
@@ -320,14 +325,7 @@ fn cancel_run_ends_a_run_the_client_is_following_as_cancelled() {
 /// Makes a `run_plan` call to `server` that waits a minute, gives it up at step 2, and
 /// answers the run as `get_run` shows it once it ended.
 fn give_up_a_waiting_run(python: &Path, server: Value) -> Value {
-    let plan = json!({
-        "reasoning": "Open a page, then wait long.",
-        "steps": [
-            {"type": "navigate", "url": util::site().url("/form.html")},
-            {"type": "wait_seconds", "seconds": 60},
-            {"type": "done", "summary": "waited"}
-        ]
-    });
+    let plan = waiting_plan();
     let began = std::time::Instant::now();
     let outcomes = client(
         python,
