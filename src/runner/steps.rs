@@ -34,14 +34,7 @@ impl Run<'_> {
         };
         // The navigation an emailed link started, and whatever the page does on its own after
         // it, is judged by where it leads until the run acts again.
-        if matches!(
-            step,
-            Step::Navigate { .. }
-                | Step::Click { .. }
-                | Step::Fill { .. }
-                | Step::UseOtpFromInbox { .. }
-                | Step::OpenLinkFromInbox { .. }
-        ) {
+        if step.kind().acts_on_page() {
             tab.judge_hops(None);
         }
         match step {

@@ -33,6 +33,7 @@ use super::routes::{self, Planning};
 use super::runs::{self, Launch, Started};
 use super::state::{AppState, Caller};
 use crate::pipeline::{Answer, AnswerSource};
+use crate::plan::StepType;
 use crate::runner::RunResult;
 
 /// How long a planned `act` waits for its client to answer the plan's questions.
@@ -561,11 +562,12 @@ fn progress_message(line: &Value, total: usize, run_id: &str) -> Option<String> 
     match line["event"].as_str()? {
         "step_started" => {
             let step_type = line["type"].as_str().unwrap_or_default();
-            let what = match step_type {
-                "wait_for_email" | "use_otp_from_inbox" | "open_link_from_inbox" => {
-                    "waiting for mail".to_string()
-                }
-                _ => line["describe"].as_str().unwrap_or(step_type).to_string(),
+            let reads_mail = serde_json::from_value::<StepType>(line["type"].clone())
+                .is_ok_and(StepType::reads_mail);
+            let what = match line["describe"].as_str() {
+                _ if reads_mail => "waiting for mail",
+                Some(describe) => describe,
+                None => step_type,
             };
             Some(format!("run {run_id} step {index} of {total}: {what}"))
         }

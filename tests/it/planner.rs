@@ -201,7 +201,7 @@ async fn anthropic_request_shape_one_request_per_plan_and_zero_on_a_cache_hit() 
         tools[0]["input_schema"],
         planner::schema::anthropic_input_schema()
     );
-    let variants = tools[0]["input_schema"]["properties"]["steps"]["items"]["oneOf"]
+    let variants = tools[0]["input_schema"]["properties"]["steps"]["items"]["anyOf"]
         .as_array()
         .unwrap();
     assert_eq!(variants.len(), plan::step_types().count());
