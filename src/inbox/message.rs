@@ -1,8 +1,6 @@
 //! Turns raw RFC 5322 bytes into a [`Message`] (sender, recipients, subject) for both backends,
 //! and decides whether a message is addressed to a run. Never panics on malformed MIME.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
 use chrono::{DateTime, Utc};
 use mail_parser::{Address, HeaderValue, MessageParser};
 
@@ -29,9 +27,7 @@ pub(crate) fn parse_message(
     received_at: DateTime<Utc>,
     envelope: &[String],
 ) -> Message {
-    // mail-parser is fuzzed and returns `None` on garbage, but a mailbox is untrusted input:
-    // a panic in a parser must cost one unreadable message, never the run.
-    let parsed = catch_unwind(AssertUnwindSafe(|| headers_of(&raw))).unwrap_or_default();
+    let parsed = super::read_untrusted("the headers", Headers::default(), || headers_of(&raw));
     let mut to: Vec<String> = Vec::new();
     for address in envelope.iter().chain(parsed.recipients.iter()) {
         let address = address.trim().to_lowercase();
@@ -192,6 +188,83 @@ mod tests {
         for raw in samples {
             let m = parse(raw);
             assert_eq!(m.raw, raw);
+        }
+    }
+
+    /// An address as senders write them, often one written before in another case.
+    fn recipient() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::strategy::Strategy as _;
+        const AGAIN: &[&str] = &[
+            "ann@shop.test",
+            "Ann@Shop.TEST",
+            "bob+run1@demo.test",
+            "BOB+run1@Demo.test",
+        ];
+        proptest::prop_oneof![
+            crate::inbox::generated_mail::address(),
+            proptest::sample::select(AGAIN).prop_map(str::to_string),
+        ]
+    }
+
+    // The guard around the readers is off in tests (`read_untrusted`): a panic fails these.
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_are_read_without_panicking(raw in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..400)) {
+            let m = parse(&raw);
+            proptest::prop_assert_eq!(m.raw, raw);
+        }
+
+        #[test]
+        fn generated_mails_are_read_without_panicking(raw in crate::inbox::generated_mail::mail()) {
+            let m = parse(&raw);
+            proptest::prop_assert!(m.to.iter().all(|a| *a == a.to_lowercase()), "{:?}", m.to);
+        }
+
+        /// Every address of `To`, `Cc` and `Delivered-To` is a recipient, lower-cased, once,
+        /// in the order the headers give them, whatever the display names, beside a subject
+        /// read as written.
+        #[test]
+        fn every_recipient_header_address_is_a_recipient_once(
+            lists in proptest::collection::vec(
+                (
+                    proptest::sample::select(&["To", "Cc", "Delivered-To"][..]),
+                    proptest::collection::vec(
+                        ("[A-Za-z]{0,8}( [A-Za-z]{1,8})?", recipient()),
+                        1..4,
+                    ),
+                ),
+                1..4,
+            ),
+            subject in "[A-Za-z0-9][A-Za-z0-9 ]{0,30}[A-Za-z0-9]",
+        ) {
+            let mut raw = format!("From: a@sender.test\r\nSubject: {subject}\r\n");
+            let mut expected: Vec<String> = Vec::new();
+            for (header, list) in &lists {
+                let written: Vec<String> = list
+                    .iter()
+                    .map(|(name, addr)| match (header, name.is_empty()) {
+                        (&"Delivered-To", _) | (_, true) => addr.clone(),
+                        _ => format!("\"{name}\" <{addr}>"),
+                    })
+                    .collect();
+                // Delivered-To carries one address per header line.
+                let lines: Vec<String> = if *header == "Delivered-To" {
+                    written.iter().map(|w| format!("{header}: {w}\r\n")).collect()
+                } else {
+                    vec![format!("{header}: {}\r\n", written.join(", "))]
+                };
+                raw.push_str(&lines.concat());
+                for (_, addr) in list {
+                    let addr = addr.to_lowercase();
+                    if !expected.contains(&addr) {
+                        expected.push(addr);
+                    }
+                }
+            }
+            raw.push_str("\r\nbody\r\n");
+            let m = parse(raw.as_bytes());
+            proptest::prop_assert_eq!(&m.to, &expected, "{}", raw);
+            proptest::prop_assert_eq!(&m.subject, &subject);
         }
     }
 }

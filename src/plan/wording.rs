@@ -1,7 +1,7 @@
 //! How plan messages quote what the user wrote: user text shown on one line and short, and
 //! did-you-mean suggestions for near misses (field names, step types, variables, selectors).
 
-use super::step_types;
+use super::{StepType, step_types};
 
 /// User text as it appears inside a message: control characters escaped (so one problem stays
 /// one line) and long text shortened.
@@ -55,18 +55,10 @@ pub(super) fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a s
 /// The step type meant by a name another tool uses (`goto`, `sleep`, `wait_for_mail`), else
 /// the closest type by spelling or by a shared word.
 pub(super) fn suggest_step_type(ty: &str) -> String {
-    let alias = match ty.to_ascii_lowercase().replace('-', "_").as_str() {
-        "goto" | "go_to" | "open" | "visit" | "open_url" | "load" => Some("navigate"),
-        "type" | "input" | "enter" | "enter_text" | "type_text" | "fill_in" => Some("fill"),
-        "sleep" | "wait" | "pause" => Some("wait_seconds"),
-        "press" | "tap" | "click_button" | "click_link" => Some("click"),
-        "finish" | "end" | "stop" | "complete" => Some("done"),
-        "extract" | "get_text" | "read_text" | "scrape" => Some("extract_text"),
-        "wait_for_mail" | "wait_email" | "check_email" | "read_email" => Some("wait_for_email"),
-        "otp" | "enter_otp" | "fill_otp" | "use_otp" => Some("use_otp_from_inbox"),
-        "open_link" | "click_email_link" | "magic_link" => Some("open_link_from_inbox"),
-        _ => None,
-    };
+    let name = ty.to_ascii_lowercase().replace('-', "_");
+    let alias = StepType::ALL
+        .into_iter()
+        .find(|t| t.other_names().contains(&name.as_str()));
     match alias {
         Some(a) => format!(" (did you mean `{a}`?)"),
         None => suggest(ty, step_types()),

@@ -145,9 +145,9 @@ mod tests {
 
     #[test]
     fn system_prompt_is_short_and_states_the_rules() {
-        // ~4 characters per token: about 1,000 tokens, cached by the provider after the first
+        // ~4 characters per token: about 1,100 tokens, cached by the provider after the first
         // call.
-        assert!(SYSTEM_PROMPT.len() < 4_200, "{} chars", SYSTEM_PROMPT.len());
+        assert!(SYSTEM_PROMPT.len() < 4_600, "{} chars", SYSTEM_PROMPT.len());
         for needle in [
             "ends with `done`",
             "Prefer `text` over `selector`",
@@ -166,6 +166,76 @@ mod tests {
             assert!(
                 SYSTEM_PROMPT.contains(&format!("`{step}`")),
                 "prompt lacks {step}"
+            );
+        }
+    }
+
+    /// The schema the model gets has no descriptions: every field it names is explained here.
+    #[test]
+    fn the_prompt_explains_every_field_the_schema_names() {
+        fn names(v: &serde_json::Value, out: &mut Vec<String>) {
+            match v {
+                serde_json::Value::Object(o) => {
+                    if let Some(serde_json::Value::Object(props)) = o.get("properties") {
+                        out.extend(props.keys().cloned());
+                    }
+                    o.values().for_each(|x| names(x, out));
+                }
+                serde_json::Value::Array(a) => a.iter().for_each(|x| names(x, out)),
+                _ => {}
+            }
+        }
+        let mut fields = Vec::new();
+        names(&super::super::schema::anthropic_input_schema(), &mut fields);
+        fields.retain(|f| f != "type");
+        assert!(fields.len() > 20, "{fields:?}");
+        for field in fields {
+            assert!(
+                SYSTEM_PROMPT.contains(&format!("`{field}`"))
+                    || SYSTEM_PROMPT.contains(&format!("{{{field}")) // `{url}`, `{describe, …`
+                    || SYSTEM_PROMPT.contains(&format!(" {field}?"))
+                    || SYSTEM_PROMPT.contains(&format!(" {field},"))
+                    || SYSTEM_PROMPT.contains(&format!("\"{field}\"")),
+                "the prompt never names `{field}`"
+            );
+        }
+    }
+
+    /// The whole request for a typical goal, with the largest outline of the blind goals'
+    /// start pages, stays within 2,500 tokens (about 4 characters each; a tokenizer's count
+    /// is in BENCHMARKS.md).
+    #[test]
+    fn a_typical_request_stays_within_its_token_budget() {
+        const OUTLINE: &str = include_str!("../../fixtures/blind/outlines/bootstrap-signup.txt");
+        let hosts = vec!["127.0.0.1".to_string()];
+        let user = user_message(
+            "Sign up at http://127.0.0.1:8000/bootstrap-signup.html with {{inbox_address}} \
+             and password {{secret.PASSWORD}}",
+            &UserContext {
+                allowed_hosts: &hosts,
+                var_names: &[],
+                inbox_names: &[],
+                max_steps: 15,
+                look: None,
+            },
+        );
+        let framing = outline_block(&crate::browser::Look {
+            url: String::new(),
+            outline: Default::default(),
+            flagged: 0,
+            withheld: 0,
+        })
+        .len();
+        let user_chars = user.len() + framing + OUTLINE.len();
+        for (provider, schema) in [
+            ("anthropic", super::super::schema::anthropic_input_schema()),
+            ("openai", super::super::schema::openai_strict_schema()),
+        ] {
+            let chars = SYSTEM_PROMPT.len() + schema.to_string().len() + user_chars;
+            assert!(
+                chars / 4 <= 2_500,
+                "{provider}: {chars} characters, about {} tokens",
+                chars / 4
             );
         }
     }

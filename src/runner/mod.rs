@@ -435,7 +435,7 @@ impl<'l> Run<'l> {
                             summary = Some(s.clone());
                         }
                         let mut detail = self.masked(detail);
-                        if let Step::ExtractText { .. } = &step {
+                        if step.kind().returns_text() {
                             let text = detail.text.clone().unwrap_or_default();
                             let shown = if req.settings.wrap_untrusted {
                                 wrap_untrusted(&text)
@@ -484,7 +484,7 @@ impl<'l> Run<'l> {
                         // not happen, is the evidence the goal was not reached.
                         let failure = match self.doubt() {
                             Some(previous)
-                                if is_check(&step)
+                                if step.kind().is_check()
                                     && step.criticality() != Criticality::Must
                                     && !matches!(failure, Failure::Cancelled) =>
                             {
@@ -796,15 +796,6 @@ async fn carry(
             }
         },
     }
-}
-
-/// A step that checks what the page or the mailbox shows after the actions before it, rather
-/// than acting itself.
-fn is_check(step: &Step) -> bool {
-    !matches!(
-        step,
-        Step::Click { .. } | Step::Fill { .. } | Step::Navigate { .. } | Step::Done { .. }
-    )
 }
 
 /// At most [`WARNING_TEXT`] characters of a page's text.

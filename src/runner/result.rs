@@ -342,7 +342,7 @@ impl Progress {
                 detail,
                 ..
             } => {
-                if step.step_type == StepType::ExtractText {
+                if step.step_type.returns_text() {
                     self.extracted.push(detail.text.clone().unwrap_or_default());
                 }
                 self.ended(step, StepState::Succeeded, *duration_ms, detail, None);

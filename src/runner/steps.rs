@@ -34,14 +34,7 @@ impl Run<'_> {
         };
         // The navigation an emailed link started, and whatever the page does on its own after
         // it, is judged by where it leads until the run acts again.
-        if matches!(
-            step,
-            Step::Navigate { .. }
-                | Step::Click { .. }
-                | Step::Fill { .. }
-                | Step::UseOtpFromInbox { .. }
-                | Step::OpenLinkFromInbox { .. }
-        ) {
+        if step.kind().acts_on_page() {
             tab.judge_hops(None);
         }
         match step {
@@ -471,7 +464,9 @@ impl Run<'_> {
         if self.unsent.is_empty() || tab.page_requests() > self.requests_at_fill {
             return None;
         }
-        let by = deadline.min(Instant::now() + Duration::from_secs(2));
+        // The page answers in milliseconds; the margin is for a machine under load, where a
+        // look that ran out of time would let an unsent form pass as sent.
+        let by = deadline.min(Instant::now() + Duration::from_secs(10));
         if tab.form_pending(by).await == Some(true) {
             return Some(Failure::NeverSent {
                 filled: self.unsent.clone(),

@@ -26,13 +26,14 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::api::{PlanPreview, Planned, PlannedLine, PlannedTag, RunView};
-use super::error::ApiError;
+use super::error::{ApiError, ApiErrorKind};
 use super::openapi;
 use super::request::{ActBody, PlansBody, RunBody};
 use super::routes::{self, Planning};
 use super::runs::{self, Launch, Started};
 use super::state::{AppState, Caller};
 use crate::pipeline::{Answer, AnswerSource};
+use crate::plan::StepType;
 use crate::runner::RunResult;
 
 /// How long a planned `act` waits for its client to answer the plan's questions.
@@ -196,8 +197,8 @@ fn object_schema(required: &[(&str, &str)], optional: &[(&str, &str)]) -> JsonOb
 fn arguments<T: DeserializeOwned>(request: &CallToolRequestParams) -> Result<T, ApiError> {
     let value = Value::Object(request.arguments.clone().unwrap_or_default());
     serde_json::from_value(value).map_err(|e| {
-        ApiError::bad_request(
-            "invalid_request",
+        ApiError::new(
+            ApiErrorKind::InvalidRequest,
             format!("the arguments are not a valid request: {e}"),
         )
     })
@@ -211,10 +212,11 @@ fn answer(value: &impl Serialize, text: String) -> CallToolResult {
     result
 }
 
-/// An error as the API words it: `{"error": {"kind", "message"}}`, flagged as the tool's.
+/// An error as the API words it: `{"error": {"kind", "message", "problems"?}}`, flagged as
+/// the tool's.
 fn failed(e: ApiError) -> CallToolResult {
-    let body = json!({"error": {"kind": e.kind, "message": e.message}});
-    CallToolResult::error(vec![ContentBlock::text(body.to_string())])
+    let body = serde_json::to_string(&e.body()).unwrap_or_default();
+    CallToolResult::error(vec![ContentBlock::text(body)])
 }
 
 /// Where a run's events are.
@@ -560,11 +562,12 @@ fn progress_message(line: &Value, total: usize, run_id: &str) -> Option<String> 
     match line["event"].as_str()? {
         "step_started" => {
             let step_type = line["type"].as_str().unwrap_or_default();
-            let what = match step_type {
-                "wait_for_email" | "use_otp_from_inbox" | "open_link_from_inbox" => {
-                    "waiting for mail".to_string()
-                }
-                _ => line["describe"].as_str().unwrap_or(step_type).to_string(),
+            let reads_mail = serde_json::from_value::<StepType>(line["type"].clone())
+                .is_ok_and(StepType::reads_mail);
+            let what = match line["describe"].as_str() {
+                _ if reads_mail => "waiting for mail",
+                Some(describe) => describe,
+                None => step_type,
             };
             Some(format!("run {run_id} step {index} of {total}: {what}"))
         }
@@ -625,8 +628,8 @@ fn elicited(var: &str, result: &ElicitResult) -> Result<Option<String>, ApiError
             .and_then(Value::as_str)
             .map(str::to_string)),
         ElicitationAction::Decline => Ok(None),
-        _ => Err(ApiError::unprocessable(
-            "cancelled",
+        _ => Err(ApiError::new(
+            ApiErrorKind::Cancelled,
             format!("the question for {{{{{var}}}}} was dismissed, so nothing ran"),
         )),
     }
@@ -643,8 +646,8 @@ fn answered(
             continue;
         };
         let result: ElicitResult = serde_json::from_value(raw.clone()).map_err(|e| {
-            ApiError::bad_request(
-                "invalid_request",
+            ApiError::new(
+                ApiErrorKind::InvalidRequest,
                 format!("inputResponses.{}: not an elicitation result: {e}", q.var),
             )
         })?;
@@ -748,6 +751,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_tool_error_is_the_apis_error_body() {
+        let invalid = ApiError::invalid_plan(&crate::plan::PlanError::Invalid(vec![
+            crate::plan::Problem::new("steps[0].url", "not absolute"),
+        ]));
+        let result = failed(invalid);
+        assert_eq!(result.is_error, Some(true));
+        let text = &result.content[0].as_text().expect("text").text;
+        let body: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(body["error"]["kind"], "invalid_plan");
+        assert_eq!(body["error"]["problems"][0]["path"], "steps[0].url");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("not absolute")
+        );
     }
 
     #[test]

@@ -11,6 +11,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
+use crate::plan::StepType;
+
 /// Upper bounds (seconds) of the duration buckets.
 const BUCKETS: &[f64] = &[
     0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
@@ -53,12 +55,6 @@ pub struct Gauges {
     pub max_runs: usize,
     pub queue_limit: usize,
 }
-
-const INBOX_STEPS: &[&str] = &[
-    "wait_for_email",
-    "use_otp_from_inbox",
-    "open_link_from_inbox",
-];
 
 impl Default for Metrics {
     fn default() -> Metrics {
@@ -155,11 +151,11 @@ impl Default for Metrics {
 
 impl Metrics {
     /// A step ended after `ms` milliseconds.
-    pub fn step(&self, step_type: &str, ms: u64) {
+    pub fn step(&self, step_type: StepType, ms: u64) {
         let seconds = ms as f64 / 1000.0;
-        let labels = label("type", step_type);
+        let labels = label("type", step_type.as_str());
         self.steps.get_or_create(&labels).observe(seconds);
-        if INBOX_STEPS.contains(&step_type) {
+        if step_type.reads_mail() {
             self.inbox_waits.get_or_create(&labels).observe(seconds);
         }
     }
@@ -224,8 +220,8 @@ mod tests {
     #[test]
     fn histograms_are_cumulative_and_labelled() {
         let m = Metrics::default();
-        m.step("wait_for_email", 1500);
-        m.step("wait_for_email", 40);
+        m.step(StepType::WaitForEmail, 1500);
+        m.step(StepType::WaitForEmail, 40);
         m.run("succeeded", 2000);
         let text = m.render(&Gauges {
             runs_in_flight: 1,

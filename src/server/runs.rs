@@ -280,7 +280,7 @@ async fn execute(
                     let _ = writer.send(Record::Screenshot(shot));
                 }
                 if let (Some(step), Some(ms)) = (event.step(), event.duration_ms()) {
-                    metrics.step(step.step_type.as_str(), ms);
+                    metrics.step(step.step_type, ms);
                 }
                 if let Some(tx) = &lines {
                     let _ = tx.send(line(&StreamLine::Event(Box::new(event.clone()))));

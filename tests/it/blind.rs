@@ -987,6 +987,7 @@ fn each_goals_request_carries_its_start_pages_outline() {
     .expect("goals.json is JSON");
     let bless = std::env::var_os("PLANLOCK_BLESS").is_some();
     let mut wrong = Vec::new();
+    let mut sizes = Vec::new();
     for name in PLANS {
         let goal_text = goals["goals"][name].as_str().expect("a goal");
         let world = World::start(&goal(name));
@@ -1027,6 +1028,20 @@ fn each_goals_request_carries_its_start_pages_outline() {
             .as_str()
             .unwrap_or_default()
             .to_string();
+        // What the whole request costs, part by part: the OpenAI body as sent, and the
+        // Anthropic body as `--dry-run` shows it (the same function builds what is sent).
+        let mut dry = cmd;
+        dry.arg("--dry-run")
+            .env("PLANLOCK_MODEL", "anthropic:stand-in");
+        let out = dry.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let preview: Value = serde_json::from_slice(&out.stdout).expect("the dry run prints JSON");
+        sizes.push(RequestSize::openai(name, &requests[0].body));
+        sizes.push(RequestSize::anthropic(name, &preview["body"]));
         let outline = outline_in(&message)
             .unwrap_or_else(|| panic!("{name}: no outline in the request:\n{message}"));
         let file = outline_file(name);
@@ -1044,7 +1059,77 @@ fn each_goals_request_carries_its_start_pages_outline() {
             ));
         }
     }
+    RequestSize::report(&sizes);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The parts of one model request, as sent: the system prompt, the schema the answer is
+/// held to, the user message (the outline in it), and the whole body, compact.
+struct RequestSize {
+    goal: &'static str,
+    provider: &'static str,
+    parts: [(&'static str, String); 4],
+}
+
+impl RequestSize {
+    fn openai(goal: &'static str, body: &Value) -> RequestSize {
+        RequestSize {
+            goal,
+            provider: "openai",
+            parts: [
+                ("system", text(&body["messages"][0]["content"])),
+                ("schema", body["response_format"].to_string()),
+                ("user", text(&body["messages"][1]["content"])),
+                ("whole", body.to_string()),
+            ],
+        }
+    }
+
+    fn anthropic(goal: &'static str, body: &Value) -> RequestSize {
+        RequestSize {
+            goal,
+            provider: "anthropic",
+            parts: [
+                ("system", text(&body["system"][0]["text"])),
+                ("schema", body["tools"].to_string()),
+                ("user", text(&body["messages"][0]["content"])),
+                ("whole", body.to_string()),
+            ],
+        }
+    }
+
+    /// Prints each request's parts in characters (and tokens at about 4 characters each);
+    /// with `PLANLOCK_REQUEST_PARTS=DIR`, writes each part there as
+    /// `GOAL.PROVIDER.PART.txt` for a tokenizer to count (`scripts/bench --outline`).
+    fn report(sizes: &[RequestSize]) {
+        let dir = std::env::var_os("PLANLOCK_REQUEST_PARTS").map(PathBuf::from);
+        eprintln!("\n| goal | provider | system | schema | user (outline) | whole | ≈ tokens |");
+        eprintln!("|---|---|---|---|---|---|---|");
+        for s in sizes {
+            let chars: Vec<usize> = s.parts.iter().map(|(_, t)| t.chars().count()).collect();
+            eprintln!(
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                s.goal,
+                s.provider,
+                chars[0],
+                chars[1],
+                chars[2],
+                chars[3],
+                chars[3] / 4
+            );
+            if let Some(dir) = &dir {
+                std::fs::create_dir_all(dir).expect("the parts folder");
+                for (part, text) in &s.parts {
+                    let file = dir.join(format!("{}.{}.{part}.txt", s.goal, s.provider));
+                    std::fs::write(file, text).expect("write a part");
+                }
+            }
+        }
+    }
+}
+
+fn text(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
 }
 
 /// Every blind plan of every set in turn, one table a set (`scripts/bench --blind`); fails,

@@ -133,49 +133,29 @@ fn check_accepted(text: &str, plan: &Plan) -> Result<(), TestCaseError> {
 // ---------------------------------------------------------------------------------------------
 // Strategies
 
-/// Field names real and near-real, so mutations hit the interesting branches often.
-const KEYS: &[&str] = &[
-    "type",
-    "url",
-    "describe",
-    "text",
-    "selector",
-    "label",
-    "value",
-    "seconds",
-    "timeout_seconds",
-    "inbox_id",
-    "from",
-    "subject",
-    "summary",
-    "reasoning",
-    "steps",
-    "$schema",
-    "selctor",
-    "timeout",
-    "Type",
-    "",
-    "a b",
-    "x\ny",
-];
+/// Field names real and near-real, so mutations hit the interesting branches often: every
+/// field a step of the schema has, the plan's own, then near misses.
+fn keys() -> Vec<String> {
+    let schema = planlock::plan::json_schema();
+    let mut keys: Vec<String> = Vec::new();
+    for step in schema["$defs"]["Step"]["oneOf"].as_array().expect("oneOf") {
+        for key in step["properties"].as_object().expect("properties").keys() {
+            if !keys.contains(key) {
+                keys.push(key.clone());
+            }
+        }
+    }
+    let plan = ["reasoning", "steps", "$schema"];
+    let near = ["selctor", "timeout", "Type", "", "a b", "x\ny"];
+    keys.extend(plan.into_iter().chain(near).map(str::to_string));
+    keys
+}
 
-const TYPES: &[&str] = &[
-    "navigate",
-    "click",
-    "fill",
-    "wait_seconds",
-    "wait_for_text",
-    "wait_for_email",
-    "use_otp_from_inbox",
-    "open_link_from_inbox",
-    "extract_text",
-    "done",
-    "wait_for_mail",
-    "goto",
-    "DONE",
-    "",
-    "click ",
-];
+/// Every step type, then near misses of them.
+fn types() -> Vec<&'static str> {
+    let near = ["wait_for_mail", "goto", "DONE", "", "click "];
+    planlock::plan::step_types().chain(near).collect()
+}
 
 /// Strings that exercise templates, URLs and selectors.
 fn tricky_string() -> impl Strategy<Value = String> {
@@ -249,17 +229,14 @@ fn arb_json() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::Bool),
         number(),
         tricky_string().prop_map(Value::String),
-        prop::sample::select(TYPES).prop_map(|t| Value::String(t.to_string())),
+        prop::sample::select(types()).prop_map(|t| Value::String(t.to_string())),
     ];
     leaf.prop_recursive(4, 48, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
             prop::collection::vec(
                 (
-                    prop_oneof![
-                        prop::sample::select(KEYS).prop_map(str::to_string),
-                        "[a-z_$]{0,8}"
-                    ],
+                    prop_oneof![prop::sample::select(keys()), "[a-z_$]{0,8}"],
                     inner
                 ),
                 0..6
@@ -271,20 +248,14 @@ fn arb_json() -> impl Strategy<Value = Value> {
 
 /// Something plan-shaped but arbitrary: an object with `reasoning` and `steps` of objects.
 fn arb_plan_shaped() -> impl Strategy<Value = Value> {
-    let step = prop::collection::vec(
-        (
-            prop::sample::select(KEYS).prop_map(str::to_string),
-            arb_json(),
-        ),
-        0..5,
-    )
-    .prop_flat_map(|fields| {
-        prop::sample::select(TYPES).prop_map(move |t| {
-            let mut m: Map<String, Value> = fields.iter().cloned().collect();
-            m.insert("type".into(), Value::String(t.to_string()));
-            Value::Object(m)
-        })
-    });
+    let step = prop::collection::vec((prop::sample::select(keys()), arb_json()), 0..5)
+        .prop_flat_map(|fields| {
+            prop::sample::select(types()).prop_map(move |t| {
+                let mut m: Map<String, Value> = fields.iter().cloned().collect();
+                m.insert("type".into(), Value::String(t.to_string()));
+                Value::Object(m)
+            })
+        });
     (tricky_string(), prop::collection::vec(step, 0..18))
         .prop_map(|(reasoning, steps)| json!({ "reasoning": reasoning, "steps": steps }))
 }
@@ -343,12 +314,7 @@ enum Mutation {
 
 fn mutation() -> impl Strategy<Value = Mutation> {
     let at = || prop::option::weighted(0.8, any::<Index>());
-    let key = || {
-        prop_oneof![
-            prop::sample::select(KEYS).prop_map(str::to_string),
-            "[a-z_]{1,10}"
-        ]
-    };
+    let key = || prop_oneof![prop::sample::select(keys()), "[a-z_]{1,10}"];
     prop_oneof![
         (at(), any::<Index>()).prop_map(|(step, field)| Mutation::Drop { step, field }),
         (at(), any::<Index>(), key()).prop_map(|(step, field, to)| Mutation::Rename {
@@ -364,7 +330,7 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         (any::<Index>(), any::<Index>(), tricky_string())
             .prop_map(|(step, field, to)| Mutation::Template { step, field, to }),
         (any::<Index>(), number()).prop_map(|(step, to)| Mutation::Number { step, to }),
-        (any::<Index>(), prop::sample::select(TYPES)).prop_map(|(step, to)| Mutation::SetType {
+        (any::<Index>(), prop::sample::select(types())).prop_map(|(step, to)| Mutation::SetType {
             step,
             to: to.to_string()
         }),

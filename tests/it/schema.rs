@@ -90,8 +90,35 @@ fn schema_text_is_pretty_json_with_a_final_newline() {
     );
 }
 
+/// Each step type has its section in docs/steps.md and its row in the tables of
+/// docs/plan-format.md and the README: a new type is not done until people can read of it.
 #[test]
-fn schema_names_exactly_the_ten_step_types() {
+fn every_step_type_is_documented() {
+    let read = |rel: &str| fs::read_to_string(root(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let (steps, format, readme) = (
+        read("docs/steps.md"),
+        read("docs/plan-format.md"),
+        read("README.md"),
+    );
+    for t in planlock::plan::step_types() {
+        assert!(
+            steps.lines().any(|l| l == format!("### {t}")),
+            "docs/steps.md has no section `### {t}`"
+        );
+        let row = format!("| `{t}` |");
+        assert!(
+            format.lines().any(|l| l.starts_with(&row)),
+            "docs/plan-format.md's table of steps has no row for `{t}`"
+        );
+        assert!(
+            readme.lines().any(|l| l.starts_with(&row)),
+            "the README's table of steps has no row for `{t}`"
+        );
+    }
+}
+
+#[test]
+fn schema_names_exactly_the_step_types() {
     let schema = planlock::plan::json_schema();
     let mut types: Vec<&str> = schema["$defs"]["Step"]["oneOf"]
         .as_array()
@@ -188,4 +215,124 @@ fn what_the_validator_accepts_the_schema_accepts() {
         }
     }
     assert!(accepted >= fixtures("valid").len());
+}
+
+/// The `.json` files ending in `suffix` in `inner` of each folder below `base` (`inner` of
+/// `base` itself when `each` is false).
+fn plans_below(base: &str, each: bool, inner: &str, suffix: &str) -> Vec<(String, String)> {
+    let dirs: Vec<std::path::PathBuf> = if each {
+        fs::read_dir(root(base))
+            .unwrap_or_else(|e| panic!("cannot list {base}: {e}"))
+            .map(|e| e.expect("entry").path().join(inner))
+            .collect()
+    } else {
+        vec![root(base).join(inner)]
+    };
+    let mut out = Vec::new();
+    for dir in dirs {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for path in entries.map(|e| e.expect("entry").path()) {
+            let name = path.to_string_lossy().into_owned();
+            if name.ends_with(suffix) {
+                out.push((name, fs::read_to_string(&path).expect("read plan")));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A plan as OpenAI's strict mode makes a model write it: every field of the plan and of each
+/// step present, `null` where the plan leaves it out.
+fn with_nulls(plan: &Value, strict: &Value) -> Value {
+    let mut plan = plan.clone();
+    let Some(root) = plan.as_object_mut() else {
+        return plan;
+    };
+    root.remove("$schema");
+    for key in strict["properties"].as_object().expect("properties").keys() {
+        root.entry(key.clone()).or_insert(Value::Null);
+    }
+    let variants = strict["properties"]["steps"]["items"]["anyOf"]
+        .as_array()
+        .expect("step variants");
+    if let Some(Value::Array(steps)) = root.get_mut("steps") {
+        for step in steps.iter_mut().filter_map(Value::as_object_mut) {
+            let variant = variants
+                .iter()
+                .find(|v| Some(&v["properties"]["type"]["enum"][0]) == step.get("type"));
+            for key in variant
+                .into_iter()
+                .flat_map(|v| v["properties"].as_object())
+                .flat_map(|p| p.keys())
+            {
+                step.entry(key.clone()).or_insert(Value::Null);
+            }
+        }
+    }
+    plan
+}
+
+/// The schemas the model is constrained to (shape only, shared fields under `$defs`) accept
+/// exactly the plans the plan schema describes: every valid fixture, in the form each
+/// provider has the model write it, and none of the structurally invalid ones.
+#[test]
+fn the_models_schemas_ask_for_the_same_plans() {
+    let anthropic = planlock::planner::schema::anthropic_input_schema();
+    let strict = planlock::planner::schema::openai_strict_schema();
+    let validators = [
+        (
+            "anthropic",
+            jsonschema::validator_for(&anthropic).expect("a valid JSON Schema"),
+        ),
+        (
+            "openai",
+            jsonschema::validator_for(&strict).expect("a valid JSON Schema"),
+        ),
+    ];
+    let mut failures = Vec::new();
+    let written_elsewhere: Vec<(String, String)> = [
+        plans_below("fixtures/blind", true, "plans", ".json"),
+        plans_below("fixtures/corpus", false, "plans", ".json"),
+        plans_below("fixtures/journeys", true, "", ".hand.json"),
+        plans_below("fixtures/journeys", true, "", ".blind.json"),
+    ]
+    .concat();
+    assert!(written_elsewhere.len() > 50, "{}", written_elsewhere.len());
+    for (name, text) in fixtures("valid").into_iter().chain(written_elsewhere) {
+        let mut plan: Value = serde_json::from_str(&text).expect("valid fixtures are JSON");
+        if let Some(o) = plan.as_object_mut() {
+            o.remove("$schema");
+        }
+        for (provider, validator) in &validators {
+            let written = match *provider {
+                "openai" => with_nulls(&plan, &strict),
+                _ => plan.clone(),
+            };
+            let errors: Vec<String> = validator
+                .iter_errors(&written)
+                .map(|e| format!("  {} at {}", e, e.instance_path))
+                .collect();
+            if !errors.is_empty() {
+                failures.push(format!("{provider} refuses {name}:\n{}", errors.join("\n")));
+            }
+        }
+    }
+    let all = fixtures("invalid");
+    for name in STRUCTURALLY_INVALID {
+        let (_, text) = all.iter().find(|(n, _)| n == name).expect("fixture");
+        let plan: Value = serde_json::from_str(text).expect("JSON");
+        for (provider, validator) in &validators {
+            let written = match *provider {
+                "openai" => with_nulls(&plan, &strict),
+                _ => plan.clone(),
+            };
+            if validator.is_valid(&written) {
+                failures.push(format!("{provider} accepts invalid/{name}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -374,3 +374,24 @@ fn schema_into_a_closed_pipe_is_not_an_error() {
         "{stderr}"
     );
 }
+
+/// docs/plan-format.md shows `planlock validate signup.json` on a plan with one problem a
+/// step; that plan is `fixtures/plans/invalid/docs-signup-example.json`, so the page shows
+/// what planlock prints today (the test above holds the fixture to its `.expected`).
+#[test]
+fn the_validate_example_in_the_docs_is_what_planlock_prints() {
+    let plan = "fixtures/plans/invalid/docs-signup-example.json";
+    let printed = text(&planlock(&["validate", plan]).stderr).replace(plan, "signup.json");
+    let doc = fs::read_to_string(root("docs/plan-format.md")).expect("docs/plan-format.md");
+    let shown: String = doc
+        .lines()
+        .skip_while(|l| *l != "$ planlock validate signup.json")
+        .skip(1)
+        .take_while(|l| !l.starts_with("```") && !l.starts_with("$ "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(
+        shown, printed,
+        "docs/plan-format.md's example of `planlock validate` is not what planlock prints"
+    );
+}
