@@ -46,6 +46,7 @@ pub mod report;
 pub mod runner;
 #[cfg(feature = "server")]
 pub mod server;
+mod vocabulary;
 
 pub use browser::{BrowserError, Chromium, LaunchOptions};
 pub use error::{ErrorKind, StepError};

@@ -7,8 +7,9 @@
 // sentences, which the Rust side words (browser/locate.rs, runner/failure.rs). Waiting happens here,
 // inside the page, so a step costs one CDP round trip however long it waits; the Rust side
 // re-evaluates after navigations. `accname` is dom-accessibility-api's computation of roles and
-// accessible names (accname.js, bundled by scripts/accname/build).
-(accname) => async (req) => {
+// accessible names (accname.js, bundled by scripts/accname/build); `vocabulary` the word lists
+// it reads pages with (vocabulary.js, generated from src/vocabulary/pages.rs).
+(accname, vocabulary) => async (req) => {
   const started = performance.now();
   const budget = req.budget_ms;
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim().toLowerCase();
@@ -18,6 +19,8 @@
   const cut = (s, n) => (s.length > n ? s.slice(0, n - 1) + "\u2026" : s);
   // Finding and ranking time of the attempt that succeeded (waiting excluded), to the µs.
   const ms = (t) => Math.round(t * 1000) / 1000;
+  // A regular expression's alternatives that are the words of a list, each taken literally.
+  const anyOf = (words) => words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
 
   // ---- reading the DOM as it is, not as a page named it ----
   // A form's controls are also its properties (`<button name="action">` makes `form.action`
@@ -259,22 +262,17 @@
   }
   // The role a step's `describe` names ("the Sign Up button", "Pricing link"), or null. The
   // role word before any "in/on/under ..." phrase wins: "the button in the menu" is a button.
-  const ROLE_WORDS = {
-    button: "button", btn: "button", submit: "button", link: "link", hyperlink: "link", anchor: "link",
-    tab: "tab", checkbox: "checkbox", radio: "radio", menuitem: "menuitem", option: "option",
-    switch: "switch", toggle: "switch", dropdown: "combobox", combobox: "combobox", select: "combobox",
-    field: "textbox", input: "textbox", textbox: "textbox",
-  };
-  const PLACE_WORDS = new Set(["in", "on", "of", "inside", "within", "under", "below", "above", "near",
-    "next", "beside", "from", "at", "by"]);
+  const ROLE_WORDS = vocabulary.role_words;
+  const ROLE_PHRASES = vocabulary.role_phrases.map(([pattern, word]) => [new RegExp(pattern, "g"), word]);
+  const PLACE_WORDS = new Set(vocabulary.place_words);
+  // A describe with its two-word roles written as one (`radio button` is `radio`).
+  const joinRoles = (d) => ROLE_PHRASES.reduce((text, [pattern, word]) => text.replace(pattern, word), d);
   function wantedRole(describe, query) {
     let d = norm(describe);
     if (!d) return null;
     const q = norm(query);
     if (q && q.length > 1) d = d.split(q).join(" ");
-    d = d.replace(/radio\s*button/g, "radio").replace(/menu\s*(item|entry|option)/g, "menuitem")
-      .replace(/(check|tick)\s*box/g, "checkbox").replace(/text\s*(box|field)/g, "textbox")
-      .replace(/drop\s*-?\s*down/g, "dropdown");
+    d = joinRoles(d);
     let role = null;
     for (const w of d.split(/[^a-z]+/)) {
       if (ROLE_WORDS[w]) role = ROLE_WORDS[w];
@@ -284,14 +282,13 @@
   }
   // The landmarks a step's describe places its element in ("the Sign up link in the menu",
   // "… in the footer"), or null when it names none.
-  const PLACES = { menu: ["nav", "header"], navigation: ["nav", "header"], nav: ["nav", "header"], navbar: ["nav", "header"],
-    header: ["header", "nav"], footer: ["footer"], sidebar: ["aside"] };
+  const PLACES = vocabulary.places;
   function wantedPlace(describe, query) {
     let d = norm(describe);
     if (!d) return null;
     const q = norm(query);
     if (q && q.length > 1) d = d.split(q).join(" ");
-    d = d.replace(/menu\s*(item|entry|option)/g, "menuitem");
+    d = joinRoles(d);
     for (const w of d.split(/[^a-z]+/)) if (PLACES[w]) return PLACES[w];
     return null;
   }
@@ -436,13 +433,7 @@
   const wordsOf = (s) => (s || "").toLowerCase().replace(/[\u00ad\u2010-\u2015-]/g, "").split(/[^\p{L}\p{N}]+/u).filter(Boolean);
   const joined = (s) => wordsOf(s).join("");
   // Phrases that name one action, whichever a site chose (the same table for every page).
-  const EQUIVALENT = [
-    ["sign up", "signup", "register", "create account", "create an account", "join", "get started"],
-    ["log in", "login", "sign in", "signin"],
-    ["continue", "next"],
-    ["submit", "send"],
-    ["verify", "confirm", "activate"],
-  ].map((group) => group.map(wordsOf));
+  const EQUIVALENT = vocabulary.equivalent.map((group) => group.map(wordsOf));
   const hasRun = (ws, run) => {
     outer: for (let i = 0; i + run.length <= ws.length; i++) {
       for (let j = 0; j < run.length; j++) if (ws[i + j] !== run[j]) continue outer;
@@ -479,7 +470,7 @@
 
   // Content people other than the site can post: links marked user-generated, and anything
   // inside a comment (ARIA's comment role, schema.org Comment microdata, a comments region).
-  const UGC_WORDS = /(^|\s)(comment|comments|user-content|ugc)(\s|$)/i;
+  const UGC_WORDS = new RegExp(`(^|\\s)(${anyOf(vocabulary.user_content_marks)})(\\s|$)`, "i");
   function isUserContent(el) {
     for (let n = el; n; n = up(n)) {
       if (tagOf(n) === "A" && /(^|\s)(ugc|nofollow)(\s|$)/i.test(attr(n, "rel") || "")) return true;
@@ -585,7 +576,7 @@
 
   // Whether a step's words say it submits what was just filled ("the Sign up button",
   // "submit the form"), for clicking a form's one submit control when the text matches nothing.
-  const SUBMIT_WORDS = /\b(submit|send|sign ?up|register|create|join|get started|continue|next|log ?in|sign ?in|save|request|invite|add|confirm|verify|activate|apply|finish|done|subscribe|reset|update|go)\b/;
+  const SUBMIT_WORDS = new RegExp(`\\b(${anyOf(vocabulary.submit_words)})\\b`);
   function saysSubmit(describe, text) {
     const d = norm(describe), t = norm(text);
     return SUBMIT_WORDS.test(t) || SUBMIT_WORDS.test(d) || /\bsubmit\b/.test(d);
@@ -650,9 +641,11 @@
 
   // When no label matches and the step names an email or password field: the one control of
   // that kind in the form filled last (or on the page, before any fill).
+  const EMAIL_WORDS = new RegExp(`\\b(${anyOf(vocabulary.email_field_words)})\\b`);
+  const PASSWORD_WORDS = new RegExp(`\\b(${anyOf(vocabulary.password_field_words)})\\b`);
   function byType(describe) {
     const d = norm(describe);
-    const kind = /\b(e-?mail|email address)\b/.test(d) ? "email" : /\b(password|passphrase|passcode)\b/.test(d) ? "password" : null;
+    const kind = EMAIL_WORDS.test(d) ? "email" : PASSWORD_WORDS.test(d) ? "password" : null;
     if (!kind) return [];
     const form = lastFilledForm();
     const fits = (el) => {
@@ -895,8 +888,8 @@
   // The field a page marks as the one-time code, when the plan's selector finds none: the
   // autocomplete hint browsers use, then a control named like a code, then a row of
   // single-character boxes. Returns the control(s) and which sign found them.
-  const CODE_WORDS = /(^|[^a-z])(code|otp|one[-_ ]?time|passcode|pin|token|verification)([^a-z]|$)/;
-  const NOT_CODE_WORDS = /promo|coupon|voucher|discount|gift|referral|invit|zip|postal|post code|country|area code|captcha/;
+  const CODE_WORDS = new RegExp(`(^|[^a-z])(${anyOf(vocabulary.code_field_words)})([^a-z]|$)`);
+  const NOT_CODE_WORDS = new RegExp(anyOf(vocabulary.not_code_field_words));
   function codeField() {
     const controls = everything().filter((el) => isTextControl(el) && tagOf(el) !== "SELECT" && isVisible(el) && isEditable(el) && !isUserContent(el));
     const marked = controls.find((el) => (attr(el, "autocomplete") || "").toLowerCase().includes("one-time-code"));
@@ -1015,7 +1008,7 @@
     return { fields, text: pageText() };
   }
   // Words that say something went wrong, for a message the page shows away from any field.
-  const WRONG_WORDS = /\b(error|errors|invalid|incorrect|wrong|required|must|match|already|taken|exists|failed|not|cannot|can't|too short|too long|please (correct|enter|try|fix)|try again)\b/i;
+  const WRONG_WORDS = new RegExp(`\\b(${anyOf(vocabulary.error_words)})\\b`, "i");
 
   // ---- what a click did ----
   // The controls whose state a click can change without changing the document (checked,

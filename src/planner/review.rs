@@ -7,41 +7,7 @@ use serde::Serialize;
 
 use crate::plan::{Plan, Step};
 use crate::report::printable;
-
-/// Word stems that make a step look destructive or costly (matched at the start of a word).
-const STEMS: &[&str] = &[
-    "delet",
-    "remov",
-    "erase",
-    "destroy",
-    "purge",
-    "wipe",
-    "payment",
-    "paypal",
-    "purchas",
-    "checkout",
-    "subscri",
-    "unsubscri",
-    "cancel",
-    "transfer",
-    "withdraw",
-    "donat",
-    "deactivat",
-    "terminat",
-    "refund",
-    "upgrad",
-];
-/// Whole words that make a step look destructive or costly.
-const WORDS: &[&str] = &[
-    "pay", "pays", "paid", "buy", "buys", "order", "orders", "sell",
-];
-/// Word pairs (in one field, in order) that do.
-const PAIRS: &[(&str, &str)] = &[
-    ("check", "out"),
-    ("close", "account"),
-    ("send", "money"),
-    ("place", "order"),
-];
+use crate::vocabulary::review::{PAIRS, STEMS, WORDS};
 
 /// The words of a step that look destructive or costly (empty when none do). Looks at
 /// click text/describe/selector, fill describe/label/selector, and navigate URLs.

@@ -7,9 +7,7 @@ use super::html::render_html;
 use super::link_rank::{Occurrence, RankedLink, rank};
 use super::quoted::quoted_lines;
 use super::structured::declared;
-
-/// Ends of sentences inside a line.
-const SENTENCE_ENDS: &[&str] = &[". ", "! ", "? ", "。", "！", "？"];
+use crate::vocabulary::mail::SENTENCE_ENDS;
 
 /// Bare `http(s)://` URLs in a line, with their char range.
 fn bare_urls(line: &str) -> Vec<(usize, String)> {

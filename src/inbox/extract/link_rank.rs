@@ -4,13 +4,13 @@
 
 use url::Url;
 
-use super::link_words::{
-    ACTION_KEYS, BAD_ANCHORS, BAD_URL_PARTS, BAD_URL_WORDS, CARRIER_KEYS, CONTEXT_NEG, IMAGE_EXTS,
-    INVITING_STEMS, Intent, SOCIAL_HOSTS, TOKEN_KEYS, WEAK_ANCHORS, contains_word, intent, undoing,
-    undoing_address,
-};
+use super::link_words::{Intent, contains_word, intent, undoing, undoing_address};
 use super::words::{first_stem, words};
 use super::wrapper::{is_http, unwrap_url};
+use crate::vocabulary::links::{
+    ACTION_KEYS, BAD_ANCHORS, BAD_URL_PARTS, BAD_URL_WORDS, CARRIER_KEYS, CONTEXT_NEG,
+    DESCRIBE_STOPWORDS, IMAGE_EXTS, INVITING_STEMS, SOCIAL_HOSTS, TOKEN_KEYS, WEAK_ANCHORS,
+};
 
 /// One place a link is shown in a message, with the words a reader sees around it.
 #[derive(Debug, Clone, Default)]
@@ -57,13 +57,6 @@ impl RankedLink {
         (self.refused.is_none(), !self.quoted, self.score)
     }
 }
-
-/// Describe words that say nothing about which link (`the link in the email`).
-const DESCRIBE_STOPWORDS: &[&str] = &[
-    "the", "a", "an", "to", "for", "of", "in", "on", "my", "your", "our", "this", "that", "link",
-    "url", "button", "email", "mail", "message", "from", "with", "and", "or", "open", "click",
-    "page", "me", "it", "is", "inbox", "follow", "use", "new", "which", "we", "you", "sent", "at",
-];
 
 /// The content words of a step's `describe`.
 pub(super) fn describe_words(describe: Option<&str>) -> Vec<String> {

@@ -9,100 +9,7 @@ use super::otp_candidates::{
 };
 use super::otp_labels::{Pol, is_sign_off, labels_in, lower};
 use super::{Otp, OtpError, OtpSource, mask_code};
-
-/// Month and weekday names: a number right next to one is part of a date.
-const MONTHS: &[&str] = &[
-    "jan",
-    "january",
-    "feb",
-    "february",
-    "mar",
-    "march",
-    "apr",
-    "april",
-    "may",
-    "jun",
-    "june",
-    "jul",
-    "july",
-    "aug",
-    "august",
-    "sep",
-    "sept",
-    "september",
-    "oct",
-    "october",
-    "nov",
-    "november",
-    "dec",
-    "december",
-    "januar",
-    "februar",
-    "märz",
-    "mai",
-    "juni",
-    "juli",
-    "oktober",
-    "dezember",
-    "janvier",
-    "février",
-    "mars",
-    "avril",
-    "juin",
-    "juillet",
-    "août",
-    "septembre",
-    "octobre",
-    "novembre",
-    "décembre",
-    "enero",
-    "febrero",
-    "marzo",
-    "abril",
-    "mayo",
-    "junio",
-    "julio",
-    "agosto",
-    "septiembre",
-    "octubre",
-    "noviembre",
-    "diciembre",
-    "gennaio",
-    "febbraio",
-    "aprile",
-    "maggio",
-    "giugno",
-    "luglio",
-    "settembre",
-    "ottobre",
-    "dicembre",
-    "января",
-    "февраля",
-    "марта",
-    "апреля",
-    "мая",
-    "июня",
-    "июля",
-    "августа",
-    "сентября",
-    "октября",
-    "ноября",
-    "декабря",
-    "mon",
-    "tue",
-    "wed",
-    "thu",
-    "fri",
-    "sat",
-    "sun",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-];
+use crate::vocabulary::codes::{LABEL_LEADS, MONTHS, VALUE_LABELS};
 
 /// Everything known about one candidate's marking.
 #[derive(Debug, Default)]
@@ -211,12 +118,6 @@ fn first_label_of(block: &Block, lc: &[char]) -> Option<Pol> {
     }
     Some(first.pol)
 }
-
-/// Words that may come before a code label at the start of its line (`Your code is …`).
-const LABEL_LEADS: &[&str] = &[
-    "your", "the", "a", "this", "use", "enter", "ihr", "dein", "votre", "ton", "tu", "su", "il",
-    "la", "le", "el", "twój", "ваш",
-];
 
 /// Whether the line `lc` (lower-cased) starts with a code label before `at`, after at most one
 /// word of [`LABEL_LEADS`].
@@ -608,9 +509,6 @@ pub(super) fn find_otp_inner(raw: &[u8], recipient: &str) -> Result<Otp, OtpErro
         [(_, first), ..] => Ok(first.clone()),
     }
 }
-
-/// Last words of a label whose value is the code itself, whatever its shape.
-const VALUE_LABELS: &[&str] = &["token", "code", "passcode", "otp"];
 
 /// When nothing has the shape of a code: a value that a code label introduces on its own line
 /// (`Verification Token: b'2UkFi3Ep'`), taken exactly as shown. The value must be one word of
