@@ -885,11 +885,37 @@
     return { x: off.x + r.left + r.width / 2, y: off.y + r.top + r.height / 2 };
   }
 
+  // The code labels of a text, read as the mail's reader reads them (inbox/extract/otp_labels.rs):
+  // `^` wants no letter before a label, `$` no letter or digit after it; a code word inside a
+  // longer label of another kind (`barcode`, `backup code`) does not count.
+  const CODE_LABELS = new Map();
+  for (const [kind, specs] of [["code", vocabulary.code_words], ["inside", vocabulary.inside_other_words],
+    ["other", vocabulary.other_codes], ["other", vocabulary.other_code_fields]]) {
+    for (const spec of specs) {
+      const chars = [...spec.replace(/^\^/, "").replace(/\$$/, "")];
+      const label = { chars, kind, before: spec.startsWith("^"), after: spec.length > 1 && spec.endsWith("$") };
+      if (!CODE_LABELS.has(chars[0])) CODE_LABELS.set(chars[0], []);
+      CODE_LABELS.get(chars[0]).push(label);
+    }
+  }
+  function codeLabels(text) {
+    const cs = [...text];
+    const found = [];
+    cs.forEach((c, i) => {
+      for (const l of CODE_LABELS.get(c) || []) {
+        const end = i + l.chars.length;
+        if (end > cs.length || l.chars.some((x, k) => cs[i + k] !== x)) continue;
+        if (l.before && i > 0 && /\p{Alphabetic}/u.test(cs[i - 1])) continue;
+        if (l.after && end < cs.length && /[\p{Alphabetic}\p{N}]/u.test(cs[end])) continue;
+        found.push({ start: i, end, kind: l.kind });
+      }
+    });
+    const blockers = found.filter((l) => l.kind !== "code");
+    return found.filter((l) => l.kind !== "code" || !blockers.some((b) => b.start <= l.start && l.end <= b.end && b.end - b.start > l.end - l.start));
+  }
   // The field a page marks as the one-time code, when the plan's selector finds none: the
   // autocomplete hint browsers use, then a control named like a code, then a row of
   // single-character boxes. Returns the control(s) and which sign found them.
-  const CODE_WORDS = new RegExp(`(^|[^a-z])(${anyOf(vocabulary.code_field_words)})([^a-z]|$)`);
-  const NOT_CODE_WORDS = new RegExp(anyOf(vocabulary.not_code_field_words));
   function codeField() {
     const controls = everything().filter((el) => isTextControl(el) && tagOf(el) !== "SELECT" && isVisible(el) && isEditable(el) && !isUserContent(el));
     const marked = controls.find((el) => (attr(el, "autocomplete") || "").toLowerCase().includes("one-time-code"));
@@ -901,7 +927,8 @@
       const labels = [...(el.labels || [])].map((l) => l.innerText).join(" ");
       const says = [labels, givenName(el), attr(el, "name"), el.id, attr(el, "placeholder")]
         .map((t) => norm(t).replace(/[_-]/g, " ")).join(" | ");
-      return CODE_WORDS.test(says) && !NOT_CODE_WORDS.test(says);
+      const found = codeLabels(says);
+      return found.some((l) => l.kind === "code") && !found.some((l) => l.kind === "other");
     });
     if (named) return { els: boxesAround(named, controls) || [named], by: "name" };
     const single = controls.filter((el) => el.maxLength === 1 || attr(el, "maxlength") === "1");

@@ -10,8 +10,8 @@ pub(crate) mod mail;
 mod pages;
 pub(crate) mod review;
 
-/// `browser/vocabulary.js`: the locator's tables from [`pages`], as the JavaScript object the
-/// locator is given. Only the test below reads [`pages`] in Rust; it writes the file when
+/// `browser/vocabulary.js`: the locator's tables from [`pages`] and the code words of
+/// [`codes`], as the JavaScript object the locator is given. Only the test below reads [`pages`] in Rust; it writes the file when
 /// blessed and fails while the file is stale.
 #[cfg(test)]
 fn locator_tables_js() -> String {
@@ -28,8 +28,10 @@ fn locator_tables_js() -> String {
         "places": pages::PLACES.iter().map(|(k, v)| (k.to_string(), json!(v))).collect::<Map<_, _>>(),
         "equivalent": pages::EQUIVALENT,
         "submit_words": pages::SUBMIT_WORDS,
-        "code_field_words": pages::CODE_FIELD_WORDS,
-        "not_code_field_words": pages::NOT_CODE_FIELD_WORDS,
+        "code_words": codes::CODE_WORDS,
+        "inside_other_words": codes::INSIDE_OTHER_WORDS,
+        "other_codes": codes::OTHER_CODES,
+        "other_code_fields": pages::OTHER_CODE_FIELDS,
         "email_field_words": pages::EMAIL_FIELD_WORDS,
         "password_field_words": pages::PASSWORD_FIELD_WORDS,
         "error_words": pages::ERROR_WORDS,
@@ -37,8 +39,8 @@ fn locator_tables_js() -> String {
     });
     let pretty = serde_json::to_string_pretty(&tables).expect("tables serialise");
     format!(
-        "// Generated from src/vocabulary/pages.rs (`PLANLOCK_BLESS=1 cargo test --lib vocabulary`):\n\
-         // edit that file, not this one. The word lists the locator reads pages with, given to\n\
+        "// Generated from src/vocabulary/pages.rs and codes.rs (`PLANLOCK_BLESS=1 cargo test --lib\n\
+         // vocabulary`): edit those, not this file. The word lists the locator reads pages with, given to\n\
          // locator.js as `vocabulary`.\n{pretty}\n"
     )
 }

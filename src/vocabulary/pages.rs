@@ -1,6 +1,7 @@
 //! How pages and plans word what a step looks for: the roles and places a step's `describe`
-//! names, the phrases that name one action, the words of a submit button, of a code, email or
-//! password field and of an error message, and the marks of content others posted. The
+//! names, the phrases that name one action, the words of a submit button, of an email or
+//! password field and of an error message, the fields that ask for other codes, and the marks
+//! of content others posted (with the code words of [`super::codes`]). The
 //! locator reads them (`browser/locator.js`), as `browser/vocabulary.js`, which is generated
 //! from this file: `PLANLOCK_BLESS=1 cargo test --lib vocabulary` writes it, and the same test
 //! fails while it is stale. Words are matched lower-cased, whole (between non-letters).
@@ -111,36 +112,10 @@ pub(crate) const SUBMIT_WORDS: &[&str] = &[
     "go",
 ];
 
-/// Words of a field's label, name, id or placeholder (`-` and `_` read as spaces) that mark
-/// it as the one-time code's, when the plan's selector finds none.
-pub(crate) const CODE_FIELD_WORDS: &[&str] = &[
-    "code",
-    "otp",
-    "one time",
-    "onetime",
-    "passcode",
-    "pin",
-    "token",
-    "verification",
-];
-
-/// Pieces of the same texts that make a field some other code's (a promotion, a postcode, a
-/// captcha), whatever else they say; matched anywhere, even inside a word.
-pub(crate) const NOT_CODE_FIELD_WORDS: &[&str] = &[
-    "promo",
-    "coupon",
-    "voucher",
-    "discount",
-    "gift",
-    "referral",
-    "invit",
-    "zip",
-    "postal",
-    "post code",
-    "country",
-    "area code",
-    "captcha",
-];
+/// Fields of a form that ask for some other code than the one mailed (an invitation, a
+/// country, a captcha): never the one-time code's field. The code words and the other codes
+/// themselves are the mail's ([`super::codes`]), written the same way (`^`: no letter before).
+pub(crate) const OTHER_CODE_FIELDS: &[&str] = &["^invit", "^post code", "^country", "^captcha"];
 
 /// Words of a describe that name an email field, for finding the form's one email control
 /// when no label matches.

@@ -4,8 +4,30 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-pub(super) use crate::vocabulary::codes::Pol;
-use crate::vocabulary::codes::{OTP_LABELS, SIGN_OFFS};
+use crate::vocabulary::codes::{
+    CODE_WORDS, INSIDE_OTHER_WORDS, NOT_CODES, OFFERS, OTHER_CODES, SIGN_OFFS,
+};
+
+/// What a label says of a number beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Pol {
+    Pos,
+    Neg,
+    /// Only suppresses positive matches it contains (`barcode`, `unicode`).
+    Neutral,
+    /// Offers a discount (`10% off`): a code in the same sentence is a promotion code, whatever
+    /// word comes before it.
+    Offer,
+}
+
+/// The vocabulary's lists of labels, each with what it says of a number.
+const LABELS: [(&[&str], Pol); 5] = [
+    (CODE_WORDS, Pol::Pos),
+    (INSIDE_OTHER_WORDS, Pol::Neutral),
+    (OTHER_CODES, Pol::Neg),
+    (NOT_CODES, Pol::Neg),
+    (OFFERS, Pol::Offer),
+];
 
 pub(super) struct Label {
     pub(super) start: usize,
@@ -24,7 +46,10 @@ fn otp_table() -> &'static KwTable {
     static TABLE: OnceLock<KwTable> = OnceLock::new();
     TABLE.get_or_init(|| {
         let mut by_first: HashMap<char, Vec<Kw>> = HashMap::new();
-        for (spec, pol) in OTP_LABELS {
+        for (spec, pol) in LABELS
+            .iter()
+            .flat_map(|(specs, pol)| specs.iter().map(move |spec| (spec, pol)))
+        {
             let lb = spec.starts_with('^');
             let rb = spec.ends_with('$') && spec.len() > 1;
             let word = spec.trim_start_matches('^').trim_end_matches('$');
