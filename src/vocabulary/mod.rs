@@ -9,6 +9,7 @@ pub(crate) mod mail;
 #[cfg(test)]
 mod pages;
 pub(crate) mod review;
+pub(crate) mod words;
 
 /// `browser/vocabulary.js`: the locator's tables from [`pages`] and the code words of
 /// [`codes`], as the JavaScript object the locator is given. Only the test below reads [`pages`] in Rust; it writes the file when

@@ -4,13 +4,13 @@
 
 use url::Url;
 
-use super::link_words::{Intent, contains_word, intent, undoing, undoing_address};
-use super::words::{first_stem, words};
+use super::link_words::{Intent, contains_word, intent};
 use super::wrapper::{is_http, unwrap_url};
 use crate::vocabulary::links::{
     ACTION_KEYS, BAD_ANCHORS, BAD_URL_PARTS, BAD_URL_WORDS, CARRIER_KEYS, CONTEXT_NEG,
     DESCRIBE_STOPWORDS, IMAGE_EXTS, INVITING_STEMS, SOCIAL_HOSTS, TOKEN_KEYS, WEAK_ANCHORS,
 };
+use crate::vocabulary::words::{first_stem, undoing, undoing_address, words};
 
 /// One place a link is shown in a message, with the words a reader sees around it.
 #[derive(Debug, Clone, Default)]

@@ -1,29 +1,8 @@
 //! The vocabulary of verification links: words that mark the link to follow, those that mark
 //! links never to follow (undo, destroy, unsubscribe, privacy, social, images, pixels).
 
-use super::words::{first_stem, stem_matches};
-use crate::vocabulary::links::{
-    ADDRESS_UNDOING, DESTRUCTIVE_STEMS, LOGIN_STEMS, PASSIVE, STRONG_STEMS,
-};
-
-/// The words of `ws` that say a link undoes or destroys something, if any: the first match of
-/// [`DESTRUCTIVE_STEMS`] that is not in the passive (`will be removed`).
-pub(super) fn undoing(ws: &[String]) -> Option<String> {
-    DESTRUCTIVE_STEMS.iter().find_map(|stem| {
-        stem_matches(ws, stem)
-            .find(|&(i, _)| i == 0 || !PASSIVE.contains(&ws[i - 1].as_str()))
-            .map(|(i, n)| ws[i..i + n].join(" "))
-    })
-}
-
-/// [`undoing`] for the words of an address ([`ADDRESS_UNDOING`] too).
-pub(super) fn undoing_address(ws: &[String]) -> Option<String> {
-    undoing(ws).or_else(|| {
-        ws.iter()
-            .find(|w| ADDRESS_UNDOING.contains(&w.as_str()))
-            .cloned()
-    })
-}
+use crate::vocabulary::links::{LOGIN_STEMS, STRONG_STEMS};
+use crate::vocabulary::words::first_stem;
 
 pub(super) fn contains_word(hay: &str, needle: &str) -> bool {
     if !needle.is_ascii() {

@@ -13,7 +13,6 @@ mod quoted;
 mod structured;
 #[cfg(test)]
 mod test_mail;
-mod words;
 mod wrapper;
 
 use url::Url;
@@ -233,7 +232,7 @@ fn same_place(a: &Url, b: &Url) -> bool {
 /// `unsubscribe`, `deleting`, `not you`…, in the languages links are read in), if any: a link
 /// described so is never opened.
 pub fn undoing_word(text: &str) -> Option<String> {
-    link_words::undoing(&words::words(text))
+    crate::vocabulary::words::undoing(&crate::vocabulary::words::words(text))
 }
 
 /// Masks a code for events and logs: at most the first two characters stay readable (one for

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use ego_tree::NodeId;
 use scraper::{ElementRef, Html, Node};
 
-use super::words::{has_stem, words};
 use crate::vocabulary::mail::{OPENERS, QUOTED_REST, WROTE};
+use crate::vocabulary::words::{has_stem, words};
 
 /// Whether a line or paragraph opens text another person wrote.
 pub(super) fn opens_quote(text: &str) -> bool {
