@@ -643,6 +643,8 @@
   // that kind in the form filled last (or on the page, before any fill).
   const EMAIL_WORDS = new RegExp(`\\b(${anyOf(vocabulary.email_field_words)})\\b`);
   const PASSWORD_WORDS = new RegExp(`\\b(${anyOf(vocabulary.password_field_words)})\\b`);
+  // The same words in a control's name or id (`user_email`, `emailAddress`).
+  const EMAIL_NAMES = new RegExp(`(^|[^a-z])(${anyOf(vocabulary.email_field_words)})([^a-z]|$)`, "i");
   function byType(describe) {
     const d = norm(describe);
     const kind = EMAIL_WORDS.test(d) ? "email" : PASSWORD_WORDS.test(d) ? "password" : null;
@@ -653,7 +655,7 @@
       const type = (attr(el, "type") || "").toLowerCase();
       if (kind === "password") return type === "password";
       const auto = (attr(el, "autocomplete") || "").toLowerCase();
-      return type === "email" || auto.split(/\s+/).includes("email") || /(^|[^a-z])e-?mail([^a-z]|$)/i.test(`${el.name} ${el.id}`);
+      return type === "email" || auto.split(/\s+/).includes("email") || EMAIL_NAMES.test(`${el.name} ${el.id}`);
     };
     const controls = everything().filter((el) => fits(el) && (!form || formOf(el) === form));
     return controls.length === 1 ? [{ el: controls[0], match: 1, exact: false, source: 5, order: 0, ugc: false }] : [];
