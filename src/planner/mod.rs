@@ -342,42 +342,6 @@ impl PlannerError {
             _ => exit::ENVIRONMENT,
         }
     }
-
-    /// A short machine-readable kind, for the HTTP API's `{"error":{"kind"}}`.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            PlannerError::EmptyGoal | PlannerError::NoSite { .. } => "invalid_goal",
-            PlannerError::BadAllowHost(_) | PlannerError::Vars(_) => "invalid_input",
-            PlannerError::ModelNotSet
-            | PlannerError::BadModel { .. }
-            | PlannerError::UnknownProvider { .. }
-            | PlannerError::BadSetting { .. }
-            | PlannerError::BadBaseUrl { .. }
-            | PlannerError::MissingKey { .. } => "model_not_configured",
-            PlannerError::Unreachable { .. } | PlannerError::Timeout { .. } => "model_unreachable",
-            PlannerError::Unauthorized { .. } => "model_unauthorized",
-            PlannerError::NotFound { .. }
-            | PlannerError::Rejected { .. }
-            | PlannerError::BadResponse { .. } => "model_error",
-            PlannerError::Unavailable { .. } => "model_unavailable",
-            PlannerError::Refused { .. } => "model_refused",
-            PlannerError::InvalidPlan { .. } => "invalid_plan",
-        }
-    }
-
-    /// A suggested HTTP status for the service: 400 for the caller's input, 422 for a
-    /// refusal or invalid plan, 503 for the model's environment (the key is the server's,
-    /// not the caller's, so a bad key is not a 401 to the caller).
-    pub fn http_status(&self) -> u16 {
-        match self {
-            PlannerError::EmptyGoal
-            | PlannerError::NoSite { .. }
-            | PlannerError::BadAllowHost(_)
-            | PlannerError::Vars(_) => 400,
-            PlannerError::Refused { .. } | PlannerError::InvalidPlan { .. } => 422,
-            _ => 503,
-        }
-    }
 }
 
 /// The one sentence that says an answer stopped at the output cap (Anthropic's

@@ -433,7 +433,9 @@ impl Run<'_> {
         if self.unsent.is_empty() || tab.page_requests() > self.requests_at_fill {
             return None;
         }
-        let by = deadline.min(Instant::now() + Duration::from_secs(2));
+        // The page answers in milliseconds; the margin is for a machine under load, where a
+        // look that ran out of time would let an unsent form pass as sent.
+        let by = deadline.min(Instant::now() + Duration::from_secs(10));
         if tab.form_pending(by).await == Some(true) {
             return Some(Failure::NeverSent {
                 filled: self.unsent.clone(),

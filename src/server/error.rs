@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::browser::BROWSER_WS_VAR;
@@ -16,22 +16,197 @@ use crate::plan::{self, PlanError, Problem, VarsError};
 use crate::planner::PlannerError;
 use crate::runner::SpecError;
 
-/// An error answer. `kind` is for programs, `message` is a sentence for people.
+/// What went wrong, for programs: the `kind` of every error answer, of the HTTP API and of
+/// the MCP tools alike. A kind always comes with the same HTTP status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ApiErrorKind {
+    /// The body is empty or not JSON.
+    MalformedJson,
+    /// The body (or a tool's arguments) is JSON but not the shape of the request.
+    InvalidRequest,
+    /// The body could not be read.
+    UnreadableBody,
+    /// The request is not valid HTTP/1.1.
+    MalformedRequest,
+    /// The request names no `Host`, names it twice, or not in ASCII.
+    BadHost,
+    /// `GET /v1/runs`: an unknown `status`, a `limit` out of range, a foreign `cursor`.
+    InvalidQuery,
+    /// The bearer token is missing or wrong.
+    Unauthorized,
+    /// `Host` is not a name this server answers to.
+    ForbiddenHost,
+    /// `Origin` or `Sec-Fetch-Site` says a page of another site sent the request.
+    CrossSiteRequest,
+    /// No such endpoint, or no such screenshot.
+    NotFound,
+    /// No run with this id.
+    RunNotFound,
+    /// The endpoint exists, but not with this method.
+    MethodNotAllowed,
+    /// The body did not arrive in time.
+    BodyTimeout,
+    /// The body is over the limit.
+    BodyTooLarge,
+    /// The URL is over the limit.
+    UriTooLong,
+    /// The body is not `application/json`.
+    UnsupportedMediaType,
+    /// The plan is not valid, or the model returned a plan that is not.
+    InvalidPlan,
+    /// A variable or secret cannot be used, or a secret has no value.
+    InvalidVariables,
+    /// An inbox the request names cannot be bound.
+    InvalidInbox,
+    /// An `allowed_hosts` entry is not a host.
+    InvalidAllowedHosts,
+    /// The lock refuses a place the request names.
+    LockRefused,
+    /// A secret is bound to hosts the run's lock goes beyond.
+    SecretNotAllowed,
+    /// `callback_url` cannot be used.
+    InvalidCallback,
+    /// The goal is empty or names no site.
+    InvalidGoal,
+    /// The planner could not use a variable or an allowed host.
+    InvalidInput,
+    /// The model declined to plan the goal.
+    ModelRefused,
+    /// `look` is `"required"` and the start page could not be read.
+    LookFailed,
+    /// A question of MCP `act` was dismissed, so nothing ran (MCP tools only).
+    Cancelled,
+    /// Too many runs executing and waiting.
+    TooManyRuns,
+    /// This caller has as many runs executing and waiting as one caller may.
+    TooManyRunsForCaller,
+    /// Too many plan requests waiting for the model.
+    TooManyPlans,
+    /// The request's headers are over the limit.
+    HeadersTooLarge,
+    /// A bug; the details are in the server's log.
+    Internal,
+    /// The server is shutting down and starts nothing new.
+    ShuttingDown,
+    /// The browser cannot be started or reached.
+    BrowserUnavailable,
+    /// A bound inbox cannot be reached.
+    InboxUnavailable,
+    /// The run store cannot be read or written.
+    StoreUnavailable,
+    /// No planner is configured.
+    ModelNotConfigured,
+    /// The model did not answer.
+    ModelUnreachable,
+    /// The model provider refused the server's API key.
+    ModelUnauthorized,
+    /// The provider could not serve the request, even after retries.
+    ModelUnavailable,
+    /// The provider rejected the request or answered in an unexpected format.
+    ModelError,
+}
+
+impl ApiErrorKind {
+    /// Every kind, grouped by status: the order of the OpenAPI document.
+    pub const ALL: &[ApiErrorKind] = {
+        use ApiErrorKind::*;
+        &[
+            MalformedJson,
+            InvalidRequest,
+            UnreadableBody,
+            MalformedRequest,
+            BadHost,
+            InvalidQuery,
+            Unauthorized,
+            ForbiddenHost,
+            CrossSiteRequest,
+            NotFound,
+            RunNotFound,
+            MethodNotAllowed,
+            BodyTimeout,
+            BodyTooLarge,
+            UriTooLong,
+            UnsupportedMediaType,
+            InvalidPlan,
+            InvalidVariables,
+            InvalidInbox,
+            InvalidAllowedHosts,
+            LockRefused,
+            SecretNotAllowed,
+            InvalidCallback,
+            InvalidGoal,
+            InvalidInput,
+            ModelRefused,
+            LookFailed,
+            Cancelled,
+            TooManyRuns,
+            TooManyRunsForCaller,
+            TooManyPlans,
+            HeadersTooLarge,
+            Internal,
+            ShuttingDown,
+            BrowserUnavailable,
+            InboxUnavailable,
+            StoreUnavailable,
+            ModelNotConfigured,
+            ModelUnreachable,
+            ModelUnauthorized,
+            ModelUnavailable,
+            ModelError,
+        ]
+    };
+
+    /// The status that says whose problem it is: 4xx the caller's, 503 the environment's,
+    /// 500 ours. A 422 means the request was well-formed and nothing ran.
+    pub fn status(self) -> StatusCode {
+        use ApiErrorKind::*;
+        match self {
+            MalformedJson | InvalidRequest | UnreadableBody | MalformedRequest | BadHost
+            | InvalidQuery => StatusCode::BAD_REQUEST,
+            Unauthorized => StatusCode::UNAUTHORIZED,
+            ForbiddenHost | CrossSiteRequest => StatusCode::FORBIDDEN,
+            NotFound | RunNotFound => StatusCode::NOT_FOUND,
+            MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            BodyTimeout => StatusCode::REQUEST_TIMEOUT,
+            BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            UriTooLong => StatusCode::URI_TOO_LONG,
+            UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            InvalidPlan | InvalidVariables | InvalidInbox | InvalidAllowedHosts | LockRefused
+            | SecretNotAllowed | InvalidCallback | InvalidGoal | InvalidInput | ModelRefused
+            | LookFailed | Cancelled => StatusCode::UNPROCESSABLE_ENTITY,
+            TooManyRuns | TooManyRunsForCaller | TooManyPlans => StatusCode::TOO_MANY_REQUESTS,
+            HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            ShuttingDown | BrowserUnavailable | InboxUnavailable | StoreUnavailable
+            | ModelNotConfigured | ModelUnreachable | ModelUnauthorized | ModelUnavailable
+            | ModelError => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+}
+
+/// The wire name, `snake_case` (serde writes a unit variant's name into a formatter).
+impl std::fmt::Display for ApiErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.serialize(f)
+    }
+}
+
+/// An error answer. `kind` is for programs (and decides the status), `message` is a sentence
+/// for people.
 #[derive(Debug, Clone)]
 pub struct ApiError {
-    pub status: StatusCode,
-    pub kind: &'static str,
+    pub kind: ApiErrorKind,
     pub message: String,
     /// Every problem of an invalid plan, each with its JSON path.
     pub problems: Vec<Problem>,
-    /// Seconds, for 429 and 503.
+    /// Seconds, for 429.
     pub retry_after: Option<u64>,
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> ApiError {
+    pub fn new(kind: ApiErrorKind, message: impl Into<String>) -> ApiError {
         ApiError {
-            status,
             kind,
             message: message.into(),
             problems: Vec::new(),
@@ -39,31 +214,23 @@ impl ApiError {
         }
     }
 
-    /// 400: the body is not JSON, or not the shape of the request.
-    pub fn bad_request(kind: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, kind, message)
+    pub fn status(&self) -> StatusCode {
+        self.kind.status()
     }
 
-    /// 422: the request has the right shape but a value cannot be used.
-    pub fn unprocessable(kind: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, kind, message)
-    }
-
-    /// 503: something this server depends on (browser, inbox, model) is not available.
-    pub fn unavailable(kind: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, kind, message)
-    }
-
-    pub fn not_found(kind: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::NOT_FOUND, kind, message)
+    /// The same answer, telling the caller to come back in `secs` seconds.
+    pub fn retry_after(self, secs: u64) -> ApiError {
+        ApiError {
+            retry_after: Some(secs),
+            ..self
+        }
     }
 
     /// 500: a bug. The caller gets a generic sentence; the details go to the log.
     pub fn internal(detail: impl std::fmt::Display) -> ApiError {
         tracing::error!(%detail, "internal error");
         ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
+            ApiErrorKind::Internal,
             "the server failed to handle this request; the details are in its log",
         )
     }
@@ -94,14 +261,15 @@ impl ApiError {
         };
         ApiError {
             problems,
-            ..ApiError::unprocessable("invalid_plan", message)
+            ..ApiError::new(ApiErrorKind::InvalidPlan, message)
         }
     }
 
-    fn body(&self) -> ErrorBody {
+    /// The answer's body, as the HTTP API and the MCP tools say it.
+    pub(super) fn body(&self) -> ErrorBody {
         ErrorBody {
             error: ErrorDetail {
-                kind: self.kind.to_string(),
+                kind: self.kind,
                 message: self.message.clone(),
                 problems: (!self.problems.is_empty()).then(|| self.problems.clone()),
             },
@@ -118,8 +286,7 @@ pub struct ErrorBody {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ErrorDetail {
-    /// For programs: see the table of kinds in the API documentation.
-    pub kind: String,
+    pub kind: ApiErrorKind,
     /// A sentence for people.
     pub message: String,
     /// Every problem of an invalid plan, each with its JSON path.
@@ -144,19 +311,35 @@ impl From<PlanError> for ApiError {
     }
 }
 
-/// A planner failure. The planner suggests 400 for a bad goal or variables; here every
-/// well-formed request whose values cannot be used is a 422, so those become 422 too.
+/// A planner failure: the goal, the variables, a refusal or the plan are the caller's (422);
+/// the model's configuration, network, key and provider are the server's environment (503:
+/// the key is the server's, not the caller's, so a refused key is no 401 to the caller).
 impl From<PlannerError> for ApiError {
     fn from(e: PlannerError) -> ApiError {
-        let status = match e.http_status() {
-            400 | 422 => StatusCode::UNPROCESSABLE_ENTITY,
-            _ => StatusCode::SERVICE_UNAVAILABLE,
+        use ApiErrorKind::*;
+        let kind = match &e {
+            PlannerError::EmptyGoal | PlannerError::NoSite { .. } => InvalidGoal,
+            PlannerError::BadAllowHost(_) | PlannerError::Vars(_) => InvalidInput,
+            PlannerError::ModelNotSet
+            | PlannerError::BadModel { .. }
+            | PlannerError::UnknownProvider { .. }
+            | PlannerError::BadSetting { .. }
+            | PlannerError::BadBaseUrl { .. }
+            | PlannerError::MissingKey { .. } => ModelNotConfigured,
+            PlannerError::Unreachable { .. } | PlannerError::Timeout { .. } => ModelUnreachable,
+            PlannerError::Unauthorized { .. } => ModelUnauthorized,
+            PlannerError::NotFound { .. }
+            | PlannerError::Rejected { .. }
+            | PlannerError::BadResponse { .. } => ModelError,
+            PlannerError::Unavailable { .. } => ModelUnavailable,
+            PlannerError::Refused { .. } => ModelRefused,
+            PlannerError::InvalidPlan { .. } => InvalidPlan,
         };
         let message = match &e {
             PlannerError::BadAllowHost(lock) => format!("allowed_hosts: {lock}"),
             other => other.to_string(),
         };
-        let mut err = ApiError::new(status, e.kind(), message);
+        let mut err = ApiError::new(kind, message);
         if let PlannerError::InvalidPlan { problems, .. } = e {
             err.problems = problems;
         }
@@ -167,7 +350,7 @@ impl From<PlannerError> for ApiError {
 /// 503: the run store cannot be read or written.
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> ApiError {
-        ApiError::unavailable("store_unavailable", e.to_string())
+        ApiError::new(ApiErrorKind::StoreUnavailable, e.to_string())
     }
 }
 
@@ -184,7 +367,7 @@ impl From<BrowserError> for ApiError {
             ),
             other => other.to_string(),
         };
-        ApiError::unavailable("browser_unavailable", message)
+        ApiError::new(ApiErrorKind::BrowserUnavailable, message)
     }
 }
 
@@ -200,7 +383,7 @@ impl From<VarsError> for ApiError {
             ),
             other => other.to_string(),
         };
-        ApiError::unprocessable("invalid_variables", message)
+        ApiError::new(ApiErrorKind::InvalidVariables, message)
     }
 }
 
@@ -231,18 +414,18 @@ impl From<SpecError> for ApiError {
             }
             SpecError::Lock(e) => e.into(),
             e @ SpecError::SecretOutsideLock { .. } => {
-                ApiError::unprocessable("secret_not_allowed", e.to_string())
+                ApiError::new(ApiErrorKind::SecretNotAllowed, e.to_string())
             }
-            e @ SpecError::NoInboxAddress { .. } => ApiError::unprocessable(
-                "invalid_inbox",
+            e @ SpecError::NoInboxAddress { .. } => ApiError::new(
+                ApiErrorKind::InvalidInbox,
                 format!("{e}: pass `inbox`, the name of one of this server's inboxes"),
             ),
             SpecError::UnboundInbox {
                 step,
                 step_type,
                 inbox,
-            } => ApiError::unprocessable(
-                "invalid_inbox",
+            } => ApiError::new(
+                ApiErrorKind::InvalidInbox,
                 match &inbox {
                     Some(n) => format!(
                         "steps[{step}].inbox_id: no inbox named \"{n}\" is bound: add \"{n}=URL\" \
@@ -263,14 +446,15 @@ impl From<SpecError> for ApiError {
 impl From<LockError> for ApiError {
     fn from(e: LockError) -> ApiError {
         match &e {
-            LockError::NotAHost { .. } => {
-                ApiError::unprocessable("invalid_allowed_hosts", format!("allowed_hosts: {e}"))
-            }
-            LockError::PrivateAddress { ip, .. } => ApiError::unprocessable(
-                "lock_refused",
+            LockError::NotAHost { .. } => ApiError::new(
+                ApiErrorKind::InvalidAllowedHosts,
+                format!("allowed_hosts: {e}"),
+            ),
+            LockError::PrivateAddress { ip, .. } => ApiError::new(
+                ApiErrorKind::LockRefused,
                 format!("{e} To let this run visit it, add \"{ip}\" to `allowed_hosts`."),
             ),
-            _ => ApiError::unprocessable("lock_refused", e.to_string()),
+            _ => ApiError::new(ApiErrorKind::LockRefused, e.to_string()),
         }
     }
 }
@@ -280,7 +464,7 @@ impl std::fmt::Display for ApiError {
         write!(
             f,
             "{} {}: {}",
-            self.status.as_u16(),
+            self.status().as_u16(),
             self.kind,
             self.message
         )
@@ -289,9 +473,9 @@ impl std::fmt::Display for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut response = (self.status, Json(self.body())).into_response();
+        let mut response = (self.status(), Json(self.body())).into_response();
         let headers = response.headers_mut();
-        if self.status == StatusCode::UNAUTHORIZED {
+        if self.kind == ApiErrorKind::Unauthorized {
             headers.insert(
                 header::WWW_AUTHENTICATE,
                 HeaderValue::from_static("Bearer realm=\"planlock\""),
@@ -314,7 +498,7 @@ mod tests {
             "steps[0].url",
             "not absolute",
         )]));
-        assert_eq!(e.status, StatusCode::UNPROCESSABLE_ENTITY);
+        assert_eq!(e.status(), StatusCode::UNPROCESSABLE_ENTITY);
         let body = serde_json::to_value(e.body()).unwrap();
         assert_eq!(body["error"]["kind"], "invalid_plan");
         assert_eq!(body["error"]["problems"][0]["path"], "steps[0].url");
@@ -325,7 +509,7 @@ mod tests {
                 .contains("steps[0].url: not absolute")
         );
         let plain =
-            serde_json::to_value(ApiError::bad_request("malformed_json", "x").body()).unwrap();
+            serde_json::to_value(ApiError::new(ApiErrorKind::MalformedJson, "x").body()).unwrap();
         assert!(plain["error"].get("problems").is_none());
     }
 
@@ -345,8 +529,8 @@ mod tests {
     #[test]
     fn a_missing_browser_is_said_as_the_service_finds_one() {
         let e = ApiError::from(BrowserError::NotFound);
-        assert_eq!(e.status, StatusCode::SERVICE_UNAVAILABLE);
-        assert_eq!(e.kind, "browser_unavailable");
+        assert_eq!(e.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(e.kind, ApiErrorKind::BrowserUnavailable);
         assert!(e.message.starts_with("no Chromium found"), "{}", e.message);
         assert!(e.message.contains("PLANLOCK_BROWSER_WS"), "{}", e.message);
         assert!(!e.message.contains("--browser PATH"), "{}", e.message);

@@ -6,7 +6,7 @@ use axum::extract::{FromRequest, Request};
 use axum::http::StatusCode;
 use serde::de::DeserializeOwned;
 
-use super::error::ApiError;
+use super::error::{ApiError, ApiErrorKind};
 use super::guard;
 use super::state::AppState;
 use crate::plan;
@@ -25,8 +25,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
         let read = tokio::time::timeout(timeout, Bytes::from_request(req, state)).await;
         let read = read.map_err(|_| {
             ApiError::new(
-                StatusCode::REQUEST_TIMEOUT,
-                "body_timeout",
+                ApiErrorKind::BodyTimeout,
                 format!(
                     "the request body did not arrive within {} s; send it whole, at once",
                     timeout.as_secs_f64()
@@ -36,8 +35,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
         let bytes = read.map_err(|r| {
             if r.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::new(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "body_too_large",
+                    ApiErrorKind::BodyTooLarge,
                     format!(
                         "the request body is larger than this server accepts ({}); plans are \
                          small, so check what is being sent",
@@ -45,8 +43,8 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
                     ),
                 )
             } else {
-                ApiError::bad_request(
-                    "unreadable_body",
+                ApiError::new(
+                    ApiErrorKind::UnreadableBody,
                     format!("cannot read the request body: {}", r.body_text()),
                 )
             }
@@ -55,8 +53,8 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
         // is not part of the JSON.
         let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
         if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Err(ApiError::bad_request(
-                "malformed_json",
+            return Err(ApiError::new(
+                ApiErrorKind::MalformedJson,
                 "the request body is empty: send a JSON object, e.g. {\"plan\": {...}}",
             ));
         }
@@ -66,12 +64,12 @@ impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
         serde_json::from_slice(bytes).map(JsonBody).map_err(|e| {
             use serde_json::error::Category;
             match e.classify() {
-                Category::Syntax | Category::Eof | Category::Io => ApiError::bad_request(
-                    "malformed_json",
+                Category::Syntax | Category::Eof | Category::Io => ApiError::new(
+                    ApiErrorKind::MalformedJson,
                     format!("the request body is not valid JSON: {e}"),
                 ),
-                Category::Data => ApiError::bad_request(
-                    "invalid_request",
+                Category::Data => ApiError::new(
+                    ApiErrorKind::InvalidRequest,
                     format!("the request body is JSON but not a valid request: {e}"),
                 ),
             }
@@ -88,8 +86,8 @@ fn refuse_duplicate_keys(text: &str) -> Result<(), ApiError> {
         match problem.path.strip_prefix("plan.").map(str::to_string) {
             Some(path) => in_plan.push(plan::Problem { path, ..problem }),
             None => {
-                return Err(ApiError::bad_request(
-                    "invalid_request",
+                return Err(ApiError::new(
+                    ApiErrorKind::InvalidRequest,
                     format!("the request body is not a valid request: {problem}"),
                 ));
             }

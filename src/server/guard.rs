@@ -4,11 +4,11 @@
 
 use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use super::error::ApiError;
+use super::error::{ApiError, ApiErrorKind};
 use super::state::{AppState, Caller};
 
 /// Refuses requests whose `Host` is a name this server was not given, and requests a
@@ -59,8 +59,7 @@ pub(super) async fn require_token(
             Some(_) => None,
         };
         if let Some(message) = problem {
-            return ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
-                .into_response();
+            return ApiError::new(ApiErrorKind::Unauthorized, message).into_response();
         }
     }
     next.run(req).await
@@ -103,8 +102,8 @@ fn same_secret(a: &str, b: &str) -> bool {
 /// guess, and a guess is what a rebinding page would exploit.
 fn request_host(req: &Request) -> Result<String, ApiError> {
     let refuse = |why: &str| {
-        ApiError::bad_request(
-            "bad_host",
+        ApiError::new(
+            ApiErrorKind::BadHost,
             format!("{why}: send exactly one `Host` header naming this server"),
         )
     };
@@ -154,8 +153,7 @@ fn check_host(host: &str, names: &[String]) -> Result<(), ApiError> {
         return Ok(());
     }
     Err(ApiError::new(
-        StatusCode::FORBIDDEN,
-        "forbidden_host",
+        ApiErrorKind::ForbiddenHost,
         format!(
             "this server does not answer to the host name `{name}`: it answers to its IP \
              addresses, localhost and the names it was started with (--host-name NAME). A \
@@ -170,8 +168,7 @@ fn check_host(host: &str, names: &[String]) -> Result<(), ApiError> {
 fn check_origin(headers: &HeaderMap, host: Option<&str>) -> Result<(), ApiError> {
     let refuse = |from: &str| {
         ApiError::new(
-            StatusCode::FORBIDDEN,
-            "cross_site_request",
+            ApiErrorKind::CrossSiteRequest,
             format!(
                 "requests from web pages of other origins are refused ({from}): a page could \
                  otherwise start runs with this server's inboxes and secrets. Call this API \
@@ -221,8 +218,7 @@ pub(super) fn check_json_content_type(headers: &HeaderMap) -> Result<(), ApiErro
         return Ok(());
     }
     Err(ApiError::new(
-        StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        "unsupported_media_type",
+        ApiErrorKind::UnsupportedMediaType,
         format!(
             "send the body as JSON with `Content-Type: application/json` (this request has {})",
             match given {
@@ -267,7 +263,7 @@ mod tests {
             "localhost.attacker.test",
         ] {
             let e = check_host(bad, &names).unwrap_err();
-            assert_eq!(e.status, StatusCode::FORBIDDEN, "{bad}");
+            assert_eq!(e.kind, ApiErrorKind::ForbiddenHost, "{bad}");
         }
     }
 
@@ -291,7 +287,7 @@ mod tests {
             "file://",
         ] {
             let e = check_origin(&headers(&[("origin", bad)]), host).unwrap_err();
-            assert_eq!(e.kind, "cross_site_request", "{bad}");
+            assert_eq!(e.kind, ApiErrorKind::CrossSiteRequest, "{bad}");
         }
         assert!(check_origin(&headers(&[("origin", "http://127.0.0.1:8080")]), None).is_err());
         assert!(check_origin(&headers(&[("sec-fetch-site", "cross-site")]), host).is_err());
@@ -314,7 +310,7 @@ mod tests {
             "application/jsonx",
         ] {
             let e = check_json_content_type(&headers(&[("content-type", bad)])).unwrap_err();
-            assert_eq!(e.status, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{bad}");
+            assert_eq!(e.kind, ApiErrorKind::UnsupportedMediaType, "{bad}");
         }
         let e = check_json_content_type(&headers(&[])).unwrap_err();
         assert!(e.message.contains("no Content-Type"), "{}", e.message);

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 
-use super::error::ApiError;
+use super::error::{ApiError, ApiErrorKind};
 use crate::inbox::{Caller, Inbox, InboxError, InboxUrl, connect, parse_binding_as};
 use crate::lock::check_service_host;
 use crate::runner::Binding;
@@ -61,8 +61,8 @@ impl ServerInboxes {
         for (i, s) in list.iter().enumerate() {
             let (name, source) = if s.contains("://") {
                 if !self.allow_request {
-                    return Err(ApiError::unprocessable(
-                        "invalid_inbox",
+                    return Err(ApiError::new(
+                        ApiErrorKind::InvalidInbox,
                         format!(
                             "inbox[{i}]: this server does not take mailbox URLs from requests (it \
                              would connect wherever a caller says): choose one of its inboxes by \
@@ -80,8 +80,8 @@ impl ServerInboxes {
                     None => (None, s.trim()),
                 };
                 if self.get(inbox).is_none() {
-                    return Err(ApiError::unprocessable(
-                        "invalid_inbox",
+                    return Err(ApiError::new(
+                        ApiErrorKind::InvalidInbox,
                         format!(
                             "inbox[{i}]: this server has no inbox named `{inbox}`{}",
                             self.names_phrase()
@@ -94,8 +94,8 @@ impl ServerInboxes {
                             .chars()
                             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
                 {
-                    return Err(ApiError::unprocessable(
-                        "invalid_inbox",
+                    return Err(ApiError::new(
+                        ApiErrorKind::InvalidInbox,
                         format!(
                             "inbox[{i}]: `{b}` is not an inbox name (letters, digits, `_` and `-`)"
                         ),
@@ -104,8 +104,8 @@ impl ServerInboxes {
                 (name, InboxSource::Server(inbox.to_string()))
             };
             if out.iter().any(|(n, _)| *n == name) {
-                return Err(ApiError::unprocessable(
-                    "invalid_inbox",
+                return Err(ApiError::new(
+                    ApiErrorKind::InvalidInbox,
                     match &name {
                         Some(n) => format!("inbox[{i}]: the inbox name `{n}` is given twice"),
                         None => format!(
@@ -166,8 +166,8 @@ impl ServerInboxes {
 pub async fn check(inboxes: &[Binding]) -> Result<(), ApiError> {
     for (_, inbox) in inboxes {
         inbox.check().await.map_err(|e| {
-            ApiError::unavailable(
-                "inbox_unavailable",
+            ApiError::new(
+                ApiErrorKind::InboxUnavailable,
                 format!("the inbox {} is unreachable: {e}", inbox.describe()),
             )
         })?;
@@ -186,9 +186,9 @@ fn inbox_at(i: usize) -> String {
 fn inbox_error(e: InboxError) -> ApiError {
     match e {
         InboxError::InvalidUrl { problem, .. } => {
-            ApiError::unprocessable("invalid_inbox", problem.to_string())
+            ApiError::new(ApiErrorKind::InvalidInbox, problem.to_string())
         }
-        other => ApiError::unavailable("inbox_unavailable", other.to_string()),
+        other => ApiError::new(ApiErrorKind::InboxUnavailable, other.to_string()),
     }
 }
 

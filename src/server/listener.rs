@@ -10,7 +10,7 @@ use std::task::{Context, Poll, ready};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 
-use super::error::{ErrorBody, ErrorDetail};
+use super::error::{ApiErrorKind, ErrorBody, ErrorDetail};
 
 /// Accepts connections like [`TcpListener`], each wrapped in [`ErrorShaped`].
 pub struct ApiListener(pub TcpListener);
@@ -127,16 +127,16 @@ fn shaped_answer(buf: &[u8]) -> Option<Vec<u8>> {
     }
     let (kind, message) = match rest.get(..4)? {
         "414 " => (
-            "uri_too_long",
+            ApiErrorKind::UriTooLong,
             "the request's URL is longer than this server reads (64 KiB); the API's URLs are \
              short: check what is being sent",
         ),
         "431 " => (
-            "headers_too_large",
+            ApiErrorKind::HeadersTooLarge,
             "the request's headers are larger than this server reads (about 400 KiB)",
         ),
         "400 " => (
-            "malformed_request",
+            ApiErrorKind::MalformedRequest,
             "the request is not valid HTTP/1.1 (its request line or a header could not be read)",
         ),
         _ => return None,
@@ -150,7 +150,7 @@ fn shaped_answer(buf: &[u8]) -> Option<Vec<u8>> {
     }
     let body = ErrorBody {
         error: ErrorDetail {
-            kind: kind.to_string(),
+            kind,
             message: message.to_string(),
             problems: None,
         },

@@ -26,7 +26,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::api::{PlanPreview, Planned, PlannedLine, PlannedTag, RunView};
-use super::error::ApiError;
+use super::error::{ApiError, ApiErrorKind};
 use super::openapi;
 use super::request::{ActBody, PlansBody, RunBody};
 use super::routes::{self, Planning};
@@ -197,8 +197,8 @@ fn object_schema(required: &[(&str, &str)], optional: &[(&str, &str)]) -> JsonOb
 fn arguments<T: DeserializeOwned>(request: &CallToolRequestParams) -> Result<T, ApiError> {
     let value = Value::Object(request.arguments.clone().unwrap_or_default());
     serde_json::from_value(value).map_err(|e| {
-        ApiError::bad_request(
-            "invalid_request",
+        ApiError::new(
+            ApiErrorKind::InvalidRequest,
             format!("the arguments are not a valid request: {e}"),
         )
     })
@@ -212,10 +212,11 @@ fn answer(value: &impl Serialize, text: String) -> CallToolResult {
     result
 }
 
-/// An error as the API words it: `{"error": {"kind", "message"}}`, flagged as the tool's.
+/// An error as the API words it: `{"error": {"kind", "message", "problems"?}}`, flagged as
+/// the tool's.
 fn failed(e: ApiError) -> CallToolResult {
-    let body = json!({"error": {"kind": e.kind, "message": e.message}});
-    CallToolResult::error(vec![ContentBlock::text(body.to_string())])
+    let body = serde_json::to_string(&e.body()).unwrap_or_default();
+    CallToolResult::error(vec![ContentBlock::text(body)])
 }
 
 /// Where a run's events are.
@@ -627,8 +628,8 @@ fn elicited(var: &str, result: &ElicitResult) -> Result<Option<String>, ApiError
             .and_then(Value::as_str)
             .map(str::to_string)),
         ElicitationAction::Decline => Ok(None),
-        _ => Err(ApiError::unprocessable(
-            "cancelled",
+        _ => Err(ApiError::new(
+            ApiErrorKind::Cancelled,
             format!("the question for {{{{{var}}}}} was dismissed, so nothing ran"),
         )),
     }
@@ -645,8 +646,8 @@ fn answered(
             continue;
         };
         let result: ElicitResult = serde_json::from_value(raw.clone()).map_err(|e| {
-            ApiError::bad_request(
-                "invalid_request",
+            ApiError::new(
+                ApiErrorKind::InvalidRequest,
                 format!("inputResponses.{}: not an elicitation result: {e}", q.var),
             )
         })?;
@@ -750,6 +751,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_tool_error_is_the_apis_error_body() {
+        let invalid = ApiError::invalid_plan(&crate::plan::PlanError::Invalid(vec![
+            crate::plan::Problem::new("steps[0].url", "not absolute"),
+        ]));
+        let result = failed(invalid);
+        assert_eq!(result.is_error, Some(true));
+        let text = &result.content[0].as_text().expect("text").text;
+        let body: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(body["error"]["kind"], "invalid_plan");
+        assert_eq!(body["error"]["problems"][0]["path"], "steps[0].url");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("not absolute")
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use utoipa::OpenApi;
 use super::api::{
     Accepted, ActResult, Health, Planned, PlansAnswer, RunList, RunProgress, RunView, StreamLine,
 };
-use super::error::ErrorBody;
+use super::error::{ApiErrorKind, ErrorBody};
 use super::request::{ActBody, PlansBody, RunBody};
 use super::routes;
 use crate::plan;
@@ -104,248 +104,206 @@ enum Applies {
     OneRun,
     /// `GET /v1/runs`.
     List,
+    /// `GET /v1/runs/{id}/screenshots/{file}`.
+    Screenshot,
+    /// No operation of this document: a method a path does not take, or the MCP tools.
+    Outside,
 }
 
-/// Every error the API answers: status, kind, an example sentence, and where it applies.
-const ERRORS: &[(u16, &str, &str, Applies)] = &[
-    (
-        400,
-        "malformed_json",
-        "the request body is not valid JSON: EOF while parsing an object at line 1 column 9",
-        Applies::Body,
-    ),
-    (
-        400,
-        "invalid_request",
-        "the request body is JSON but not a valid request: unknown field `allowed_host`, expected one of `plan`, `vars`, `secrets`, `inbox`, `allowed_hosts`, `callback_url` at line 1 column 28",
-        Applies::Body,
-    ),
-    (
-        400,
-        "unreadable_body",
-        "cannot read the request body: connection reset",
-        Applies::Body,
-    ),
-    (
-        400,
-        "malformed_request",
-        "the request is not valid HTTP/1.1 (its request line or a header could not be read)",
-        Applies::All,
-    ),
-    (
-        400,
-        "invalid_query",
-        "status `done` is not a run status: give one of queued, running, succeeded, failed, cancelled",
-        Applies::List,
-    ),
-    (
-        401,
-        "unauthorized",
-        "this server requires a bearer token: send `Authorization: Bearer TOKEN` (the token is the server's PLANLOCK_TOKEN)",
-        Applies::V1,
-    ),
-    (
-        403,
-        "forbidden_host",
-        "this server does not answer to the host name `rebind.attacker.test`: it answers to its IP addresses, localhost and the names it was started with (--host-name NAME)",
-        Applies::All,
-    ),
-    (
-        403,
-        "cross_site_request",
-        "requests from web pages of other origins are refused (Origin: https://attacker.test): a page could otherwise start runs with this server's inboxes and secrets. Call this API from a program, not from a browser page",
-        Applies::All,
-    ),
-    (
-        404,
-        "run_not_found",
-        "there is no run `qsbqxhbb` (finished runs are kept for --keep-days days, then forgotten)",
-        Applies::OneRun,
-    ),
-    (
-        413,
-        "body_too_large",
-        "the request body is larger than this server accepts (1 MiB); plans are small, so check what is being sent",
-        Applies::Body,
-    ),
-    (
-        414,
-        "uri_too_long",
-        "the request's URL is longer than this server reads (64 KiB); the API's URLs are short: check what is being sent",
-        Applies::All,
-    ),
-    (
-        415,
-        "unsupported_media_type",
-        "send the body as JSON with `Content-Type: application/json` (this request has `text/plain`)",
-        Applies::Body,
-    ),
-    (
-        422,
-        "invalid_plan",
-        "the plan is not valid (1 problem): steps[0]: `click` needs `text` (preferred) or `selector`",
-        Applies::Runs,
-    ),
-    (
-        422,
-        "invalid_variables",
-        "`{{secret.SHOP_PASSWORD}}` has no value: give it in the request's `secrets`, or declare it on the server (planlock serve --secret SHOP_PASSWORD@HOST with PLANLOCK_SECRET_SHOP_PASSWORD set)",
-        Applies::Runs,
-    ),
-    (
-        422,
-        "invalid_inbox",
-        "inbox[0]: this server has no inbox named `work` (its inboxes: support)",
-        Applies::Runs,
-    ),
-    (
-        422,
-        "invalid_allowed_hosts",
-        "allowed_hosts: `*.shop.example` is not a host name: give a host like `shop.example` (wildcards are not needed: subdomains of a site are allowed with it)",
-        Applies::Runs,
-    ),
-    (
-        422,
-        "lock_refused",
-        "[plan] 127.0.0.1 is a private, loopback or link-local address, which the service never visits unless it is allowed explicitly. To let this run visit it, add \"127.0.0.1\" to `allowed_hosts`.",
-        Applies::Runs,
-    ),
-    (
-        422,
-        "secret_not_allowed",
-        "`{{secret.DEMO}}` may only be sent to shop.example, but this run may also visit attacker.test: a run that uses this secret may only visit the sites it is bound to",
-        Applies::Runs,
-    ),
-    (
-        422,
-        "invalid_callback",
-        "callback_url: this server cannot sign webhooks: it was started without PLANLOCK_WEBHOOK_SECRET",
-        Applies::Runs,
-    ),
-    (
-        422,
-        "invalid_goal",
-        "the goal names no site: say where, e.g. \"sign up at shop.example\"",
-        Applies::Model,
-    ),
-    (
-        422,
-        "invalid_input",
-        "the planner could not use the allowed host `*.x`",
-        Applies::Model,
-    ),
-    (
-        422,
-        "model_refused",
-        "the model declined to plan the goal: ...",
-        Applies::Model,
-    ),
-    (
-        429,
-        "too_many_runs",
-        "4 runs are executing and 32 waiting, the most this server takes (--max-runs 4, --queue 32); try again in about 3 s",
-        Applies::Runs,
-    ),
-    (
-        429,
-        "too_many_runs_for_caller",
-        "the caller at 203.0.113.7 already holds 18 runs executing or waiting, the most one caller may (--max-runs-per-caller 18), so that others get their turn; try again in about 3 s, when one of them has ended",
-        Applies::Runs,
-    ),
-    (
-        429,
-        "too_many_plans",
-        "4 plan requests are already waiting for the model, the most this server allows at once; try again shortly",
-        Applies::Model,
-    ),
-    (
-        500,
-        "internal",
-        "the server failed to handle this request; the details are in its log",
-        Applies::All,
-    ),
-    (
-        503,
-        "shutting_down",
-        "the server is shutting down and starts no new runs",
-        Applies::Runs,
-    ),
-    (
-        503,
-        "browser_unavailable",
-        "cannot start Chromium: no such file",
-        Applies::Runs,
-    ),
-    (
-        503,
-        "inbox_unavailable",
-        "the inbox imap://imap.example.com:993/INBOX is unreachable: connection refused",
-        Applies::Runs,
-    ),
-    (
-        503,
-        "store_unavailable",
-        "the run store could not read a run: pool timed out while waiting for an open connection",
-        Applies::V1,
-    ),
-    (
-        503,
-        "model_not_configured",
-        "this server has no planner configured",
-        Applies::Model,
-    ),
-    (
-        503,
-        "model_unreachable",
-        "the model did not answer: connection refused",
-        Applies::Model,
-    ),
-    (
-        503,
-        "model_unauthorized",
-        "the model provider refused the server's API key",
-        Applies::Model,
-    ),
-    (
-        503,
-        "model_unavailable",
-        "the provider could not serve the request, even after retries",
-        Applies::Model,
-    ),
-    (
-        503,
-        "model_error",
-        "the provider answered in an unexpected format",
-        Applies::Model,
-    ),
-];
+/// Where each kind is answered, and an example of its sentence. A kind added to the enum
+/// does not compile until it is said here.
+fn documented(kind: ApiErrorKind) -> (Applies, &'static str) {
+    use ApiErrorKind::*;
+    match kind {
+        MalformedJson => (
+            Applies::Body,
+            "the request body is not valid JSON: EOF while parsing an object at line 1 column 9",
+        ),
+        InvalidRequest => (
+            Applies::Body,
+            "the request body is JSON but not a valid request: unknown field `allowed_host`, expected one of `plan`, `vars`, `secrets`, `inbox`, `allowed_hosts`, `callback_url` at line 1 column 28",
+        ),
+        UnreadableBody => (
+            Applies::Body,
+            "cannot read the request body: connection reset",
+        ),
+        MalformedRequest => (
+            Applies::All,
+            "the request is not valid HTTP/1.1 (its request line or a header could not be read)",
+        ),
+        BadHost => (
+            Applies::All,
+            "the request names its host twice: send exactly one `Host` header naming this server",
+        ),
+        InvalidQuery => (
+            Applies::List,
+            "status `done` is not a run status: give one of queued, running, succeeded, failed, cancelled",
+        ),
+        Unauthorized => (
+            Applies::V1,
+            "this server requires a bearer token: send `Authorization: Bearer TOKEN` (the token is the server's PLANLOCK_TOKEN)",
+        ),
+        ForbiddenHost => (
+            Applies::All,
+            "this server does not answer to the host name `rebind.attacker.test`: it answers to its IP addresses, localhost and the names it was started with (--host-name NAME)",
+        ),
+        CrossSiteRequest => (
+            Applies::All,
+            "requests from web pages of other origins are refused (Origin: https://attacker.test): a page could otherwise start runs with this server's inboxes and secrets. Call this API from a program, not from a browser page",
+        ),
+        NotFound => (Applies::Screenshot, "run `qsbqxhbb` has no step-3.png"),
+        RunNotFound => (
+            Applies::OneRun,
+            "there is no run `qsbqxhbb` (finished runs are kept for --keep-days days, then forgotten)",
+        ),
+        MethodNotAllowed => (
+            Applies::Outside,
+            "/v1/runs does not take PUT: the endpoints are listed at /openapi.json",
+        ),
+        BodyTimeout => (
+            Applies::Body,
+            "the request body did not arrive within 30 s; send it whole, at once",
+        ),
+        BodyTooLarge => (
+            Applies::Body,
+            "the request body is larger than this server accepts (1 MiB); plans are small, so check what is being sent",
+        ),
+        UriTooLong => (
+            Applies::All,
+            "the request's URL is longer than this server reads (64 KiB); the API's URLs are short: check what is being sent",
+        ),
+        UnsupportedMediaType => (
+            Applies::Body,
+            "send the body as JSON with `Content-Type: application/json` (this request has `text/plain`)",
+        ),
+        InvalidPlan => (
+            Applies::Runs,
+            "the plan is not valid (1 problem): steps[0]: `click` needs `text` (preferred) or `selector`",
+        ),
+        InvalidVariables => (
+            Applies::Runs,
+            "`{{secret.SHOP_PASSWORD}}` has no value: give it in the request's `secrets`, or declare it on the server (planlock serve --secret SHOP_PASSWORD@HOST with PLANLOCK_SECRET_SHOP_PASSWORD set)",
+        ),
+        InvalidInbox => (
+            Applies::Runs,
+            "inbox[0]: this server has no inbox named `work` (its inboxes: support)",
+        ),
+        InvalidAllowedHosts => (
+            Applies::Runs,
+            "allowed_hosts: `*.shop.example` is not a host name: give a host like `shop.example` (wildcards are not needed: subdomains of a site are allowed with it)",
+        ),
+        LockRefused => (
+            Applies::Runs,
+            "[plan] 127.0.0.1 is a private, loopback or link-local address, which the service never visits unless it is allowed explicitly. To let this run visit it, add \"127.0.0.1\" to `allowed_hosts`.",
+        ),
+        SecretNotAllowed => (
+            Applies::Runs,
+            "`{{secret.DEMO}}` may only be sent to shop.example, but this run may also visit attacker.test: a run that uses this secret may only visit the sites it is bound to",
+        ),
+        InvalidCallback => (
+            Applies::Runs,
+            "callback_url: this server cannot sign webhooks: it was started without PLANLOCK_WEBHOOK_SECRET",
+        ),
+        InvalidGoal => (
+            Applies::Model,
+            "the goal names no site: say where, e.g. \"sign up at shop.example\"",
+        ),
+        InvalidInput => (
+            Applies::Model,
+            "the planner could not use the allowed host `*.x`",
+        ),
+        ModelRefused => (Applies::Model, "the model declined to plan the goal: ..."),
+        LookFailed => (
+            Applies::Model,
+            "could not load https://shop.example/: net::ERR_CONNECTION_REFUSED (`look` is \"required\")",
+        ),
+        Cancelled => (
+            Applies::Outside,
+            "the question for {{email}} was dismissed, so nothing ran",
+        ),
+        TooManyRuns => (
+            Applies::Runs,
+            "4 runs are executing and 32 waiting, the most this server takes (--max-runs 4, --queue 32); try again in about 3 s",
+        ),
+        TooManyRunsForCaller => (
+            Applies::Runs,
+            "the caller at 203.0.113.7 already holds 18 runs executing or waiting, the most one caller may (--max-runs-per-caller 18), so that others get their turn; try again in about 3 s, when one of them has ended",
+        ),
+        TooManyPlans => (
+            Applies::Model,
+            "4 plan requests are already waiting for the model, the most this server allows at once; try again shortly",
+        ),
+        HeadersTooLarge => (
+            Applies::All,
+            "the request's headers are larger than this server reads (about 400 KiB)",
+        ),
+        Internal => (
+            Applies::All,
+            "the server failed to handle this request; the details are in its log",
+        ),
+        ShuttingDown => (
+            Applies::Runs,
+            "the server is shutting down and starts no new runs",
+        ),
+        BrowserUnavailable => (Applies::Runs, "cannot start Chromium: no such file"),
+        InboxUnavailable => (
+            Applies::Runs,
+            "the inbox imap://imap.example.com:993/INBOX is unreachable: connection refused",
+        ),
+        StoreUnavailable => (
+            Applies::V1,
+            "the run store could not read a run: pool timed out while waiting for an open connection",
+        ),
+        ModelNotConfigured => (Applies::Model, "this server has no planner configured"),
+        ModelUnreachable => (
+            Applies::Model,
+            "the model did not answer: connection refused",
+        ),
+        ModelUnauthorized => (
+            Applies::Model,
+            "the model provider refused the server's API key",
+        ),
+        ModelUnavailable => (
+            Applies::Model,
+            "the provider could not serve the request, even after retries",
+        ),
+        ModelError => (
+            Applies::Model,
+            "the provider answered in an unexpected format",
+        ),
+    }
+}
 
 fn error_description(status: u16) -> &'static str {
     match status {
         400 => "The request could not be read.",
         401 => "The bearer token is missing or wrong.",
         403 => "A `Host` this server does not answer to, or a page of another origin.",
-        404 => "No such run.",
+        404 => "No such run, or no such screenshot.",
+        408 => "The body did not arrive in time.",
         413 => "The body is over the limit.",
         414 => "The URL is over the limit.",
         415 => "The body is not `application/json`.",
         422 => "The request is well-formed but a value cannot be used; nothing ran.",
         429 => "Too much at once; `Retry-After` says when to come back.",
+        431 => "The headers are over the limit.",
         500 => "A bug; the details are in the server's log.",
         _ => "Something the server depends on is not available.",
     }
 }
 
 /// The kinds an operation answers, by status.
-fn errors_of(path: &str, method: &str) -> BTreeMap<u16, Vec<(&'static str, &'static str)>> {
+fn errors_of(path: &str, method: &str) -> BTreeMap<u16, Vec<(ApiErrorKind, &'static str)>> {
     let v1 = path.starts_with("/v1/");
     let body = method == "post";
     let runs = method == "post" && (path == "/v1/runs" || path == "/v1/act");
     let model = method == "post" && (path == "/v1/act" || path == "/v1/plans");
     let one_run = path.starts_with("/v1/runs/{id}");
     let list = path == "/v1/runs" && method == "get";
-    let mut out: BTreeMap<u16, Vec<(&str, &str)>> = BTreeMap::new();
-    for (status, kind, example, applies) in ERRORS {
+    let screenshot = path == "/v1/runs/{id}/screenshots/{file}";
+    let mut out: BTreeMap<u16, Vec<(ApiErrorKind, &str)>> = BTreeMap::new();
+    for &kind in ApiErrorKind::ALL {
+        let (applies, example) = documented(kind);
         let yes = match applies {
             Applies::All => true,
             Applies::V1 => v1,
@@ -354,21 +312,25 @@ fn errors_of(path: &str, method: &str) -> BTreeMap<u16, Vec<(&'static str, &'sta
             Applies::Model => model,
             Applies::OneRun => one_run,
             Applies::List => list,
+            Applies::Screenshot => screenshot,
+            Applies::Outside => false,
         };
         let plans_only_runs = path == "/v1/plans"
             && matches!(
-                *kind,
-                "too_many_runs"
-                    | "too_many_runs_for_caller"
-                    | "shutting_down"
-                    | "browser_unavailable"
-                    | "inbox_unavailable"
-                    | "invalid_callback"
-                    | "secret_not_allowed"
-                    | "lock_refused"
+                kind,
+                ApiErrorKind::TooManyRuns
+                    | ApiErrorKind::TooManyRunsForCaller
+                    | ApiErrorKind::ShuttingDown
+                    | ApiErrorKind::BrowserUnavailable
+                    | ApiErrorKind::InboxUnavailable
+                    | ApiErrorKind::InvalidCallback
+                    | ApiErrorKind::SecretNotAllowed
+                    | ApiErrorKind::LockRefused
             );
         if yes && !plans_only_runs {
-            out.entry(*status).or_default().push((kind, example));
+            out.entry(kind.status().as_u16())
+                .or_default()
+                .push((kind, example));
         }
     }
     out
@@ -398,7 +360,7 @@ fn build() -> Value {
                             )
                         })
                         .collect();
-                    let names: Vec<&str> = kinds.iter().map(|(k, _)| *k).collect();
+                    let names: Vec<String> = kinds.iter().map(|(k, _)| k.to_string()).collect();
                     let mut response = json!({
                         "description": format!("{} `kind`: {}.", error_description(status), names.join(", ")),
                         "content": {"application/json": {
@@ -424,6 +386,24 @@ fn build() -> Value {
             }
         }
     }
+    // The kinds no operation answers, each with its status, said where every kind is listed.
+    let outside: Vec<String> = ApiErrorKind::ALL
+        .iter()
+        .filter_map(|&kind| match documented(kind) {
+            (Applies::Outside, example) => Some(format!(
+                "`{kind}` ({}), e.g. \"{example}\"",
+                kind.status().as_u16()
+            )),
+            _ => None,
+        })
+        .collect();
+    let kinds = &mut doc["components"]["schemas"]["ApiErrorKind"];
+    let said = kinds["description"].as_str().unwrap_or_default();
+    kinds["description"] = json!(format!(
+        "{said}\n\nEach operation lists the kinds it answers under their statuses. No operation \
+         answers these: {}.",
+        outside.join("; ")
+    ));
     // The plan schema's own definitions become components, so every `$ref` resolves
     // against this document.
     let mut schema = plan::json_schema();
@@ -529,5 +509,96 @@ mod tests {
                 .is_object()
         );
         assert!(runs["429"]["headers"]["Retry-After"].is_object());
+    }
+
+    /// Every error kind is in the document with its status: the `kind` schema lists every
+    /// variant (the list is derived from the enum), and each kind is an example of its own
+    /// status in some operation's answers, or, when no operation answers it, is said with its
+    /// status in the schema's description.
+    #[test]
+    fn every_error_kind_is_documented_with_its_status() {
+        let doc = document();
+        let schemas = &doc["components"]["schemas"];
+        assert_eq!(
+            schemas["ErrorDetail"]["properties"]["kind"]["$ref"],
+            "#/components/schemas/ApiErrorKind"
+        );
+        let listed: Vec<ApiErrorKind> = schemas["ApiErrorKind"]["enum"]
+            .as_array()
+            .expect("the kinds are an enum")
+            .iter()
+            .map(|k| serde_json::from_value(k.clone()).expect("a kind"))
+            .collect();
+        assert_eq!(listed.len(), ApiErrorKind::ALL.len(), "{listed:?}");
+        for kind in ApiErrorKind::ALL {
+            assert!(listed.contains(kind), "{kind} is missing from the schema");
+        }
+        let description = schemas["ApiErrorKind"]["description"].as_str().unwrap();
+        let mut answered = BTreeMap::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                for (status, response) in op["responses"].as_object().unwrap() {
+                    let examples = &response["content"]["application/json"]["examples"];
+                    for kind in examples.as_object().into_iter().flat_map(|e| e.keys()) {
+                        let ops: &mut Vec<String> =
+                            answered.entry((kind.clone(), status.clone())).or_default();
+                        ops.push(format!("{method} {path}"));
+                    }
+                }
+            }
+        }
+        for &kind in &listed {
+            let status = kind.status().as_u16().to_string();
+            let in_operations = answered
+                .keys()
+                .filter(|(k, _)| *k == kind.to_string())
+                .collect::<Vec<_>>();
+            let in_description = description.contains(&format!("`{kind}` ({status})"));
+            match documented(kind).0 {
+                Applies::Outside => {
+                    assert!(in_operations.is_empty(), "{kind}: {in_operations:?}");
+                    assert!(in_description, "{kind} ({status}) in: {description}");
+                }
+                _ => {
+                    assert!(!in_description, "{kind} is answered by operations");
+                    assert_eq!(
+                        in_operations,
+                        vec![&(kind.to_string(), status.clone())],
+                        "{kind} is documented under its status {status} only"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The table of kinds in the user documentation is the enum's: every kind with its
+    /// status, and no other (`cancelled`, which only the MCP tools answer, is in docs/mcp.md).
+    /// The documentation predates the enum, so this also holds the wire names to what clients
+    /// have always read.
+    #[test]
+    fn the_documented_table_of_kinds_is_the_enums() {
+        let http = include_str!("../../docs/http-api.md");
+        let rows: Vec<(u16, String)> = http
+            .lines()
+            .filter_map(|line| {
+                let mut cells = line.split('|').map(str::trim).skip(1);
+                let status = cells.next()?.parse().ok()?;
+                let kind = cells.next()?.strip_prefix('`')?.strip_suffix('`')?;
+                Some((status, kind.to_string()))
+            })
+            .collect();
+        for kind in ApiErrorKind::ALL {
+            let wire = serde_json::to_value(kind).unwrap();
+            assert_eq!(wire, json!(kind.to_string()));
+            assert_eq!(serde_json::from_value::<ApiErrorKind>(wire).unwrap(), *kind);
+            if *kind == ApiErrorKind::Cancelled {
+                let mcp = include_str!("../../docs/mcp.md");
+                assert!(mcp.contains(r#"{"error": {"kind": "cancelled"}}"#));
+                continue;
+            }
+            let row = (kind.status().as_u16(), kind.to_string());
+            assert!(rows.contains(&row), "docs/http-api.md has no row {row:?}");
+        }
+        assert_eq!(rows.len(), ApiErrorKind::ALL.len() - 1, "{rows:?}");
     }
 }

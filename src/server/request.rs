@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use utoipa::ToSchema;
 use utoipa::openapi::{RefOr, Schema};
 
-use super::error::ApiError;
+use super::error::{ApiError, ApiErrorKind};
 use super::inboxes::RequestInbox;
 use super::state::AppState;
 use crate::plan::{self, Limits, Plan, Vars};
@@ -171,8 +171,8 @@ fn plan_from(value: &Value, limits: &Limits, vars: &Vars) -> Result<Plan, ApiErr
         Value::String(s) => s.clone(),
         Value::Object(_) => value.to_string(),
         other => {
-            return Err(ApiError::unprocessable(
-                "invalid_plan",
+            return Err(ApiError::new(
+                ApiErrorKind::InvalidPlan,
                 format!(
                     "`plan` must be a plan object {{\"reasoning\": ..., \"steps\": [...]}}, not {}",
                     plan::json_kind(other)
@@ -265,8 +265,8 @@ impl Ask {
                 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && !name.starts_with(|c: char| c.is_ascii_digit());
             if !ok {
-                return Err(ApiError::unprocessable(
-                    "invalid_variables",
+                return Err(ApiError::new(
+                    ApiErrorKind::InvalidVariables,
                     format!(
                         "secrets.{name}: a secret name is letters, digits and `_`, not starting \
                          with a digit"

@@ -17,7 +17,7 @@ use super::api::{
     Accepted, ActResult, Health, PlanPreview, Planned, PlannedLine, PlannedTag, PlansAnswer,
     RunList, RunSummary, RunView, StreamLine,
 };
-use super::error::ApiError;
+use super::error::{ApiError, ApiErrorKind};
 use super::extract::JsonBody;
 use super::request::Ask;
 use super::request::{ActBody, PlansBody, RunBody};
@@ -35,8 +35,8 @@ use crate::runner::RunResult;
 const CANCEL_WAIT: Duration = Duration::from_secs(10);
 
 pub(super) async fn not_found(method: Method, uri: Uri) -> ApiError {
-    ApiError::not_found(
-        "not_found",
+    ApiError::new(
+        ApiErrorKind::NotFound,
         format!(
             "there is no {method} {}: the endpoints are listed at /openapi.json",
             uri.path()
@@ -46,8 +46,7 @@ pub(super) async fn not_found(method: Method, uri: Uri) -> ApiError {
 
 pub(super) async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
     ApiError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "method_not_allowed",
+        ApiErrorKind::MethodNotAllowed,
         format!(
             "{} does not take {method}: the endpoints are listed at /openapi.json",
             uri.path()
@@ -211,8 +210,8 @@ pub(super) async fn lock_and_look(
     match request.look(&browser).await {
         Ok(None) => Ok((request, None)),
         Ok(Some(e)) => Ok((request, Some(format!("{e}; planned from the goal alone")))),
-        Err(e) => Err(ApiError::unprocessable(
-            "look_failed",
+        Err(e) => Err(ApiError::new(
+            ApiErrorKind::LookFailed,
             format!("{e} (`look` is \"required\")"),
         )),
     }
@@ -232,8 +231,8 @@ pub(super) async fn plan_goal(
     let (request, look_warning) = lock_and_look(state, goal, ask, run).await?;
     let mut outcome = tokio::select! {
         r = request.plan(config) => r?,
-        _ = state.shutdown_token().cancelled() => return Err(ApiError::unavailable(
-            "shutting_down",
+        _ = state.shutdown_token().cancelled() => return Err(ApiError::new(
+            ApiErrorKind::ShuttingDown,
             "the server is shutting down; the plan was not made",
         )),
     };
@@ -406,8 +405,8 @@ async fn stored(state: &AppState, id: &str) -> Result<StoredRun, ApiError> {
 }
 
 pub(super) fn unknown_run(id: &str) -> ApiError {
-    ApiError::not_found(
-        "run_not_found",
+    ApiError::new(
+        ApiErrorKind::RunNotFound,
         format!(
             "there is no run `{id}` (finished runs are kept for --keep-days days, then \
              forgotten)"
@@ -437,16 +436,16 @@ pub(super) async fn list_runs(
     query: Result<Query<ListQuery>, QueryRejection>,
 ) -> Result<axum::Json<RunList>, ApiError> {
     let Query(q) = query.map_err(|e| {
-        ApiError::bad_request(
-            "invalid_query",
+        ApiError::new(
+            ApiErrorKind::InvalidQuery,
             format!("the query string is not valid: {}", e.body_text()),
         )
     })?;
     if let Some(s) = &q.status
         && !STATUSES.contains(&s.as_str())
     {
-        return Err(ApiError::bad_request(
-            "invalid_query",
+        return Err(ApiError::new(
+            ApiErrorKind::InvalidQuery,
             format!(
                 "status `{s}` is not a run status: give one of {}",
                 STATUSES.join(", ")
@@ -455,16 +454,16 @@ pub(super) async fn list_runs(
     }
     let limit = q.limit.unwrap_or(20);
     if !(1..=100).contains(&limit) {
-        return Err(ApiError::bad_request(
-            "invalid_query",
+        return Err(ApiError::new(
+            ApiErrorKind::InvalidQuery,
             format!("limit {limit} is out of range: give 1 to 100"),
         ));
     }
     if let Some(c) = &q.cursor
         && decode_cursor(c).is_none()
     {
-        return Err(ApiError::bad_request(
-            "invalid_query",
+        return Err(ApiError::new(
+            ApiErrorKind::InvalidQuery,
             format!("cursor `{c}` is not one this server gave: pass a page's `next_cursor`"),
         ));
     }
@@ -541,9 +540,9 @@ pub(super) async fn screenshot(
     State(state): State<AppState>,
     Path((id, file)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    let png = runs::screenshot(&state, &id, &file)
-        .await
-        .ok_or_else(|| ApiError::not_found("not_found", format!("run `{id}` has no {file}")))?;
+    let png = runs::screenshot(&state, &id, &file).await.ok_or_else(|| {
+        ApiError::new(ApiErrorKind::NotFound, format!("run `{id}` has no {file}"))
+    })?;
     Ok((
         [(header::CONTENT_TYPE, HeaderValue::from_static("image/png"))],
         png,

@@ -5,12 +5,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use axum::http::StatusCode;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use super::browser::{BrowserHandle, BrowserSlot, BrowserSource};
-use super::error::ApiError;
+use super::error::{ApiError, ApiErrorKind};
 use super::inboxes::ServerInboxes;
 use super::metrics::{Gauges, Metrics};
 use super::registry::Registry;
@@ -92,8 +91,8 @@ impl ServerConfig {
     pub fn new(browser: BrowserSource) -> ServerConfig {
         ServerConfig {
             browser,
-            planner: Err(ApiError::unavailable(
-                "model_not_configured",
+            planner: Err(ApiError::new(
+                ApiErrorKind::ModelNotConfigured,
                 "this server has no planner configured",
             )),
             token: None,
@@ -455,8 +454,8 @@ impl AppState {
     /// 503 once shutdown has begun.
     pub(crate) fn accepting(&self) -> Result<(), ApiError> {
         if self.0.shutdown.is_cancelled() {
-            return Err(ApiError::unavailable(
-                "shutting_down",
+            return Err(ApiError::new(
+                ApiErrorKind::ShuttingDown,
                 "the server is shutting down and starts no new runs",
             ));
         }
@@ -483,20 +482,17 @@ impl AppState {
             let share = self.0.max_runs_per_caller;
             if *held >= share {
                 let retry = retry(share.min(n));
-                return Err(ApiError {
-                    retry_after: Some(retry),
-                    ..ApiError::new(
-                        StatusCode::TOO_MANY_REQUESTS,
-                        "too_many_runs_for_caller",
-                        format!(
-                            "{} already holds {share} run{} executing or waiting, the most one \
-                             caller may (--max-runs-per-caller {share}), so that others get \
-                             their turn; try again in about {retry} s, when one of them has ended",
-                            caller.phrase(),
-                            if share == 1 { "" } else { "s" }
-                        ),
-                    )
-                });
+                return Err(ApiError::new(
+                    ApiErrorKind::TooManyRunsForCaller,
+                    format!(
+                        "{} already holds {share} run{} executing or waiting, the most one \
+                         caller may (--max-runs-per-caller {share}), so that others get \
+                         their turn; try again in about {retry} s, when one of them has ended",
+                        caller.phrase(),
+                        if share == 1 { "" } else { "s" }
+                    ),
+                )
+                .retry_after(retry));
             }
             *held += 1;
         }
@@ -512,18 +508,15 @@ impl AppState {
         }
         drop(ticket);
         let retry = retry(n);
-        Err(ApiError {
-            retry_after: Some(retry),
-            ..ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                "too_many_runs",
-                format!(
-                    "{n} run{} executing and {q} waiting, the most this server takes \
-                     (--max-runs {n}, --queue {q}); try again in about {retry} s",
-                    if n == 1 { " is" } else { "s are" }
-                ),
-            )
-        })
+        Err(ApiError::new(
+            ApiErrorKind::TooManyRuns,
+            format!(
+                "{n} run{} executing and {q} waiting, the most this server takes \
+                 (--max-runs {n}, --queue {q}); try again in about {retry} s",
+                if n == 1 { " is" } else { "s are" }
+            ),
+        )
+        .retry_after(retry))
     }
 
     /// Runs one caller may have executing and waiting at once.
@@ -535,18 +528,15 @@ impl AppState {
     pub(crate) fn planning_permit(&self) -> Result<OwnedSemaphorePermit, ApiError> {
         self.0.planning.clone().try_acquire_owned().map_err(|_| {
             let n = self.0.max_runs;
-            ApiError {
-                retry_after: Some(1),
-                ..ApiError::new(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    "too_many_plans",
-                    format!(
-                        "{n} plan request{} already waiting for the model, the most this \
-                         server allows at once; try again shortly",
-                        if n == 1 { " is" } else { "s are" }
-                    ),
-                )
-            }
+            ApiError::new(
+                ApiErrorKind::TooManyPlans,
+                format!(
+                    "{n} plan request{} already waiting for the model, the most this \
+                     server allows at once; try again shortly",
+                    if n == 1 { " is" } else { "s are" }
+                ),
+            )
+            .retry_after(1)
         })
     }
 

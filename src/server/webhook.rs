@@ -10,7 +10,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use url::Url;
 
-use super::error::ApiError;
+use super::error::{ApiError, ApiErrorKind};
 use super::state::AppState;
 use crate::lock::check_service_host;
 use crate::runner::RunResult;
@@ -39,8 +39,8 @@ pub async fn callback_of(
     allowed_hosts: &[String],
 ) -> Result<Callback, ApiError> {
     if state.webhook_secret().is_none() {
-        return Err(ApiError::unprocessable(
-            "invalid_callback",
+        return Err(ApiError::new(
+            ApiErrorKind::InvalidCallback,
             format!(
                 "callback_url: this server cannot sign webhooks: it was started without \
                  {SECRET_VAR}"
@@ -51,8 +51,8 @@ pub async fn callback_of(
         .ok()
         .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
         .ok_or_else(|| {
-            ApiError::unprocessable(
-                "invalid_callback",
+            ApiError::new(
+                ApiErrorKind::InvalidCallback,
                 format!("callback_url: `{url}` is not an absolute http(s) URL"),
             )
         })?;

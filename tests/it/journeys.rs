@@ -180,6 +180,8 @@ pub(crate) fn mail() -> &'static Arc<SmtpInbox> {
 pub(crate) struct Running {
     pub url: String,
     pub db: PathBuf,
+    /// Where it sends its mail (a loopback port).
+    smtp_port: u16,
     log: PathBuf,
     /// How long it took to start (migrations included).
     pub started_in: Duration,
@@ -215,10 +217,18 @@ pub(crate) fn running(key: &str) -> &'static Running {
         .entry(key.to_string())
         .or_default()
         .clone();
-    match slot.get_or_init(|| start(app_def(key)).map(|r| &*Box::leak(Box::new(r)))) {
+    let smtp_port = mail().local_addr().port();
+    match slot.get_or_init(|| start(app_def(key), smtp_port).map(|r| &*Box::leak(Box::new(r)))) {
         Ok(app) => app,
         Err(e) => panic!("{e}"),
     }
+}
+
+/// A new instance of the app `key` of its own, sending its mail by SMTP to `smtp_port` on
+/// loopback (a receiver another process runs, e.g. `planlock serve`'s inbox), at
+/// `MAIL_DOMAIN`. Stopped when the test binary exits.
+pub(crate) fn start_mailing_to(key: &str, smtp_port: u16) -> Running {
+    start(app_def(key), smtp_port).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn free_port() -> u16 {
@@ -228,7 +238,7 @@ fn free_port() -> u16 {
         .expect("a free loopback port")
 }
 
-fn start(def: &AppDef) -> Result<Running, String> {
+fn start(def: &AppDef, smtp_port: u16) -> Result<Running, String> {
     static AT_EXIT: OnceLock<()> = OnceLock::new();
     AT_EXIT.get_or_init(|| {
         // SAFETY: registering a plain `extern "C"` function with libc.
@@ -250,7 +260,7 @@ fn start(def: &AppDef) -> Result<Running, String> {
         .env("JOURNEY_BASE_URL", &url)
         .env("JOURNEY_DB", &db)
         .env("JOURNEY_DATA", data.path())
-        .env("JOURNEY_SMTP_PORT", mail().local_addr().port().to_string())
+        .env("JOURNEY_SMTP_PORT", smtp_port.to_string())
         .env("JOURNEY_MAIL_DOMAIN", MAIL_DOMAIN)
         .stdin(Stdio::null())
         .stdout(out)
@@ -263,6 +273,7 @@ fn start(def: &AppDef) -> Result<Running, String> {
     let running = Running {
         url,
         db,
+        smtp_port,
         log,
         started_in: Duration::ZERO,
         _data: data,
@@ -295,7 +306,7 @@ fn start(def: &AppDef) -> Result<Running, String> {
 // ---- The app's own records ----
 
 /// Runs `DIR/records COMMAND` for the account `email` with `env`; its JSON answer.
-fn records(
+pub(crate) fn records(
     def: &AppDef,
     app: &Running,
     command: &str,
@@ -307,7 +318,7 @@ fn records(
         .envs(def.env.iter().copied())
         .env("JOURNEY_DB", &app.db)
         .env("JOURNEY_BASE_URL", &app.url)
-        .env("JOURNEY_SMTP_PORT", mail().local_addr().port().to_string())
+        .env("JOURNEY_SMTP_PORT", app.smtp_port.to_string())
         .env("JOURNEY_EMAIL", email)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
@@ -566,7 +577,7 @@ pub(crate) const JOURNEYS: &[Journey] = &[
     },
 ];
 
-fn journey(app: &str, name: &str) -> &'static Journey {
+pub(crate) fn journey(app: &str, name: &str) -> &'static Journey {
     JOURNEYS
         .iter()
         .find(|j| j.app == app && j.name == name)
@@ -574,11 +585,11 @@ fn journey(app: &str, name: &str) -> &'static Journey {
 }
 
 impl Journey {
-    fn def(&self) -> &'static AppDef {
+    pub(crate) fn def(&self) -> &'static AppDef {
         app_def(self.app)
     }
 
-    fn file(&self, kind: PlanKind) -> PathBuf {
+    pub(crate) fn file(&self, kind: PlanKind) -> PathBuf {
         journeys_dir()
             .join(self.def().dir)
             .join(format!("{}.{}.json", self.name, kind.suffix()))
@@ -635,7 +646,7 @@ pub(crate) struct Evidence {
 
 /// Checks each proof against the app's `records show` answer; `since` is the run's start
 /// (Unix seconds).
-fn judge(proofs: &[Proof], facts: &Value, since: f64) -> Evidence {
+pub(crate) fn judge(proofs: &[Proof], facts: &Value, since: f64) -> Evidence {
     let mut missing = Vec::new();
     for proof in proofs {
         let (holds, what) = match *proof {
@@ -770,7 +781,7 @@ fn journey_vars(def: &AppDef, url: &str, address: &str) -> Vars {
 }
 
 /// A password for one run: random, so nothing another run typed can count.
-fn fresh_password() -> String {
+pub(crate) fn fresh_password() -> String {
     format!("Pw.{}.{}", runner::new_run_id(), runner::new_run_id())
 }
 
@@ -936,7 +947,7 @@ pub(crate) fn row(o: &Outcome) -> String {
 
 // ---- The tests ----
 
-fn ready() -> bool {
+pub(crate) fn ready() -> bool {
     util::browser().is_some() && installed()
 }
 

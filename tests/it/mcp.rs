@@ -1,16 +1,19 @@
 //! MCP with a real client: the official Python SDK (PyPI `mcp`, pinned in scripts/test)
 //! drives `planlock mcp` over stdio and `/mcp` on `planlock serve` over streamable HTTP,
-//! against the demo shop (its own record of verified accounts) and a stock Django app (its
-//! database). The stand-in model speaks the OpenAI wire format (`util::model`).
+//! against the demo shop (its own record of verified accounts) and stock apps (their
+//! databases): the corpus's Django app, and django-allauth of the journeys. The stand-in
+//! model speaks the OpenAI wire format (`util::model`).
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use planlock::demo::{self, DemoSite, SmtpMailer};
 use serde_json::{Value, json};
 
+use crate::journeys;
 use crate::util::model::FakeModel;
 use crate::util::serve::ServeProcess;
 use crate::util::{self, rt};
@@ -284,18 +287,23 @@ fn act_without_elicitation_takes_the_suggestion_and_says_so() {
     );
 }
 
-#[test]
-fn cancel_run_ends_a_run_the_client_is_following_as_cancelled() {
-    let python = need!();
-    let server = ServeProcess::start(&[], &[]);
-    let plan = json!({
+/// A plan that opens a page, then waits a minute at step 2 of 3.
+fn waiting_plan() -> Value {
+    json!({
         "reasoning": "Open a page, then wait long.",
         "steps": [
             {"type": "navigate", "url": util::site().url("/form.html")},
             {"type": "wait_seconds", "seconds": 60},
             {"type": "done", "summary": "waited"}
         ]
-    });
+    })
+}
+
+#[test]
+fn cancel_run_ends_a_run_the_client_is_following_as_cancelled() {
+    let python = need!();
+    let server = ServeProcess::start(&[], &[]);
+    let plan = waiting_plan();
     let began = std::time::Instant::now();
     let outcomes = client(
         &python,
@@ -312,6 +320,51 @@ fn cancel_run_ends_a_run_the_client_is_following_as_cancelled() {
     let cancelled = &outcomes[0]["cancel"][0]["run"];
     assert_eq!(cancelled["run_id"], result["run_id"]);
     assert_eq!(cancelled["status"], "cancelled");
+}
+
+/// Makes a `run_plan` call to `server` that waits a minute, gives it up at step 2, and
+/// answers the run as `get_run` shows it once it ended.
+fn give_up_a_waiting_run(python: &Path, server: Value) -> Value {
+    let plan = waiting_plan();
+    let began = std::time::Instant::now();
+    let outcomes = client(
+        python,
+        &json!({
+            "server": server,
+            "calls": [{"tool": "run_plan", "abandon_at": "step 2 of 3",
+                       "arguments": {"plan": plan, "allowed_hosts": ["127.0.0.1"]}}],
+        }),
+    );
+    // The run ended at the step the call was given up in, as cancelled, well before its
+    // minute.
+    let run = &outcomes[0]["run"];
+    assert_eq!(run["run_id"], outcomes[0]["abandoned"], "{run:#}");
+    assert_eq!(run["status"], "cancelled", "{run:#}");
+    assert_eq!(run["failed_step"], 1, "{run:#}");
+    assert!(began.elapsed().as_secs() < 45, "{:?}", began.elapsed());
+    run.clone()
+}
+
+/// Over stdio the client's SDK sends `notifications/cancelled` for the call it gave up.
+#[test]
+fn giving_up_a_run_plan_call_over_stdio_cancels_its_run() {
+    let python = need!();
+    let store = tempfile::tempdir().unwrap();
+    give_up_a_waiting_run(
+        &python,
+        json!({"stdio": [
+            env!("CARGO_BIN_EXE_planlock"), "mcp",
+            "--store", format!("sqlite:{}", store.path().join("runs.sqlite3").display()),
+        ]}),
+    );
+}
+
+/// Over streamable HTTP (MCP 2026-07-28) the client gives up a call by closing its request.
+#[test]
+fn giving_up_a_run_plan_call_over_http_cancels_its_run() {
+    let python = need!();
+    let server = ServeProcess::start(&[], &[]);
+    give_up_a_waiting_run(&python, json!({"http": server.url("/mcp")}));
 }
 
 #[test]
@@ -441,6 +494,68 @@ fn run_plan_over_http_registers_on_a_stock_django_app() {
         String::from_utf8_lossy(&users.stdout).trim(),
         "[('ken', 'ken@quill.test')]"
     );
+}
+
+/// `run_plan` over stdio of a stock app's committed journey plan: django-allauth, an
+/// instance of its own mailing to the MCP server's inbox; sign up, confirm by the emailed
+/// link, sign in with the same password. Judged by allauth's own records, as the journeys are.
+#[test]
+fn run_plan_over_stdio_takes_a_stock_app_through_its_emailed_confirmation() {
+    let python = need!();
+    if !journeys::ready() {
+        return;
+    }
+    let journey = journeys::journey("allauth", "signup-confirm-login");
+    let port = free_port();
+    let app = journeys::start_mailing_to(journey.app, port);
+    let plan = std::fs::read_to_string(journey.file(journeys::PlanKind::Hand)).unwrap();
+    let plan: Value = serde_json::from_str(&plan).unwrap();
+    let password = journeys::fresh_password();
+    let store = tempfile::tempdir().unwrap();
+    let since = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let outcomes = client(
+        &python,
+        &json!({
+            "server": {"stdio": [
+                env!("CARGO_BIN_EXE_planlock"), "mcp",
+                "--store", format!("sqlite:{}", store.path().join("runs.sqlite3").display()),
+                "--inbox", format!(
+                    "journeys=smtp://127.0.0.1:{port}?domain={}", journeys::MAIL_DOMAIN
+                ),
+            ]},
+            "calls": [{"tool": "run_plan", "arguments": {
+                "plan": plan,
+                "vars": {journey.def().var: app.url},
+                "secrets": {"PASSWORD": password},
+                "inbox": "journeys",
+                "allowed_hosts": ["127.0.0.1"],
+            }}],
+        }),
+    );
+    let result = result_of(&outcomes[0]);
+    assert_eq!(result["status"], "succeeded", "{result:#}");
+    let address = result["inbox_address"].as_str().unwrap();
+    assert!(address.ends_with(journeys::MAIL_DOMAIN), "{address}");
+    // allauth's records: the account exists, its address verified, the secret its password,
+    // a sign-in during the run.
+    let facts = journeys::records(
+        journey.def(),
+        &app,
+        "show",
+        address,
+        &[(
+            "JOURNEY_PASSWORDS",
+            json!({"PASSWORD": password}).to_string(),
+        )],
+    );
+    let evidence = journeys::judge(journey.proofs, &facts, since);
+    assert!(evidence.reached, "{}", evidence.seen);
+    // The password was typed into the app, and is in no answer of the tool.
+    let answered = serde_json::to_string(&outcomes).unwrap();
+    assert!(!answered.contains(&password), "{answered}");
 }
 
 /// What must be the same whichever front end ran the request.

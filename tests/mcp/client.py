@@ -6,8 +6,10 @@ Scenario: {"server": {"stdio": [argv...]} | {"http": URL, "token": T},
            "mode": "auto" | "legacy",        # 2026-07-28 (input-required retries) or earlier
            "answers": {"the question's words": "answer"} | null,  # null: no elicitation
            "calls": [{"tool": NAME, "arguments": {...},
-                      "cancel_at": "words in a progress message"}]}  # then cancel_run it
-Each call's outcome: {"is_error", "structured", "text", "progress": [...], "asked": [...]}.
+                      "cancel_at": "words in a progress message",   # then cancel_run it
+                      "abandon_at": "words in a progress message"}]}  # then give up the call
+Each call's outcome: {"is_error", "structured", "text", "progress": [...], "asked": [...]}; a
+call given up: {"abandoned": RUN_ID, "run": the run once it ended, as get_run answers it}.
 """
 
 import asyncio
@@ -68,6 +70,9 @@ async def main() -> None:
                         asyncio.create_task(client.call_tool("cancel_run", {"id": run_id}))
                     )
 
+            if call.get("abandon_at"):
+                outcomes.append(await abandoned(client, call))
+                continue
             result = await client.call_tool(
                 call["tool"], call.get("arguments", {}), progress_callback=on_progress
             )
@@ -84,6 +89,33 @@ async def main() -> None:
                 }
             )
     json.dump(outcomes, sys.stdout)
+
+
+async def abandoned(client, call) -> dict:
+    """Makes the call, gives it up (cancels its task: the SDK tells the server) once a progress
+    message has the words, then follows the run with `get_run` until it ends."""
+    seen: dict = {}
+
+    async def on_progress(done, total, message):
+        if message and call["abandon_at"] in message and "run_id" not in seen:
+            seen["run_id"] = re.match(r"run (\S+)", message).group(1)
+            task.cancel()
+
+    task = asyncio.create_task(
+        client.call_tool(call["tool"], call.get("arguments", {}), progress_callback=on_progress)
+    )
+    try:
+        await task
+        raise SystemExit("the call ended before it was given up")
+    except asyncio.CancelledError:
+        pass
+    for _ in range(600):
+        view = await client.call_tool("get_run", {"id": seen["run_id"]})
+        run = view.structured_content["run"]
+        if run["status"] not in ("queued", "running"):
+            return {"abandoned": seen["run_id"], "run": run}
+        await asyncio.sleep(0.1)
+    raise SystemExit(f"run {seen['run_id']} did not end after its call was given up")
 
 
 asyncio.run(main())

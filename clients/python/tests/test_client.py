@@ -9,7 +9,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from conftest import TOKEN, WEBHOOK_SECRET, plan_for
 
+from planlock_api.api.runs import get_run
 from planlock_api.api.service import healthz
+from planlock_api.models import ApiErrorKind, ErrorBody
 from planlock_client import SIGNATURE_HEADER, Planlock, PlanlockError, verify_webhook
 
 
@@ -69,6 +71,10 @@ def test_errors_carry_the_apis_kind_and_message(client, planlock):
 def test_the_generated_client_calls_the_api(client):
     health = healthz.sync(client=client.client)
     assert health.status == "ok"
+    # An error answer parses into the generated model, its kind one of the enum's.
+    missing = get_run.sync("nothing-here", client=client.client)
+    assert isinstance(missing, ErrorBody), missing
+    assert missing.error.kind == ApiErrorKind.RUN_NOT_FOUND
 
 
 def test_webhook_signatures_verify_and_refuse_tampering():

@@ -243,6 +243,14 @@ export interface components {
          * @enum {string}
          */
         AnswerSource: "given" | "asked" | "suggested";
+        /**
+         * @description What went wrong, for programs: the `kind` of every error answer, of the HTTP API and of
+         *     the MCP tools alike. A kind always comes with the same HTTP status.
+         *
+         *     Each operation lists the kinds it answers under their statuses. No operation answers these: `method_not_allowed` (405), e.g. "/v1/runs does not take PUT: the endpoints are listed at /openapi.json"; `cancelled` (422), e.g. "the question for {{email}} was dismissed, so nothing ran".
+         * @enum {string}
+         */
+        ApiErrorKind: "malformed_json" | "invalid_request" | "unreadable_body" | "malformed_request" | "bad_host" | "invalid_query" | "unauthorized" | "forbidden_host" | "cross_site_request" | "not_found" | "run_not_found" | "method_not_allowed" | "body_timeout" | "body_too_large" | "uri_too_long" | "unsupported_media_type" | "invalid_plan" | "invalid_variables" | "invalid_inbox" | "invalid_allowed_hosts" | "lock_refused" | "secret_not_allowed" | "invalid_callback" | "invalid_goal" | "invalid_input" | "model_refused" | "look_failed" | "cancelled" | "too_many_runs" | "too_many_runs_for_caller" | "too_many_plans" | "headers_too_large" | "internal" | "shutting_down" | "browser_unavailable" | "inbox_unavailable" | "store_unavailable" | "model_not_configured" | "model_unreachable" | "model_unauthorized" | "model_unavailable" | "model_error";
         /** @description One inbox bound to a run. */
         BoundInbox: {
             /** @description `None` for the default inbox. */
@@ -356,8 +364,7 @@ export interface components {
             error: components["schemas"]["ErrorDetail"];
         };
         ErrorDetail: {
-            /** @description For programs: see the table of kinds in the API documentation. */
-            kind: string;
+            kind: components["schemas"]["ApiErrorKind"];
             /** @description A sentence for people. */
             message: string;
             /** @description Every problem of an invalid plan, each with its JSON path. */
@@ -1220,7 +1227,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
-            /** @description The request could not be read. `kind`: malformed_request. */
+            /** @description The request could not be read. `kind`: malformed_request, bad_host. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1240,6 +1247,15 @@ export interface operations {
             };
             /** @description The URL is over the limit. `kind`: uri_too_long. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The headers are over the limit. `kind`: headers_too_large. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1280,7 +1296,7 @@ export interface operations {
                     "text/plain; version=0.0.4": string;
                 };
             };
-            /** @description The request could not be read. `kind`: malformed_request. */
+            /** @description The request could not be read. `kind`: malformed_request, bad_host. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1300,6 +1316,15 @@ export interface operations {
             };
             /** @description The URL is over the limit. `kind`: uri_too_long. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The headers are over the limit. `kind`: headers_too_large. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1336,7 +1361,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description The request could not be read. `kind`: malformed_request. */
+            /** @description The request could not be read. `kind`: malformed_request, bad_host. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1356,6 +1381,15 @@ export interface operations {
             };
             /** @description The URL is over the limit. `kind`: uri_too_long. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The headers are over the limit. `kind`: headers_too_large. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1417,7 +1451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description The request could not be read. `kind`: malformed_json, invalid_request, unreadable_body, malformed_request. */
+            /** @description The request could not be read. `kind`: malformed_json, invalid_request, unreadable_body, malformed_request, bad_host. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1439,6 +1473,15 @@ export interface operations {
             };
             /** @description A `Host` this server does not answer to, or a page of another origin. `kind`: forbidden_host, cross_site_request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body did not arrive in time. `kind`: body_timeout. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1473,7 +1516,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The request is well-formed but a value cannot be used; nothing ran. `kind`: invalid_plan, invalid_variables, invalid_inbox, invalid_allowed_hosts, lock_refused, secret_not_allowed, invalid_callback, invalid_goal, invalid_input, model_refused. */
+            /** @description The request is well-formed but a value cannot be used; nothing ran. `kind`: invalid_plan, invalid_variables, invalid_inbox, invalid_allowed_hosts, lock_refused, secret_not_allowed, invalid_callback, invalid_goal, invalid_input, model_refused, look_failed. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1487,6 +1530,15 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The headers are over the limit. `kind`: headers_too_large. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1535,7 +1587,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlansAnswer"];
                 };
             };
-            /** @description The request could not be read. `kind`: malformed_json, invalid_request, unreadable_body, malformed_request. */
+            /** @description The request could not be read. `kind`: malformed_json, invalid_request, unreadable_body, malformed_request, bad_host. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1557,6 +1609,15 @@ export interface operations {
             };
             /** @description A `Host` this server does not answer to, or a page of another origin. `kind`: forbidden_host, cross_site_request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body did not arrive in time. `kind`: body_timeout. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1591,7 +1652,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The request is well-formed but a value cannot be used; nothing ran. `kind`: invalid_goal, invalid_input, model_refused. */
+            /** @description The request is well-formed but a value cannot be used; nothing ran. `kind`: invalid_goal, invalid_input, model_refused, look_failed. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1605,6 +1666,15 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before trying again. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The headers are over the limit. `kind`: headers_too_large. */
+            431: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1656,7 +1726,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunList"];
                 };
             };
-            /** @description The request could not be read. `kind`: malformed_request, invalid_query. */
+            /** @description The request could not be read. `kind`: malformed_request, bad_host, invalid_query. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1687,6 +1757,15 @@ export interface operations {
             };
             /** @description The URL is over the limit. `kind`: uri_too_long. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The headers are over the limit. `kind`: headers_too_large. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1757,7 +1836,7 @@ export interface operations {
                     "application/json": components["schemas"]["Accepted"];
                 };
             };
-            /** @description The request could not be read. `kind`: malformed_json, invalid_request, unreadable_body, malformed_request. */
+            /** @description The request could not be read. `kind`: malformed_json, invalid_request, unreadable_body, malformed_request, bad_host. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1779,6 +1858,15 @@ export interface operations {
             };
             /** @description A `Host` this server does not answer to, or a page of another origin. `kind`: forbidden_host, cross_site_request. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body did not arrive in time. `kind`: body_timeout. */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1833,6 +1921,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The headers are over the limit. `kind`: headers_too_large. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description A bug; the details are in the server's log. `kind`: internal. */
             500: {
                 headers: {
@@ -1874,7 +1971,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunView"];
                 };
             };
-            /** @description The request could not be read. `kind`: malformed_request. */
+            /** @description The request could not be read. `kind`: malformed_request, bad_host. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1903,7 +2000,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such run. `kind`: run_not_found. */
+            /** @description No such run, or no such screenshot. `kind`: run_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1914,6 +2011,15 @@ export interface operations {
             };
             /** @description The URL is over the limit. `kind`: uri_too_long. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The headers are over the limit. `kind`: headers_too_large. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1971,7 +2077,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunView"];
                 };
             };
-            /** @description The request could not be read. `kind`: malformed_request. */
+            /** @description The request could not be read. `kind`: malformed_request, bad_host. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2000,7 +2106,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such run. `kind`: run_not_found. */
+            /** @description No such run, or no such screenshot. `kind`: run_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2011,6 +2117,15 @@ export interface operations {
             };
             /** @description The URL is over the limit. `kind`: uri_too_long. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The headers are over the limit. `kind`: headers_too_large. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2061,7 +2176,7 @@ export interface operations {
                     "image/png": number[];
                 };
             };
-            /** @description The request could not be read. `kind`: malformed_request. */
+            /** @description The request could not be read. `kind`: malformed_request, bad_host. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2090,7 +2205,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description No such run. `kind`: run_not_found. */
+            /** @description No such run, or no such screenshot. `kind`: not_found, run_not_found. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2101,6 +2216,15 @@ export interface operations {
             };
             /** @description The URL is over the limit. `kind`: uri_too_long. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The headers are over the limit. `kind`: headers_too_large. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2146,7 +2270,7 @@ export interface operations {
                     "application/schema+json": Record<string, never>;
                 };
             };
-            /** @description The request could not be read. `kind`: malformed_request. */
+            /** @description The request could not be read. `kind`: malformed_request, bad_host. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2177,6 +2301,15 @@ export interface operations {
             };
             /** @description The URL is over the limit. `kind`: uri_too_long. */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The headers are over the limit. `kind`: headers_too_large. */
+            431: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,6 +8,7 @@ from .act_body_vars import ActBodyVars
 from .act_result import ActResult
 from .answer import Answer
 from .answer_source import AnswerSource
+from .api_error_kind import ApiErrorKind
 from .bound_inbox import BoundInbox
 from .callback_state import CallbackState
 from .candidate import Candidate
@@ -78,6 +79,7 @@ __all__ = (
     "ActResult",
     "Answer",
     "AnswerSource",
+    "ApiErrorKind",
     "BoundInbox",
     "CallbackState",
     "Candidate",

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.api_error_kind import ApiErrorKind
 from ..types import UNSET, Unset
 from typing import cast
 
@@ -26,12 +27,17 @@ T = TypeVar("T", bound="ErrorDetail")
 class ErrorDetail:
     """ 
         Attributes:
-            kind (str): For programs: see the table of kinds in the API documentation.
+            kind (ApiErrorKind): What went wrong, for programs: the `kind` of every error answer, of the HTTP API and of
+                the MCP tools alike. A kind always comes with the same HTTP status.
+
+                Each operation lists the kinds it answers under their statuses. No operation answers these: `method_not_allowed`
+                (405), e.g. "/v1/runs does not take PUT: the endpoints are listed at /openapi.json"; `cancelled` (422), e.g.
+                "the question for {{email}} was dismissed, so nothing ran".
             message (str): A sentence for people.
             problems (list[Problem] | None | Unset): Every problem of an invalid plan, each with its JSON path.
      """
 
-    kind: str
+    kind: ApiErrorKind
     message: str
     problems: list[Problem] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -42,7 +48,7 @@ class ErrorDetail:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.problem import Problem # noqa: PLC0415
-        kind = self.kind
+        kind = self.kind.value
 
         message = self.message
 
@@ -77,7 +83,10 @@ class ErrorDetail:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.problem import Problem # noqa: PLC0415
         d = dict(src_dict)
-        kind = d.pop("kind")
+        kind = ApiErrorKind(d.pop("kind"))
+
+
+
 
         message = d.pop("message")
 

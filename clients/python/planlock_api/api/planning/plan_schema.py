@@ -69,6 +69,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_414
 
+    if response.status_code == 431:
+        response_431 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_431
+
     if response.status_code == 500:
         response_500 = ErrorBody.from_dict(response.json())
 

@@ -87,6 +87,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
         return response_403
 
+    if response.status_code == 408:
+        response_408 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_408
+
     if response.status_code == 413:
         response_413 = ErrorBody.from_dict(response.json())
 
@@ -121,6 +128,13 @@ def _parse_response(*, client: AuthenticatedClient | Client, response: httpx.Res
 
 
         return response_429
+
+    if response.status_code == 431:
+        response_431 = ErrorBody.from_dict(response.json())
+
+
+
+        return response_431
 
     if response.status_code == 500:
         response_500 = ErrorBody.from_dict(response.json())
