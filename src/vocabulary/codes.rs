@@ -297,6 +297,25 @@ pub(crate) const OFFERS: &[&str] = &[
     "% di sconto",
 ];
 
+/// Pieces of a line (lower-cased, found anywhere in it) that make it a footer: a number there
+/// or beside it is a company's, not a code.
+pub(crate) const FOOTER_WORDS: &[&str] = &[
+    "©",
+    "copyright",
+    "all rights reserved",
+    "unsubscribe",
+    " inc.",
+    " inc,",
+    " llc",
+    " gmbh",
+    " ltd",
+    "s.a.",
+    "s.l.",
+    "alle rechte",
+    "tous droits",
+    "todos los derechos",
+];
+
 /// Whole lines that close a mail: the line after one is a signature (`ACME-CORP`), not a code.
 pub(crate) const SIGN_OFFS: &[&str] = &[
     "thanks",

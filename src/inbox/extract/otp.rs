@@ -10,7 +10,7 @@ use super::otp_candidates::{
 use super::otp_labels::{Pol, is_sign_off, labels_in, lower};
 use super::ranking::{self, Rule};
 use super::{Otp, OtpError, OtpSource, mask_code};
-use crate::vocabulary::codes::{LABEL_LEADS, MONTHS, VALUE_LABELS};
+use crate::vocabulary::codes::{FOOTER_WORDS, LABEL_LEADS, MONTHS, VALUE_LABELS};
 
 /// Everything known about one candidate's marking.
 #[derive(Debug, Default)]
@@ -150,24 +150,7 @@ fn in_footer_zone(lowers: &[Vec<char>], bi: usize) -> bool {
 
 fn footerish(lc: &[char]) -> bool {
     let s: String = lc.iter().collect();
-    [
-        "©",
-        "copyright",
-        "all rights reserved",
-        "unsubscribe",
-        " inc.",
-        " inc,",
-        " llc",
-        " gmbh",
-        " ltd",
-        "s.a.",
-        "s.l.",
-        "alle rechte",
-        "tous droits",
-        "todos los derechos",
-    ]
-    .iter()
-    .any(|w| s.contains(w))
+    FOOTER_WORDS.iter().any(|w| s.contains(w))
 }
 
 /// How a candidate ranks: its value under each rule of [`CODE_RULES`], which compares them in
