@@ -48,6 +48,9 @@ pub mod runner;
 pub mod server;
 mod vocabulary;
 
+#[cfg(test)]
+mod rooms;
+
 pub use browser::{BrowserError, Chromium, LaunchOptions};
 pub use error::{ErrorKind, StepError};
 pub use inbox::{Inbox, InboxError};
