@@ -46,6 +46,10 @@ pub mod report;
 pub mod runner;
 #[cfg(feature = "server")]
 pub mod server;
+mod vocabulary;
+
+#[cfg(test)]
+mod rooms;
 
 pub use browser::{BrowserError, Chromium, LaunchOptions};
 pub use error::{ErrorKind, StepError};

@@ -7,8 +7,9 @@
 // sentences, which the Rust side words (browser/locate.rs, runner/failure.rs). Waiting happens here,
 // inside the page, so a step costs one CDP round trip however long it waits; the Rust side
 // re-evaluates after navigations. `accname` is dom-accessibility-api's computation of roles and
-// accessible names (accname.js, bundled by scripts/accname/build).
-(accname) => async (req) => {
+// accessible names (accname.js, bundled by scripts/accname/build); `vocabulary` the word lists
+// it reads pages with (vocabulary.js, generated from src/vocabulary/pages.rs).
+(accname, vocabulary) => async (req) => {
   const started = performance.now();
   const budget = req.budget_ms;
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim().toLowerCase();
@@ -18,6 +19,8 @@
   const cut = (s, n) => (s.length > n ? s.slice(0, n - 1) + "\u2026" : s);
   // Finding and ranking time of the attempt that succeeded (waiting excluded), to the µs.
   const ms = (t) => Math.round(t * 1000) / 1000;
+  // A regular expression's alternatives that are the words of a list, each taken literally.
+  const anyOf = (words) => words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
 
   // ---- reading the DOM as it is, not as a page named it ----
   // A form's controls are also its properties (`<button name="action">` makes `form.action`
@@ -259,22 +262,17 @@
   }
   // The role a step's `describe` names ("the Sign Up button", "Pricing link"), or null. The
   // role word before any "in/on/under ..." phrase wins: "the button in the menu" is a button.
-  const ROLE_WORDS = {
-    button: "button", btn: "button", submit: "button", link: "link", hyperlink: "link", anchor: "link",
-    tab: "tab", checkbox: "checkbox", radio: "radio", menuitem: "menuitem", option: "option",
-    switch: "switch", toggle: "switch", dropdown: "combobox", combobox: "combobox", select: "combobox",
-    field: "textbox", input: "textbox", textbox: "textbox",
-  };
-  const PLACE_WORDS = new Set(["in", "on", "of", "inside", "within", "under", "below", "above", "near",
-    "next", "beside", "from", "at", "by"]);
+  const ROLE_WORDS = vocabulary.role_words;
+  const ROLE_PHRASES = vocabulary.role_phrases.map(([pattern, word]) => [new RegExp(pattern, "g"), word]);
+  const PLACE_WORDS = new Set(vocabulary.place_words);
+  // A describe with its two-word roles written as one (`radio button` is `radio`).
+  const joinRoles = (d) => ROLE_PHRASES.reduce((text, [pattern, word]) => text.replace(pattern, word), d);
   function wantedRole(describe, query) {
     let d = norm(describe);
     if (!d) return null;
     const q = norm(query);
     if (q && q.length > 1) d = d.split(q).join(" ");
-    d = d.replace(/radio\s*button/g, "radio").replace(/menu\s*(item|entry|option)/g, "menuitem")
-      .replace(/(check|tick)\s*box/g, "checkbox").replace(/text\s*(box|field)/g, "textbox")
-      .replace(/drop\s*-?\s*down/g, "dropdown");
+    d = joinRoles(d);
     let role = null;
     for (const w of d.split(/[^a-z]+/)) {
       if (ROLE_WORDS[w]) role = ROLE_WORDS[w];
@@ -284,14 +282,13 @@
   }
   // The landmarks a step's describe places its element in ("the Sign up link in the menu",
   // "… in the footer"), or null when it names none.
-  const PLACES = { menu: ["nav", "header"], navigation: ["nav", "header"], nav: ["nav", "header"], navbar: ["nav", "header"],
-    header: ["header", "nav"], footer: ["footer"], sidebar: ["aside"] };
+  const PLACES = vocabulary.places;
   function wantedPlace(describe, query) {
     let d = norm(describe);
     if (!d) return null;
     const q = norm(query);
     if (q && q.length > 1) d = d.split(q).join(" ");
-    d = d.replace(/menu\s*(item|entry|option)/g, "menuitem");
+    d = joinRoles(d);
     for (const w of d.split(/[^a-z]+/)) if (PLACES[w]) return PLACES[w];
     return null;
   }
@@ -436,13 +433,7 @@
   const wordsOf = (s) => (s || "").toLowerCase().replace(/[\u00ad\u2010-\u2015-]/g, "").split(/[^\p{L}\p{N}]+/u).filter(Boolean);
   const joined = (s) => wordsOf(s).join("");
   // Phrases that name one action, whichever a site chose (the same table for every page).
-  const EQUIVALENT = [
-    ["sign up", "signup", "register", "create account", "create an account", "join", "get started"],
-    ["log in", "login", "sign in", "signin"],
-    ["continue", "next"],
-    ["submit", "send"],
-    ["verify", "confirm", "activate"],
-  ].map((group) => group.map(wordsOf));
+  const EQUIVALENT = vocabulary.equivalent.map((group) => group.map(wordsOf));
   const hasRun = (ws, run) => {
     outer: for (let i = 0; i + run.length <= ws.length; i++) {
       for (let j = 0; j < run.length; j++) if (ws[i + j] !== run[j]) continue outer;
@@ -479,7 +470,7 @@
 
   // Content people other than the site can post: links marked user-generated, and anything
   // inside a comment (ARIA's comment role, schema.org Comment microdata, a comments region).
-  const UGC_WORDS = /(^|\s)(comment|comments|user-content|ugc)(\s|$)/i;
+  const UGC_WORDS = new RegExp(`(^|\\s)(${anyOf(vocabulary.user_content_marks)})(\\s|$)`, "i");
   function isUserContent(el) {
     for (let n = el; n; n = up(n)) {
       if (tagOf(n) === "A" && /(^|\s)(ugc|nofollow)(\s|$)/i.test(attr(n, "rel") || "")) return true;
@@ -585,7 +576,7 @@
 
   // Whether a step's words say it submits what was just filled ("the Sign up button",
   // "submit the form"), for clicking a form's one submit control when the text matches nothing.
-  const SUBMIT_WORDS = /\b(submit|send|sign ?up|register|create|join|get started|continue|next|log ?in|sign ?in|save|request|invite|add|confirm|verify|activate|apply|finish|done|subscribe|reset|update|go)\b/;
+  const SUBMIT_WORDS = new RegExp(`\\b(${anyOf(vocabulary.submit_words)})\\b`);
   function saysSubmit(describe, text) {
     const d = norm(describe), t = norm(text);
     return SUBMIT_WORDS.test(t) || SUBMIT_WORDS.test(d) || /\bsubmit\b/.test(d);
@@ -650,9 +641,13 @@
 
   // When no label matches and the step names an email or password field: the one control of
   // that kind in the form filled last (or on the page, before any fill).
+  const EMAIL_WORDS = new RegExp(`\\b(${anyOf(vocabulary.email_field_words)})\\b`);
+  const PASSWORD_WORDS = new RegExp(`\\b(${anyOf(vocabulary.password_field_words)})\\b`);
+  // The same words in a control's name or id (`user_email`, `emailAddress`).
+  const EMAIL_NAMES = new RegExp(`(^|[^a-z])(${anyOf(vocabulary.email_field_words)})([^a-z]|$)`, "i");
   function byType(describe) {
     const d = norm(describe);
-    const kind = /\b(e-?mail|email address)\b/.test(d) ? "email" : /\b(password|passphrase|passcode)\b/.test(d) ? "password" : null;
+    const kind = EMAIL_WORDS.test(d) ? "email" : PASSWORD_WORDS.test(d) ? "password" : null;
     if (!kind) return [];
     const form = lastFilledForm();
     const fits = (el) => {
@@ -660,7 +655,7 @@
       const type = (attr(el, "type") || "").toLowerCase();
       if (kind === "password") return type === "password";
       const auto = (attr(el, "autocomplete") || "").toLowerCase();
-      return type === "email" || auto.split(/\s+/).includes("email") || /(^|[^a-z])e-?mail([^a-z]|$)/i.test(`${el.name} ${el.id}`);
+      return type === "email" || auto.split(/\s+/).includes("email") || EMAIL_NAMES.test(`${el.name} ${el.id}`);
     };
     const controls = everything().filter((el) => fits(el) && (!form || formOf(el) === form));
     return controls.length === 1 ? [{ el: controls[0], match: 1, exact: false, source: 5, order: 0, ugc: false }] : [];
@@ -892,11 +887,37 @@
     return { x: off.x + r.left + r.width / 2, y: off.y + r.top + r.height / 2 };
   }
 
+  // The code labels of a text, read as the mail's reader reads them (inbox/extract/otp_labels.rs):
+  // `^` wants no letter before a label, `$` no letter or digit after it; a code word inside a
+  // longer label of another kind (`barcode`, `backup code`) does not count.
+  const CODE_LABELS = new Map();
+  for (const [kind, specs] of [["code", vocabulary.code_words], ["inside", vocabulary.inside_other_words],
+    ["other", vocabulary.other_codes], ["other", vocabulary.other_code_fields]]) {
+    for (const spec of specs) {
+      const chars = [...spec.replace(/^\^/, "").replace(/\$$/, "")];
+      const label = { chars, kind, before: spec.startsWith("^"), after: spec.length > 1 && spec.endsWith("$") };
+      if (!CODE_LABELS.has(chars[0])) CODE_LABELS.set(chars[0], []);
+      CODE_LABELS.get(chars[0]).push(label);
+    }
+  }
+  function codeLabels(text) {
+    const cs = [...text];
+    const found = [];
+    cs.forEach((c, i) => {
+      for (const l of CODE_LABELS.get(c) || []) {
+        const end = i + l.chars.length;
+        if (end > cs.length || l.chars.some((x, k) => cs[i + k] !== x)) continue;
+        if (l.before && i > 0 && /\p{Alphabetic}/u.test(cs[i - 1])) continue;
+        if (l.after && end < cs.length && /[\p{Alphabetic}\p{N}]/u.test(cs[end])) continue;
+        found.push({ start: i, end, kind: l.kind });
+      }
+    });
+    const blockers = found.filter((l) => l.kind !== "code");
+    return found.filter((l) => l.kind !== "code" || !blockers.some((b) => b.start <= l.start && l.end <= b.end && b.end - b.start > l.end - l.start));
+  }
   // The field a page marks as the one-time code, when the plan's selector finds none: the
   // autocomplete hint browsers use, then a control named like a code, then a row of
   // single-character boxes. Returns the control(s) and which sign found them.
-  const CODE_WORDS = /(^|[^a-z])(code|otp|one[-_ ]?time|passcode|pin|token|verification)([^a-z]|$)/;
-  const NOT_CODE_WORDS = /promo|coupon|voucher|discount|gift|referral|invit|zip|postal|post code|country|area code|captcha/;
   function codeField() {
     const controls = everything().filter((el) => isTextControl(el) && tagOf(el) !== "SELECT" && isVisible(el) && isEditable(el) && !isUserContent(el));
     const marked = controls.find((el) => (attr(el, "autocomplete") || "").toLowerCase().includes("one-time-code"));
@@ -908,7 +929,8 @@
       const labels = [...(el.labels || [])].map((l) => l.innerText).join(" ");
       const says = [labels, givenName(el), attr(el, "name"), el.id, attr(el, "placeholder")]
         .map((t) => norm(t).replace(/[_-]/g, " ")).join(" | ");
-      return CODE_WORDS.test(says) && !NOT_CODE_WORDS.test(says);
+      const found = codeLabels(says);
+      return found.some((l) => l.kind === "code") && !found.some((l) => l.kind === "other");
     });
     if (named) return { els: boxesAround(named, controls) || [named], by: "name" };
     const single = controls.filter((el) => el.maxLength === 1 || attr(el, "maxlength") === "1");
@@ -1015,7 +1037,7 @@
     return { fields, text: pageText() };
   }
   // Words that say something went wrong, for a message the page shows away from any field.
-  const WRONG_WORDS = /\b(error|errors|invalid|incorrect|wrong|required|must|match|already|taken|exists|failed|not|cannot|can't|too short|too long|please (correct|enter|try|fix)|try again)\b/i;
+  const WRONG_WORDS = new RegExp(`\\b(${anyOf(vocabulary.error_words)})\\b`, "i");
 
   // ---- what a click did ----
   // The controls whose state a click can change without changing the document (checked,

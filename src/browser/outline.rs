@@ -119,14 +119,13 @@ pub struct Look {
     pub withheld: usize,
 }
 
-/// Why there is no outline.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// Why there is no outline: facts, worded by whoever reports them (the planner, in the
+/// runner's words for a page).
+#[derive(Debug, Clone, PartialEq)]
 pub enum LookError {
     /// The start page could not be loaded (refused by the lock, an HTTP error, a timeout…).
-    #[error("{}", crate::runner::page_error_sentence(.0))]
     Page(PageError),
     /// No browser to look with.
-    #[error("{0}")]
     Browser(String),
 }
 

@@ -231,98 +231,130 @@ impl StepType {
         &NAMES[self as usize]
     }
 
-    // The facts below are exhaustive matches, never `_`, so that a new step type is pointed
-    // to each question it must answer.
-
     /// The inbox steps: they read mail and wait for it (120 s by default); the service
     /// counts their waits on their own (`planlock_inbox_wait_seconds`).
     pub fn reads_mail(self) -> bool {
-        match self {
-            StepType::WaitForEmail | StepType::UseOtpFromInbox | StepType::OpenLinkFromInbox => {
-                true
-            }
-            StepType::Navigate
-            | StepType::Click
-            | StepType::Fill
-            | StepType::WaitSeconds
-            | StepType::WaitForText
-            | StepType::ExtractText
-            | StepType::Done => false,
-        }
+        self.facts().reads_mail
     }
 
     /// Whether the step acts on the page or leads it elsewhere. Where what it starts leads (a
     /// navigation, and whatever the page does on its own after it) is judged from this step
     /// until the run acts again.
     pub fn acts_on_page(self) -> bool {
-        match self {
-            StepType::Navigate
-            | StepType::Click
-            | StepType::Fill
-            | StepType::UseOtpFromInbox
-            | StepType::OpenLinkFromInbox => true,
-            StepType::WaitSeconds
-            | StepType::WaitForText
-            | StepType::WaitForEmail
-            | StepType::ExtractText
-            | StepType::Done => false,
-        }
+        self.facts().acts_on_page
     }
 
     /// Whether the step checks what the page or the mailbox shows after the actions before
     /// it. A check the plan let fail, failing right after an action that had no effect, is
     /// the evidence the goal was not reached: the run fails as unconfirmed.
     pub fn is_check(self) -> bool {
-        match self {
-            StepType::WaitSeconds
-            | StepType::WaitForText
-            | StepType::WaitForEmail
-            | StepType::UseOtpFromInbox
-            | StepType::OpenLinkFromInbox
-            | StepType::ExtractText => true,
-            StepType::Navigate | StepType::Click | StepType::Fill | StepType::Done => false,
-        }
+        self.facts().is_check
     }
 
     /// Whether what the step read is returned in the result's `extracted`.
     pub fn returns_text(self) -> bool {
-        match self {
-            StepType::ExtractText => true,
-            StepType::Navigate
-            | StepType::Click
-            | StepType::Fill
-            | StepType::WaitSeconds
-            | StepType::WaitForText
-            | StepType::WaitForEmail
-            | StepType::UseOtpFromInbox
-            | StepType::OpenLinkFromInbox
-            | StepType::Done => false,
-        }
+        self.facts().returns_text
     }
 
     /// Names other tools give this step, answered with "did you mean" when a plan writes one
     /// (`goto` → `navigate`). Lower case, `_` between words.
     pub fn other_names(self) -> &'static [&'static str] {
+        self.facts().other_names
+    }
+
+    /// Each type's answers, one row a type. A new type writes its row; a new question is a
+    /// field every row must answer (the methods above say what each means).
+    fn facts(self) -> Facts {
         match self {
-            StepType::Navigate => &["goto", "go_to", "open", "visit", "open_url", "load"],
-            StepType::Click => &["press", "tap", "click_button", "click_link"],
-            StepType::Fill => &[
-                "type",
-                "input",
-                "enter",
-                "enter_text",
-                "type_text",
-                "fill_in",
-            ],
-            StepType::WaitSeconds => &["sleep", "wait", "pause"],
-            StepType::WaitForText => &[],
-            StepType::WaitForEmail => &["wait_for_mail", "wait_email", "check_email", "read_email"],
-            StepType::UseOtpFromInbox => &["otp", "enter_otp", "fill_otp", "use_otp"],
-            StepType::OpenLinkFromInbox => &["open_link", "click_email_link", "magic_link"],
-            StepType::ExtractText => &["extract", "get_text", "read_text", "scrape"],
-            StepType::Done => &["finish", "end", "stop", "complete"],
+            StepType::Navigate => Facts {
+                reads_mail: false,
+                acts_on_page: true,
+                is_check: false,
+                returns_text: false,
+                other_names: &["goto", "go_to", "open", "visit", "open_url", "load"],
+            },
+            StepType::Click => Facts {
+                reads_mail: false,
+                acts_on_page: true,
+                is_check: false,
+                returns_text: false,
+                other_names: &["press", "tap", "click_button", "click_link"],
+            },
+            StepType::Fill => Facts {
+                reads_mail: false,
+                acts_on_page: true,
+                is_check: false,
+                returns_text: false,
+                other_names: &[
+                    "type",
+                    "input",
+                    "enter",
+                    "enter_text",
+                    "type_text",
+                    "fill_in",
+                ],
+            },
+            StepType::WaitSeconds => Facts {
+                reads_mail: false,
+                acts_on_page: false,
+                is_check: true,
+                returns_text: false,
+                other_names: &["sleep", "wait", "pause"],
+            },
+            StepType::WaitForText => Facts {
+                reads_mail: false,
+                acts_on_page: false,
+                is_check: true,
+                returns_text: false,
+                other_names: &[],
+            },
+            StepType::WaitForEmail => Facts {
+                reads_mail: true,
+                acts_on_page: false,
+                is_check: true,
+                returns_text: false,
+                other_names: &["wait_for_mail", "wait_email", "check_email", "read_email"],
+            },
+            StepType::UseOtpFromInbox => Facts {
+                reads_mail: true,
+                acts_on_page: true,
+                is_check: true,
+                returns_text: false,
+                other_names: &["otp", "enter_otp", "fill_otp", "use_otp"],
+            },
+            StepType::OpenLinkFromInbox => Facts {
+                reads_mail: true,
+                acts_on_page: true,
+                is_check: true,
+                returns_text: false,
+                other_names: &["open_link", "click_email_link", "magic_link"],
+            },
+            StepType::ExtractText => Facts {
+                reads_mail: false,
+                acts_on_page: false,
+                is_check: true,
+                returns_text: true,
+                other_names: &["extract", "get_text", "read_text", "scrape"],
+            },
+            StepType::Done => Facts {
+                reads_mail: false,
+                acts_on_page: false,
+                is_check: false,
+                returns_text: false,
+                other_names: &["finish", "end", "stop", "complete"],
+            },
         }
     }
+}
+
+/// What planlock asks of a step type, answered by [`StepType::facts`]; the method of each
+/// name says what the answer changes.
+struct Facts {
+    reads_mail: bool,
+    acts_on_page: bool,
+    is_check: bool,
+    returns_text: bool,
+    other_names: &'static [&'static str],
 }
 
 impl std::fmt::Display for StepType {

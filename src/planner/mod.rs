@@ -552,11 +552,19 @@ pub enum LookFailure {
     NoStartPage,
     #[error("{0}")]
     Lock(crate::lock::LockError),
-    #[error("could not look at {url}: {error}")]
+    #[error("could not look at {url}: {}", look_sentence(.error))]
     Look {
         url: String,
         error: crate::browser::LookError,
     },
+}
+
+/// Why a look failed, in words: a page that could not be loaded as a run's step would say it.
+fn look_sentence(error: &crate::browser::LookError) -> String {
+    match error {
+        crate::browser::LookError::Page(page) => crate::runner::page_error_sentence(page),
+        crate::browser::LookError::Browser(why) => why.clone(),
+    }
 }
 
 /// The goal's start page: its first absolute http(s) URL, caller variables filled in.

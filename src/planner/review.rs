@@ -7,41 +7,9 @@ use serde::Serialize;
 
 use crate::plan::{Plan, Step};
 use crate::report::printable;
-
-/// Word stems that make a step look destructive or costly (matched at the start of a word).
-const STEMS: &[&str] = &[
-    "delet",
-    "remov",
-    "erase",
-    "destroy",
-    "purge",
-    "wipe",
-    "payment",
-    "paypal",
-    "purchas",
-    "checkout",
-    "subscri",
-    "unsubscri",
-    "cancel",
-    "transfer",
-    "withdraw",
-    "donat",
-    "deactivat",
-    "terminat",
-    "refund",
-    "upgrad",
-];
-/// Whole words that make a step look destructive or costly.
-const WORDS: &[&str] = &[
-    "pay", "pays", "paid", "buy", "buys", "order", "orders", "sell",
-];
-/// Word pairs (in one field, in order) that do.
-const PAIRS: &[(&str, &str)] = &[
-    ("check", "out"),
-    ("close", "account"),
-    ("send", "money"),
-    ("place", "order"),
-];
+use crate::vocabulary;
+use crate::vocabulary::links::DESTRUCTIVE_STEMS;
+use crate::vocabulary::review::{PAIRS, STEMS, WORDS};
 
 /// The words of a step that look destructive or costly (empty when none do). Looks at
 /// click text/describe/selector, fill describe/label/selector, and navigate URLs.
@@ -92,6 +60,14 @@ pub fn flags(step: &Step) -> Vec<String> {
         for w in &words {
             if WORDS.contains(&w.as_str()) || STEMS.iter().any(|s| w.starts_with(s)) {
                 add(w.clone());
+            }
+        }
+        // The undoing words links are refused for, read as they are in links (camelCase split),
+        // each mention flagged (a step that says "will be deleted" is worth a second look).
+        let read = vocabulary::words::words(field);
+        for stem in DESTRUCTIVE_STEMS {
+            for (i, n) in vocabulary::words::stem_matches(&read, stem) {
+                add(read[i..i + n].join(" "));
             }
         }
         for (a, b) in PAIRS {
@@ -497,6 +473,16 @@ mod tests {
             ("Proceed to checkout", "checkout"),
             ("Check out", "check out"),
             ("Close my account", "close account"),
+        ] {
+            let f = flags(&click(text));
+            assert!(f.iter().any(|x| x == word), "{text}: {f:?}");
+        }
+        // The undoing words links are refused for, in their languages.
+        for (text, word) in [
+            ("Konto löschen", "löschen"),
+            ("Abonnement kündigen", "kündigen"),
+            ("Supprimer le compte", "supprimer"),
+            ("Revoke access", "revoke"),
         ] {
             let f = flags(&click(text));
             assert!(f.iter().any(|x| x == word), "{text}: {f:?}");

@@ -241,9 +241,11 @@ fn check(html: String, label: &str, text: &str) -> Result<(), TestCaseError> {
         .await;
         browser.close_tab(tab).await;
         outcome?;
-        // The look before planning reads the same page through the outline operation.
-        if let Err(e) = browser.look(&url, lock()).await {
-            let said = e.to_string();
+        // The look before planning reads the same page through the outline operation; the
+        // planner words what went wrong.
+        if let Err(error) = browser.look(&url, lock()).await {
+            let url = url.to_string();
+            let said = planlock::planner::LookFailure::Look { url, error }.to_string();
             prop_assert!(
                 !said.contains("the locator") && !said.contains("browser command failed"),
                 "look: {said}"

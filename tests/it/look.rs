@@ -19,7 +19,7 @@ fn look(path: &str) -> Look {
     let browser = util::browser().expect("browser");
     util::rt()
         .block_on(browser.look(&site().url(path), Lock::of_hosts(["127.0.0.1"]).unwrap()))
-        .unwrap_or_else(|e| panic!("{path}: {e}"))
+        .unwrap_or_else(|e| panic!("{path}: {e:?}"))
 }
 
 #[test]
@@ -353,7 +353,7 @@ fn look_as_planned(path: &str, vars: planlock::plan::Vars) -> Look {
     let policy = planlock::lock::AddressPolicy::Open;
     util::rt()
         .block_on(planner::look_at_goal(browser, &goal, &req, policy, &[]))
-        .unwrap_or_else(|e| panic!("{path}: {e}"))
+        .unwrap_or_else(|e| panic!("{path}: {e:?}"))
 }
 
 #[test]

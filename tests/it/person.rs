@@ -647,6 +647,34 @@ fn an_emailed_code_never_goes_into_a_field_others_posted() {
     });
 }
 
+/// The code field a page names, when the plan's selector finds none, is found by the words the
+/// mail reader knows codes by, in its languages: a German page's `Bestätigungscode`, and not the
+/// field for a backup code listed first.
+#[test]
+fn the_code_field_is_found_by_the_mails_code_words() {
+    need_browser!();
+    let page = site().url("/code-fields.html");
+    util::rt().block_on(async {
+        let browser = util::browser().unwrap();
+        let tab = browser
+            .new_tab(planlock::lock::Lock::of_hosts(["127.0.0.1"]).unwrap())
+            .await
+            .unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        tab.navigate(&page, deadline).await.unwrap();
+        let filled = tab
+            .fill_code("#no-such-box", "482913", deadline)
+            .await
+            .unwrap();
+        assert_eq!(filled.located.strategy, "fallback");
+        assert_eq!(
+            filled.located.element.as_deref(),
+            Some("<input#bestaetigung>")
+        );
+        browser.close_tab(tab).await;
+    });
+}
+
 #[test]
 fn text_others_posted_satisfies_no_wait() {
     need_browser!();

@@ -4,12 +4,11 @@
 
 use super::decode::{Block, decode};
 use super::html::render_html;
-use super::link_rank::{Occurrence, RankedLink, rank};
+use super::link_rank::{DECLARED, LINK_RULES, Occurrence, RankedLink, rank};
 use super::quoted::quoted_lines;
+use super::ranking;
 use super::structured::declared;
-
-/// Ends of sentences inside a line.
-const SENTENCE_ENDS: &[&str] = &[". ", "! ", "? ", "。", "！", "？"];
+use crate::vocabulary::mail::SENTENCE_ENDS;
 
 /// Bare `http(s)://` URLs in a line, with their char range.
 fn bare_urls(line: &str) -> Vec<(usize, String)> {
@@ -278,7 +277,7 @@ pub(super) fn ranked_links(raw: &[u8], describe: &[String]) -> Vec<RankedLink> {
     }
     for b in &mut best {
         if declared.actions.iter().any(|(u, _)| *u == b.url) {
-            b.score += 40;
+            b.score += DECLARED;
             b.reasons.push("the mail's JSON-LD action names it".into());
         }
         if b.refused.is_none() && declared.unsubscribe.contains(&b.url) {
@@ -286,7 +285,7 @@ pub(super) fn ranked_links(raw: &[u8], describe: &[String]) -> Vec<RankedLink> {
         }
     }
     // stable: ties keep document order (and are then refused as ambiguous by the caller)
-    best.sort_by_key(|b| std::cmp::Reverse(b.order()));
+    ranking::sort(&mut best, &LINK_RULES, |b| b);
     best
 }
 

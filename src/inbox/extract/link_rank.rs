@@ -4,13 +4,14 @@
 
 use url::Url;
 
-use super::link_words::{
-    ACTION_KEYS, BAD_ANCHORS, BAD_URL_PARTS, BAD_URL_WORDS, CARRIER_KEYS, CONTEXT_NEG, IMAGE_EXTS,
-    INVITING_STEMS, Intent, SOCIAL_HOSTS, TOKEN_KEYS, WEAK_ANCHORS, contains_word, intent, undoing,
-    undoing_address,
-};
-use super::words::{first_stem, words};
+use super::link_words::{Intent, contains_word, intent};
+use super::ranking::Rule;
 use super::wrapper::{is_http, unwrap_url};
+use crate::vocabulary::links::{
+    ACTION_KEYS, BAD_ANCHORS, BAD_URL_PARTS, BAD_URL_WORDS, CARRIER_KEYS, CONTEXT_NEG,
+    DESCRIBE_STOPWORDS, IMAGE_EXTS, INVITING_STEMS, SOCIAL_HOSTS, TOKEN_KEYS, WEAK_ANCHORS,
+};
+use crate::vocabulary::words::{first_stem, undoing, undoing_address, words};
 
 /// One place a link is shown in a message, with the words a reader sees around it.
 #[derive(Debug, Clone, Default)]
@@ -51,19 +52,69 @@ pub struct RankedLink {
     pub refused: Option<String>,
 }
 
-impl RankedLink {
-    /// Candidates order: chosen ones first, then template text before quoted text, then score.
-    pub(super) fn order(&self) -> (bool, bool, i32) {
-        (self.refused.is_none(), !self.quoted, self.score)
-    }
+/// The rules links are ranked by, in order; a rule is a row.
+pub(super) const LINK_RULES: [Rule<RankedLink>; 3] = [
+    // A link that undoes something is never chosen: it stays, last, to say why nothing was.
+    Rule {
+        name: "never_undoes",
+        value: |l| l.refused.is_none() as i64,
+    },
+    // The mail's own text before a quotation or a note another user typed.
+    Rule {
+        name: "own_text",
+        value: |l| !l.quoted as i64,
+    },
+    // What its words say, weighed by where they stand, and how it looks ([`rank`]'s weights).
+    Rule {
+        name: "words",
+        value: |l| l.score as i64,
+    },
+];
+
+/// Points for words that say a link does what was asked, by where they stand.
+struct Placed {
+    text: i32,
+    sentence: i32,
+    line_before: i32,
+    address: i32,
 }
 
-/// Describe words that say nothing about which link (`the link in the email`).
-const DESCRIBE_STOPWORDS: &[&str] = &[
-    "the", "a", "an", "to", "for", "of", "in", "on", "my", "your", "our", "this", "that", "link",
-    "url", "button", "email", "mail", "message", "from", "with", "and", "or", "open", "click",
-    "page", "me", "it", "is", "inbox", "follow", "use", "new", "which", "we", "you", "sent", "at",
-];
+/// Words that say the link verifies, confirms or activates (`verify`, `bestätigen`).
+const CONFIRM_WORDS: Placed = Placed {
+    text: 40,
+    sentence: 30,
+    line_before: 24,
+    address: 20,
+};
+/// Words that say it signs in, sets a password or accepts an invitation: a little weaker.
+const SIGN_IN_WORDS: Placed = Placed {
+    text: 30,
+    sentence: 22,
+    line_before: 16,
+    address: 14,
+};
+/// Its sentence asks to open it (`follow the link below`).
+const INVITED_BY_SENTENCE: i32 = 15;
+/// The line before it asks to open it (`visit the following address:`).
+const INVITED_BY_LINE_BEFORE: i32 = 10;
+/// Each word of the step's `describe` found in the link's words.
+const DESCRIBED_WORD: i32 = 25;
+/// A bare URL whose sentence names a help or legal page.
+const HELP_PAGE_SENTENCE: i32 = -15;
+/// Its sentence, the question before it or its paragraph sounds defensive (`did not request`).
+const DEFENSIVE: i32 = -45;
+/// It carries a token (`?token=`, `?code=`).
+const TOKEN: i32 = 12;
+/// Its host is an accounts host (`auth.`, `login.`, `accounts.`).
+const ACCOUNTS_HOST: i32 = 5;
+/// It is a button.
+const BUTTON: i32 = 8;
+/// It carries a long opaque value, as tokens are.
+const OPAQUE_TOKEN: i32 = 6;
+/// It is a site's home page, which verifies nothing.
+const HOME_PAGE: i32 = -30;
+/// The mail's JSON-LD action names it (a sender's own word for the link to follow).
+pub(super) const DECLARED: i32 = 40;
 
 /// The content words of a step's `describe`.
 pub(super) fn describe_words(describe: Option<&str>) -> Vec<String> {
@@ -287,10 +338,30 @@ pub(super) fn rank(occ: &Occurrence, describe: &[String]) -> Option<RankedLink> 
 
     let mut t = Tally::default();
     for (ws, place, strong, login) in [
-        (&anchor_ws, "its text", 40, 30),
-        (&sentence_ws, "its sentence", 30, 22),
-        (&intro_ws, "the line before it", 24, 16),
-        (&path_ws, "its address", 20, 14),
+        (
+            &anchor_ws,
+            "its text",
+            CONFIRM_WORDS.text,
+            SIGN_IN_WORDS.text,
+        ),
+        (
+            &sentence_ws,
+            "its sentence",
+            CONFIRM_WORDS.sentence,
+            SIGN_IN_WORDS.sentence,
+        ),
+        (
+            &intro_ws,
+            "the line before it",
+            CONFIRM_WORDS.line_before,
+            SIGN_IN_WORDS.line_before,
+        ),
+        (
+            &path_ws,
+            "its address",
+            CONFIRM_WORDS.address,
+            SIGN_IN_WORDS.address,
+        ),
     ] {
         match intent(ws) {
             Some((Intent::Confirm, stem)) => t.add(strong, format!("{place} says \"{stem}\"")),
@@ -299,8 +370,8 @@ pub(super) fn rank(occ: &Occurrence, describe: &[String]) -> Option<RankedLink> 
         }
     }
     for (ws, place, points) in [
-        (&sentence_ws, "its sentence", 15),
-        (&intro_ws, "the line before it", 10),
+        (&sentence_ws, "its sentence", INVITED_BY_SENTENCE),
+        (&intro_ws, "the line before it", INVITED_BY_LINE_BEFORE),
     ] {
         if let Some(stem) = first_stem(ws, INVITING_STEMS) {
             t.add(points, format!("{place} asks to open it (\"{stem}\")"));
@@ -317,19 +388,22 @@ pub(super) fn rank(occ: &Occurrence, describe: &[String]) -> Option<RankedLink> 
     }
     if !described.is_empty() {
         t.add(
-            25 * described.len() as i32,
+            DESCRIBED_WORD * described.len() as i32,
             format!("the step's describe matches \"{}\"", described.join(" ")),
         );
     }
     if occ.anchor.is_none() && bad_text(&occ.sentence.to_lowercase()) {
-        t.add(-15, "its sentence names a help or legal page".into());
+        t.add(
+            HELP_PAGE_SENTENCE,
+            "its sentence names a help or legal page".into(),
+        );
     }
     let paragraph_ws = words(&occ.paragraph);
     if [&sentence_ws, &lead_ws, &intro_ws, &paragraph_ws]
         .iter()
         .any(|ws| first_stem(ws, CONTEXT_NEG).is_some())
     {
-        t.add(-45, "its sentence sounds defensive".into());
+        t.add(DEFENSIVE, "its sentence sounds defensive".into());
     }
     let refused = [
         (&anchor_ws, "its text"),
@@ -347,19 +421,19 @@ pub(super) fn rank(occ: &Occurrence, describe: &[String]) -> Option<RankedLink> 
         return None;
     }
     if token {
-        t.add(12, "it carries a token".into());
+        t.add(TOKEN, "it carries a token".into());
     }
     if host.starts_with("auth.") || host.starts_with("login.") || host.starts_with("accounts.") {
-        t.add(5, "its host is an accounts host".into());
+        t.add(ACCOUNTS_HOST, "its host is an accounts host".into());
     }
     if occ.button {
-        t.add(8, "it is a button".into());
+        t.add(BUTTON, "it is a button".into());
     }
     if opaque {
-        t.add(6, "it carries an opaque token".into());
+        t.add(OPAQUE_TOKEN, "it carries an opaque token".into());
     }
     if (path.is_empty() || path == "/") && url.query().is_none() {
-        t.add(-30, "it is a home page".into());
+        t.add(HOME_PAGE, "it is a home page".into());
     }
     if t.score <= 0 && refused.is_none() {
         return None;

@@ -10,10 +10,10 @@ mod otp;
 mod otp_candidates;
 mod otp_labels;
 mod quoted;
+mod ranking;
 mod structured;
 #[cfg(test)]
 mod test_mail;
-mod words;
 mod wrapper;
 
 use url::Url;
@@ -47,6 +47,9 @@ pub struct Otp {
     /// Why this code: what marks it (`a code word 2 characters before it`, `set apart on its
     /// own line`, `in the text part`).
     pub reasons: Vec<String>,
+    /// The rule that ranked it ahead of the next code (`set_apart_as_code`, `details`…), when
+    /// the message held another.
+    pub decided_by: Option<&'static str>,
 }
 
 /// The verification / magic / sign-in link chosen from a message.
@@ -63,6 +66,9 @@ pub struct Link {
     pub reasons: Vec<String>,
     /// The words of the step's `describe` the link's words matched.
     pub described: Vec<String>,
+    /// The rule that ranked it ahead of the next link the run could open (`own_text`,
+    /// `words`), when the message held another.
+    pub decided_by: Option<&'static str>,
 }
 
 /// Why [`find_link`] returned no link.
@@ -169,6 +175,7 @@ pub fn find_link(
     let mut outside: Vec<Url> = Vec::new();
     let mut refused: Option<(Url, String)> = None;
     let mut chosen: Option<&RankedLink> = None;
+    let mut decided_by = None;
     for cand in &ranked {
         if let Some(why) = &cand.refused {
             if refused.is_none() && allowed(&cand.url) {
@@ -183,7 +190,8 @@ pub fn find_link(
         match chosen {
             None => chosen = Some(cand),
             Some(best) => {
-                if best.order() == cand.order() && !same_place(&best.url, &cand.url) {
+                decided_by = ranking::decided_by(best, cand, &link_rank::LINK_RULES);
+                if decided_by.is_none() && !same_place(&best.url, &cand.url) {
                     return Err(LinkError::Ambiguous {
                         first: Box::new(best.url.clone()),
                         second: Box::new(cand.url.clone()),
@@ -200,6 +208,7 @@ pub fn find_link(
             score: best.score,
             reasons: best.reasons.clone(),
             described: best.described.clone(),
+            decided_by,
         });
     }
     match (outside.is_empty(), refused) {
@@ -233,7 +242,7 @@ fn same_place(a: &Url, b: &Url) -> bool {
 /// `unsubscribe`, `deleting`, `not you`…, in the languages links are read in), if any: a link
 /// described so is never opened.
 pub fn undoing_word(text: &str) -> Option<String> {
-    link_words::undoing(&words::words(text))
+    crate::vocabulary::words::undoing(&crate::vocabulary::words::words(text))
 }
 
 /// Masks a code for events and logs: at most the first two characters stay readable (one for
@@ -330,6 +339,34 @@ mod tests {
         assert_eq!(mask_code("4X7-K2P"), "4X•-•••");
         assert_eq!(mask_code("4821"), "4•••");
         assert_eq!(mask_code(""), "");
+    }
+
+    /// The chosen code and link say which rule put them ahead of the next candidate.
+    #[test]
+    fn the_rule_that_decided_is_recorded() {
+        let raw = text_mail(
+            "Welcome",
+            "Your verification code:\r\n\r\n482913\r\n\r\nWe also sent the code 739201 to your phone.",
+        );
+        let otp = find_otp(&raw, "test+1234@inbox.test").unwrap();
+        assert_eq!(
+            (otp.code.as_str(), otp.decided_by),
+            ("482913", Some("set_apart_as_code"))
+        );
+        let alone = find_otp(&text_mail("x", "Your code is 482913"), "a@b.test").unwrap();
+        assert_eq!(alone.decided_by, None, "no other code to rank it against");
+
+        let html = r#"<p><a href="https://shop.example/verify?token=abc">Verify your email</a></p>
+            <blockquote><a href="https://shop.example/verify?token=def">Verify your email</a></blockquote>"#;
+        let l = find_link(&html_mail("Verify", html), None, &|_| true).unwrap();
+        assert_eq!(
+            (l.url.as_str(), l.decided_by),
+            ("https://shop.example/verify?token=abc", Some("own_text"))
+        );
+        let html = r#"<p><a href="https://shop.example/verify?token=abc">Verify your email</a></p>
+            <p><a href="https://shop.example/login">Sign in</a></p>"#;
+        let l = find_link(&html_mail("Verify", html), None, &|_| true).unwrap();
+        assert_eq!(l.decided_by, Some("words"));
     }
 
     #[test]

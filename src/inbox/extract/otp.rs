@@ -8,101 +8,9 @@ use super::otp_candidates::{
     word_after, word_before,
 };
 use super::otp_labels::{Pol, is_sign_off, labels_in, lower};
+use super::ranking::{self, Rule};
 use super::{Otp, OtpError, OtpSource, mask_code};
-
-/// Month and weekday names: a number right next to one is part of a date.
-const MONTHS: &[&str] = &[
-    "jan",
-    "january",
-    "feb",
-    "february",
-    "mar",
-    "march",
-    "apr",
-    "april",
-    "may",
-    "jun",
-    "june",
-    "jul",
-    "july",
-    "aug",
-    "august",
-    "sep",
-    "sept",
-    "september",
-    "oct",
-    "october",
-    "nov",
-    "november",
-    "dec",
-    "december",
-    "januar",
-    "februar",
-    "märz",
-    "mai",
-    "juni",
-    "juli",
-    "oktober",
-    "dezember",
-    "janvier",
-    "février",
-    "mars",
-    "avril",
-    "juin",
-    "juillet",
-    "août",
-    "septembre",
-    "octobre",
-    "novembre",
-    "décembre",
-    "enero",
-    "febrero",
-    "marzo",
-    "abril",
-    "mayo",
-    "junio",
-    "julio",
-    "agosto",
-    "septiembre",
-    "octubre",
-    "noviembre",
-    "diciembre",
-    "gennaio",
-    "febbraio",
-    "aprile",
-    "maggio",
-    "giugno",
-    "luglio",
-    "settembre",
-    "ottobre",
-    "dicembre",
-    "января",
-    "февраля",
-    "марта",
-    "апреля",
-    "мая",
-    "июня",
-    "июля",
-    "августа",
-    "сентября",
-    "октября",
-    "ноября",
-    "декабря",
-    "mon",
-    "tue",
-    "wed",
-    "thu",
-    "fri",
-    "sat",
-    "sun",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-];
+use crate::vocabulary::codes::{FOOTER_WORDS, LABEL_LEADS, MONTHS, VALUE_LABELS};
 
 /// Everything known about one candidate's marking.
 #[derive(Debug, Default)]
@@ -212,12 +120,6 @@ fn first_label_of(block: &Block, lc: &[char]) -> Option<Pol> {
     Some(first.pol)
 }
 
-/// Words that may come before a code label at the start of its line (`Your code is …`).
-const LABEL_LEADS: &[&str] = &[
-    "your", "the", "a", "this", "use", "enter", "ihr", "dein", "votre", "ton", "tu", "su", "il",
-    "la", "le", "el", "twój", "ваш",
-];
-
 /// Whether the line `lc` (lower-cased) starts with a code label before `at`, after at most one
 /// word of [`LABEL_LEADS`].
 fn starts_with_label(lc: &[char], at: usize) -> bool {
@@ -248,29 +150,12 @@ fn in_footer_zone(lowers: &[Vec<char>], bi: usize) -> bool {
 
 fn footerish(lc: &[char]) -> bool {
     let s: String = lc.iter().collect();
-    [
-        "©",
-        "copyright",
-        "all rights reserved",
-        "unsubscribe",
-        " inc.",
-        " inc,",
-        " llc",
-        " gmbh",
-        " ltd",
-        "s.a.",
-        "s.l.",
-        "alle rechte",
-        "tous droits",
-        "todos los derechos",
-    ]
-    .iter()
-    .any(|w| s.contains(w))
+    FOOTER_WORDS.iter().any(|w| s.contains(w))
 }
 
-/// How a candidate ranks: named rules, compared in this order (derived `Ord`), each deciding
-/// only between candidates the rules before it left equal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// How a candidate ranks: its value under each rule of [`CODE_RULES`], which compares them in
+/// this order, each deciding only between candidates the rules before it left equal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Rank {
     /// **The mail's own text**: not a quotation or a note another user typed.
     own_text: bool,
@@ -286,9 +171,86 @@ struct Rank {
     marked: bool,
     /// **Text before HTML**: the less layout a part carries, the less noise surrounds the code.
     text_part: bool,
-    /// **Details**: the closest code word, an introducing line, standing alone, prominence, a
-    /// 6-digit length.
-    score: i32,
+    /// **Details**: how strongly a code word or the lines around mark it, and what sets it
+    /// off ([`Tally`]: the weights below).
+    details: i32,
+}
+
+/// The rules codes are ranked by, in order; a rule is a row. Their meaning: [`Rank`].
+const CODE_RULES: [Rule<Rank>; 6] = [
+    Rule {
+        name: "own_text",
+        value: |r| r.own_text as i64,
+    },
+    Rule {
+        name: "set_apart_as_code",
+        value: |r| r.set_apart_as_code as i64,
+    },
+    Rule {
+        name: "in_body",
+        value: |r| r.in_body as i64,
+    },
+    Rule {
+        name: "marked",
+        value: |r| r.marked as i64,
+    },
+    Rule {
+        name: "text_part",
+        value: |r| r.text_part as i64,
+    },
+    Rule {
+        name: "details",
+        value: |r| r.details as i64,
+    },
+];
+
+/// A code word before the code: these points, less one for every three characters between.
+const WORD_BEFORE: i32 = 55;
+/// A code word after the code, in the same sentence: likewise, a little weaker.
+const WORD_AFTER: i32 = 45;
+/// The last sentence of the line before says code (`Your verification code:`).
+const LINE_BEFORE: i32 = 38;
+/// The line after a code set apart says code (`is your verification code`).
+const LINE_AFTER: i32 = 25;
+/// On a line of its own in the body.
+const SET_APART: i32 = 25;
+/// Alone in a bold, big or monospace element.
+const PROMINENT: i32 = 20;
+/// The line before both says code and ends with a colon: it introduces this one.
+const INTRODUCED: i32 = 6;
+/// Six digits: the commonest shape of a code, a hair ahead of other numbers.
+const SIX_DIGITS: i32 = 3;
+/// Groups joined by a separator (`G-482913`, `482-913`), which order numbers seldom have.
+const ONE_SEPARATOR: i32 = 2;
+
+/// A candidate's details as they are read, each with its points and the reason that says so:
+/// the strongest mark counts, the other details add to it; a fact only a rule of [`Rank`]
+/// reads is said without points.
+#[derive(Default)]
+struct Tally {
+    mark: i32,
+    added: i32,
+    reasons: Vec<String>,
+}
+
+impl Tally {
+    fn mark(&mut self, points: i32, reason: String) {
+        self.mark = self.mark.max(points);
+        self.reasons.push(reason);
+    }
+
+    fn add(&mut self, points: i32, reason: String) {
+        self.added += points;
+        self.reasons.push(reason);
+    }
+
+    fn say(&mut self, reason: String) {
+        self.reasons.push(reason);
+    }
+
+    fn score(&self) -> i32 {
+        self.mark + self.added
+    }
 }
 
 /// Ranks a candidate in `blocks[bi]`, or `None` when it is not a code.
@@ -400,20 +362,27 @@ fn score_candidate(
     if footerish(lc) && m.kw_before.is_none_or(|d| d > 30) {
         return None;
     }
-    // how strongly it is marked
-    let mut mark = 0i32;
+    // how strongly it is marked: the strongest mark counts
+    let mut t = Tally::default();
     if let Some(d) = m.kw_before {
-        mark = mark.max(55 - (d as i32) / 3);
+        t.mark(
+            WORD_BEFORE - d as i32 / 3,
+            format!("a code word {d} characters before it"),
+        );
     }
     if let Some(d) = m.kw_after {
-        mark = mark.max(45 - (d as i32) / 3);
+        t.mark(
+            WORD_AFTER - d as i32 / 3,
+            format!("a code word {d} characters after it"),
+        );
     }
     if m.kw_prev {
-        mark = mark.max(38);
+        t.mark(LINE_BEFORE, "the line before it says it is a code".into());
     }
     if m.kw_next {
-        mark = mark.max(25);
+        t.mark(LINE_AFTER, "the line after it says it is a code".into());
     }
+    let mark = t.mark;
     match shape {
         Shape::Letters if !(near_kw || (m.kw_prev && apart) || (apart && message_has_kw)) => {
             return None;
@@ -431,19 +400,6 @@ fn score_candidate(
     if mark == 0 && !subject && in_footer_zone(lowers, bi) {
         return None;
     }
-    let mut score = mark;
-    if m.set_apart && !subject {
-        score += 25;
-    }
-    if m.prominent {
-        score += 20;
-    }
-    if shape == Shape::Digits && c.compact.len() == 6 {
-        score += 3;
-    }
-    if c.sep.is_some() && !c.spaced {
-        score += 2;
-    }
     // a line that holds only the label and the code (`Your verification code is 246810.`)
     // sets the code apart as much as a line of its own
     // `Hi Your code is 999999,` (a greeting around a name) is not such a line: the line starts
@@ -453,39 +409,36 @@ fn score_candidate(
         && cs[c.end..].iter().all(|x| !x.is_alphanumeric())
         && starts_with_label(lc, c.start);
     // the line before introduces it as a code (`Your code:`), rather than mentions codes
-    let introduced_as_code = m.kw_prev && m.introduced;
-    if introduced_as_code {
-        score += 6;
-    }
-    let mut reasons: Vec<String> = Vec::new();
-    if let Some(d) = m.kw_before {
-        reasons.push(format!("a code word {d} characters before it"));
-    } else if let Some(d) = m.kw_after {
-        reasons.push(format!("a code word {d} characters after it"));
-    }
-    if introduced_as_code {
-        reasons.push("the line before it introduces it as a code".into());
-    } else if m.kw_prev {
-        reasons.push("the line before it says it is a code".into());
+    if m.kw_prev && m.introduced {
+        t.add(
+            INTRODUCED,
+            "the line before it introduces it as a code".into(),
+        );
     } else if m.introduced {
-        reasons.push("the line before it introduces it".into());
+        t.say("the line before it introduces it".into());
     }
     if labelled_line {
-        reasons.push("its line holds only its label and the code".into());
-    }
-    if m.kw_next {
-        reasons.push("the line after it says it is a code".into());
+        t.say("its line holds only its label and the code".into());
     }
     if m.set_apart && !subject {
-        reasons.push("set apart on its own line".into());
+        t.add(SET_APART, "set apart on its own line".into());
     }
     if m.prominent {
-        reasons.push("in a prominent element (bold, big or monospace)".into());
+        t.add(
+            PROMINENT,
+            "in a prominent element (bold, big or monospace)".into(),
+        );
+    }
+    if shape == Shape::Digits && c.compact.len() == 6 {
+        t.add(SIX_DIGITS, "six digits".into());
+    }
+    if c.sep.is_some() && !c.spaced {
+        t.add(ONE_SEPARATOR, "its groups joined by a separator".into());
     }
     if block.quoted {
-        reasons.push("inside a quoted part or someone else's note (ranked last)".into());
+        t.say("inside a quoted part or someone else's note (ranked last)".into());
     }
-    reasons.push(
+    t.say(
         match source {
             OtpSource::Subject => "in the subject",
             OtpSource::Text => "in the text part",
@@ -499,9 +452,9 @@ fn score_candidate(
         in_body: !subject,
         marked: mark > 0 || (m.set_apart && m.prominent),
         text_part: source == OtpSource::Text,
-        score,
+        details: t.score(),
     };
-    Some((rank, reasons))
+    Some((rank, t.reasons))
 }
 
 /// A line as its labels are read: lower-cased, with the letters of every code-shaped token
@@ -581,13 +534,14 @@ pub(super) fn find_otp_inner(raw: &[u8], recipient: &str) -> Result<Otp, OtpErro
                     compact: cand.compact.clone(),
                     source: *source,
                     reasons,
+                    decided_by: None,
                 };
                 match best.iter_mut().find(|(_, o)| o.compact == cand.compact) {
                     Some(entry) => {
                         // the same code in several parts: said to come from the part read
                         // first (subject, text, HTML), ranked by its best place
                         let first_part = entry.1.source;
-                        if rank > entry.0 {
+                        if ranking::compare(&rank, &entry.0, &CODE_RULES).is_gt() {
                             *entry = (rank, otp);
                         }
                         entry.1.source = first_part;
@@ -598,19 +552,22 @@ pub(super) fn find_otp_inner(raw: &[u8], recipient: &str) -> Result<Otp, OtpErro
         }
     }
     // stable: among equal ranks the first found stays first
-    best.sort_by_key(|(rank, _)| std::cmp::Reverse(*rank));
+    ranking::sort(&mut best, &CODE_RULES, |(rank, _)| rank);
     match best.as_slice() {
         [] => labelled_token(&sources, &lowers).ok_or(OtpError::NoCode),
-        [(r1, first), (r2, second), ..] if r1 == r2 => Err(OtpError::Ambiguous {
-            first: mask_code(&first.code),
-            second: mask_code(&second.code),
-        }),
-        [(_, first), ..] => Ok(first.clone()),
+        [(r1, first), (r2, second), ..] => match ranking::decided_by(r1, r2, &CODE_RULES) {
+            None => Err(OtpError::Ambiguous {
+                first: mask_code(&first.code),
+                second: mask_code(&second.code),
+            }),
+            Some(rule) => Ok(Otp {
+                decided_by: Some(rule),
+                ..first.clone()
+            }),
+        },
+        [(_, first)] => Ok(first.clone()),
     }
 }
-
-/// Last words of a label whose value is the code itself, whatever its shape.
-const VALUE_LABELS: &[&str] = &["token", "code", "passcode", "otp"];
 
 /// When nothing has the shape of a code: a value that a code label introduces on its own line
 /// (`Verification Token: b'2UkFi3Ep'`), taken exactly as shown. The value must be one word of
@@ -664,6 +621,7 @@ fn labelled_token(sources: &[(OtpSource, Vec<Block>)], lowers: &[Vec<Vec<char>>]
                     ),
                     "taken as shown: nothing else in the mail has the shape of a code".into(),
                 ],
+                decided_by: None,
             });
         }
     }

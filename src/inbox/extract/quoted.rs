@@ -7,45 +7,8 @@ use std::collections::HashSet;
 use ego_tree::NodeId;
 use scraper::{ElementRef, Html, Node};
 
-use super::words::{has_stem, words};
-
-/// Words that open someone else's text: `Message from Alice:`, `Alice wrote:`.
-const OPENERS: &[&str] = &[
-    "message from",
-    "a message from",
-    "note from",
-    "a note from",
-    "comment from",
-    "personal message",
-    "personal note",
-    "nachricht von",
-    "message de",
-    "mensaje de",
-    "messaggio da",
-    "mensagem de",
-    "сообщение от",
-];
-/// Last words of a line that introduces a quotation: `On Mon, Alice <a@b> wrote:`.
-const WROTE: &[&str] = &[
-    "wrote",
-    "writes",
-    "says",
-    "said",
-    "schrieb",
-    "écrit",
-    "escribió",
-    "scritto",
-    "написал",
-];
-/// Lines after which everything is an earlier, quoted message.
-const QUOTED_REST: &[&str] = &[
-    "original message",
-    "forwarded message",
-    "begin forwarded message",
-    "ursprüngliche nachricht",
-    "message d'origine",
-    "mensaje original",
-];
+use crate::vocabulary::mail::{OPENERS, QUOTED_REST, WROTE};
+use crate::vocabulary::words::{has_stem, words};
 
 /// Whether a line or paragraph opens text another person wrote.
 pub(super) fn opens_quote(text: &str) -> bool {

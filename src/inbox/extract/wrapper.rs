@@ -3,8 +3,9 @@
 
 use url::Url;
 
-use super::link_words::{TOKEN_KEYS, WRAPPER_KEYS, intent};
-use super::words::words;
+use super::link_words::intent;
+use crate::vocabulary::links::{TOKEN_KEYS, WRAPPER_KEYS};
+use crate::vocabulary::words::words;
 
 /// Whether `u` is a page a browser can open: http(s) with a host.
 pub(super) fn is_http(u: &Url) -> bool {

@@ -128,7 +128,9 @@ impl Validator {
                             "is empty: say which link (\"the link to set a password\"), or leave \
                              `describe` out to open the mail's verification or sign-in link",
                         );
-                    } else if let Some(word) = crate::inbox::extract::undoing_word(d) {
+                    } else if let Some(word) =
+                        crate::vocabulary::words::undoing(&crate::vocabulary::words::words(d))
+                    {
                         self.problem(
                             format!("{path}.describe"),
                             format!(

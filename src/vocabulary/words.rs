@@ -1,10 +1,13 @@
 //! Words as a person reads them: text and URL paths cut into lower-case words (camelCase and
-//! `snake_case` split), and stems matched at the start of a word, never inside one.
+//! `snake_case` split), and stems matched at the start of a word, never inside one; and the
+//! words that say something undoes or destroys, as links, plans and reviews read them.
+
+use super::links::{ADDRESS_UNDOING, DESTRUCTIVE_STEMS, PASSIVE};
 
 /// The lower-case words of `text`. Letters and digits make words; a lower-to-upper change
 /// starts a new one (`InvalidateEmail` → `invalidate`, `email`), so URL paths read like text.
 /// Apostrophes inside a word are dropped (`didn't` → `didnt`).
-pub(super) fn words(text: &str) -> Vec<String> {
+pub(crate) fn words(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut cur = String::new();
     let mut prev_lower = false;
@@ -45,7 +48,7 @@ fn unspaced(stem: &str) -> bool {
 /// `unverified`; `validat` never matches `invalidate`). A stem of several words (`sign in`,
 /// `did not request`) matches consecutive words, each whole except the last, which may be a
 /// prefix. Stems in unspaced scripts match anywhere in a word.
-pub(super) fn has_stem(ws: &[String], stem: &str) -> bool {
+pub(crate) fn has_stem(ws: &[String], stem: &str) -> bool {
     stem_at(ws, stem).is_some()
 }
 
@@ -55,7 +58,7 @@ fn stem_at(ws: &[String], stem: &str) -> Option<(usize, usize)> {
 }
 
 /// Every place `stem` matches in `ws`: where it starts and how many words it spans.
-pub(super) fn stem_matches<'w>(
+pub(crate) fn stem_matches<'w>(
     ws: &'w [String],
     stem: &str,
 ) -> impl Iterator<Item = (usize, usize)> + 'w {
@@ -86,11 +89,30 @@ pub(super) fn stem_matches<'w>(
 
 /// The words of `ws` that the first of `stems` found there matched (`invalidate` for the stem
 /// `invalidat`, `did not register`), if any.
-pub(super) fn first_stem(ws: &[String], stems: &[&str]) -> Option<String> {
+pub(crate) fn first_stem(ws: &[String], stems: &[&str]) -> Option<String> {
     stems
         .iter()
         .find_map(|s| stem_at(ws, s))
         .map(|(i, n)| ws[i..i + n].join(" "))
+}
+
+/// The words of `ws` that say a link undoes or destroys something, if any: the first match of
+/// [`DESTRUCTIVE_STEMS`] that is not in the passive (`will be removed`).
+pub(crate) fn undoing(ws: &[String]) -> Option<String> {
+    DESTRUCTIVE_STEMS.iter().find_map(|stem| {
+        stem_matches(ws, stem)
+            .find(|&(i, _)| i == 0 || !PASSIVE.contains(&ws[i - 1].as_str()))
+            .map(|(i, n)| ws[i..i + n].join(" "))
+    })
+}
+
+/// [`undoing`] for the words of an address ([`ADDRESS_UNDOING`] too).
+pub(crate) fn undoing_address(ws: &[String]) -> Option<String> {
+    undoing(ws).or_else(|| {
+        ws.iter()
+            .find(|w| ADDRESS_UNDOING.contains(&w.as_str()))
+            .cloned()
+    })
 }
 
 #[cfg(test)]
