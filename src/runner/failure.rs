@@ -9,7 +9,8 @@ use crate::browser::{
     Blocker, BrowserError, Candidate, Difference, Effect, Located, PageError, Rejection, Target,
 };
 use crate::error::{ErrorKind, StepError};
-use crate::inbox::{InboxError, WaitError};
+use crate::inbox::wait::{MailFilter, Mismatch, Passed};
+use crate::inbox::{self, AuthFailure, InboxError, SenderMismatch, WaitError};
 use crate::lock::Refusal;
 use crate::plan::VarsError;
 
@@ -264,7 +265,7 @@ impl fmt::Display for Failure {
                 cause(f, previous.as_deref())
             }
             Failure::Mail { error, previous } => {
-                write!(f, "{error}")?;
+                f.write_str(&mail_wait_sentence(error))?;
                 if error.is_timeout() {
                     cause(f, previous.as_deref())?;
                 }
@@ -905,6 +906,143 @@ fn closest(query: &str, seen: &[String], n: usize) -> String {
         .join(", ")
 }
 
+/// Why an inbox step's wait ended without a message: what arrived and why each was passed
+/// over, or why the mailbox could not be read. The sentence a step's failure shows.
+pub fn mail_wait_sentence(error: &WaitError) -> String {
+    match error {
+        WaitError::Timeout {
+            address,
+            filter,
+            waited,
+            passed,
+            errors,
+            last_error,
+        } => timeout_sentence(
+            address,
+            filter,
+            *waited,
+            passed,
+            *errors,
+            last_error.as_deref(),
+        ),
+        WaitError::Unreachable {
+            address,
+            waited,
+            last_error,
+        } => format!(
+            "could not read the inbox for {address} within {}: {last_error}",
+            wait_seconds(*waited)
+        ),
+    }
+}
+
+fn timeout_sentence(
+    address: &str,
+    filter: &MailFilter,
+    waited: Duration,
+    passed: &[Passed],
+    errors: usize,
+    last_error: Option<&str>,
+) -> String {
+    let within = wait_seconds(waited);
+    let mut s = if passed.is_empty() {
+        format!("no email at all arrived for {address} within {within}")
+    } else {
+        let n = passed.len();
+        let listed: Vec<String> = passed
+            .iter()
+            .take(5)
+            .map(|p| {
+                let from = if p.from.is_empty() {
+                    "an unknown sender"
+                } else {
+                    &p.from
+                };
+                format!(
+                    "{:?} from {from} ({})",
+                    p.subject,
+                    mismatch_words(&p.reason)
+                )
+            })
+            .collect();
+        let more = if n > 5 {
+            format!(" and {} more", n - 5)
+        } else {
+            String::new()
+        };
+        format!(
+            "no email to {address}{} arrived within {within}; {n} other message{} arrived: {}{more}",
+            filter_words(filter),
+            if n == 1 { "" } else { "s" },
+            listed.join(", ")
+        )
+    };
+    if let (n @ 1.., Some(last)) = (errors, last_error) {
+        s.push_str(&format!(
+            " (reading the inbox failed {n} time{} during the wait; last: {last})",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    s
+}
+
+/// ` from "shop.example" with subject containing "verify"`, or nothing.
+fn filter_words(filter: &MailFilter) -> String {
+    let mut s = String::new();
+    if let Some(from) = inbox::wait::non_empty(filter.from.as_deref()) {
+        s.push_str(&format!(" from {from:?}"));
+    }
+    if let Some(subject) = inbox::wait::non_empty(filter.subject.as_deref()) {
+        s.push_str(&format!(" with subject containing {subject:?}"));
+    }
+    s
+}
+
+/// Why a message that arrived was passed over.
+fn mismatch_words(mismatch: &Mismatch) -> String {
+    match mismatch {
+        Mismatch::AlreadyUsed => "already used by an earlier step".into(),
+        Mismatch::Subject => "subject does not match".into(),
+        Mismatch::Sender(why) => sender_words(why),
+        Mismatch::SenderAndSubject(SenderMismatch::NotTheSender) => {
+            "neither sender nor subject match".into()
+        }
+        Mismatch::SenderAndSubject(why) => format!("{}; nor does the subject", sender_words(why)),
+    }
+}
+
+/// Why a message is not from the sender a step names.
+fn sender_words(mismatch: &SenderMismatch) -> String {
+    match mismatch {
+        SenderMismatch::Filter(why) => why.clone(),
+        SenderMismatch::NoAddress => "it has no sender address".into(),
+        SenderMismatch::Several(n) => format!("it names {n} senders, and a mail has one"),
+        SenderMismatch::NotTheSender => "sender does not match".into(),
+        SenderMismatch::Unauthentic { failure, filter } => {
+            let said = match failure {
+                AuthFailure::Dmarc { domain } => {
+                    format!("the receiving server says DMARC failed for {domain}")
+                }
+                AuthFailure::Dkim { domain } => {
+                    format!("the receiving server says the DKIM signature of {domain} failed")
+                }
+            };
+            format!("{said}, so it may not be from {filter}")
+        }
+    }
+}
+
+/// `120 s`, `2.5 s`, `0.2 s` (to the nearest tenth; whole numbers without a decimal, and
+/// from ten seconds on).
+fn wait_seconds(d: Duration) -> String {
+    let tenths = (d.as_millis() + 50) / 100;
+    if tenths.is_multiple_of(10) || tenths >= 100 {
+        format!("{} s", (tenths + 5) / 10)
+    } else {
+        format!("{}.{} s", tenths / 10, tenths % 10)
+    }
+}
+
 /// Seconds without a needless `.0`.
 pub(crate) fn fmt_secs(d: Duration) -> String {
     let s = (d.as_secs_f64() * 10.0).round() / 10.0;
@@ -918,6 +1056,47 @@ pub(crate) fn fmt_secs(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mail_wait_sentences() {
+        let e = WaitError::Timeout {
+            address: "run-ab12@demo.test".into(),
+            filter: MailFilter {
+                from: Some("shop.example".into()),
+                subject: None,
+            },
+            waited: Duration::from_secs(120),
+            passed: vec![Passed {
+                subject: "Welcome!".into(),
+                from: "news@shop.example".into(),
+                reason: Mismatch::Subject,
+            }],
+            errors: 0,
+            last_error: None,
+        };
+        assert_eq!(
+            mail_wait_sentence(&e),
+            "no email to run-ab12@demo.test from \"shop.example\" arrived within 120 s; 1 other \
+             message arrived: \"Welcome!\" from news@shop.example (subject does not match)"
+        );
+        let e = WaitError::Timeout {
+            address: "run-ab12@demo.test".into(),
+            filter: MailFilter::default(),
+            waited: Duration::from_millis(5000),
+            passed: vec![],
+            errors: 2,
+            last_error: Some("connection lost".into()),
+        };
+        assert_eq!(
+            mail_wait_sentence(&e),
+            "no email at all arrived for run-ab12@demo.test within 5 s (reading the inbox \
+             failed 2 times during the wait; last: connection lost)"
+        );
+        assert_eq!(wait_seconds(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(wait_seconds(Duration::from_micros(999_998)), "1 s");
+        assert_eq!(wait_seconds(Duration::from_millis(1_499)), "1.5 s");
+        assert_eq!(wait_seconds(Duration::from_millis(119_999)), "120 s");
+    }
 
     fn link_in_nav() -> Candidate {
         Candidate {
