@@ -15,8 +15,9 @@
 //!
 //! `--guessed`: what a guessed check that misses costs. Every plan with a `wait_for_text` runs
 //! through the runner twice per round, its checks marked `could` (a guess): once as written
-//! (they hit) and once with texts no page shows (they miss). The table gives each plan's run
-//! time both ways and the time the misses added, median and worst.
+//! (they hit) and once with texts no page shows (they miss), with the step's default timeout
+//! as a guess has. The table gives each plan's run time both ways and the time the misses
+//! added, median and worst.
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -168,11 +169,14 @@ struct Replay {
     error: Option<String>,
     /// (step type, locate ms, step ms) of every click and fill that succeeded.
     steps: Vec<(&'static str, f64, f64)>,
+    /// Milliseconds from each click to its first effect (`effect.after_ms`).
+    effects: Vec<f64>,
 }
 
 /// Replays `plan` step by step with the calls the runner makes, timing clicks and fills.
 async fn replay(tab: &Tab, plan: &Plan) -> Replay {
     let mut steps = Vec::new();
+    let mut effects = Vec::new();
     for step in &plan.steps {
         let budget = step.timeout_seconds().map(Duration::from_secs_f64);
         let deadline =
@@ -195,7 +199,10 @@ async fn replay(tab: &Tab, plan: &Plan) -> Replay {
                     deadline(10),
                 )
                 .await
-                .map(|c| c.located.locate_ms),
+                .map(|c| {
+                    effects.extend(c.effect.after_ms);
+                    c.located.locate_ms
+                }),
             Step::Fill {
                 describe,
                 label,
@@ -225,6 +232,7 @@ async fn replay(tab: &Tab, plan: &Plan) -> Replay {
                 return Replay {
                     error: Some(format!("{} steps are not part of the corpus", other.kind())),
                     steps,
+                    effects,
                 };
             }
         };
@@ -238,11 +246,16 @@ async fn replay(tab: &Tab, plan: &Plan) -> Replay {
                 return Replay {
                     error: Some(format!("{e:?}")),
                     steps,
+                    effects,
                 };
             }
         }
     }
-    Replay { error: None, steps }
+    Replay {
+        error: None,
+        steps,
+        effects,
+    }
 }
 
 fn render(plan: &Plan, vars: &Vars) -> Plan {
@@ -284,13 +297,17 @@ fn django_for(name: &str) -> Result<Option<App>> {
     .map(Some)
 }
 
-/// A plan's text with every `wait_for_text` marked as a guess (`could`), its text replaced by
-/// one no page shows when `miss`.
+/// A plan's text with every `wait_for_text` marked as a guess (`could`) with the step's default
+/// timeout, as a writer who never saw the page leaves it (the corpus plans' own 5 s timeouts
+/// were chosen by someone who had), its text replaced by one no page shows when `miss`.
 fn as_guessed(text: &str, miss: bool) -> Result<String> {
     let mut plan: serde_json::Value = serde_json::from_str(text)?;
     for step in plan["steps"].as_array_mut().into_iter().flatten() {
         if step["type"] == "wait_for_text" {
             step["criticality"] = json!("could");
+            if let Some(step) = step.as_object_mut() {
+                step.remove("timeout_seconds");
+            }
             if miss {
                 step["text"] = json!("Nothing on this page says this");
             }
@@ -427,27 +444,14 @@ fn main() -> Result<()> {
     }
     let mut rows = Vec::new();
     let mut all: Vec<(String, &'static str, f64, f64)> = Vec::new();
+    let mut effects: Vec<f64> = Vec::new();
     for name in &names {
         let text = std::fs::read_to_string(corpus().join("plans").join(format!("{name}.json")))?;
         let mut passed = 0;
         let mut last_error = None;
         for _ in 0..args.runs {
             // Registration plans need an empty user table: a fresh Django per run.
-            let django = if name.starts_with("django") {
-                Some(start_app(
-                    &[
-                        "django_site/manage.py",
-                        "runserver",
-                        "127.0.0.1:PORT",
-                        "--noreload",
-                    ],
-                    "CORPUS_DJANGO_DB",
-                    "db.sqlite3",
-                    true,
-                )?)
-            } else {
-                None
-            };
+            let django = django_for(name)?;
             let django_url = django.as_ref().map_or("http://127.0.0.1:9", |d| &d.url);
             let vars = Vars::from_pairs([
                 format!("corpus={web}"),
@@ -472,6 +476,7 @@ fn main() -> Result<()> {
             for (kind, locate, ms) in result.steps {
                 all.push((name.clone(), kind, locate, ms));
             }
+            effects.extend(result.effects);
         }
         eprintln!("{name}: {passed}/{} as expected", args.runs);
         rows.push((name.clone(), passed, last_error));
@@ -517,6 +522,17 @@ fn main() -> Result<()> {
             quantile(&step, 0.95)
         );
     }
+    // How long the clicks that did something took to show it: what the no-effect window
+    // (planlock::browser::CLICK_WINDOW) must cover.
+    effects.sort_by(f64::total_cmp);
+    println!(
+        "\nclick to first effect: {} clicks, median {:.0} ms, p95 {:.0} ms, max {:.0} ms (window {} ms)\n",
+        effects.len(),
+        quantile(&effects, 0.5),
+        quantile(&effects, 0.95),
+        effects.last().copied().unwrap_or(f64::NAN),
+        planlock::browser::CLICK_WINDOW.as_millis()
+    );
     if let Some(path) = args.json {
         let samples: Vec<_> = all
             .iter()

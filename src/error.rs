@@ -41,7 +41,8 @@ pub enum ErrorKind {
     /// places: planlock refuses to guess.
     Ambiguous,
     /// A form was not sent: the browser refused it, the page came back with it and errors, or
-    /// the run ended with a form it filled never sent.
+    /// the run ended with a form it filled never sent, or still asked in a dialog to confirm
+    /// the last submission.
     FormNotSent,
     /// A click did nothing: no navigation, request, change of the page, dialog, new tab, or
     /// change of state or focus.

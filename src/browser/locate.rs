@@ -115,6 +115,8 @@ pub(super) enum Operation<'a> {
     Effect,
     /// Is the field this run filled last still on the page, its form never sent?
     Pending,
+    /// Is a modal dialog open that the element clicked last is not in (the page asking)?
+    Asking,
     /// How long has the document gone without a change?
     Quiet,
     /// The page's structure, for a planner that has not seen it.
@@ -161,6 +163,13 @@ pub(super) struct Watched {
 pub(super) struct Quiet {
     #[serde(default)]
     pub quiet_ms: Option<u64>,
+}
+
+/// What [`Operation::Asking`] found: the open dialog's name, or the start of its text.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(super) struct Asking {
+    #[serde(default)]
+    pub dialog: Option<String>,
 }
 
 /// What [`Operation::Pending`] found.

@@ -1546,6 +1546,16 @@
         const at = new Map(all.map((el, i) => [el, i]));
         // The field a message is about: the one in its own box, else the next within a few
         // elements in the same form, else the one just before it.
+        // Words in a dialog without fields of the form are the page asking (a confirmation
+        // the submission opened), not what it says about the form.
+        const asking = (e) => {
+          for (let n = e; n; n = up(n)) {
+            if (tagOf(n) === "DIALOG" || ["dialog", "alertdialog"].includes(attr(n, "role"))) {
+              return !controls.some((c) => contains(n, c));
+            }
+          }
+          return false;
+        };
         const owner = (e) => {
           const i = at.get(e);
           for (let box = e.parentElement, n = 0; box && n < 3; box = box.parentElement, n++) {
@@ -1561,7 +1571,7 @@
         const said = new Map();
         const elsewhere = [];
         for (const el of all) {
-          if (SKIP.has(tagOf(el)) || isTextControl(el) || isUserContent(el)) continue;
+          if (SKIP.has(tagOf(el)) || isTextControl(el) || isUserContent(el) || asking(el)) continue;
           const own = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.data).join(" ");
           if (!/\p{L}/u.test(own) || !isVisible(el)) continue;
           const lines = (el.innerText || "").split("\n").map(lineOf).filter(wordy).filter(isNew);
@@ -1594,6 +1604,23 @@
         if (!w) return found({ replaced: true });
         const { any, e } = clickEffect(w);
         return any || req.budget_ms === 0 ? found(e) : { state: "not_found" };
+      }
+      case "asking": {
+        // A modal dialog open now that the element clicked last is not in: the page asks
+        // something before it goes on (a confirmation). A dialog only marked `aria-modal`
+        // counts while it is really on top, as for choosing candidates.
+        const w = globalThis.__planlockWatch;
+        const clicked = w && w.el;
+        if (!clicked) return found({ dialog: null });
+        const modals = [
+          ...queryAll("dialog").filter((n) => n.matches(":modal")),
+          ...queryAll('[aria-modal="true"]').filter((n) => tagOf(n) !== "DIALOG"
+            && ["dialog", "alertdialog"].includes(roleOf(n)) && isVisible(n) && onTop(n)),
+        ];
+        const open = modals.find((m) => !contains(m, clicked));
+        if (!open) return found({ dialog: null });
+        const said = accName(open) || norm(paintedText(open));
+        return found({ dialog: said.length > 80 ? said.slice(0, 79) + "…" : said });
       }
       case "quiet": {
         // The change watch installed with the locator stamps each change of the document; a

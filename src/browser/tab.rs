@@ -36,8 +36,8 @@ use super::facts::{
     PageError, Rejection, Target,
 };
 use super::locate::{
-    Accessible, AccessibleElements, FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS, Operation,
-    PendingForm, Quiet, Request, Sealed, Verdict, Watched, install_locator,
+    Accessible, AccessibleElements, Asking, FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS,
+    Operation, PendingForm, Quiet, Request, Sealed, Verdict, Watched, install_locator,
 };
 use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
@@ -854,6 +854,16 @@ impl Tab {
         let answer = self.locate(&Operation::Pending, target, deadline).await;
         let pending: PendingForm = self.aside(answer)?;
         Some(pending.unsent)
+    }
+
+    /// The modal dialog the page shows now, outside the element clicked last: what the page
+    /// asks before it goes on (its name, or the start of its text). `None` when there is none
+    /// or the page cannot say.
+    pub async fn asking(&self, deadline: Instant) -> Option<String> {
+        let target = Target::Element { selector: None };
+        let answer = self.locate(&Operation::Asking, target, deadline).await;
+        let asking: Asking = self.aside(answer)?;
+        asking.dialog
     }
 
     /// Whether the page came back with the form the last click sent (its fields, named in

@@ -58,6 +58,14 @@ pub enum Failure {
         /// The last browser step before the end.
         previous: Option<Box<Previous>>,
     },
+    /// The run reached its end while the page still asked, in a modal dialog, about the
+    /// submission of its last click (a confirmation no step answered).
+    Unanswered {
+        /// The dialog's name, or the start of its text.
+        question: String,
+        /// The click that submitted the form.
+        previous: Box<Previous>,
+    },
     /// The matched email has no one-time code.
     NoCode { subject: String, from: String },
     /// The matched email has no verification or sign-in link.
@@ -185,7 +193,9 @@ impl Failure {
                     ErrorKind::Inbox
                 }
             }
-            Failure::FormErrors { .. } | Failure::NeverSent { .. } => ErrorKind::FormNotSent,
+            Failure::FormErrors { .. } | Failure::NeverSent { .. } | Failure::Unanswered { .. } => {
+                ErrorKind::FormNotSent
+            }
             Failure::NoEffect { .. } => ErrorKind::NoEffect,
             Failure::Unconfirmed { previous, .. } => match &previous.action {
                 PreviousAction::Clicked {
@@ -324,6 +334,15 @@ impl fmt::Display for Failure {
                     ) => cause(f, Some(p)),
                     _ => write!(f, "; no step after it submitted it"),
                 }
+            }
+            Failure::Unanswered { question, previous } => {
+                write!(
+                    f,
+                    "the run reached its end, but the form step {} submitted was not sent: the \
+                     page asks \"{question}\" in a dialog, and no step answered it",
+                    previous.step + 1
+                )?;
+                cause(f, Some(previous))
             }
             Failure::NoCode { subject, from } => {
                 write!(

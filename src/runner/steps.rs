@@ -8,7 +8,7 @@ use chrono::SecondsFormat;
 use tokio::time::Instant;
 
 use super::{EmailSeen, Failure, Previous, PreviousAction, Run, StepDetail};
-use crate::browser::{Candidate, Effect, Located, Tab};
+use crate::browser::{Candidate, Effect, EffectKind, Located, Tab};
 use crate::inbox::Message;
 use crate::inbox::extract::{self, LinkError, OtpError};
 use crate::inbox::wait::{MailFilter, wait_for_message};
@@ -427,6 +427,38 @@ impl Run<'_> {
             && !came_back.is_empty()
         {
             return Some(self.form_errors(came_back.clone()));
+        }
+        // A submission the page answered only by asking (a modal dialog; nothing sent, nowhere
+        // gone), still asking at the end: what the form was for was never confirmed.
+        if let Some(
+            p @ Previous {
+                action:
+                    PreviousAction::Clicked {
+                        effect: Some(effect),
+                        ..
+                    },
+                ..
+            },
+        ) = &self.previous
+            && effect.did(EffectKind::Submission)
+            && ![
+                EffectKind::Navigation,
+                EffectKind::SameDocument,
+                EffectKind::NewTab,
+                EffectKind::Dialog,
+                EffectKind::Request,
+            ]
+            .into_iter()
+            .any(|kind| effect.did(kind))
+        {
+            // As below: the margin is for a machine under load, not for the page.
+            let by = deadline.min(Instant::now() + Duration::from_secs(10));
+            if let Some(question) = tab.asking(by).await {
+                return Some(Failure::Unanswered {
+                    question,
+                    previous: Box::new(p.clone()),
+                });
+            }
         }
         // A request the page sent after the last fill took it somewhere (a form sent by
         // script as its last box is typed).

@@ -1141,6 +1141,7 @@ fn blind_outcome_table() {
         return;
     }
     let mut off = Vec::new();
+    let mut false_total = Vec::new();
     for &set in SETS {
         let expected = expectations(set);
         let outcomes: Vec<Outcome> = PLANS
@@ -1167,18 +1168,43 @@ fn blind_outcome_table() {
             .filter(|o| o.status != "succeeded")
             .collect();
         let failing_time: f64 = failed.iter().map(|o| o.took.as_secs_f64()).sum();
+        // The worst outcome, on its own line: a run that said succeeded, its goal not reached.
+        let false_successes: Vec<&str> = outcomes
+            .iter()
+            .filter(|o| o.status == "succeeded" && !o.goal.reached)
+            .map(|o| o.plan.as_str())
+            .collect();
         println!(
             "\n{set:?}: {reached} of {} plans succeed with their goal reached; {} failed, in {:.1} s together",
             outcomes.len(),
             failed.len(),
             failing_time
         );
+        println!(
+            "{set:?}: FALSE SUCCESSES: {}{}",
+            false_successes.len(),
+            if false_successes.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", false_successes.join(", "))
+            }
+        );
+        false_total.extend(false_successes.iter().map(|p| format!("{set:?} {p}")));
         off.extend(outcomes.iter().filter_map(|o| {
             let e = expected.get(&o.plan)?;
             let d = differences(o, e);
             (!d.is_empty()).then(|| format!("{set:?} {}: {}", o.plan, d.join("; ")))
         }));
     }
+    println!(
+        "\nall sets: FALSE SUCCESSES: {} (runs that reported succeeded without their goal)",
+        false_total.len()
+    );
+    assert!(
+        false_total.is_empty(),
+        "runs reported succeeded although their page or app recorded no goal: {}",
+        false_total.join(", ")
+    );
     assert!(
         off.is_empty(),
         "{} runs did not end as expected.json says:\n{}",

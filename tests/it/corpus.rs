@@ -469,6 +469,40 @@ fn mui_wizard_steps_select_and_confirmation_dialog() {
     assert_eq!(d["chosen"]["role"], "button", "{d:#}");
 }
 
+/// The wizard's last "Create workspace" only opens MUI's confirmation dialog (a submission
+/// that sends nothing): a run that ends there, its guessed check missing, has not created the
+/// workspace, and says so instead of reporting success (a blind plan did exactly this).
+#[test]
+fn mui_wizard_left_at_its_confirmation_dialog_fails_as_form_not_sent() {
+    need_corpus!();
+    let text = r#"{"reasoning": "", "steps": [
+        {"type": "navigate", "url": "{{corpus}}/pages/mui-wizard.html"},
+        {"type": "fill", "describe": "the Work email field", "label": "Work email", "value": "linus@acme.test"},
+        {"type": "fill", "describe": "the Password field", "label": "Password", "value": "penguin-1991"},
+        {"type": "click", "describe": "the Next button", "text": "Next"},
+        {"type": "fill", "describe": "the Full name field", "label": "Full name", "value": "Linus T"},
+        {"type": "click", "describe": "the Next button", "text": "Next"},
+        {"type": "click", "describe": "the Create workspace button", "text": "Create workspace"},
+        {"type": "wait_for_text", "text": "created", "criticality": "could"},
+        {"type": "done", "summary": "Workspace created."}]}"#;
+    let vars = vars(&[("corpus", web())]);
+    let plan = plan::parse_and_validate(text, &Limits::default(), &vars).expect("a valid plan");
+    let result = util::run_spec(RunSpec::new(plan).vars(vars)).0;
+    assert_eq!(result.status, RunStatus::Failed, "{result:?}");
+    assert_eq!(result.failed_step, Some(8), "{result:?}");
+    let err = result.error.unwrap();
+    assert_eq!(err.kind, ErrorKind::FormNotSent);
+    assert!(
+        err.message.starts_with(
+            "the run reached its end, but the form step 7 submitted was not sent: the page \
+             asks \"create workspace?\" in a dialog, and no step answered it; step 7 clicked \
+             the button \"create workspace\""
+        ),
+        "{}",
+        err.message
+    );
+}
+
 #[test]
 fn mui_dialog_form_and_close_icon() {
     need_corpus!();

@@ -290,6 +290,57 @@ fn a_run_that_ends_with_a_form_it_filled_never_sent_fails() {
 }
 
 #[test]
+fn a_run_that_ends_while_the_page_asks_to_confirm_its_submission_fails() {
+    need_browser!();
+    let plan = |then: &str| {
+        format!(
+            r#"{{"reasoning":"","steps":[
+            {{"type":"navigate","url":"{{SITE}}/confirm-dialog.html"}},
+            {{"type":"fill","describe":"the Reason field","label":"Reason","value":"moving on"}},
+            {{"type":"click","describe":"the Close account button","text":"Close account"}},
+            {then}
+            {{"type":"wait_for_text","text":"Account closed","criticality":"could"}},
+            {{"type":"done","summary":"account closed"}}]}}"#
+        )
+    };
+    // The submission only opened the modal <dialog>; nothing was sent.
+    let before = sink_hits().len();
+    let (result, _) = run_spec(spec(&plan("")));
+    assert_eq!(result.status, RunStatus::Failed, "{}", dump(&result));
+    assert_eq!(result.failed_step, Some(4), "{}", dump(&result));
+    let error = result.error.clone().unwrap();
+    assert_eq!(error.kind, ErrorKind::FormNotSent);
+    assert!(
+        error.message.starts_with(
+            "the run reached its end, but the form step 3 submitted was not sent: the page asks \
+             \"close your account for good?\" in a dialog, and no step answered it; step 3 \
+             clicked the button \"close account\" and the page did not go anywhere (it submitted \
+             a form"
+        ),
+        "{}",
+        error.message
+    );
+    assert!(
+        !sink_hits()[before..]
+            .iter()
+            .any(|h| h.starts_with("closed")),
+        "nothing was sent"
+    );
+    // Answered, the run passes (its guessed check warns: the page says "account is closed").
+    let (result, _) = run_spec(spec(&plan(
+        r#"{"type":"click","describe":"the Yes, close it button","text":"Yes, close it"},"#,
+    )));
+    util::assert_succeeded(&result);
+    assert!(
+        sink_hits()[before..]
+            .iter()
+            .any(|h| h.starts_with("closed")),
+        "{:?}",
+        sink_hits()
+    );
+}
+
+#[test]
 fn a_form_that_came_back_is_known_by_its_shape_and_ends_the_next_wait_quoting_the_page() {
     use planlock::inbox::smtp::SmtpInbox;
     need_browser!();

@@ -571,8 +571,9 @@ pub(super) fn find_otp_inner(raw: &[u8], recipient: &str) -> Result<Otp, OtpErro
 
 /// When nothing has the shape of a code: a value that a code label introduces on its own line
 /// (`Verification Token: b'2UkFi3Ep'`), taken exactly as shown. The value must be one word of
-/// 6 to 24 characters with a letter and a digit, and the label must say code and nothing that
-/// rules a code out (order, promo…).
+/// 6 to 24 characters with a letter, and a digit unless it does not read as a word (random
+/// tokens without a digit are common: one in four of eight base64 characters), and the label
+/// must say code and nothing that rules a code out (order, promo…).
 fn labelled_token(sources: &[(OtpSource, Vec<Block>)], lowers: &[Vec<Vec<char>>]) -> Option<Otp> {
     for ((source, blocks), lows) in sources.iter().zip(lowers) {
         if *source == OtpSource::Subject {
@@ -604,8 +605,8 @@ fn labelled_token(sources: &[(OtpSource, Vec<Block>)], lowers: &[Vec<Vec<char>>]
                 || value.chars().any(char::is_whitespace)
                 || value.contains("://")
                 || value.contains('@')
-                || !value.chars().any(|c| c.is_ascii_digit())
-                || !value.chars().any(|c| c.is_alphabetic())
+                || !value.chars().any(char::is_alphabetic)
+                || (!value.chars().any(|c| c.is_ascii_digit()) && reads_as_word(value))
             {
                 continue;
             }
@@ -625,6 +626,26 @@ fn labelled_token(sources: &[(OtpSource, Vec<Block>)], lowers: &[Vec<Vec<char>>]
         }
     }
     None
+}
+
+/// Whether `value` reads as a word where a code would stand ("expired.", "Unavailable",
+/// "(hidden)"): only letters once sentence punctuation and matching quotes or brackets around
+/// it are set aside, in one case or capitalised. A random token mixes its case or holds other
+/// characters (`b'qWeRtYuI'`).
+fn reads_as_word(value: &str) -> bool {
+    let mut v = value.trim_end_matches(['.', ',', ';', '!', '?']);
+    for (open, close) in [('(', ')'), ('[', ']'), ('"', '"'), ('\'', '\''), ('“', '”')] {
+        if let Some(inner) = v.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
+            v = inner;
+        }
+    }
+    if v.is_empty() || !v.chars().all(char::is_alphabetic) {
+        return false;
+    }
+    let rest: String = v.chars().skip(1).collect();
+    v.chars().all(char::is_lowercase)
+        || v.chars().all(char::is_uppercase)
+        || rest.chars().all(char::is_lowercase)
 }
 
 #[cfg(test)]
@@ -675,6 +696,30 @@ mod tests {
         }
         let m = text_mail("Code", "Token: abc123xyz\nYour code is 482913.\n");
         assert_eq!(otp(&m), Some("482913".into()));
+    }
+
+    #[test]
+    fn a_labelled_token_without_a_digit_is_taken_unless_it_reads_as_a_word() {
+        // TracAccountManager's tokens are 8 URL-safe base64 characters: one in four has no
+        // digit, and the mail labels it all the same.
+        for token in ["b'qWeRtYuI'", "b'ab-cd_ef'", "b'abcdefgh'", "xKcdQwErTy"] {
+            let m = text_mail(
+                "Account email verification",
+                &format!("Username: heidi\nVerification Token: {token}\n"),
+            );
+            assert_eq!(otp(&m), Some(token.into()), "{token}");
+        }
+        // A word where a code would be is no code, whatever its case or quotes.
+        for value in [
+            "expired.",
+            "Unavailable",
+            "SUSPENDED",
+            "(hidden)",
+            "'pending'",
+        ] {
+            let m = text_mail("Hello", &format!("Verification code: {value}\n"));
+            assert_eq!(otp(&m), None, "{value}");
+        }
     }
 
     #[test]
