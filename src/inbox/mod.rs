@@ -15,7 +15,7 @@ pub use binding::{
     Caller, ImapUrl, InboxUrl, SmtpUrl, UrlPart, UrlProblem, parse_binding, parse_binding_as,
     parse_url, parse_url_as,
 };
-pub use sender::Sender;
+pub use sender::{AuthFailure, Sender, SenderMismatch};
 pub use wait::{MailFilter, WaitError, wait_for_message};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -6,17 +6,41 @@ use mail_parser::{HeaderValue, Message as Parsed};
 
 use crate::plan::SenderFilter;
 
-/// Why a message whose single sender address is not the filter's does not match.
-pub(crate) const NOT_THE_SENDER: &str = "sender does not match";
-
 /// The sender of one message.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Sender {
     /// Every address in the `From` header(s), lower-cased. A genuine mail has exactly one.
     pub addresses: Vec<String>,
-    /// Why the receiving server found the `From` domain not authentic, when it said so
-    /// (`DMARC failed for shop.example`).
-    pub failed_authentication: Option<String>,
+    /// What the receiving server said against the `From` domain, when it said so.
+    pub failed_authentication: Option<AuthFailure>,
+}
+
+/// What the receiving server's `Authentication-Results` said against a sender's domain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthFailure {
+    /// DMARC failed for the domain.
+    Dmarc { domain: String },
+    /// Every DKIM signature of the domain failed.
+    Dkim { domain: String },
+}
+
+/// Why a message is not from what a filter names (the runner words it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SenderMismatch {
+    /// The step's `from`, its variables filled in, is no sender filter (the plan's words for
+    /// why).
+    Filter(String),
+    /// Its `From` holds no address.
+    NoAddress,
+    /// Its `From` names this many senders, and a mail has one.
+    Several(usize),
+    /// Its one sender address is not the filter's.
+    NotTheSender,
+    /// The address is the filter's, but the receiving server said it is not authentic.
+    Unauthentic {
+        failure: AuthFailure,
+        filter: SenderFilter,
+    },
 }
 
 /// The domain of an address (after its last `@`), lower-cased.
@@ -68,28 +92,25 @@ impl Sender {
         }
     }
 
-    /// Whether the message is from what `filter` names, or why not (in words for the step's
-    /// sentence).
-    pub fn check(&self, filter: &SenderFilter) -> Result<(), String> {
+    /// Whether the message is from what `filter` names, or why not.
+    pub fn check(&self, filter: &SenderFilter) -> Result<(), SenderMismatch> {
         let address = match self.addresses.as_slice() {
             [one] if one.contains('@') => one,
-            [] | [_] => return Err("it has no sender address".into()),
-            many => {
-                return Err(format!(
-                    "it names {} senders, and a mail has one",
-                    many.len()
-                ));
-            }
+            [] | [_] => return Err(SenderMismatch::NoAddress),
+            many => return Err(SenderMismatch::Several(many.len())),
         };
         let matched = match filter {
             SenderFilter::Address(a) => address == a,
             SenderFilter::Domain(d) => is_under(domain_of(address), d),
         };
         if !matched {
-            return Err(NOT_THE_SENDER.into());
+            return Err(SenderMismatch::NotTheSender);
         }
         match &self.failed_authentication {
-            Some(why) => Err(format!("{why}, so it may not be from {filter}")),
+            Some(failure) => Err(SenderMismatch::Unauthentic {
+                failure: failure.clone(),
+                filter: filter.clone(),
+            }),
             None => Ok(()),
         }
     }
@@ -98,7 +119,7 @@ impl Sender {
 /// What `Authentication-Results` headers say against `domain`: DMARC failed for it, or every
 /// DKIM signature of it failed. Only failures count: a header the sender forged can make its
 /// own mail not match, never make a mail match.
-fn failed_verdict(headers: &[String], domain: &str) -> Option<String> {
+fn failed_verdict(headers: &[String], domain: &str) -> Option<AuthFailure> {
     let mut dkim_failed = false;
     let mut dkim_passed = false;
     for header in headers {
@@ -114,9 +135,9 @@ fn failed_verdict(headers: &[String], domain: &str) -> Option<String> {
                     if result.result == "fail"
                         && about(&["header.from"]).is_none_or(|d| d == domain) =>
                 {
-                    return Some(format!(
-                        "the receiving server says DMARC failed for {domain}"
-                    ));
+                    return Some(AuthFailure::Dmarc {
+                        domain: domain.to_string(),
+                    });
                 }
                 "dkim" if about(&["header.d", "header.i"]).is_none_or(|d| is_under(domain, &d)) => {
                     match result.result.as_str() {
@@ -129,8 +150,9 @@ fn failed_verdict(headers: &[String], domain: &str) -> Option<String> {
             }
         }
     }
-    (dkim_failed && !dkim_passed)
-        .then(|| format!("the receiving server says the DKIM signature of {domain} failed"))
+    (dkim_failed && !dkim_passed).then(|| AuthFailure::Dkim {
+        domain: domain.to_string(),
+    })
 }
 
 /// `shop.example` of `@shop.example` or `user@shop.example`, lower-cased.
@@ -226,7 +248,7 @@ mod tests {
         ] {
             assert_eq!(
                 sender(spoof).check(&f),
-                Err("sender does not match".into()),
+                Err(SenderMismatch::NotTheSender),
                 "{spoof}"
             );
         }
@@ -254,16 +276,16 @@ mod tests {
         let f = filter("shop.test");
         assert_eq!(
             sender("From: mallory@evil.test, noreply@shop.test").check(&f),
-            Err("it names 2 senders, and a mail has one".into())
+            Err(SenderMismatch::Several(2))
         );
         assert_eq!(
             sender("From: noreply@shop.test\r\nFrom: mallory@evil.test").check(&f),
-            Err("it names 2 senders, and a mail has one".into())
+            Err(SenderMismatch::Several(2))
         );
         for none in ["From: \"noreply@shop.test\" <>", "To: me@inbox.test"] {
             assert_eq!(
                 sender(none).check(&f),
-                Err("it has no sender address".into()),
+                Err(SenderMismatch::NoAddress),
                 "{none}"
             );
         }
@@ -279,19 +301,22 @@ mod tests {
         );
         assert_eq!(
             s.check(&f),
-            Err(
-                "the receiving server says DMARC failed for shop.test, so it may not be from \
-                 shop.test"
-                    .into()
-            )
+            Err(SenderMismatch::Unauthentic {
+                failure: AuthFailure::Dmarc {
+                    domain: "shop.test".into()
+                },
+                filter: f.clone(),
+            })
         );
         let s = sender(
             "Authentication-Results: mx.inbox.test;\r\n dkim=fail (bad signature) \
              header.d=shop.test header.s=s1\r\nFrom: noreply@mail.shop.test",
         );
         assert_eq!(
-            s.failed_authentication.as_deref(),
-            Some("the receiving server says the DKIM signature of mail.shop.test failed")
+            s.failed_authentication,
+            Some(AuthFailure::Dkim {
+                domain: "mail.shop.test".into()
+            })
         );
         assert!(s.check(&f).is_err());
     }

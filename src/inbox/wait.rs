@@ -2,12 +2,11 @@
 //! have changed, until a matching message arrives or the deadline passes.
 
 use std::collections::HashSet;
-use std::fmt;
 use std::time::Duration;
 
 use tokio::time::{Instant, sleep_until, timeout_at};
 
-use super::sender::NOT_THE_SENDER;
+use super::sender::SenderMismatch;
 use super::{Message, RETRY_AFTER_ERROR, RunMailbox};
 use crate::plan::SenderFilter;
 
@@ -29,40 +28,25 @@ impl MailFilter {
     }
 
     /// Why `message` does not match, for the timeout sentence.
-    fn mismatch(&self, message: &Message) -> Option<String> {
+    fn mismatch(&self, message: &Message) -> Option<Mismatch> {
         let from = match non_empty(self.from.as_deref()) {
             None => Ok(()),
-            Some(from) => {
-                SenderFilter::parse(from).and_then(|filter| message.sender.check(&filter))
-            }
+            Some(from) => SenderFilter::parse(from)
+                .map_err(SenderMismatch::Filter)
+                .and_then(|filter| message.sender.check(&filter)),
         };
         let subject = contains(&message.subject, self.subject.as_deref());
         match (from, subject) {
             (Ok(()), true) => None,
-            (Err(why), true) => Some(why),
-            (Ok(()), false) => Some("subject does not match".into()),
-            (Err(why), false) if why == NOT_THE_SENDER => {
-                Some("neither sender nor subject match".into())
-            }
-            (Err(why), false) => Some(format!("{why}; nor does the subject")),
+            (Err(why), true) => Some(Mismatch::Sender(why)),
+            (Ok(()), false) => Some(Mismatch::Subject),
+            (Err(why), false) => Some(Mismatch::SenderAndSubject(why)),
         }
     }
 }
 
-impl fmt::Display for MailFilter {
-    /// ` from "shop.example" with subject containing "verify"`, or nothing.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(from) = non_empty(self.from.as_deref()) {
-            write!(f, " from {from:?}")?;
-        }
-        if let Some(subject) = non_empty(self.subject.as_deref()) {
-            write!(f, " with subject containing {subject:?}")?;
-        }
-        Ok(())
-    }
-}
-
-fn non_empty(s: Option<&str>) -> Option<&str> {
+/// A filter's non-empty `from` or `subject`, trimmed.
+pub fn non_empty(s: Option<&str>) -> Option<&str> {
     s.map(str::trim).filter(|s| !s.is_empty())
 }
 
@@ -78,10 +62,24 @@ fn contains(haystack: &str, needle: Option<&str>) -> bool {
 pub struct Passed {
     pub subject: String,
     pub from: String,
-    pub reason: String,
+    pub reason: Mismatch,
 }
 
-/// Why no message was returned. `Display` is the sentence a step failure shows.
+/// Why a message that arrived was not taken (the runner words it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mismatch {
+    /// An earlier step used it.
+    AlreadyUsed,
+    /// Its subject does not hold the filter's words.
+    Subject,
+    /// It is not from the filter's sender.
+    Sender(SenderMismatch),
+    /// Neither its sender nor its subject match.
+    SenderAndSubject(SenderMismatch),
+}
+
+/// Why no message was returned: facts the step's failure sentence is made of
+/// (`runner/failure.rs`).
 #[derive(Debug, Clone)]
 pub enum WaitError {
     /// The deadline passed without a matching message.
@@ -101,94 +99,6 @@ pub enum WaitError {
         waited: Duration,
         last_error: String,
     },
-}
-
-impl fmt::Display for WaitError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            WaitError::Timeout {
-                address,
-                filter,
-                waited,
-                passed,
-                errors,
-                last_error,
-            } => f.write_str(&timeout_sentence(
-                address,
-                filter,
-                *waited,
-                passed,
-                *errors,
-                last_error.as_deref(),
-            )),
-            WaitError::Unreachable {
-                address,
-                waited,
-                last_error,
-            } => write!(
-                f,
-                "could not read the inbox for {address} within {}: {last_error}",
-                seconds(*waited)
-            ),
-        }
-    }
-}
-
-impl std::error::Error for WaitError {}
-
-fn timeout_sentence(
-    address: &str,
-    filter: &MailFilter,
-    waited: Duration,
-    passed: &[Passed],
-    errors: usize,
-    last_error: Option<&str>,
-) -> String {
-    let within = seconds(waited);
-    let mut s = if passed.is_empty() {
-        format!("no email at all arrived for {address} within {within}")
-    } else {
-        let n = passed.len();
-        let listed: Vec<String> = passed
-            .iter()
-            .take(5)
-            .map(|p| {
-                let from = if p.from.is_empty() {
-                    "an unknown sender"
-                } else {
-                    &p.from
-                };
-                format!("{:?} from {from} ({})", p.subject, p.reason)
-            })
-            .collect();
-        let more = if n > 5 {
-            format!(" and {} more", n - 5)
-        } else {
-            String::new()
-        };
-        format!(
-            "no email to {address}{filter} arrived within {within}; {n} other message{} arrived: {}{more}",
-            if n == 1 { "" } else { "s" },
-            listed.join(", ")
-        )
-    };
-    if let (n @ 1.., Some(last)) = (errors, last_error) {
-        s.push_str(&format!(
-            " (reading the inbox failed {n} time{} during the wait; last: {last})",
-            if n == 1 { "" } else { "s" }
-        ));
-    }
-    s
-}
-
-/// `120 s`, `2.5 s`, `0.2 s` (to the nearest tenth; whole numbers without a decimal).
-fn seconds(d: Duration) -> String {
-    let tenths = (d.as_millis() + 50) / 100;
-    if tenths.is_multiple_of(10) || tenths >= 100 {
-        format!("{} s", (tenths + 5) / 10)
-    } else {
-        format!("{}.{} s", tenths / 10, tenths % 10)
-    }
 }
 
 impl WaitError {
@@ -243,7 +153,7 @@ pub async fn wait_for_message(
                         continue;
                     }
                     let reason = if consumed.contains(&message.id) {
-                        "already used by an earlier step".to_string()
+                        Mismatch::AlreadyUsed
                     } else {
                         match filter.mismatch(&message) {
                             None => {
@@ -339,64 +249,13 @@ mod tests {
         assert!(f(None, None).matches(&m));
         assert!(f(Some("shop.EXAMPLE"), Some("verify")).matches(&m));
         assert!(f(Some(" "), Some("")).matches(&m));
+        let not_the_sender = Some(Mismatch::Sender(SenderMismatch::NotTheSender));
+        assert_eq!(f(Some("bank.example"), None).mismatch(&m), not_the_sender);
+        assert_eq!(f(Some("hop.example"), None).mismatch(&m), not_the_sender);
+        assert_eq!(f(None, Some("reset")).mismatch(&m), Some(Mismatch::Subject));
         assert_eq!(
-            f(Some("bank.example"), None).mismatch(&m).as_deref(),
-            Some("sender does not match")
+            f(Some("bank.example"), Some("reset")).mismatch(&m),
+            Some(Mismatch::SenderAndSubject(SenderMismatch::NotTheSender))
         );
-        assert_eq!(
-            f(Some("hop.example"), None).mismatch(&m).as_deref(),
-            Some("sender does not match")
-        );
-        assert_eq!(
-            f(None, Some("reset")).mismatch(&m).as_deref(),
-            Some("subject does not match")
-        );
-        assert_eq!(
-            f(Some("bank.example"), Some("reset"))
-                .mismatch(&m)
-                .as_deref(),
-            Some("neither sender nor subject match")
-        );
-    }
-
-    #[test]
-    fn timeout_sentences() {
-        let e = WaitError::Timeout {
-            address: "run-ab12@demo.test".into(),
-            filter: MailFilter {
-                from: Some("shop.example".into()),
-                subject: None,
-            },
-            waited: Duration::from_secs(120),
-            passed: vec![Passed {
-                subject: "Welcome!".into(),
-                from: "news@shop.example".into(),
-                reason: "subject does not match".into(),
-            }],
-            errors: 0,
-            last_error: None,
-        };
-        assert_eq!(
-            e.to_string(),
-            "no email to run-ab12@demo.test from \"shop.example\" arrived within 120 s; 1 other \
-             message arrived: \"Welcome!\" from news@shop.example (subject does not match)"
-        );
-        let e = WaitError::Timeout {
-            address: "run-ab12@demo.test".into(),
-            filter: MailFilter::default(),
-            waited: Duration::from_millis(5000),
-            passed: vec![],
-            errors: 2,
-            last_error: Some("connection lost".into()),
-        };
-        assert_eq!(
-            e.to_string(),
-            "no email at all arrived for run-ab12@demo.test within 5 s (reading the inbox \
-             failed 2 times during the wait; last: connection lost)"
-        );
-        assert_eq!(seconds(Duration::from_millis(1500)), "1.5 s");
-        assert_eq!(seconds(Duration::from_micros(999_998)), "1 s");
-        assert_eq!(seconds(Duration::from_millis(1_499)), "1.5 s");
-        assert_eq!(seconds(Duration::from_millis(119_999)), "120 s");
     }
 }

@@ -13,8 +13,10 @@ use crate::inbox::{InboxError, WaitError};
 use crate::lock::Refusal;
 use crate::plan::VarsError;
 
+mod mail;
 mod page;
 
+pub use mail::mail_wait_sentence;
 use page::*;
 
 /// Why a step (or the run around it) failed.
@@ -278,7 +280,7 @@ impl fmt::Display for Failure {
                 cause(f, previous.as_deref())
             }
             Failure::Mail { error, previous } => {
-                write!(f, "{error}")?;
+                f.write_str(&mail_wait_sentence(error))?;
                 if error.is_timeout() {
                     cause(f, previous.as_deref())?;
                 }
@@ -452,7 +454,50 @@ pub(crate) fn fmt_secs(d: Duration) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::mail::wait_seconds;
     use super::*;
+    use crate::inbox::wait::{MailFilter, Mismatch, Passed};
+
+    #[test]
+    fn mail_wait_sentences() {
+        let e = WaitError::Timeout {
+            address: "run-ab12@demo.test".into(),
+            filter: MailFilter {
+                from: Some("shop.example".into()),
+                subject: None,
+            },
+            waited: Duration::from_secs(120),
+            passed: vec![Passed {
+                subject: "Welcome!".into(),
+                from: "news@shop.example".into(),
+                reason: Mismatch::Subject,
+            }],
+            errors: 0,
+            last_error: None,
+        };
+        assert_eq!(
+            mail_wait_sentence(&e),
+            "no email to run-ab12@demo.test from \"shop.example\" arrived within 120 s; 1 other \
+             message arrived: \"Welcome!\" from news@shop.example (subject does not match)"
+        );
+        let e = WaitError::Timeout {
+            address: "run-ab12@demo.test".into(),
+            filter: MailFilter::default(),
+            waited: Duration::from_millis(5000),
+            passed: vec![],
+            errors: 2,
+            last_error: Some("connection lost".into()),
+        };
+        assert_eq!(
+            mail_wait_sentence(&e),
+            "no email at all arrived for run-ab12@demo.test within 5 s (reading the inbox \
+             failed 2 times during the wait; last: connection lost)"
+        );
+        assert_eq!(wait_seconds(Duration::from_millis(1500)), "1.5 s");
+        assert_eq!(wait_seconds(Duration::from_micros(999_998)), "1 s");
+        assert_eq!(wait_seconds(Duration::from_millis(1_499)), "1.5 s");
+        assert_eq!(wait_seconds(Duration::from_millis(119_999)), "120 s");
+    }
 
     fn link_in_nav() -> Candidate {
         Candidate {

@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use detail::{BoundInbox, EmailSeen, RunFinished, RunStarted, StepDetail};
 pub use event::{Event, EventKind, Listener, Recorder, StepRef};
+pub use failure::mail_wait_sentence;
 pub(crate) use failure::page_error_sentence;
 pub use failure::{Failure, Previous, PreviousAction};
 pub use result::{

@@ -163,7 +163,7 @@ async fn from_and_subject_filters_skip_a_decoy() {
     )
     .await
     .expect_err("nothing new");
-    let text = err.to_string();
+    let text = planlock::runner::mail_wait_sentence(&err);
     assert!(
         text.contains("\"Please VERIFY your e-mail\" from Shop <hello@shop.example> (already used by an earlier step)"),
         "{text}"
@@ -388,7 +388,7 @@ async fn a_server_that_stays_down_fails_the_wait_naming_the_error() {
     .await
     .expect_err("server is down");
     assert!(matches!(err, WaitError::Unreachable { .. }), "{err:?}");
-    let text = err.to_string();
+    let text = planlock::runner::mail_wait_sentence(&err);
     assert!(
         text.starts_with("could not read the inbox for bob@demo.test within 1.5 s: "),
         "{text}"
@@ -416,7 +416,7 @@ async fn a_mail_that_never_comes_times_out_listing_what_arrived() {
     .await
     .expect_err("nothing arrives");
     assert_eq!(
-        err.to_string(),
+        planlock::runner::mail_wait_sentence(&err),
         "no email at all arrived for bob@demo.test within 1 s"
     );
 
@@ -441,7 +441,7 @@ async fn a_mail_that_never_comes_times_out_listing_what_arrived() {
     .expect_err("no match");
     assert!(err.is_timeout());
     assert_eq!(
-        err.to_string(),
+        planlock::runner::mail_wait_sentence(&err),
         "no email to bob@demo.test from \"shop.example\" with subject containing \"verify\" arrived \
          within 1 s; 2 other messages arrived: \"Welcome!\" from news@shop.example (subject does \
          not match), \"Statement\" from Bank <alerts@bank.example> (neither sender nor subject match)"
@@ -609,7 +609,7 @@ async fn one_run(url: &str, run_id: &str, appender: &tokio::sync::Mutex<Appender
     appender.lock().await.append(&raw).await;
     let found = wait_for_message(&mut *run, &ANY, &NONE, within(20.0))
         .await
-        .unwrap_or_else(|e| panic!("wait for {run_id}: {e}"));
+        .unwrap_or_else(|e| panic!("wait for {run_id}: {e:?}"));
     assert_eq!(found.subject, subject);
 }
 

@@ -156,7 +156,7 @@ async fn mail_from_before_open_is_never_returned() {
         .await
         .expect_err("nothing fresh");
     assert_eq!(
-        err.to_string(),
+        planlock::runner::mail_wait_sentence(&err),
         "no email at all arrived for run-r1@demo.test within 0.3 s"
     );
 }
@@ -181,7 +181,7 @@ async fn filters_and_the_timeout_sentence() {
         .await
         .expect_err("no match");
     assert_eq!(
-        err.to_string(),
+        planlock::runner::mail_wait_sentence(&err),
         "no email to run-ab12@demo.test from \"shop.example\" with subject containing \"verify\" arrived \
          within 0.5 s; 1 other message arrived: \"Welcome!\" from news@shop.example (subject does \
          not match)"

@@ -5,7 +5,7 @@
 use url::Url;
 
 use super::link_words::{Intent, contains_word, intent};
-use super::ranking::Rule;
+use super::ranking::{Rule, rule};
 use super::wrapper::{is_http, unwrap_url};
 use crate::vocabulary::links::{
     ACTION_KEYS, BAD_ANCHORS, BAD_URL_PARTS, BAD_URL_WORDS, CARRIER_KEYS, CONTEXT_NEG,
@@ -55,20 +55,11 @@ pub struct RankedLink {
 /// The rules links are ranked by, in order; a rule is a row.
 pub(super) const LINK_RULES: [Rule<RankedLink>; 3] = [
     // A link that undoes something is never chosen: it stays, last, to say why nothing was.
-    Rule {
-        name: "never_undoes",
-        value: |l| l.refused.is_none() as i64,
-    },
+    rule("never_undoes", |l| l.refused.is_none() as i64),
     // The mail's own text before a quotation or a note another user typed.
-    Rule {
-        name: "own_text",
-        value: |l| !l.quoted as i64,
-    },
+    rule("own_text", |l| !l.quoted as i64),
     // What its words say, weighed by where they stand, and how it looks ([`rank`]'s weights).
-    Rule {
-        name: "words",
-        value: |l| l.score as i64,
-    },
+    rule("words", |l| l.score as i64),
 ];
 
 /// Points for words that say a link does what was asked, by where they stand.

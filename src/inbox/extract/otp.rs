@@ -8,7 +8,7 @@ use super::otp_candidates::{
     word_after, word_before,
 };
 use super::otp_labels::{Pol, is_sign_off, labels_in, lower};
-use super::ranking::{self, Rule};
+use super::ranking::{self, Rule, rule};
 use super::{Otp, OtpError, OtpSource, mask_code};
 use crate::vocabulary::codes::{FOOTER_WORDS, LABEL_LEADS, MONTHS, VALUE_LABELS};
 
@@ -178,30 +178,12 @@ struct Rank {
 
 /// The rules codes are ranked by, in order; a rule is a row. Their meaning: [`Rank`].
 const CODE_RULES: [Rule<Rank>; 6] = [
-    Rule {
-        name: "own_text",
-        value: |r| r.own_text as i64,
-    },
-    Rule {
-        name: "set_apart_as_code",
-        value: |r| r.set_apart_as_code as i64,
-    },
-    Rule {
-        name: "in_body",
-        value: |r| r.in_body as i64,
-    },
-    Rule {
-        name: "marked",
-        value: |r| r.marked as i64,
-    },
-    Rule {
-        name: "text_part",
-        value: |r| r.text_part as i64,
-    },
-    Rule {
-        name: "details",
-        value: |r| r.details as i64,
-    },
+    rule("own_text", |r| r.own_text as i64),
+    rule("set_apart_as_code", |r| r.set_apart_as_code as i64),
+    rule("in_body", |r| r.in_body as i64),
+    rule("marked", |r| r.marked as i64),
+    rule("text_part", |r| r.text_part as i64),
+    rule("details", |r| r.details as i64),
 ];
 
 /// A code word before the code: these points, less one for every three characters between.

@@ -13,6 +13,11 @@ pub(super) struct Rule<C> {
     pub(super) value: fn(&C) -> i64,
 }
 
+/// A rule named `name` that ranks by `value`: one row of a table.
+pub(super) const fn rule<C>(name: &'static str, value: fn(&C) -> i64) -> Rule<C> {
+    Rule { name, value }
+}
+
 /// How `a` compares with `b` under `rules`: `Greater` when `a` ranks first.
 pub(super) fn compare<C>(a: &C, b: &C, rules: &[Rule<C>]) -> Ordering {
     rules
@@ -40,14 +45,8 @@ mod tests {
     use super::*;
 
     const RULES: [Rule<(bool, i32)>; 2] = [
-        Rule {
-            name: "first",
-            value: |c| c.0 as i64,
-        },
-        Rule {
-            name: "second",
-            value: |c| c.1 as i64,
-        },
+        rule("first", |c| c.0 as i64),
+        rule("second", |c| c.1 as i64),
     ];
 
     #[test]
