@@ -13,11 +13,18 @@
 //! To compare two locators, run it once per build of `src/browser/locator.js`. Not a test:
 //! a failing plan is counted, not fatal.
 //!
+//! `--explain CASE`: no measuring; the one plan run once, each click and fill explained before
+//! it is done (the candidates, the ones each ranking rule kept, the deciding rule), as
+//! `examples/support/explain.rs` prints it.
+//!
 //! `--guessed`: what a guessed check that misses costs. Every plan with a `wait_for_text` runs
 //! through the runner twice per round, its checks marked `could` (a guess): once as written
 //! (they hit) and once with texts no page shows (they miss), with the step's default timeout
 //! as a guess has. The table gives each plan's run time both ways and the time the misses
 //! added, median and worst.
+
+#[path = "support/explain.rs"]
+mod explain;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -33,7 +40,7 @@ use clap::Parser;
 use planlock::browser::PageError;
 use planlock::browser::{Chromium, LaunchOptions, Tab};
 use planlock::lock::Lock;
-use planlock::plan::{self, Limits, Plan, Step, Template, Vars};
+use planlock::plan::{self, Limits, Plan, Step, Vars};
 use serde_json::json;
 use tokio::time::Instant;
 
@@ -70,6 +77,10 @@ struct Args {
     /// Measure what guessed checks that miss add to a run, instead.
     #[arg(long)]
     guessed: bool,
+    /// Instead of measuring, run this one plan once and print, before each click and fill,
+    /// the candidates the locator found and which ranking rule kept which.
+    #[arg(long, value_name = "CASE")]
+    explain: Option<String>,
 }
 
 fn corpus() -> PathBuf {
@@ -258,26 +269,6 @@ async fn replay(tab: &Tab, plan: &Plan) -> Replay {
     }
 }
 
-fn render(plan: &Plan, vars: &Vars) -> Plan {
-    let steps = plan
-        .steps
-        .iter()
-        .map(|s| {
-            let mut s = s.clone();
-            for (_, text) in s.strings_mut() {
-                if let Some(v) = Template::parse(text).ok().and_then(|t| t.render(vars).ok()) {
-                    *text = v;
-                }
-            }
-            s
-        })
-        .collect();
-    Plan {
-        steps,
-        ..plan.clone()
-    }
-}
-
 /// A fresh Django for a plan that registers (its user table must be empty).
 fn django_for(name: &str) -> Result<Option<App>> {
     if !name.starts_with("django") {
@@ -399,6 +390,51 @@ fn guessed(
     Ok(())
 }
 
+/// `--explain CASE`: the plan run once, each click and fill explained before it is done.
+fn explain_case(
+    rt: &tokio::runtime::Runtime,
+    browser: &Chromium,
+    case: &str,
+    web: &str,
+    fab: &str,
+) -> Result<()> {
+    let path = corpus().join("plans").join(format!("{case}.json"));
+    let text = std::fs::read_to_string(&path).with_context(|| {
+        format!(
+            "no corpus case {case}: {} does not exist (the cases are the plans in fixtures/corpus/plans)",
+            path.display()
+        )
+    })?;
+    if JOURNEY_PARTS.contains(&case) {
+        bail!(
+            "{case} is part of a journey that needs the plan before it; explain that one alone is not possible"
+        );
+    }
+    let django = django_for(case)?;
+    let django_url = django.as_ref().map_or("http://127.0.0.1:9", |d| &d.url);
+    let vars = Vars::from_pairs([
+        format!("corpus={web}"),
+        format!("django={django_url}"),
+        format!("fab={fab}"),
+    ])?;
+    let plan = plan::parse_and_validate(&text, &Limits::default(), &vars)
+        .with_context(|| format!("{case} is invalid"))?;
+    let plan = explain::render(&plan, &vars);
+    let (said, failed) = rt.block_on(async {
+        let tab = browser.new_tab(Lock::of_hosts(["127.0.0.1"])?).await?;
+        let explained = explain::explain_plan(&tab, &plan).await;
+        browser.close_tab(tab).await;
+        anyhow::Ok(explained)
+    })?;
+    print!("{said}");
+    match failed {
+        Some(e) if !FAILURE_CASES.contains(&case) => bail!("{case}: {e}"),
+        Some(e) => println!("(fails on purpose) {e}"),
+        None => {}
+    }
+    Ok(())
+}
+
 fn quantile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
@@ -442,6 +478,11 @@ fn main() -> Result<()> {
         rt.block_on(browser.close());
         return table;
     }
+    if let Some(case) = &args.explain {
+        let explained = explain_case(&rt, &browser, case, &web, &fab.url);
+        rt.block_on(browser.close());
+        return explained;
+    }
     let mut rows = Vec::new();
     let mut all: Vec<(String, &'static str, f64, f64)> = Vec::new();
     let mut effects: Vec<f64> = Vec::new();
@@ -460,7 +501,7 @@ fn main() -> Result<()> {
             ])?;
             let plan = plan::parse_and_validate(&text, &Limits::default(), &vars)
                 .with_context(|| format!("{name} is invalid"))?;
-            let plan = render(&plan, &vars);
+            let plan = explain::render(&plan, &vars);
             let result = rt.block_on(async {
                 let tab = browser.new_tab(Lock::of_hosts(["127.0.0.1"])?).await?;
                 let r = replay(&tab, &plan).await;

@@ -123,6 +123,9 @@ pub(super) enum Operation<'a> {
     Outline,
     /// The role and accessible name of each element at `selector`.
     Accessible { selector: &'a str },
+    /// Find and rank the candidates of a click or a fill as it would, rule by rule, and act
+    /// on nothing.
+    Explain { of: &'a Operation<'a> },
 }
 
 /// What [`Operation::Accessible`] found.

@@ -9,7 +9,10 @@
 // re-evaluates after navigations. `accname` is dom-accessibility-api's computation of roles and
 // accessible names (accname.js, bundled by scripts/accname/build); `vocabulary` the word lists
 // it reads pages with (vocabulary.js, generated from src/vocabulary/pages.rs).
-(accname, vocabulary) => async (req) => {
+(accname, vocabulary) => async (request) => {
+  // `explain`: the click or fill it wraps, found and ranked as that step would be, rule by rule,
+  // and acted on in no way (for `scripts/bench --explain`).
+  const req = request.op === "explain" ? { ...request.of, budget_ms: request.budget_ms, explain: true } : request;
   const started = performance.now();
   const budget = req.budget_ms;
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim().toLowerCase();
@@ -21,6 +24,58 @@
   const ms = (t) => Math.round(t * 1000) / 1000;
   // A regular expression's alternatives that are the words of a list, each taken literally.
   const anyOf = (words) => words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+
+  // ---- the rules that rank candidates, in order ----
+  // A click's or a fill's matches are sorted by the rules of its table: each rule only decides
+  // between the candidates the rules before it left tied, then document order does; the rule
+  // that set the winner apart from the next one is the step's `decided_by`. A row is a rule's
+  // name and the score it gives a candidate `c` (higher first) for the step `s`: `s.form`, the
+  // form of the field this run filled last; `s.place`, the landmarks its describe names;
+  // `s.wanted`, the role its describe names.
+
+  // Main content first, then the site's own navigation, then sidebars, then the footer: a
+  // person looks for "Sign up" in the menu before the fine print.
+  const LANDMARK_RANK = { main: 3, nav: 2, header: 2, aside: 1, footer: 0 };
+  const CLICK_RULES = [
+    // The site's own content over content others can post on it (comments, rel=ugc links).
+    ["ugc", (c) => (isUserContent(c.el) ? 0 : 1)],
+    // The submit button of the form filled last, then anything else in that form.
+    ["form", (c, s) => (s.form && formOf(c.el) === s.form ? (isSubmit(c.el) ? 2 : 1) : 0)],
+    // The part of the page the describe names ("in the menu", "in the footer").
+    ["place", (c, s) => (s.place && s.place.includes(landmarkOf(c.el) || "main") ? 1 : 0)],
+    // A real match (the text contains the query) over a near miss (words, equivalent phrase).
+    ["near", (c) => (c.match >= MATCH.substring ? 1 : 0)],
+    // A match on visible text or aria-label over one on a title or an image's alt.
+    ["visible", (c) => c.visible],
+    // A control outside footers and sidebars, where sites show what others post.
+    ["margin", (c) => (inMargin(c.el) || !(c.interactive || hostRole(c.el)) ? 0 : 1)],
+    // The whole text equal to the query over containing it, words over equivalent phrases.
+    ["exact", (c) => (c.match === MATCH.start ? MATCH.substring : c.match)],
+    // A text that begins with the query's words over one where they come later.
+    ["start", (c) => (c.match === MATCH.start ? 1 : 0)],
+    // The role the describe names ("the Sign Up button").
+    ["role", (c, s) => (s.wanted && roleMatches(c.el, s.wanted) ? 1 : 0)],
+    // Main content, then nav and header, then aside, then footer.
+    ["landmark", (c) => LANDMARK_RANK[landmarkOf(c.el) || "main"]],
+    // Buttons, links, labels and other controls over plain elements.
+    ["interactive", (c) => (c.interactive || hostRole(c.el) ? 1 : 0)],
+  ];
+  const FILL_RULES = [
+    // A control outside content others posted, labelled by no such content either.
+    ["ugc", (c) => (c.ugc || isUserContent(c.el) ? 0 : 1)],
+    // A control of the form filled last.
+    ["form", (c, s) => (s.form && formOf(c.el) === s.form ? 1 : 0)],
+    // A control outside footers and sidebars (a newsletter box ranks below the page's own).
+    ["margin", (c) => (inMargin(c.el) ? 0 : 1)],
+    // A label equal to the query over one containing it, over the same words.
+    ["exact", (c) => (c.match === MATCH.start ? MATCH.substring : c.match)],
+    // A label that begins with the query's words over one where they come later.
+    ["start", (c) => (c.match === MATCH.start ? 1 : 0)],
+    // A control in main content over one in a landmark (nav, header, aside, footer).
+    ["landmark", (c) => (landmarkOf(c.el) ? 0 : 1)],
+    // By association: <label for>, a wrapping label, aria-label, aria-labelledby, placeholder.
+    ["label", (c) => -c.source],
+  ];
 
   // ---- reading the DOM as it is, not as a page named it ----
   // A form's controls are also its properties (`<button name="action">` makes `form.action`
@@ -369,8 +424,8 @@
   // Sorts candidates by `rules` (each a name and a score, higher first; a rule only decides
   // between candidates the ones before it left tied), then document order, and says which
   // rule set the winner apart and what came next.
-  function rank(cands, rules) {
-    for (const c of cands) c.scores = rules.map(([, score]) => score(c));
+  function rank(cands, rules, step) {
+    for (const c of cands) c.scores = rules.map(([, score]) => score(c, step));
     cands.sort((a, b) => {
       for (let i = 0; i < rules.length; i++) if (a.scores[i] !== b.scores[i]) return b.scores[i] - a.scores[i];
       return a.order - b.order;
@@ -383,7 +438,17 @@
       decidedBy = i < 0 ? "order" : rules[i][0];
       ambiguous = i < 0;
     }
-    return { decidedBy, ambiguous };
+    // Explaining: the candidates each rule kept among those the rules before it kept.
+    let survivors = null;
+    if (req.explain) {
+      let left = cands;
+      survivors = rules.map(([name], i) => {
+        const best = Math.max(...left.map((c) => c.scores[i]));
+        left = left.filter((c) => c.scores[i] === best);
+        return [name, left];
+      });
+    }
+    return { decidedBy, ambiguous, survivors };
   }
   function formLabel(form) {
     if (!form) return null;
@@ -408,6 +473,19 @@
     const form = formOf(el);
     const filled = lastFilledForm();
     return { ...candidate(el), submits: !!form && isSubmit(el), in_filled_form: !!form && form === filled };
+  }
+  // What `explain` answers: every candidate in document order (how its text matched, whether
+  // it was visible and reachable), each rule with the indexes of the candidates it kept, the
+  // deciding rule and the chosen candidate's index.
+  const MATCH_NAMES = ["none", "equivalent", "words", "substring", "start", "exact"];
+  function explained(cands, ranked, verdict, chosen) {
+    const index = new Map(cands.map((c, i) => [c, i]));
+    return {
+      candidates: cands.map((c) => ({ ...candidate(c.el), match: MATCH_NAMES[c.match] || null, visible: isVisible(c.el), ranked: ranked.includes(c) })),
+      rules: ((verdict && verdict.survivors) || []).map(([rule, kept]) => ({ rule, kept: kept.map((c) => index.get(c)) })),
+      decided_by: verdict ? verdict.decidedBy : null,
+      chosen: chosen ? index.get(chosen) : null,
+    };
   }
   function explain(cands, chosen, verdict, hidden) {
     const out = {
@@ -792,8 +870,15 @@
   // person sees it (a collapsed mobile menu, a template), so they neither win nor tie.
   // Likewise, while a modal dialog is open, what lies behind it (outside the dialog, or made
   // inert or aria-hidden by it) is out of a person's reach, unless nothing else matches.
-  function choose(cands, rules) {
+  function choose(cands, rules, step) {
     const visible = cands.filter((c) => isVisible(c.el));
+    if (req.explain) {
+      const behind = outOfReach();
+      const reachable = visible.length > 1 ? visible.filter((c) => !behind(c.el)) : visible;
+      const ranked = reachable.length ? reachable : visible;
+      const verdict = ranked.length ? rank(ranked, rules, step) : null;
+      return { explained: explained(cands, ranked, verdict, ranked[0]) };
+    }
     if (!visible.length) {
       const first = cands[0];
       return { pending: blocked(first.el, blocker(first.el, "visible") || { kind: "hidden" }) };
@@ -803,21 +888,10 @@
       if (cands.length > 1) why.hidden = cands.length - 1;
       return { chosen: visible[0], why };
     }
-    // A modal dialog: one in the top layer hides everything outside it. One only marked
-    // `aria-modal` (markup anyone who may post on the page can write) hides what really is
-    // under something while it is on top of its own area: a backdrop, not a paragraph.
-    const topLayer = queryAll("dialog").filter((n) => n.matches(":modal"));
-    const marked = queryAll('[aria-modal="true"]').filter((n) => tagOf(n) !== "DIALOG" && isVisible(n) && onTop(n));
-    const behind = (el) => {
-      for (let n = el; n; n = up(n)) if (n.inert || attr(n, "aria-hidden") === "true") return true;
-      if (topLayer.length) return !topLayer.some((m) => contains(m, el));
-      if (!marked.length || marked.some((m) => contains(m, el))) return false;
-      const hit = hitTarget(el);
-      return !hit.ok && !!hit.by;
-    };
+    const behind = outOfReach();
     const reachable = visible.filter((c) => !behind(c.el));
     const ranked = reachable.length ? reachable : visible;
-    const verdict = rank(ranked, rules);
+    const verdict = rank(ranked, rules, step);
     const chosen = ranked[0];
     // A true tie decided by document order alone is refused when the two lead to different
     // places: order on a page is something content others post can win.
@@ -830,6 +904,21 @@
     const why = explain(ranked, chosen, verdict, cands.length - visible.length);
     if (ranked.length < visible.length) why.behind_modal = visible.length - ranked.length;
     return { chosen, why };
+  }
+  // Whether an element is out of a person's reach behind a modal dialog. One in the top layer
+  // hides everything outside it. One only marked `aria-modal` (markup anyone who may post on
+  // the page can write) hides what really is under something while it is on top of its own
+  // area: a backdrop, not a paragraph.
+  function outOfReach() {
+    const topLayer = queryAll("dialog").filter((n) => n.matches(":modal"));
+    const marked = queryAll('[aria-modal="true"]').filter((n) => tagOf(n) !== "DIALOG" && isVisible(n) && onTop(n));
+    return (el) => {
+      for (let n = el; n; n = up(n)) if (n.inert || attr(n, "aria-hidden") === "true") return true;
+      if (topLayer.length) return !topLayer.some((m) => contains(m, el));
+      if (!marked.length || marked.some((m) => contains(m, el))) return false;
+      const hit = hitTarget(el);
+      return !hit.ok && !!hit.by;
+    };
   }
   function onTop(el) {
     const r = el.getBoundingClientRect();
@@ -995,10 +1084,6 @@
     const all = everything().filter((el) => isUserContent(el));
     return all.filter((el) => !all.some((other) => other !== el && other.contains(el)));
   }
-
-  // Main content first, then the site's own navigation, then sidebars, then the footer: a
-  // person looks for "Sign up" in the menu before the fine print.
-  const LANDMARK_RANK = { main: 3, nav: 2, header: 2, aside: 1, footer: 0 };
 
   // ---- a form that came back ----
   // The controls `selector` matches in `form` (`form=` attributes included), or on the page.
@@ -1345,7 +1430,7 @@
           && saysSubmit(req.describe, req.text);
         const onlyAway = controls.length > 0 && submitsForm(req.describe, req.text)
           && controls.every((c) => leavesForm(c.el, form)) && !cands.some((c) => formOf(c.el) === form);
-        globalThis.__planlockKeyTarget = null;
+        if (!req.explain) globalThis.__planlockKeyTarget = null;
         if (form && (onlyText || onlyAway)) {
           const def = defaultButton(form);
           const submits = submitsOf(form);
@@ -1363,6 +1448,10 @@
             } else {
               // A default button the page hides (to let Enter submit): Enter is pressed in
               // the field, and the browser clicks it, as for a person.
+              if (req.explain) {
+                return found({ strategy: "implicit_submit", key: "Enter", candidates: [{ ...candidate(def), match: null, visible: false, ranked: false }],
+                  rules: [], decided_by: "only", chosen: 0 });
+              }
               globalThis.__planlockSubmitting = { invalid: [], submitted: 0, form };
               globalThis.__planlockClicked = new WeakRef(field);
               globalThis.__planlockKeyTarget = new WeakRef(field);
@@ -1382,19 +1471,8 @@
         }
         if (!cands.length) return { state: "not_found" };
         const place = wantedPlace(req.describe, req.text);
-        const pick = choose(cands, [
-          ["ugc", (c) => (isUserContent(c.el) ? 0 : 1)],
-          ["form", (c) => (form && formOf(c.el) === form ? (isSubmit(c.el) ? 2 : 1) : 0)],
-          ["place", (c) => (place && place.includes(landmarkOf(c.el) || "main") ? 1 : 0)],
-          ["near", (c) => (c.match >= MATCH.substring ? 1 : 0)],
-          ["visible", (c) => c.visible],
-          ["margin", (c) => (inMargin(c.el) || !(c.interactive || hostRole(c.el)) ? 0 : 1)],
-          ["exact", (c) => (c.match === MATCH.start ? MATCH.substring : c.match)],
-          ["start", (c) => (c.match === MATCH.start ? 1 : 0)],
-          ["role", (c) => (wanted && roleMatches(c.el, wanted) ? 1 : 0)],
-          ["landmark", (c) => LANDMARK_RANK[landmarkOf(c.el) || "main"]],
-          ["interactive", (c) => (c.interactive || hostRole(c.el) ? 1 : 0)],
-        ]);
+        const pick = choose(cands, CLICK_RULES, { form, place, wanted });
+        if (pick.explained) return found({ strategy, ...pick.explained });
         if (pick.refuse) return rejected({ kind: "ambiguous", candidates: pick.pending.candidates });
         if (pick.pending) return pick.pending;
         const locateMs = performance.now() - t0;
@@ -1434,15 +1512,8 @@
         }
         if (!cands.length) return { state: "not_found" };
         const form = lastFilledForm();
-        const pick = choose(cands, [
-          ["ugc", (c) => (c.ugc || isUserContent(c.el) ? 0 : 1)],
-          ["form", (c) => (form && formOf(c.el) === form ? 1 : 0)],
-          ["margin", (c) => (inMargin(c.el) ? 0 : 1)],
-          ["exact", (c) => (c.match === MATCH.start ? MATCH.substring : c.match)],
-          ["start", (c) => (c.match === MATCH.start ? 1 : 0)],
-          ["landmark", (c) => (landmarkOf(c.el) ? 0 : 1)],
-          ["label", (c) => -c.source],
-        ]);
+        const pick = choose(cands, FILL_RULES, { form, place: null, wanted: null });
+        if (pick.explained) return found({ strategy, ...pick.explained });
         if (pick.refuse) return rejected({ kind: "ambiguous", candidates: pick.pending.candidates });
         if (pick.pending) return pick.pending;
         const locateMs = performance.now() - t0;

@@ -3,6 +3,7 @@
 
 mod activity;
 mod egress;
+mod explain;
 mod facts;
 mod guard;
 mod locate;
@@ -30,6 +31,7 @@ pub use facts::{
     Blocker, Candidate, Clicked, Destined, Difference, Effect, EffectKind, Extracted, Filled,
     InvalidField, Located, Navigated, PageError, Rejection, Target,
 };
+pub use explain::{Considered, Explained, RuleKept};
 pub use locate::Accessible;
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};

@@ -7,6 +7,9 @@
 
 use crate::util;
 
+#[path = "../../examples/support/explain.rs"]
+mod explain;
+
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -19,6 +22,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use planlock::error::ErrorKind;
+use planlock::lock::Lock;
 use planlock::plan::{self, Limits, Plan, Vars};
 use planlock::runner::{RunResult, RunSpec, RunStatus};
 use serde_json::Value;
@@ -351,6 +355,52 @@ fn every_corpus_plan_is_valid() {
 }
 
 // ---- Bootstrap: a site menu and a form sharing "Sign Up" ----
+
+/// `scripts/bench --explain CASE` on the Bootstrap sign-up: before each step, every candidate
+/// and what each rule kept, the deciding rule marked, and the choice the same as the run's.
+#[test]
+fn explain_prints_each_rule_and_the_one_that_decided() {
+    need_corpus!();
+    let vars = vars(&[("corpus", web())]);
+    let plan = explain::render(&corpus_plan("bootstrap-signup", &vars), &vars);
+    let browser = util::browser().expect("a browser");
+    let (said, failed) = util::rt().block_on(async {
+        let lock = Lock::of_hosts(["127.0.0.1"]).expect("a lock");
+        let tab = browser.new_tab(lock).await.expect("a tab");
+        let explained = explain::explain_plan(&tab, &plan).await;
+        browser.close_tab(tab).await;
+        explained
+    });
+    assert_eq!(failed, None, "{said}");
+    let step = |n: usize| {
+        let start = said
+            .find(&format!("step {n} "))
+            .expect("the step is explained");
+        let end = said[start..]
+            .find(&format!("step {} ", n + 1))
+            .map_or(said.len(), |e| start + e);
+        &said[start..end]
+    };
+    // "Sign Up": the menu's link, the form's button and the footer's link all match exactly;
+    // `ugc` keeps the three, `form` the button of the form just filled, and decides.
+    let click = step(6);
+    assert!(click.contains("candidates: 3"), "{click}");
+    assert!(
+        click.contains("*[1] <button.btn.btn-primary> \"sign up\""),
+        "{click}"
+    );
+    assert!(click.contains("ugc          kept [0, 1, 2]\n"), "{click}");
+    assert!(
+        click.contains("form         kept [1]  <- decided"),
+        "{click}"
+    );
+    assert!(click.contains("decided_by form"), "{click}");
+    // "Password": exact for one field, the start of "Password again".
+    let fill = step(3);
+    assert!(fill.contains("*[0] <input#password>"), "{fill}");
+    assert!(fill.contains("[1] <input#password2>"), "{fill}");
+    assert!(fill.contains("exact        kept [0]  <- decided"), "{fill}");
+}
 
 #[test]
 fn bootstrap_sign_up_clicks_the_form_button_not_the_menu_link() {
