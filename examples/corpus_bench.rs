@@ -269,6 +269,19 @@ async fn replay(tab: &Tab, plan: &Plan) -> Replay {
     }
 }
 
+/// The variables of a corpus plan, with the fresh Django it may need (kept alive by the
+/// caller while the plan runs).
+fn case_vars(name: &str, web: &str, fab: &str) -> Result<(Option<App>, Vars)> {
+    let django = django_for(name)?;
+    let django_url = django.as_ref().map_or("http://127.0.0.1:9", |d| &d.url);
+    let vars = Vars::from_pairs([
+        format!("corpus={web}"),
+        format!("django={django_url}"),
+        format!("fab={fab}"),
+    ])?;
+    Ok((django, vars))
+}
+
 /// A fresh Django for a plan that registers (its user table must be empty).
 fn django_for(name: &str) -> Result<Option<App>> {
     if !name.starts_with("django") {
@@ -330,13 +343,7 @@ fn guessed(
         for _ in 0..runs {
             let mut took = [0.0; 2];
             for (i, miss) in [false, true].into_iter().enumerate() {
-                let django = django_for(name)?;
-                let django_url = django.as_ref().map_or("http://127.0.0.1:9", |d| &d.url);
-                let vars = Vars::from_pairs([
-                    format!("corpus={web}"),
-                    format!("django={django_url}"),
-                    format!("fab={fab}"),
-                ])?;
+                let (_django, vars) = case_vars(name, web, fab)?;
                 let plan =
                     plan::parse_and_validate(&as_guessed(&text, miss)?, &Limits::default(), &vars)
                         .with_context(|| format!("{name} is invalid"))?;
@@ -410,13 +417,7 @@ fn explain_case(
             "{case} is part of a journey that needs the plan before it; explain that one alone is not possible"
         );
     }
-    let django = django_for(case)?;
-    let django_url = django.as_ref().map_or("http://127.0.0.1:9", |d| &d.url);
-    let vars = Vars::from_pairs([
-        format!("corpus={web}"),
-        format!("django={django_url}"),
-        format!("fab={fab}"),
-    ])?;
+    let (_django, vars) = case_vars(case, web, fab)?;
     let plan = plan::parse_and_validate(&text, &Limits::default(), &vars)
         .with_context(|| format!("{case} is invalid"))?;
     let plan = explain::render(&plan, &vars);
@@ -492,13 +493,7 @@ fn main() -> Result<()> {
         let mut last_error = None;
         for _ in 0..args.runs {
             // Registration plans need an empty user table: a fresh Django per run.
-            let django = django_for(name)?;
-            let django_url = django.as_ref().map_or("http://127.0.0.1:9", |d| &d.url);
-            let vars = Vars::from_pairs([
-                format!("corpus={web}"),
-                format!("django={django_url}"),
-                format!("fab={}", fab.url),
-            ])?;
+            let (_django, vars) = case_vars(name, &web, &fab.url)?;
             let plan = plan::parse_and_validate(&text, &Limits::default(), &vars)
                 .with_context(|| format!("{name} is invalid"))?;
             let plan = explain::render(&plan, &vars);

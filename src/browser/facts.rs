@@ -450,8 +450,20 @@ pub enum Blocker {
     Animating,
     /// Another element is where a click would land (`by`, when the page could say which).
     Covered {
-        by: Option<String>,
+        by: Option<Cover>,
     },
+}
+
+/// What covers an element where a click would land: the outermost element around the one hit
+/// that does not hold it (a banner or a dialog as a whole), with the `role` and the name
+/// (`aria-label`, `aria-labelledby` or `title`, cut to 40 characters) its author gave it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Cover {
+    pub element: String,
+    #[serde(default)]
+    pub role: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
 }
 
 /// Why an element refused a step's action.
@@ -486,6 +498,9 @@ pub enum Rejection {
     },
     /// The locator itself failed in the page (a script error).
     Script { message: String },
+    /// The locator has no such operation: the executor asked it for one it does not know
+    /// (a bug in planlock, never the page's doing).
+    UnknownOperation { op: String },
 }
 
 /// How a value the page rewrote differs from what was typed, said without either value.

@@ -264,7 +264,7 @@ pub(super) enum Verdict<T> {
     Found { facts: T },
     /// Nothing matches (yet). `seen`: what the page offers instead, on the last answer.
     NotFound {
-        #[serde(default)]
+        #[serde(default, deserialize_with = "offers")]
         seen: Vec<String>,
     },
     /// Something matches but cannot be acted on yet.
@@ -273,6 +273,33 @@ pub(super) enum Verdict<T> {
     Loading,
     /// The element refused the action: waiting longer would not help.
     Rejected { rejection: Rejection },
+}
+
+/// One thing the page offers instead of what a step looked for: a control's text, a field's
+/// label, a line of text, or a field's `name` or `id`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Offer {
+    Text { text: String },
+    Name { name: String },
+    Id { id: String },
+}
+
+/// The page's offers as a failure compares them with the query: texts as they are, names and
+/// ids as the selectors that find them (`[name=email]`, `#email`), each once.
+fn offers<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    let mut out: Vec<String> = Vec::new();
+    for offer in Vec::<Offer>::deserialize(d)? {
+        let seen = match offer {
+            Offer::Text { text } => text,
+            Offer::Name { name } => format!("[name={name}]"),
+            Offer::Id { id } => format!("#{id}"),
+        };
+        if !out.contains(&seen) {
+            out.push(seen);
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -303,7 +330,8 @@ mod tests {
     fn verdicts_read_by_state() {
         let v: Verdict<serde_json::Value> = serde_json::from_value(json!({
             "state": "not_actionable", "element": "<button> \"Go\"",
-            "blocker": {"kind": "covered", "by": "<div#banner>"}, "seen": ["Go"]
+            "blocker": {"kind": "covered", "by": {"element": "<div#banner>", "role": null}},
+            "seen": ["Go"]
         }))
         .unwrap();
         assert!(matches!(
@@ -313,6 +341,16 @@ mod tests {
                 ..
             }
         ));
+        let v: Verdict<serde_json::Value> = serde_json::from_value(json!({
+            "state": "not_found",
+            "seen": [{"kind": "text", "text": "email address"}, {"kind": "name", "name": "email"},
+                     {"kind": "id", "id": "email"}, {"kind": "text", "text": "email address"}]
+        }))
+        .unwrap();
+        let Verdict::NotFound { seen } = v else {
+            panic!("not_found reads as NotFound: {v:?}")
+        };
+        assert_eq!(seen, ["email address", "[name=email]", "#email"]);
         let v: Verdict<serde_json::Value> =
             serde_json::from_value(json!({"state": "loading"})).unwrap();
         assert!(matches!(v, Verdict::Loading));

@@ -809,15 +809,13 @@
   }
 
   // What covers `el` at the point a click would land: the outermost element around the hit
-  // one that does not hold `el` (the banner or dialog as a whole, not a paragraph inside it).
+  // one that does not hold `el` (the banner or dialog as a whole, not a paragraph inside it),
+  // with the role and the name its author gave it, if any.
   function coverOf(at, el) {
     let cover = at;
     for (let n = up(at); n && !contains(n, el) && tagOf(n) !== "BODY" && tagOf(n) !== "HTML"; n = up(n)) cover = n;
-    const role = attr(cover, "role");
     const name = givenName(cover);
-    let s = describeEl(cover);
-    if (role || name) s += ` (${[role, name && `"${cut(name, 40)}"`].filter(Boolean).join(" ")})`;
-    return s;
+    return { element: describeEl(cover), role: attr(cover, "role") || null, name: name ? cut(name, 40) : null };
   }
 
   const MOVING = /^(opacity|transform|translate|scale|rotate|top|left|right|bottom|inset|visibility|display|width|height|margin|all$)/;
@@ -1813,32 +1811,50 @@
         return found({ text: (main.innerText || "").trim(), element: main === bodyOf(document) ? "<body>" : describeEl(main) });
       }
       default:
-        return rejected({ kind: "script", message: `unknown locator operation ${req.op}` });
+        return rejected({ kind: "unknown_operation", op: String(req.op) });
     }
   }
 
-  // What the page offers instead, for failure messages.
+  // What the page offers instead of what the step looked for, on its last answer: the texts of
+  // its controls (click), its fields' labels, aria-labels, placeholders, names and ids (fill,
+  // code), its lines of text (text, extract). Each a fact of one kind, one `key` apart; the
+  // Rust side writes names and ids as selectors and picks the ones closest to the query.
   function nearby() {
+    const text = (t, max) => (t && t.length < max ? [{ kind: "text", text: t }] : []);
     if (req.op === "click") {
       return everything().filter((el) => el.matches(INTERACTIVE) && isVisible(el))
-        .map((el) => norm(textOf(el)) || norm(attr(el, "aria-label"))).filter((t) => t && t.length < 80);
+        .flatMap((el) => text(norm(textOf(el)) || norm(attr(el, "aria-label")), 80));
     }
     if (req.op === "fill" || req.op === "code") {
-      const names = [];
+      const offers = [];
       for (const el of everything()) {
-        if (tagOf(el) === "LABEL") names.push(norm(el.innerText));
+        if (tagOf(el) === "LABEL") offers.push(...text(norm(el.innerText), 80));
+        if (!["INPUT", "TEXTAREA", "SELECT"].includes(tagOf(el))) continue;
         for (const a of ["aria-label", "placeholder", "name", "id"]) {
-          if (["INPUT", "TEXTAREA", "SELECT"].includes(tagOf(el)) && attr(el, a)) {
-            names.push(a === "id" ? "#" + el.id : a === "name" ? `[name=${attr(el, a)}]` : norm(attr(el, a)));
-          }
+          const v = attr(el, a);
+          if (!v) continue;
+          // As `#id` and `[name=…]` these stay under 80 characters too.
+          if (a === "id" && el.id.length < 79) offers.push({ kind: "id", id: el.id });
+          else if (a === "name" && v.length < 73) offers.push({ kind: "name", name: v });
+          else if (a !== "id" && a !== "name") offers.push(...text(norm(v), 80));
         }
       }
-      return names.filter((t) => t && t.length < 80);
+      return offers;
     }
     if (req.op === "text" || req.op === "extract") {
-      return (bodyOf(document) ? bodyOf(document).innerText : "").split("\n").map(norm).filter((t) => t && t.length < 120);
+      return (bodyOf(document) ? bodyOf(document).innerText : "").split("\n").flatMap((l) => text(norm(l), 120));
     }
     return [];
+  }
+  // Offers once each, the first 60.
+  function offered() {
+    const keys = new Set();
+    const out = [];
+    for (const o of nearby()) {
+      const key = `${o.kind}:${o.text ?? o.name ?? o.id}`;
+      if (!keys.has(key)) { keys.add(key); out.push(o); }
+    }
+    return out.slice(0, 60);
   }
 
   // The answer as JSON the Rust side reads: only strings, numbers, booleans, null, arrays and
@@ -1882,5 +1898,5 @@
       const t = setTimeout(done, Math.min(left, 40));
     });
   }
-  return plain({ ...last, seen: [...new Set(nearby())].slice(0, 60) });
+  return plain({ ...last, seen: offered() });
 }

@@ -27,11 +27,11 @@ use futures::StreamExt;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-pub use facts::{
-    Blocker, Candidate, Clicked, Destined, Difference, Effect, EffectKind, Extracted, Filled,
-    InvalidField, Located, Navigated, PageError, Rejection, Target,
-};
 pub use explain::{Considered, Explained, RuleKept};
+pub use facts::{
+    Blocker, Candidate, Clicked, Cover, Destined, Difference, Effect, EffectKind, Extracted,
+    Filled, InvalidField, Located, Navigated, PageError, Rejection, Target,
+};
 pub use locate::Accessible;
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};

@@ -6,7 +6,8 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::browser::{
-    Blocker, BrowserError, Candidate, Difference, Effect, Located, PageError, Rejection, Target,
+    Blocker, BrowserError, Candidate, Cover, Difference, Effect, Located, PageError, Rejection,
+    Target,
 };
 use crate::error::{ErrorKind, StepError};
 use crate::inbox::{InboxError, WaitError};
@@ -536,6 +537,33 @@ mod tests {
             s,
             "; step 5 clicked the link \"Sign Up\" in the page's navigation and the page went \
              to http://shop.test/signup; the form filled in steps 2–4 was not submitted"
+        );
+    }
+
+    #[test]
+    fn a_covering_element_is_named_with_its_role_and_name() {
+        let cover = |role: Option<&str>, name: Option<&str>| Blocker::Covered {
+            by: Some(Cover {
+                element: "<div#cc-main>".into(),
+                role: role.map(Into::into),
+                name: name.map(Into::into),
+            }),
+        };
+        assert_eq!(
+            blocker_phrase(&cover(Some("dialog"), Some("cookie preferences"))),
+            "is covered by <div#cc-main> (dialog \"cookie preferences\")"
+        );
+        assert_eq!(
+            blocker_phrase(&cover(None, Some("cookies"))),
+            "is covered by <div#cc-main> (\"cookies\")"
+        );
+        assert_eq!(
+            blocker_phrase(&cover(None, None)),
+            "is covered by <div#cc-main>"
+        );
+        assert_eq!(
+            blocker_phrase(&Blocker::Covered { by: None }),
+            "is covered by another element"
         );
     }
 

@@ -161,6 +161,27 @@ fn overlay_dismissed_by_a_step_then_click() {
 }
 
 #[test]
+fn a_field_not_found_is_offered_the_fields_names_as_selectors() {
+    need_browser!();
+    let p = plan(
+        r#"{"reasoning":"","steps":[
+        {"type":"navigate","url":"{SITE}/form.html"},
+        {"type":"fill","describe":"the promo code","selector":"[name=promocode]","value":"X1"},
+        {"type":"done","summary":"ok"}]}"#,
+    );
+    let (result, _) = run_spec(RunSpec::new(p.clone()).settings(quick()));
+    let err = result.error.unwrap();
+    assert_eq!(err.kind, ErrorKind::NotFound);
+    // The locator reports a field's name and id as facts; the failure writes them as the
+    // selectors that find them.
+    assert!(
+        err.message.contains("fields on the page: ") && err.message.contains("\"[name=promo]\""),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
 fn covered_element_fails_naming_the_overlay() {
     need_browser!();
     let p = plan(

@@ -119,8 +119,23 @@ pub(super) fn blocker_phrase(blocker: &Blocker) -> String {
         Blocker::NotEditable => "is not editable".into(),
         Blocker::Moving => "is still moving".into(),
         Blocker::Animating => "is still animating".into(),
-        Blocker::Covered { by: Some(by) } => format!("is covered by {by}"),
+        Blocker::Covered { by: Some(by) } => format!("is covered by {}", cover_phrase(by)),
         Blocker::Covered { by: None } => "is covered by another element".into(),
+    }
+}
+
+/// A covering element, with its role and name when it has them:
+/// `<div#cc-main> (dialog "Cookie preferences")`.
+fn cover_phrase(cover: &Cover) -> String {
+    let name = cover.name.as_ref().map(|n| format!("\"{n}\""));
+    let said: Vec<&str> = [cover.role.as_deref(), name.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter(|s| !s.is_empty())
+        .collect();
+    match said.as_slice() {
+        [] => cover.element.clone(),
+        _ => format!("{} ({})", cover.element, said.join(" ")),
     }
 }
 
@@ -178,6 +193,10 @@ pub(super) fn rejection_sentence(
             query_of(target)
         ),
         Rejection::Script { message } => write!(f, "the locator failed in the page: {message}"),
+        Rejection::UnknownOperation { op } => write!(
+            f,
+            "the locator failed in the page: unknown locator operation {op}"
+        ),
         Rejection::Ambiguous { candidates } => {
             let names: Vec<String> = candidates
                 .iter()
