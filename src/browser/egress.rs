@@ -123,7 +123,7 @@ async fn tunnel(mut client: TcpStream, admitted: Arc<OnceLock<Admitted>>) {
     let addresses = match lock.connection_addresses(&host, port).await {
         Ok(a) => a,
         Err(refusal) => {
-            tracing::debug!(host = %host, port, "egress refused: {}", refusal.reason);
+            tracing::debug!(host = %host, port, "egress refused: {refusal}");
             if let Some(refusals) = refusals.upgrade() {
                 refusals.count_connection();
             }

@@ -23,7 +23,7 @@ use super::locate::Sealed;
 use super::refusals::Refusals;
 use super::tab::HopRules;
 use super::{BrowserError, timed};
-use crate::lock::{Lock, Refusal};
+use crate::lock::{Lock, Refusal, Why};
 
 /// One tab, as the guard sees it.
 pub(super) struct GuardedTab {
@@ -145,13 +145,12 @@ async fn decide(
             Err(e) if e.to_string().contains("No target") => None,
             // Unknown: fail closed.
             Err(e) => Some((
-                Refusal {
-                    url: ev.request.url.clone(),
-                    reason: format!(
-                        "[plan] {} was not loaded: the browser could not say which page asked for it ({e}).",
-                        ev.request.url
-                    ),
-                },
+                Refusal::new(
+                    ev.request.url.as_str(),
+                    Why::UnknownPage {
+                        error: e.to_string(),
+                    },
+                ),
                 None,
                 false,
             )),
@@ -210,28 +209,15 @@ fn keeps_sealed(
         .collect();
     for s in sealed.iter() {
         if (s.found_in(url.as_str()) || s.found_in(&body)) && !s.allows(&url) {
-            let allowed = match s.actions() {
-                [] => "nowhere: it was typed into a control outside any form".to_string(),
-                [one] => format!(
-                    "only to the address of the form it was typed into, {}",
-                    &one[..url::Position::AfterPath]
-                ),
-                many => format!(
-                    "only to the addresses of the forms it was typed into, {}",
-                    many.iter()
-                        .map(|a| &a[..url::Position::AfterPath])
-                        .collect::<Vec<_>>()
-                        .join(" and ")
-                ),
-            };
-            return Err(Refusal {
-                url: url[..url::Position::AfterPath].to_string(),
-                reason: format!(
-                    "[plan] a request to {} carries a value this run typed (a secret or an \
-                     emailed code), which may go {allowed}. It was not sent.",
-                    &url[..url::Position::AfterPath]
-                ),
-            });
+            let forms = s
+                .actions()
+                .iter()
+                .map(|a| a[..url::Position::AfterPath].to_string())
+                .collect();
+            return Err(Refusal::new(
+                &url[..url::Position::AfterPath],
+                Why::SecretLeaving { forms },
+            ));
         }
     }
     Ok(())
@@ -246,14 +232,7 @@ fn passes_hop_rule(hops: &HopRules, url: &str) -> Result<(), Refusal> {
     };
     match rule(&parsed) {
         None => Ok(()),
-        Some(why) => Err(Refusal {
-            url: url.to_string(),
-            reason: format!(
-                "[plan] the emailed link led on to {url}, and {why}: a link from an email is \
-                 never followed to a page that undoes or destroys something, whichever \
-                 redirect leads there. It was not loaded."
-            ),
-        }),
+        Some(said) => Err(Refusal::new(url, Why::UndoingHop { said })),
     }
 }
 
@@ -261,10 +240,7 @@ fn passes_hop_rule(hops: &HopRules, url: &str) -> Result<(), Refusal> {
 async fn judge(lock: &Lock, url: &str) -> Result<(), Refusal> {
     match url::Url::parse(url) {
         Ok(u) => lock.check_navigation(&u).await,
-        Err(_) => Err(Refusal {
-            url: url.to_string(),
-            reason: format!("[plan] `{url}` is not a URL."),
-        }),
+        Err(_) => Err(Refusal::new(url, Why::NotAUrl)),
     }
 }
 
@@ -313,7 +289,7 @@ mod tests {
         let refused = keeps_sealed(&typed, &post("http://shop.test/comments", body))
             .expect_err("another address");
         assert_eq!(
-            refused.reason,
+            refused.to_string(),
             "[plan] a request to http://shop.test/comments carries a value this run typed (a \
              secret or an emailed code), which may go only to the addresses of the forms it \
              was typed into, http://shop.test/register and http://shop.test/login. It was not \
@@ -332,11 +308,10 @@ mod tests {
         )
         .expect_err("a form it was not typed into");
         assert!(
-            refused.reason.contains(
+            refused.to_string().contains(
                 "only to the address of the form it was typed into, http://shop.test/register."
             ),
-            "{}",
-            refused.reason
+            "{refused}"
         );
     }
 }

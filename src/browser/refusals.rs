@@ -13,7 +13,7 @@ use tokio::sync::watch;
 use url::Url;
 
 use super::timed;
-use crate::lock::{Lock, Refusal};
+use crate::lock::{Lock, Refusal, Why};
 
 /// Destinations the lock refused in one tab — by the tab's own guard or the browser-wide
 /// navigation guard — with a signal, so a step waiting for a page stops at once; and the
@@ -117,10 +117,7 @@ pub(super) fn check_commit(
     }
     let verdict = match Url::parse(&frame.url) {
         Ok(u) => lock.check(&u),
-        Err(_) => Err(Refusal {
-            url: frame.url.clone(),
-            reason: format!("[plan] `{}` is not a URL.", frame.url),
-        }),
+        Err(_) => Err(Refusal::new(frame.url.as_str(), Why::NotAUrl)),
     };
     if let Err(refusal) = verdict {
         refusals.push(refusal);

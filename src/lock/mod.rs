@@ -6,7 +6,6 @@ mod hosts;
 pub mod injection;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 
 use url::{Host, Url};
@@ -14,7 +13,9 @@ use url::{Host, Url};
 pub use address::is_private;
 pub use hosts::{hosts_in_text, site_of};
 
-use hosts::{bare_host, endpoints_in_text, is_port_bound, parse_allowed_host, site_of_host};
+use hosts::{
+    AllowedHost, bare_host, endpoints_in_text, is_port_bound, parse_allowed_host, site_of_host,
+};
 
 /// Whether a run may visit private, loopback and link-local addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -71,65 +72,85 @@ pub struct Lock {
     policy: AddressPolicy,
 }
 
-/// Why a destination was refused. Displays as the sentence users see.
+/// A destination the lock refused: where, and why. Displays as the sentence users see (worded
+/// with the runner's failures, where every sentence a run shows is made).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub struct Refusal {
-    /// The refused URL (for the event log).
+    /// The refused URL (for the event log and the sentence).
     pub url: String,
-    /// Why, as a sentence.
-    pub reason: String,
+    pub why: Why,
 }
 
-impl fmt::Display for Refusal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.reason)
+/// Why the lock refused a destination: the facts its sentence is made of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Why {
+    /// Not an http(s) URL (`blob:`, `ftp:`): a run visits no other kind.
+    Scheme { scheme: String, allowed: Sites },
+    /// An http(s) URL without a host.
+    NoHost,
+    /// Not a URL at all.
+    NotAUrl,
+    /// A host (`shown`, with its port where ports decide) outside the lock.
+    NotPart { shown: String, allowed: Sites },
+    /// Under [`AddressPolicy::Service`], a private, loopback or link-local address `host` is
+    /// (or resolves to) that the request did not allow.
+    PrivateAddress { host: String, ip: IpAddr },
+    /// The service's own address.
+    ServiceAddress { addr: SocketAddr },
+    /// The browser could not say which page asked for the document (`error`), so it was
+    /// refused rather than judged by the wrong lock.
+    UnknownPage { error: String },
+    /// A request carrying a value the run typed (a secret, an emailed code) to an address that
+    /// is not one of the forms it was typed into (`forms`, each up to its path; none when it
+    /// was typed outside any form).
+    SecretLeaving { forms: Vec<String> },
+    /// A hop of an emailed link's navigation landing on a page whose address says it undoes or
+    /// destroys something; `said` is the rule's account of it (`its address says "delete"`).
+    UndoingHop { said: String },
+}
+
+impl Refusal {
+    pub fn new(url: impl Into<String>, why: Why) -> Refusal {
+        Refusal {
+            url: url.into(),
+            why,
+        }
     }
 }
 
+/// The sites a lock allows, in order, each with its port where it is allowed on some ports
+/// only (`127.0.0.1:8080`). Displays as a list for messages (none: a sentence saying so).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Sites(pub Vec<String>);
+
 /// A request for a lock that cannot be honoured. Front ends say where the value came from
-/// (`--allow-host`, `allowed_hosts`); the sentence says what is wrong with it.
+/// (`--allow-host`, `allowed_hosts`); the sentence (worded with the refusals) says what is
+/// wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum LockError {
     /// An allowed host that is not a host name.
-    #[error(
-        "`{given}` is not a host name: give a host like `shop.example` or `127.0.0.1:8080` \
-         (wildcards are not needed: subdomains of a site are allowed with it)"
-    )]
     NotAHost { given: String },
     /// Under [`AddressPolicy::Service`], the request names a private address (or a name
     /// resolving to one) that it did not allow explicitly.
-    #[error("[plan] {}, which the service never visits unless it is allowed explicitly.", private_phrase(.host, .ip))]
     PrivateAddress { host: String, ip: IpAddr },
     /// Under [`AddressPolicy::Service`], a destination the service itself connects to (a
     /// mailbox, a webhook) on a private address allowed on other ports only.
-    #[error("[plan] {shown} is not allowed: the request allows {allowed} only.")]
-    PortNotAllowed { shown: String, allowed: String },
+    PortNotAllowed { shown: String, allowed: Sites },
     /// An unspecified address (`0.0.0.0`, `::`) was named as a host: a connection to it
     /// reaches this machine on any of its addresses.
-    #[error(
-        "[plan] `{given}` is the unspecified address, which means every address of this \
-         machine: a page sent there reaches whatever listens on it, so it is never an allowed \
-         host. Name the address the site listens on, such as `127.0.0.1:8080`."
-    )]
     Unspecified { given: String },
     /// A destination is the service's own address.
-    #[error("[plan] {addr} is this service's own address, which a run never reaches.")]
     ServiceAddress { addr: SocketAddr },
     /// A host was to be added to a lock in use.
-    #[error(
-        "[plan] cannot add {host} to a running plan's lock. The lock was fixed from the request \
-         before any page or email was read; allow the host when the run starts."
-    )]
     Fixed { host: String },
 }
 
-fn private_phrase(host: &str, ip: &IpAddr) -> String {
-    if bare_host(host) == ip.to_string() {
-        format!("{ip} is a private, loopback or link-local address")
-    } else {
-        format!("{host} resolves to {ip}, a private, loopback or link-local address")
-    }
+/// Whether `host` (as a request or a refusal names it) is the address `ip` itself rather than
+/// a name resolving to it: the sentence then names the address alone.
+pub(crate) fn is_literally(host: &str, ip: &IpAddr) -> bool {
+    bare_host(host) == ip.to_string()
 }
 
 /// What a lock is built from: the request alone, never anything read during the run.
@@ -151,11 +172,12 @@ pub struct LockRequest<'a> {
 pub fn sites_named(goal: Option<&str>, allow_hosts: &[String]) -> Result<Vec<String>, LockError> {
     let mut sites: Vec<String> = Vec::new();
     let named = goal.map(hosts_in_text).unwrap_or_default();
-    let allowed = allow_hosts
+    let allowed = parse_allowed_hosts(allow_hosts)?;
+    for site in named
         .iter()
-        .map(|h| parse_allowed_host(h).map(|a| a.host))
-        .collect::<Result<Vec<_>, _>>()?;
-    for site in named.iter().chain(&allowed).map(|h| site_of(h)) {
+        .chain(allowed.iter().map(|a| &a.host))
+        .map(|h| site_of(h))
+    {
         if !sites.contains(&site) {
             sites.push(site);
         }
@@ -215,16 +237,8 @@ impl Lock {
     /// name that resolves to one — is refused before anything runs unless `allow_hosts`
     /// lists that address itself.
     pub async fn build(req: &LockRequest<'_>) -> Result<Lock, LockError> {
-        let explicit = req
-            .allow_hosts
-            .iter()
-            .map(|h| parse_allowed_host(h))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut sites: BTreeMap<String, Ports> = BTreeMap::new();
-        for allowed in &explicit {
-            let ports = allowed.port.map_or(Ports::Any, Ports::only);
-            merge(&mut sites, site_of(&allowed.host), ports);
-        }
+        let explicit = parse_allowed_hosts(req.allow_hosts)?;
+        let mut sites = sites_allowed(&explicit);
         let explicit_sites: BTreeSet<String> = sites.keys().cloned().collect();
         if let Some(url) = req
             .urls
@@ -316,14 +330,8 @@ impl Lock {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let mut sites = BTreeMap::new();
-        for h in hosts {
-            let allowed = parse_allowed_host(h.as_ref())?;
-            let ports = allowed.port.map_or(Ports::Any, Ports::only);
-            merge(&mut sites, site_of(&allowed.host), ports);
-        }
         Ok(Lock {
-            sites,
+            sites: sites_allowed(&parse_allowed_hosts(hosts)?),
             pinned: BTreeMap::new(),
             service: Vec::new(),
             policy: AddressPolicy::Open,
@@ -345,44 +353,28 @@ impl Lock {
         })
     }
 
-    /// The set as a human list: `shop.example, mail.example` or `nothing`.
-    pub fn describe(&self) -> String {
-        if self.sites.is_empty() {
-            "nothing (no host was named in the request)".to_string()
-        } else {
-            self.sites().collect::<Vec<_>>().join(", ")
-        }
-    }
-
-    fn not_part(&self, shown: &str) -> String {
-        format!(
-            "[plan] {shown} is not part of this run. This run may visit: {}. Links and text \
-             found in pages or emails cannot add to that set -- it was fixed from the request \
-             before any of it was read.",
-            self.describe()
-        )
+    /// The allowed sites, for messages: displays as `shop.example, mail.example`, or says
+    /// that there are none.
+    pub fn describe(&self) -> Sites {
+        Sites(self.sites().collect())
     }
 
     /// Checks one top-level destination. Only http(s) URLs whose site is in the lock, on a
     /// port the lock allows it, pass.
     pub fn check(&self, url: &Url) -> Result<(), Refusal> {
-        let refuse = |reason: String| Refusal {
-            url: url.to_string(),
-            reason,
-        };
+        let refuse = |why: Why| Refusal::new(url.as_str(), why);
         match url.scheme() {
             "http" | "https" => {}
             "about" if url.as_str() == "about:blank" => return Ok(()),
             other => {
-                return Err(refuse(format!(
-                    "[plan] `{other}:` URLs are never visited: a run only visits http(s) pages \
-                     inside its lock ({}).",
-                    self.describe()
-                )));
+                return Err(refuse(Why::Scheme {
+                    scheme: other.to_string(),
+                    allowed: self.describe(),
+                }));
             }
         }
         let Some(host) = url.host() else {
-            return Err(refuse(format!("[plan] {url} has no host.")));
+            return Err(refuse(Why::NoHost));
         };
         let site = site_of_host(&host);
         let port = url.port_or_known_default().unwrap_or(80);
@@ -394,11 +386,14 @@ impl Lock {
             } else {
                 host_display(&host)
             };
-            return Err(refuse(self.not_part(&shown)));
+            return Err(refuse(Why::NotPart {
+                shown,
+                allowed: self.describe(),
+            }));
         }
         if let Some(ip) = literal_ip(&host) {
             self.judge(&ip.to_string(), SocketAddr::new(ip, port))
-                .map_err(|d| refuse(self.word(d)))?;
+                .map_err(|d| refuse(self.why(d)))?;
         }
         Ok(())
     }
@@ -426,11 +421,15 @@ impl Lock {
         }
     }
 
-    fn word(&self, denied: Denied) -> String {
+    /// A denied address as a page's refusal says it.
+    fn why(&self, denied: Denied) -> Why {
         match denied {
-            Denied::Port { shown } => self.not_part(&shown),
-            Denied::Private { host, ip } => LockError::PrivateAddress { host, ip }.to_string(),
-            Denied::Service { addr } => LockError::ServiceAddress { addr }.to_string(),
+            Denied::Port { shown } => Why::NotPart {
+                shown,
+                allowed: self.describe(),
+            },
+            Denied::Private { host, ip } => Why::PrivateAddress { host, ip },
+            Denied::Service { addr } => Why::ServiceAddress { addr },
         }
     }
 
@@ -476,10 +475,7 @@ impl Lock {
         let name = name.to_ascii_lowercase();
         for ip in self.addresses_of(&name, port).await {
             self.judge(&name, SocketAddr::new(ip, port))
-                .map_err(|d| Refusal {
-                    url: url.to_string(),
-                    reason: self.word(d),
-                })?;
+                .map_err(|d| Refusal::new(url.as_str(), self.why(d)))?;
         }
         Ok(())
     }
@@ -501,10 +497,9 @@ impl Lock {
         ips.into_iter()
             .map(|ip| {
                 let addr = SocketAddr::new(ip, port);
-                self.judge(&bare, addr).map(|()| addr).map_err(|d| Refusal {
-                    url: with_port(&bare, port),
-                    reason: self.word(d),
-                })
+                self.judge(&bare, addr)
+                    .map(|()| addr)
+                    .map_err(|d| Refusal::new(with_port(&bare, port), self.why(d)))
             })
             .collect()
     }
@@ -520,6 +515,25 @@ impl Lock {
             host: host.to_string(),
         })
     }
+}
+
+fn parse_allowed_hosts<S: AsRef<str>>(
+    hosts: impl IntoIterator<Item = S>,
+) -> Result<Vec<AllowedHost>, LockError> {
+    hosts
+        .into_iter()
+        .map(|h| parse_allowed_host(h.as_ref()))
+        .collect()
+}
+
+/// The sites of hosts allowed explicitly, each on every port or on the port given with it.
+fn sites_allowed(explicit: &[AllowedHost]) -> BTreeMap<String, Ports> {
+    let mut sites = BTreeMap::new();
+    for allowed in explicit {
+        let ports = allowed.port.map_or(Ports::Any, Ports::only);
+        merge(&mut sites, site_of(&allowed.host), ports);
+    }
+    sites
 }
 
 fn merge(sites: &mut BTreeMap<String, Ports>, site: String, ports: Ports) {

@@ -9,7 +9,21 @@ fn url(s: &str) -> Url {
 /// Whether a connection to `host` at `ip` (port 80) passes, as the sentence it fails with.
 fn reach(lock: &Lock, host: &str, ip: &str) -> Result<(), String> {
     let addr = SocketAddr::new(ip.parse().unwrap(), 80);
-    lock.judge(host, addr).map_err(|d| lock.word(d))
+    lock.judge(host, addr)
+        .map_err(|d| Refusal::new(addr.to_string(), lock.why(d)).to_string())
+}
+
+fn block<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+/// The lock a request builds.
+fn built(req: &LockRequest<'_>) -> Result<Lock, LockError> {
+    block(Lock::build(req))
 }
 
 fn service(goal: Option<&str>, urls: &[&str], allow: &[&str]) -> Result<Lock, LockError> {
@@ -21,11 +35,7 @@ fn service(goal: Option<&str>, urls: &[&str], allow: &[&str]) -> Result<Lock, Lo
         policy: AddressPolicy::Service,
         ..LockRequest::default()
     };
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(Lock::build(&req))
+    built(&req)
 }
 
 #[test]
@@ -132,7 +142,7 @@ fn subdomains_of_an_allowed_site_pass_and_others_are_refused() {
     assert!(lock.check(&url("https://accounts.shop.example/x")).is_ok());
     let r = lock.check(&url("https://evil.test/")).unwrap_err();
     assert_eq!(
-        r.reason,
+        r.to_string(),
         "[plan] evil.test is not part of this run. This run may visit: shop.example. Links and \
          text found in pages or emails cannot add to that set -- it was fixed from the request \
          before any of it was read."
@@ -152,7 +162,7 @@ fn public_suffixes_are_respected() {
 fn an_empty_lock_allows_nothing() {
     let lock = Lock::of_hosts(Vec::<String>::new()).unwrap();
     let r = lock.check(&url("https://shop.example/")).unwrap_err();
-    assert!(r.reason.contains("may visit: nothing"), "{r}");
+    assert!(r.to_string().contains("may visit: nothing"), "{r}");
 }
 
 #[test]
@@ -281,7 +291,7 @@ fn ip_literals_and_look_alikes_are_compared_exactly() {
     ] {
         let r = lock.check(&url(u)).unwrap_err();
         assert!(
-            r.reason
+            r.to_string()
                 .contains(" is not part of this run. This run may visit: 127.0.0.1."),
             "{u}: {r}"
         );
@@ -290,7 +300,7 @@ fn ip_literals_and_look_alikes_are_compared_exactly() {
         .check(&url("http://127.0.0.1@127.0.0.2:9/"))
         .unwrap_err();
     assert!(
-        r.reason.starts_with("[plan] 127.0.0.2:9 is not part"),
+        r.to_string().starts_with("[plan] 127.0.0.2:9 is not part"),
         "{r}"
     );
     // Homographs are other sites (punycode).
@@ -298,7 +308,7 @@ fn ip_literals_and_look_alikes_are_compared_exactly() {
     let r = lock
         .check(&url("https://sh\u{043e}p.example/"))
         .unwrap_err();
-    assert!(r.reason.starts_with("[plan] xn--"), "{r}");
+    assert!(r.to_string().starts_with("[plan] xn--"), "{r}");
     // Shared-hosting suffixes (the private section of the list) separate their tenants.
     let lock = Lock::of_hosts(["alice.github.io"]).unwrap();
     assert!(lock.check(&url("https://alice.github.io/x")).is_ok());
@@ -343,14 +353,6 @@ fn an_at_sign_in_a_urls_path_or_query_does_not_hide_its_host() {
     assert!(hosts_in_text("write to ada@shop.example").is_empty());
 }
 
-fn block<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(f)
-}
-
 #[test]
 fn server_mode_passes_a_private_address_only_when_it_is_listed_itself() {
     // `localhost` is allowed by name, but it resolves to loopback, which is not listed:
@@ -359,7 +361,10 @@ fn server_mode_passes_a_private_address_only_when_it_is_listed_itself() {
         .unwrap()
         .refusing_private_addresses();
     let r = block(lock.check_navigation(&url("http://localhost:9/"))).unwrap_err();
-    assert!(r.reason.starts_with("[plan] localhost resolves to "), "{r}");
+    assert!(
+        r.to_string().starts_with("[plan] localhost resolves to "),
+        "{r}"
+    );
     let r = reach(&lock, "app.localhost", "127.0.0.1");
     assert!(r.unwrap_err().contains("resolves to"));
     // Built from a request, the name is refused before anything runs, with the address
@@ -396,9 +401,9 @@ fn a_name_reaches_the_addresses_it_resolved_to_when_the_lock_was_made() {
     // The same addresses on another port: the lock names port 9 only.
     let r = block(lock.connection_addresses("localhost", 10)).unwrap_err();
     assert!(
-        r.reason
+        r.to_string()
             .starts_with("[plan] 127.0.0.1:10 is not part of this run")
-            || r.reason.starts_with("[plan] [::1]:10 is not part"),
+            || r.to_string().starts_with("[plan] [::1]:10 is not part"),
         "{r}"
     );
 }
@@ -419,7 +424,7 @@ fn a_host_allowed_with_a_port_is_allowed_on_that_port_only() {
         assert!(lock.check(&url("http://127.0.0.1:19110/x")).is_ok());
         let r = lock.check(&url("http://127.0.0.1:19111/")).unwrap_err();
         assert!(
-            r.reason.starts_with("[plan] 127.0.0.1:19111 is not part of this run. This run may visit: 127.0.0.1:19110."),
+            r.to_string().starts_with("[plan] 127.0.0.1:19111 is not part of this run. This run may visit: 127.0.0.1:19110."),
             "{allowed}: {r}"
         );
     }
@@ -440,7 +445,8 @@ fn a_host_allowed_with_a_port_is_allowed_on_that_port_only() {
     assert!(lock.check(&url("https://www.shop.example:8443/")).is_ok());
     let r = lock.check(&url("https://shop.example/")).unwrap_err();
     assert!(
-        r.reason.starts_with("[plan] shop.example:443 is not part"),
+        r.to_string()
+            .starts_with("[plan] shop.example:443 is not part"),
         "{r}"
     );
     assert!(lock.check(&url("http://[::1]:3000/")).is_ok());
@@ -482,24 +488,20 @@ fn a_run_never_reaches_the_service_that_runs_it() {
     let own: SocketAddr = "127.0.0.1:8080".parse().unwrap();
     let build = |service_addresses: &[SocketAddr]| {
         let allow = vec!["127.0.0.1".to_string()];
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap()
-            .block_on(Lock::build(&LockRequest {
-                allow_hosts: &allow,
-                policy: AddressPolicy::Service,
-                service_addresses,
-                ..LockRequest::default()
-            }))
-            .unwrap()
+        built(&LockRequest {
+            allow_hosts: &allow,
+            policy: AddressPolicy::Service,
+            service_addresses,
+            ..LockRequest::default()
+        })
+        .unwrap()
     };
     let lock = build(&[own]);
     let r = lock
         .check(&url("http://127.0.0.1:8080/v1/runs"))
         .unwrap_err();
     assert_eq!(
-        r.reason,
+        r.to_string(),
         "[plan] 127.0.0.1:8080 is this service's own address, which a run never reaches."
     );
     assert!(lock.check(&url("http://127.0.0.1:8081/")).is_ok());
@@ -560,7 +562,7 @@ async fn connections_are_judged_on_the_address_they_reach() {
         ("[::1]", "[plan] ::1 is a private"),
     ] {
         let r = lock.connection_addresses(host, 80).await.unwrap_err();
-        assert!(r.reason.starts_with(shown), "{host}: {r}");
+        assert!(r.to_string().starts_with(shown), "{host}: {r}");
     }
     // A name is judged on what it resolves to: allowed as 127.0.0.1, refused otherwise.
     assert!(lock.connection_addresses("localhost", 80).await.is_ok());
@@ -571,7 +573,10 @@ async fn connections_are_judged_on_the_address_they_reach() {
         .connection_addresses("localhost", 80)
         .await
         .unwrap_err();
-    assert!(r.reason.starts_with("[plan] localhost resolves to "), "{r}");
+    assert!(
+        r.to_string().starts_with("[plan] localhost resolves to "),
+        "{r}"
+    );
     // Outside server mode the addresses are only looked up.
     let open = Lock::of_hosts(["shop.example"]).unwrap();
     assert!(open.connection_addresses("127.0.0.3", 80).await.is_ok());
@@ -589,12 +594,7 @@ fn ip_addresses_and_local_names_are_locked_with_their_port() {
             policy: AddressPolicy::Open,
             ..LockRequest::default()
         };
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap()
-            .block_on(Lock::build(&req))
-            .unwrap()
+        built(&req).unwrap()
     };
     let lock = req(&["http://127.0.0.1:8080/", "http://localhost:5173/x"], &[]);
     assert_eq!(
@@ -606,7 +606,7 @@ fn ip_addresses_and_local_names_are_locked_with_their_port() {
     assert!(lock.check(&url("http://localhost:5173/b")).is_ok());
     let r = lock.check(&url("http://127.0.0.1:9222/json")).unwrap_err();
     assert!(
-        r.reason
+        r.to_string()
             .starts_with("[plan] 127.0.0.1:9222 is not part of this run."),
         "{r}"
     );

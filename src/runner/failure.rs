@@ -16,6 +16,7 @@ use crate::plan::VarsError;
 
 mod mail;
 mod page;
+mod refusal;
 
 pub use mail::mail_wait_sentence;
 use page::*;
@@ -362,8 +363,7 @@ impl fmt::Display for Failure {
             ),
             Failure::LinksOutside { subject, refusal } => write!(
                 f,
-                "the email \"{subject}\" links only outside this run: {}",
-                refusal.reason
+                "the email \"{subject}\" links only outside this run: {refusal}"
             ),
             Failure::LinkRefused {
                 subject,
@@ -409,8 +409,7 @@ impl fmt::Display for Failure {
             }
             Failure::LateRefusal(r) => write!(
                 f,
-                "after the last step, the page tried to leave the lock: {}",
-                r.reason
+                "after the last step, the page tried to leave the lock: {r}"
             ),
             Failure::Cancelled => write!(f, "the run was cancelled"),
             Failure::CancelledWaiting => {

@@ -425,7 +425,7 @@ fn navigate_steps_to_the_attacker_never_start() {
         refused
     });
     match refused.expect_err("the attacker's URL was loaded") {
-        PageError::Refused(r) => assert_eq!(r.reason, refusal_for(&a.addr.to_string())),
+        PageError::Refused(r) => assert_eq!(r.to_string(), refusal_for(&a.addr.to_string())),
         other => panic!("not a refusal: {other:?}"),
     }
     assert_untouched(&a);
@@ -914,7 +914,7 @@ fn email_safe_links_wrapping_an_outside_link_are_unwrapped_and_refused() {
             assert_eq!(candidates[0].host_str(), Some("evil.test"), "unwrapped");
             let r = lock.check(&candidates[0]).unwrap_err();
             assert_eq!(
-                r.reason,
+                r.to_string(),
                 "[plan] evil.test is not part of this run. This run may visit: shop.example. \
                  Links and text found in pages or emails cannot add to that set -- it was fixed \
                  from the request before any of it was read."

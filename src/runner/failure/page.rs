@@ -101,7 +101,7 @@ pub(super) fn page_sentence(
             f,
             "{url} answered HTTP {status}: the page is missing or broken"
         ),
-        PageError::Refused(r) => write!(f, "{}", r.reason),
+        PageError::Refused(r) => write!(f, "{r}"),
         PageError::PageClosed => write!(f, "the page closed while the step waited for it"),
         PageError::BrowserGone { reason } => {
             write!(f, "the browser went away during the step: {reason}")
