@@ -42,6 +42,7 @@ use super::locate::{
 use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
 use crate::lock::{Lock, Refusal};
+use crate::wait;
 
 mod click;
 mod navigate;
@@ -638,6 +639,9 @@ impl Tab {
     ) -> Result<T, PageError> {
         // What the page last said while the step waited: reported when the deadline passes.
         let mut last: Option<Verdict<T>> = None;
+        // The locator waits in the page; a call that failed (the document went away under
+        // it, the browser did not answer) is tried again this far apart.
+        let pace = wait::Pace::new(deadline, Duration::from_millis(20));
         loop {
             if let Some(e) = self.refused().or_else(|| self.browser_gone()) {
                 return Err(e);
@@ -703,10 +707,9 @@ impl Tab {
             if let Some(e) = self.refused().or_else(|| self.browser_gone()) {
                 return Err(e);
             }
-            if remaining(deadline).is_zero() {
+            if !pace.again().await {
                 return Err(unfound(target, last, self.url().await));
             }
-            tokio::time::sleep(Duration::from_millis(20).min(remaining(deadline))).await;
         }
     }
 

@@ -31,6 +31,7 @@ use crate::browser::{Chromium, Tab};
 use crate::error::StepError;
 use crate::inbox::{Message, RunMailbox};
 use crate::plan::{Criticality, Masker, Step, Template, Vars, VarsError};
+use crate::wait;
 
 /// Default deadline of steps that locate elements.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -735,12 +736,10 @@ async fn screenshot(
     // A page mid-navigation (a click that submitted a form) cannot be captured until the
     // next document paints: try again shortly, for as long as a page takes to paint.
     let give_up = Instant::now() + Duration::from_millis(200);
-    let mut png = tab.screenshot(never_shown).await;
-    while png.is_none() && Instant::now() < give_up {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        png = tab.screenshot(never_shown).await;
-    }
-    let png = png?;
+    let png = wait::until(give_up, Duration::from_millis(10), || {
+        tab.screenshot(never_shown)
+    })
+    .await?;
     let dir = settings
         .artifacts_dir
         .clone()
