@@ -47,6 +47,7 @@ pub mod runner;
 #[cfg(feature = "server")]
 pub mod server;
 mod vocabulary;
+mod wait;
 
 #[cfg(test)]
 mod rooms;

@@ -5,6 +5,7 @@
 /// Lowest first. A new top-level module takes its place here.
 const ROOMS: &[&str] = &[
     "vocabulary",
+    "wait",
     "error",
     "lock",
     "plan",

@@ -16,6 +16,7 @@ use super::locate::Operation;
 use super::{Chromium, PageError, Target};
 use crate::lock::Lock;
 use crate::plan::Masker;
+use crate::wait;
 
 /// The most characters of an outline as the planner reads it.
 pub const OUTLINE_LIMIT: usize = 3_000;
@@ -434,6 +435,8 @@ impl Chromium {
             let target = Target::Element { selector: None };
             let mut last: Option<Outline> = None;
             let mut since = Instant::now();
+            // Until the outline stays the same long enough to call the page settled.
+            let pace = wait::Pace::new(deadline, POLL);
             loop {
                 let slice = (Instant::now() + POLL * 3).min(deadline);
                 let now: Outline = tab.locate_op(&op, target.clone(), slice).await?;
@@ -447,10 +450,9 @@ impl Chromium {
                 } else {
                     SETTLED_WITH_FORM
                 };
-                if since.elapsed() >= calm || Instant::now() >= deadline {
+                if since.elapsed() >= calm || !pace.again().await {
                     break;
                 }
-                tokio::time::sleep(POLL).await;
             }
             let mut outline = last.unwrap_or_default();
             outline.clean();

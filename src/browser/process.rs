@@ -380,17 +380,20 @@ mod tests {
         assert!(!is_headless_shell(Path::new("/usr/bin/google-chrome")));
     }
 
+    /// `path`, named by the user, is the browser launched, with or without a window.
+    fn used_as_given(path: &Path, window: bool, prefer: Preference) {
+        assert_eq!(
+            find_executable(Some(path), window, prefer).unwrap(),
+            path,
+            "window: {window}"
+        );
+    }
+
     #[test]
     fn an_explicit_path_is_used_as_given() {
         let path = Path::new("/opt/chromium/chrome");
-        assert_eq!(
-            find_executable(Some(path), false, Preference::HeadlessShell).unwrap(),
-            path
-        );
-        assert_eq!(
-            find_executable(Some(path), true, Preference::HeadlessShell).unwrap(),
-            path
-        );
+        used_as_given(path, false, Preference::HeadlessShell);
+        used_as_given(path, true, Preference::HeadlessShell);
     }
 
     #[test]
@@ -428,10 +431,7 @@ mod tests {
     #[test]
     fn a_window_is_not_asked_of_the_headless_shell() {
         let shell = Path::new("/usr/lib/chromium/chromium-headless-shell");
-        assert_eq!(
-            find_executable(Some(shell), false, Preference::FullBrowser).unwrap(),
-            shell
-        );
+        used_as_given(shell, false, Preference::FullBrowser);
         let err = find_executable(Some(shell), true, Preference::HeadlessShell).unwrap_err();
         assert_eq!(
             err,

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use chromiumoxide::Page;
+use chromiumoxide::cdp::IntoEventKind;
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::input::{
     DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
@@ -21,6 +22,7 @@ use chromiumoxide::cdp::browser_protocol::page::{
     EventLifecycleEvent, EventNavigatedWithinDocument, NavigateParams,
 };
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
+use chromiumoxide::listeners::EventStream;
 use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::watch;
@@ -42,6 +44,7 @@ use super::locate::{
 use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
 use crate::lock::{Lock, Refusal};
+use crate::wait;
 
 mod click;
 mod navigate;
@@ -400,8 +403,7 @@ impl Tab {
     /// Whether the field this run filled last is still on the page as typed, its form never
     /// sent (no submission in this document since): `None` when the page cannot say.
     pub async fn form_pending(&self, deadline: Instant) -> Option<bool> {
-        let target = Target::Element { selector: None };
-        let answer = self.locate(&Operation::Pending, target, deadline).await;
+        let answer = self.locate_on_page(&Operation::Pending, deadline).await;
         let pending: PendingForm = self.aside(answer)?;
         Some(pending.unsent)
     }
@@ -410,8 +412,7 @@ impl Tab {
     /// asks before it goes on (its name, or the start of its text). `None` when there is none
     /// or the page cannot say.
     pub async fn asking(&self, deadline: Instant) -> Option<String> {
-        let target = Target::Element { selector: None };
-        let answer = self.locate(&Operation::Asking, target, deadline).await;
+        let answer = self.locate_on_page(&Operation::Asking, deadline).await;
         let asking: Asking = self.aside(answer)?;
         asking.dialog
     }
@@ -428,9 +429,8 @@ impl Tab {
             filled,
             before: before.as_ref(),
         };
-        let target = Target::Element { selector: None };
         // A look on the side of a step: a refusal it meets is left for the step.
-        let answer = self.locate(&op, target, deadline).await;
+        let answer = self.locate_on_page(&op, deadline).await;
         if let Err(PageError::Refused(r)) = &answer {
             self.refusals.put_back(r.clone());
         }
@@ -584,8 +584,7 @@ impl Tab {
 
     /// How long the document has gone without a change (`None`: it cannot say yet).
     async fn page_quiet(&self) -> Option<Duration> {
-        let target = Target::Element { selector: None };
-        let answer = self.locate(&Operation::Quiet, target, Instant::now()).await;
+        let answer = self.locate_on_page(&Operation::Quiet, Instant::now()).await;
         let quiet: Quiet = self.aside(answer)?;
         quiet.quiet_ms.map(Duration::from_millis)
     }
@@ -629,6 +628,16 @@ impl Tab {
         self.locate(op, target, deadline).await
     }
 
+    /// A locator operation about the whole page, no element sought.
+    async fn locate_on_page<T: DeserializeOwned>(
+        &self,
+        op: &Operation<'_>,
+        deadline: Instant,
+    ) -> Result<T, PageError> {
+        self.locate(op, Target::Element { selector: None }, deadline)
+            .await
+    }
+
     /// Runs the locator until it answers or the deadline passes, re-running after navigations.
     async fn locate<T: DeserializeOwned>(
         &self,
@@ -638,6 +647,9 @@ impl Tab {
     ) -> Result<T, PageError> {
         // What the page last said while the step waited: reported when the deadline passes.
         let mut last: Option<Verdict<T>> = None;
+        // The locator waits in the page; a call that failed (the document went away under
+        // it, the browser did not answer) is tried again this far apart.
+        let pace = wait::Pace::new(deadline, Duration::from_millis(20));
         loop {
             if let Some(e) = self.refused().or_else(|| self.browser_gone()) {
                 return Err(e);
@@ -703,10 +715,9 @@ impl Tab {
             if let Some(e) = self.refused().or_else(|| self.browser_gone()) {
                 return Err(e);
             }
-            if remaining(deadline).is_zero() {
+            if !pace.again().await {
                 return Err(unfound(target, last, self.url().await));
             }
-            tokio::time::sleep(Duration::from_millis(20).min(remaining(deadline))).await;
         }
     }
 
@@ -717,6 +728,14 @@ impl Tab {
     /// CDP commands sent so far for steps (navigation interception included).
     pub fn cdp_calls(&self) -> u64 {
         self.calls.load(Ordering::Relaxed)
+    }
+
+    /// The page's `E` events from now on: subscribed before an action, so what the action
+    /// starts is seen.
+    async fn events<E: IntoEventKind>(&self) -> Result<EventStream<E>, PageError> {
+        timed(self.page.event_listener::<E>())
+            .await
+            .map_err(|e| self.cdp_failure(e))
     }
 
     fn cdp_failure(&self, e: BrowserError) -> PageError {

@@ -31,6 +31,7 @@ use crate::browser::{Chromium, Tab};
 use crate::error::StepError;
 use crate::inbox::{Message, RunMailbox};
 use crate::plan::{Criticality, Masker, Step, Template, Vars, VarsError};
+use crate::wait;
 
 /// Default deadline of steps that locate elements.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -198,6 +199,14 @@ struct Run<'l> {
 }
 
 impl<'l> Run<'l> {
+    fn camera<'a>(&'a self, settings: &'a Settings) -> Camera<'a> {
+        Camera {
+            run_id: &self.run_id,
+            settings,
+            never_shown: &self.never_shown,
+        }
+    }
+
     fn new(req: &LockedRun, listener: &'l mut dyn Listener) -> Run<'l> {
         Run {
             run_id: req.run_id.clone(),
@@ -447,35 +456,15 @@ impl<'l> Run<'l> {
                             self.extracted.push(shown);
                         }
                         if req.settings.screenshots == Screenshots::All {
-                            detail.screenshot = screenshot(
-                                &tab,
-                                &self.run_id,
-                                index,
-                                &req.settings,
-                                &self.never_shown,
-                            )
-                            .await;
+                            detail.screenshot =
+                                self.camera(&req.settings).screenshot(&tab, index).await;
                         }
                         self.emit_step_ended(index, &step, took, None, &detail);
-                        self.outcomes.push(StepOutcome {
-                            index,
-                            step_type: step.kind(),
-                            describe: self.masker.mask(&step.describe()),
-                            status: StepStatus::Succeeded,
-                            duration_ms: took.as_millis() as u64,
-                            detail,
-                            error: None,
-                        });
+                        self.record(index, &step, StepStatus::Succeeded, took, detail, None);
                     }
                     Err(failure) => {
-                        let mut detail = failure_detail(
-                            &tab,
-                            &self.run_id,
-                            index,
-                            &req.settings,
-                            &self.never_shown,
-                        )
-                        .await;
+                        let mut detail =
+                            self.camera(&req.settings).failure_detail(&tab, index).await;
                         if let Some((located, effect)) = failure.click_facts() {
                             detail.located = Some(located);
                             detail.effect = Some(effect);
@@ -529,15 +518,14 @@ impl<'l> Run<'l> {
                                     url: detail.url.clone(),
                                     text,
                                 });
-                                self.outcomes.push(StepOutcome {
+                                self.record(
                                     index,
-                                    step_type: step.kind(),
-                                    describe: self.masker.mask(&step.describe()),
-                                    status: StepStatus::Warned,
-                                    duration_ms: took.as_millis() as u64,
+                                    &step,
+                                    StepStatus::Warned,
+                                    took,
                                     detail,
-                                    error: Some(err),
-                                });
+                                    Some(err),
+                                );
                                 break;
                             }
                             Carry::Stop => {}
@@ -547,15 +535,7 @@ impl<'l> Run<'l> {
                         } else {
                             StepStatus::Failed
                         };
-                        self.outcomes.push(StepOutcome {
-                            index,
-                            step_type: step.kind(),
-                            describe: self.masker.mask(&step.describe()),
-                            status,
-                            duration_ms: took.as_millis() as u64,
-                            detail,
-                            error: Some(err),
-                        });
+                        self.record(index, &step, status, took, detail, Some(err));
                         stop = Some(Stop::At(index, failure));
                         break;
                     }
@@ -596,6 +576,28 @@ impl<'l> Run<'l> {
     }
 
     /// A step that did not run (or ended before it began), as the result lists it.
+    /// How a step the run began ended.
+    fn record(
+        &mut self,
+        index: usize,
+        step: &Step,
+        status: StepStatus,
+        took: Duration,
+        detail: StepDetail,
+        error: Option<StepError>,
+    ) {
+        let step = self.step_ref(index, step);
+        self.outcomes.push(StepOutcome {
+            index,
+            step_type: step.step_type,
+            describe: step.describe,
+            status,
+            duration_ms: took.as_millis() as u64,
+            detail,
+            error,
+        });
+    }
+
     fn skipped(&self, index: usize, step: &Step, status: StepStatus) -> StepOutcome {
         StepOutcome::unreached(index, &self.step_ref(index, step), status)
     }
@@ -704,50 +706,48 @@ async fn open_mailboxes(
     Ok(opened)
 }
 
-/// The page URL and a screenshot of a failed step (a free function, so runs stay `Send`).
-async fn failure_detail(
-    tab: &Tab,
-    run_id: &str,
-    index: usize,
-    settings: &Settings,
-    never_shown: &[String],
-) -> StepDetail {
-    let mut detail = StepDetail {
-        url: Some(tab.url().await),
-        ..StepDetail::default()
-    };
-    if settings.screenshots != Screenshots::None {
-        detail.screenshot = screenshot(tab, run_id, index, settings, never_shown).await;
-    }
-    detail
+/// What a step's screenshot needs of its run, borrowed apart from the run so that a run's
+/// future stays `Send`.
+struct Camera<'a> {
+    run_id: &'a str,
+    settings: &'a Settings,
+    never_shown: &'a [String],
 }
 
-/// Saves a PNG of the viewport as `RUN_ID-step-N.png`, every element that shows one of
-/// `never_shown` painted over; its path, or `None` when the page cannot be captured (or
-/// masked) or the file written.
-async fn screenshot(
-    tab: &Tab,
-    run_id: &str,
-    index: usize,
-    settings: &Settings,
-    never_shown: &[String],
-) -> Option<String> {
-    // A page mid-navigation (a click that submitted a form) cannot be captured until the
-    // next document paints: try again shortly, for as long as a page takes to paint.
-    let give_up = Instant::now() + Duration::from_millis(200);
-    let mut png = tab.screenshot(never_shown).await;
-    while png.is_none() && Instant::now() < give_up {
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        png = tab.screenshot(never_shown).await;
+impl Camera<'_> {
+    /// The page URL and a screenshot of a failed step.
+    async fn failure_detail(&self, tab: &Tab, index: usize) -> StepDetail {
+        let mut detail = StepDetail {
+            url: Some(tab.url().await),
+            ..StepDetail::default()
+        };
+        if self.settings.screenshots != Screenshots::None {
+            detail.screenshot = self.screenshot(tab, index).await;
+        }
+        detail
     }
-    let png = png?;
-    let dir = settings
-        .artifacts_dir
-        .clone()
-        .unwrap_or_else(|| std::env::temp_dir().join("planlock").join(run_id));
-    let path = dir.join(format!("{}-step-{}.png", run_id, index + 1));
-    (std::fs::create_dir_all(&dir).is_ok() && std::fs::write(&path, png).is_ok())
-        .then(|| path.display().to_string())
+
+    /// Saves a PNG of the viewport as `RUN_ID-step-N.png`, every element that shows one of
+    /// `never_shown` painted over; its path, or `None` when the page cannot be captured (or
+    /// masked) or the file written.
+    async fn screenshot(&self, tab: &Tab, index: usize) -> Option<String> {
+        // A page mid-navigation (a click that submitted a form) cannot be captured until the
+        // next document paints: try again shortly, for as long as a page takes to paint.
+        let give_up = Instant::now() + Duration::from_millis(200);
+        let png = wait::until(give_up, Duration::from_millis(10), || {
+            tab.screenshot(self.never_shown)
+        })
+        .await?;
+        let run_id = self.run_id;
+        let dir = self
+            .settings
+            .artifacts_dir
+            .clone()
+            .unwrap_or_else(|| std::env::temp_dir().join("planlock").join(run_id));
+        let path = dir.join(format!("{}-step-{}.png", run_id, index + 1));
+        (std::fs::create_dir_all(&dir).is_ok() && std::fs::write(&path, png).is_ok())
+            .then(|| path.display().to_string())
+    }
 }
 
 /// Substitutes every `{{variable}}` of a step.

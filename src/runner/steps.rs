@@ -13,6 +13,7 @@ use crate::inbox::Message;
 use crate::inbox::extract::{self, LinkError, OtpError};
 use crate::inbox::wait::{MailFilter, wait_for_message};
 use crate::plan::{Criticality, Step};
+use crate::wait;
 
 /// How long a wait after a submitted form watches for the form coming back with errors.
 const FORM_WATCH: Duration = Duration::from_secs(4);
@@ -383,15 +384,15 @@ impl Run<'_> {
         async move {
             if submitted && !filled.is_empty() {
                 let until = Instant::now() + FORM_WATCH;
-                while Instant::now() < until {
-                    let by = Instant::now() + Duration::from_millis(800);
-                    if let Ok(page) = tab.form_errors(&filled, by).await
-                        && page.form_back
-                        && !page.errors.is_empty()
-                    {
-                        return page.errors;
-                    }
-                    tokio::time::sleep(Duration::from_millis(400)).await;
+                let filled = &filled;
+                let came_back =
+                    wait::until(until, Duration::from_millis(400), move || async move {
+                        let by = Instant::now() + Duration::from_millis(800);
+                        let page = tab.form_errors(filled, by).await.ok()?;
+                        (page.form_back && !page.errors.is_empty()).then_some(page.errors)
+                    });
+                if let Some(errors) = came_back.await {
+                    return errors;
                 }
             }
             std::future::pending().await

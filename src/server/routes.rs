@@ -30,6 +30,7 @@ use crate::plan;
 use crate::planner::LookChoice;
 use crate::planner::PlanOutcome;
 use crate::runner::RunResult;
+use crate::wait;
 
 /// How long `DELETE` waits for the cancelled run to end before answering.
 const CANCEL_WAIT: Duration = Duration::from_secs(10);
@@ -514,16 +515,13 @@ pub(super) async fn cancel(state: &AppState, id: &str) -> Result<(bool, RunView)
         } else {
             state.store().request_cancel(id).await?;
             let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
-            loop {
-                let run = stored(state, id).await?;
-                if run.result.is_some() {
-                    break true;
+            let ended = wait::until(deadline, Duration::from_millis(100), || async {
+                match stored(state, id).await {
+                    Ok(run) => run.result.is_some().then_some(Ok(())),
+                    Err(e) => Some(Err(e)),
                 }
-                if tokio::time::Instant::now() >= deadline {
-                    break false;
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            }
+            });
+            ended.await.transpose()?.is_some()
         }
     };
     let run = stored(state, id).await?;

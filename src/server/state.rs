@@ -19,6 +19,7 @@ use crate::inbox::Inbox;
 use crate::plan::Limits;
 use crate::planner::PlannerConfig;
 use crate::runner::{Secrets, Settings};
+use crate::wait;
 
 /// Largest request body by default: plans are a few KiB.
 pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
@@ -437,9 +438,11 @@ impl AppState {
     /// result (at most `grace`), then closes the browser the service launched and the store.
     pub async fn finish_shutdown(&self, grace: Duration) {
         let deadline = tokio::time::Instant::now() + grace;
-        while !self.0.registry.is_empty() && tokio::time::Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(25)).await;
-        }
+        let registry = &self.0.registry;
+        wait::until(deadline, Duration::from_millis(25), || async {
+            registry.is_empty().then_some(())
+        })
+        .await;
         if !self.0.registry.is_empty() {
             tracing::warn!(
                 runs = ?self.0.registry.running(),

@@ -29,38 +29,19 @@ impl Tab {
         };
         let located: Located = self.locate(&op, target, deadline).await?;
         let (x, y) = (located.x.unwrap_or(0.0), located.y.unwrap_or(0.0));
-        let cdp = |e: BrowserError| self.cdp_failure(e);
         // Subscribe before the click, so what it starts is seen.
-        let mut requested = timed(self.page.event_listener::<EventFrameRequestedNavigation>())
-            .await
-            .map_err(cdp)?;
-        let mut stopped = timed(self.page.event_listener::<EventFrameStoppedLoading>())
-            .await
-            .map_err(cdp)?;
-        let mut committed = timed(self.page.event_listener::<EventFrameNavigated>())
-            .await
-            .map_err(cdp)?;
-        let mut sent = timed(self.page.event_listener::<EventRequestWillBeSent>())
-            .await
-            .map_err(cdp)?;
-        let mut dialogs = timed(self.page.event_listener::<EventJavascriptDialogOpening>())
-            .await
-            .map_err(cdp)?;
-        let mut within = timed(self.page.event_listener::<EventNavigatedWithinDocument>())
-            .await
-            .map_err(cdp)?;
+        let mut requested = self.events::<EventFrameRequestedNavigation>().await?;
+        let mut stopped = self.events::<EventFrameStoppedLoading>().await?;
+        let mut committed = self.events::<EventFrameNavigated>().await?;
+        let mut sent = self.events::<EventRequestWillBeSent>().await?;
+        let mut dialogs = self.events::<EventJavascriptDialogOpening>().await?;
+        let mut within = self.events::<EventNavigatedWithinDocument>().await?;
         let enter = located.key.as_deref() == Some("Enter");
         // The pointer arrives first (hover menus, tooltips): what that does is not the click's.
         if !enter {
             self.mouse(DispatchMouseEventType::MouseMoved, x, y).await?;
         }
-        let watched: Watched = self
-            .locate(
-                &Operation::Watch,
-                Target::Element { selector: None },
-                deadline,
-            )
-            .await?;
+        let watched: Watched = self.locate_on_page(&Operation::Watch, deadline).await?;
         if let Ok(mut shape) = self.shape.lock() {
             *shape = watched.shape;
         }
@@ -107,13 +88,7 @@ impl Tab {
         if navigation.is_none() && submits {
             // No navigation: perhaps the browser refused to send the form. Said at once, with
             // each field and the browser's message, as a person sees them pop up.
-            let sent: FormCheck = self
-                .locate(
-                    &Operation::Sent,
-                    Target::Element { selector: None },
-                    deadline,
-                )
-                .await?;
+            let sent: FormCheck = self.locate_on_page(&Operation::Sent, deadline).await?;
             if !sent.invalid.is_empty() {
                 return Err(PageError::FormNotSent {
                     element: located.element.clone().unwrap_or_default(),
@@ -125,11 +100,7 @@ impl Tab {
             // What else it did: the first sign within the window ends the watch, since any one
             // is the click's evidence; a page-side change is then read as it stands.
             let window_ends = deadline.min(clicked_at + CLICK_WINDOW);
-            let page_side = self.locate::<PageEffect>(
-                &Operation::Effect,
-                Target::Element { selector: None },
-                window_ends,
-            );
+            let page_side = self.locate_on_page::<PageEffect>(&Operation::Effect, window_ends);
             let browser_side = async {
                 let mut tick = tokio::time::interval(Duration::from_millis(20));
                 loop {
@@ -172,12 +143,8 @@ impl Tab {
                 // Something else was first (or nothing came): the page's side as it stands. A
                 // dialog holds the page until it is answered, so it is not asked then.
                 None if effect.dialog.is_none() && navigation.is_none() => {
-                    self.locate::<PageEffect>(
-                        &Operation::Effect,
-                        Target::Element { selector: None },
-                        Instant::now(),
-                    )
-                    .await
+                    self.locate_on_page::<PageEffect>(&Operation::Effect, Instant::now())
+                        .await
                 }
                 None => Err(PageError::PageClosed),
             };
@@ -279,11 +246,7 @@ impl Tab {
             if kind == DispatchKeyEventType::KeyDown {
                 ev = ev.text("\r");
             }
-            let ev = ev.build().map_err(PageError::Command)?;
-            self.count();
-            timed(self.page.execute(ev))
-                .await
-                .map_err(|e| self.cdp_failure(e))?;
+            self.input(ev.build().map_err(PageError::Command)?).await?;
         }
         Ok(())
     }
@@ -297,9 +260,13 @@ impl Tab {
         if kind != DispatchMouseEventType::MouseMoved {
             ev = ev.button(MouseButton::Left).click_count(1);
         }
-        let ev = ev.build().map_err(PageError::Command)?;
+        self.input(ev.build().map_err(PageError::Command)?).await
+    }
+
+    /// Sends one input event (a key, the mouse) to the page.
+    async fn input<C: chromiumoxide::Command>(&self, event: C) -> Result<(), PageError> {
         self.count();
-        timed(self.page.execute(ev))
+        timed(self.page.execute(event))
             .await
             .map_err(|e| self.cdp_failure(e))?;
         Ok(())

@@ -17,13 +17,8 @@ impl Tab {
         if self.is_same_document(&parsed).await {
             return self.navigate_within_document(&parsed, deadline).await;
         }
-        let cdp = |e: BrowserError| self.cdp_failure(e);
-        let mut lifecycle = timed(self.page.event_listener::<EventLifecycleEvent>())
-            .await
-            .map_err(cdp)?;
-        let mut responses = timed(self.page.event_listener::<EventResponseReceived>())
-            .await
-            .map_err(cdp)?;
+        let mut lifecycle = self.events::<EventLifecycleEvent>().await?;
+        let mut responses = self.events::<EventResponseReceived>().await?;
         let nav = NavigateParams::new(url);
         self.count();
         let sent = match self.wait_until(deadline, self.page.execute(nav)).await? {

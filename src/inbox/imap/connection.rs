@@ -72,46 +72,44 @@ async fn connect_tcp(url: &ImapUrl) -> std::io::Result<TcpStream> {
 /// naming the step that failed. `permit` is held for as long as the connection lives.
 pub(super) async fn connect(url: &ImapUrl, permit: Permit) -> Result<Connection, InboxError> {
     let server = url.server();
-    let unreachable = |detail: String| InboxError::Unreachable(detail);
-    let tcp = match timeout(CONNECT_TIMEOUT, connect_tcp(url)).await {
-        Ok(Ok(tcp)) => tcp,
-        Ok(Err(e)) => {
+    let tcp = stage(
+        CONNECT_TIMEOUT,
+        connect_tcp(url),
+        |e| {
             let hint = match e.kind() {
                 std::io::ErrorKind::ConnectionRefused => {
                     " (is the IMAP server running, and is the port right?)"
                 }
                 _ => "",
             };
-            return Err(unreachable(format!(
-                "cannot connect to {server}: {e}{hint}"
-            )));
-        }
-        Err(_) => {
-            return Err(unreachable(format!(
+            format!("cannot connect to {server}: {e}{hint}")
+        },
+        || {
+            format!(
                 "cannot connect to {server}: no answer within {} s",
                 CONNECT_TIMEOUT.as_secs()
-            )));
-        }
-    };
+            )
+        },
+    )
+    .await?;
     let _ = tcp.set_nodelay(true);
     let stream = if url.tls {
         let name = rustls::pki_types::ServerName::try_from(url.host.clone())
-            .map_err(|e| unreachable(format!("cannot use TLS with {server}: {e}")))?;
+            .map_err(|e| InboxError::Unreachable(format!("cannot use TLS with {server}: {e}")))?;
         let connector = TlsConnector::from(tls_config()?);
-        match timeout(CONNECT_TIMEOUT, connector.connect(name, tcp)).await {
-            Ok(Ok(tls)) => ImapStream::Tls(Box::new(tls)),
-            Ok(Err(e)) => {
-                return Err(unreachable(format!(
-                    "cannot connect to {server}: TLS handshake failed: {e}"
-                )));
-            }
-            Err(_) => {
-                return Err(unreachable(format!(
+        let tls = stage(
+            CONNECT_TIMEOUT,
+            connector.connect(name, tcp),
+            |e| format!("cannot connect to {server}: TLS handshake failed: {e}"),
+            || {
+                format!(
                     "cannot connect to {server}: the TLS handshake got no answer within {} s",
                     CONNECT_TIMEOUT.as_secs()
-                )));
-            }
-        }
+                )
+            },
+        )
+        .await?;
+        ImapStream::Tls(Box::new(tls))
     } else {
         ImapStream::Plain(tcp)
     };
@@ -122,68 +120,70 @@ pub(super) async fn connect(url: &ImapUrl, permit: Permit) -> Result<Connection,
         " (if this is a TLS port such as 993, use imaps://)"
     };
     let mut stream = stream;
-    match timeout(COMMAND_TIMEOUT, read_greeting(&mut stream)).await {
-        Ok(Ok(line)) => check_greeting(&line)
-            .map_err(|why| unreachable(format!("cannot connect to {server}: {why}")))?,
-        Ok(Err(e)) => {
-            return Err(unreachable(format!(
-                "cannot connect to {server}: reading the greeting failed: {e}{tls_hint}"
-            )));
-        }
-        Err(_) => {
-            return Err(unreachable(format!(
+    let line = stage(
+        COMMAND_TIMEOUT,
+        read_greeting(&mut stream),
+        |e| format!("cannot connect to {server}: reading the greeting failed: {e}{tls_hint}"),
+        || {
+            format!(
                 "cannot connect to {server}: no greeting within {} s{tls_hint}",
                 COMMAND_TIMEOUT.as_secs()
-            )));
-        }
-    }
+            )
+        },
+    )
+    .await?;
+    check_greeting(&line)
+        .map_err(|why| InboxError::Unreachable(format!("cannot connect to {server}: {why}")))?;
     // The greeting is consumed: the client starts at the first command.
     let client = async_imap::Client::new(stream);
     let user = &url.user;
-    let mut session = match timeout(COMMAND_TIMEOUT, client.login(user, &url.password)).await {
-        Ok(Ok(session)) => session,
-        Ok(Err((e, _client))) => {
-            return Err(unreachable(format!(
+    let mut session = stage(
+        COMMAND_TIMEOUT,
+        client.login(user, &url.password),
+        |(e, _client)| {
+            format!(
                 "cannot log in to {server} as {user}: {}",
                 imap_error_text(&e)
-            )));
-        }
-        Err(_) => {
-            return Err(unreachable(format!(
+            )
+        },
+        || {
+            format!(
                 "cannot log in to {server} as {user}: no answer within {} s",
                 COMMAND_TIMEOUT.as_secs()
-            )));
-        }
-    };
-    let idle = match timeout(COMMAND_TIMEOUT, session.capabilities()).await {
-        Ok(Ok(capabilities)) => capabilities.has_str("IDLE"),
-        Ok(Err(e)) => {
-            return Err(unreachable(format!(
+            )
+        },
+    )
+    .await?;
+    let capabilities = stage(
+        COMMAND_TIMEOUT,
+        session.capabilities(),
+        |e| {
+            format!(
                 "logged in to {server} as {user}, but CAPABILITY failed: {}",
                 imap_error_text(&e)
-            )));
-        }
-        Err(_) => {
-            return Err(unreachable(format!(
-                "logged in to {server} as {user}, but CAPABILITY got no answer"
-            )));
-        }
-    };
+            )
+        },
+        || format!("logged in to {server} as {user}, but CAPABILITY got no answer"),
+    )
+    .await?;
+    let idle = capabilities.has_str("IDLE");
     let mailbox = &url.mailbox;
-    let selected = match timeout(COMMAND_TIMEOUT, session.select(mailbox)).await {
-        Ok(Ok(selected)) => selected,
-        Ok(Err(e)) => {
-            return Err(unreachable(format!(
+    let selected = stage(
+        COMMAND_TIMEOUT,
+        session.select(mailbox),
+        |e| {
+            format!(
                 "logged in to {server} as {user}, but cannot open mailbox {mailbox:?}: {}",
                 imap_error_text(&e)
-            )));
-        }
-        Err(_) => {
-            return Err(unreachable(format!(
+            )
+        },
+        || {
+            format!(
                 "logged in to {server} as {user}, but opening mailbox {mailbox:?} got no answer"
-            )));
-        }
-    };
+            )
+        },
+    )
+    .await?;
     Ok(Connection {
         session,
         idle,
@@ -191,6 +191,21 @@ pub(super) async fn connect(url: &ImapUrl, permit: Permit) -> Result<Connection,
         last_command: Instant::now(),
         permit,
     })
+}
+
+/// One step of connecting, under `limit`: what it gave, or the step's sentence for its error
+/// (`failed`) or for the server's silence (`silent`).
+async fn stage<T, E>(
+    limit: Duration,
+    work: impl Future<Output = Result<T, E>>,
+    failed: impl FnOnce(E) -> String,
+    silent: impl FnOnce() -> String,
+) -> Result<T, InboxError> {
+    match timeout(limit, work).await {
+        Ok(Ok(done)) => Ok(done),
+        Ok(Err(e)) => Err(InboxError::Unreachable(failed(e))),
+        Err(_) => Err(InboxError::Unreachable(silent())),
+    }
 }
 
 /// The longest greeting line read; real ones (with a capability list) are a few hundred bytes.

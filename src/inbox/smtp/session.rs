@@ -414,14 +414,20 @@ mod tests {
         );
     }
 
-    #[tokio::test]
-    async fn a_long_line_is_read_in_pieces_and_a_dot_inside_it_is_content() {
+    /// DATA whose first line is one byte short of a piece, then `rest`: the message read.
+    async fn after_a_piece_less_one(rest: &[u8]) -> Vec<u8> {
         let store = store(MAX_HELD_BYTES);
         let mut input = vec![b'a'; DATA_CHUNK as usize - 1];
-        input.extend_from_slice(b".\r\n.\r\n");
+        input.extend_from_slice(rest);
         let Data::Complete(raw) = read(&input, &store).await else {
-            panic!("complete");
+            panic!("complete, with no bare line end");
         };
+        raw
+    }
+
+    #[tokio::test]
+    async fn a_long_line_is_read_in_pieces_and_a_dot_inside_it_is_content() {
+        let raw = after_a_piece_less_one(b".\r\n.\r\n").await;
         assert_eq!(
             raw.len(),
             DATA_CHUNK as usize + 2,
@@ -431,12 +437,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_crlf_cut_by_the_piece_size_is_still_a_line_end() {
-        let store = store(MAX_HELD_BYTES);
-        let mut input = vec![b'a'; DATA_CHUNK as usize - 1];
-        input.extend_from_slice(b"\r\n.\r\n");
-        let Data::Complete(raw) = read(&input, &store).await else {
-            panic!("complete, with no bare line end");
-        };
+        let raw = after_a_piece_less_one(b"\r\n.\r\n").await;
         assert_eq!(raw.len(), DATA_CHUNK as usize + 1);
     }
 
