@@ -715,8 +715,7 @@ pub(crate) fn truncate(s: &str, max: usize) -> String {
 
 /// One line for stderr: cached or not, the model, usage and retries.
 pub fn outcome_summary(o: &PlanOutcome) -> String {
-    let steps = o.plan.steps.len();
-    let steps = format!("{steps} {}", if steps == 1 { "step" } else { "steps" });
+    let steps = review::counted(o.plan.steps.len(), "step", "steps");
     if o.cached {
         let file = o
             .cache_file
@@ -742,9 +741,8 @@ pub fn outcome_summary(o: &PlanOutcome) -> String {
     );
     if o.retries > 0 {
         s.push_str(&format!(
-            "; {} {}",
-            o.retries,
-            if o.retries == 1 { "retry" } else { "retries" }
+            "; {}",
+            review::counted(o.retries as usize, "retry", "retries")
         ));
     }
     if let Some(looked) = &o.looked {

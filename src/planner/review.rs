@@ -149,10 +149,7 @@ pub fn review_in(plan: &Plan, lock: &crate::lock::Lock, answers: &[(String, Stri
     };
     let mut out = String::new();
     let n = plan.steps.len();
-    out.push_str(&format!(
-        "Plan: {n} {}\n",
-        if n == 1 { "step" } else { "steps" }
-    ));
+    out.push_str(&format!("Plan: {}\n", counted(n, "step", "steps")));
     if !plan.reasoning.trim().is_empty() {
         out.push_str(&format!("Why: {}\n", printable(plan.reasoning.trim())));
     }
@@ -300,46 +297,32 @@ fn step_words(step: &Step) -> String {
             text,
             selector,
             ..
-        } => {
-            let mut d = describe.clone();
-            let mut by = Vec::new();
-            if let Some(t) = text {
-                by.push(format!("text {}", q(t)));
-            }
-            if let Some(s) = selector {
-                by.push(format!("selector {s}"));
-            }
-            if !by.is_empty() {
-                d.push_str(&format!(" [{}]", by.join(", else ")));
-            }
-            d
-        }
+        } => looked_for_by(
+            describe.clone(),
+            [
+                text.as_ref().map(|t| format!("text {}", q(t))),
+                selector.as_ref().map(|s| format!("selector {s}")),
+            ],
+        ),
         Step::Fill {
             describe,
             selector,
             label,
             value,
             ..
-        } => {
-            let mut d = format!("{describe} = {}", q(value));
-            let mut by = Vec::new();
-            if let Some(l) = label {
-                by.push(format!("label {}", q(l)));
-            }
-            if let Some(s) = selector {
-                by.push(format!("selector {s}"));
-            }
-            if !by.is_empty() {
-                d.push_str(&format!(" [{}]", by.join(", else ")));
-            }
-            d
-        }
+        } => looked_for_by(
+            format!("{describe} = {}", q(value)),
+            [
+                label.as_ref().map(|l| format!("label {}", q(l))),
+                selector.as_ref().map(|s| format!("selector {s}")),
+            ],
+        ),
         Step::ExtractText {
             describe, selector, ..
-        } => match selector {
-            Some(s) => format!("{describe} [selector {s}]"),
-            None => describe.clone(),
-        },
+        } => looked_for_by(
+            describe.clone(),
+            [selector.as_ref().map(|s| format!("selector {s}"))],
+        ),
         Step::OpenLinkFromInbox { from, describe, .. } => {
             let which = describe
                 .as_deref()
@@ -369,33 +352,37 @@ pub fn confirm(prompt: &str) -> io::Result<bool> {
 /// One line saying what the planner was shown of the start page.
 pub fn looked_line(looked: &super::Looked) -> String {
     let mut s = format!(
-        "planned after looking at {} ({} {}, {} {}; the outline is about {} tokens)",
+        "planned after looking at {} ({}, {}; the outline is about {} tokens)",
         looked.url,
-        looked.fields,
-        if looked.fields == 1 {
-            "field"
-        } else {
-            "fields"
-        },
-        looked.buttons,
-        if looked.buttons == 1 {
-            "button"
-        } else {
-            "buttons"
-        },
+        counted(looked.fields, "field", "fields"),
+        counted(looked.buttons, "button", "buttons"),
         looked.outline_tokens
     );
     if looked.flagged > 0 {
         s.push_str(&format!(
-            "; {} {} on it read like instructions to a model",
-            looked.flagged,
-            if looked.flagged == 1 { "text" } else { "texts" }
+            "; {} on it read like instructions to a model",
+            counted(looked.flagged, "text", "texts")
         ));
         if looked.withheld > 0 {
             s.push_str(&format!(", {} withheld from the outline", looked.withheld));
         }
     }
     s
+}
+
+/// A step's target, then the ways the runner looks for it, in order ("Sign up [text \"Sign
+/// up\", else selector #go]"); the ways the step does not give are left out.
+fn looked_for_by<const N: usize>(mut target: String, ways: [Option<String>; N]) -> String {
+    let ways: Vec<String> = ways.into_iter().flatten().collect();
+    if !ways.is_empty() {
+        target.push_str(&format!(" [{}]", ways.join(", else ")));
+    }
+    target
+}
+
+/// `n` and its noun, in the singular when `n` is one: "1 step", "3 steps".
+pub(crate) fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Asks a question the plan needs answered, the suggestion shown: Enter takes it.
