@@ -302,13 +302,8 @@ fn invalid_plan_message(
         m.push_str(&format!(";\n{note}"));
     }
     m.push_str(&format!(
-        ".\n{} {}:",
-        problems.len(),
-        if problems.len() == 1 {
-            "problem"
-        } else {
-            "problems"
-        }
+        ".\n{}:",
+        review::counted(problems.len(), "problem", "problems")
     ));
     // The problems quote the plan, and the answer is the model's: each line printable.
     for p in problems {
