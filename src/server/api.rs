@@ -8,7 +8,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa::openapi::{RefOr, Schema};
 
-use super::store::{CallbackState, StoredRun, timestamp};
+use super::store::{CallbackState, RunState, StoredRun, timestamp};
 use crate::pipeline::{Answer, LockedRequest};
 use crate::plan::Plan;
 use crate::planner::{Looked, PlanOutcome, Review, Usage};
@@ -30,7 +30,8 @@ pub struct EndedRun {
 pub struct RunProgress {
     pub run_id: String,
     /// `queued` (waiting for a slot) or `running`.
-    pub status: String,
+    #[schema(value_type = String)]
+    pub status: RunState,
     pub created_at: String,
     pub started_at: Option<String>,
     pub steps_total: i64,
@@ -49,7 +50,7 @@ impl RunProgress {
     pub fn of(run: &StoredRun, progress: Progress) -> RunProgress {
         RunProgress {
             run_id: run.id.clone(),
-            status: run.status.clone(),
+            status: run.status,
             created_at: timestamp(run.created_ms),
             started_at: run.started_ms.map(timestamp),
             steps_total: run.steps_total,
@@ -76,7 +77,8 @@ pub enum RunView {
 pub struct RunSummary {
     pub run_id: String,
     /// `queued`, `running`, `succeeded`, `failed` or `cancelled`.
-    pub status: String,
+    #[schema(value_type = String)]
+    pub status: RunState,
     pub created_at: String,
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
@@ -91,7 +93,7 @@ impl RunSummary {
     pub fn of(run: &StoredRun) -> RunSummary {
         RunSummary {
             run_id: run.id.clone(),
-            status: run.status.clone(),
+            status: run.status,
             created_at: timestamp(run.created_ms),
             started_at: run.started_ms.map(timestamp),
             finished_at: run.finished_ms.map(timestamp),
