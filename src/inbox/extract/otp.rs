@@ -712,16 +712,35 @@ mod tests {
 
     #[test]
     fn a_code_in_the_subject_counts_only_when_the_body_holds_none() {
-        // the subject echoes a name the user chose; the body mentions its code in a sentence
-        let body = "Hi Ada, use code 482913 to finish signing up.\n";
-        let found = found_otp(&text_mail("Your code is 999999, welcome", body));
-        assert_eq!(
-            (found.code.as_str(), found.source),
-            ("482913", OtpSource::Text)
-        );
-        // nothing in the body: the subject's code
-        let m = text_mail("Your code is 771204", "Enter it on the page.\n");
-        assert_eq!(otp(&m), Some("771204".into()));
+        for (subject, body, code, source) in [
+            // the subject echoes a name the user chose; the body mentions its code in a sentence
+            (
+                "Your code is 999999, welcome",
+                "Hi Ada, use code 482913 to finish signing up.\n",
+                "482913",
+                OtpSource::Text,
+            ),
+            // nothing in the body: the subject's code
+            (
+                "Your code is 771204",
+                "Enter it on the page.\n",
+                "771204",
+                OtpSource::Subject,
+            ),
+            (
+                "Your login code: 771204",
+                "Use the code from the subject line.",
+                "771204",
+                OtpSource::Subject,
+            ),
+        ] {
+            let found = found_otp(&text_mail(subject, body));
+            assert_eq!(
+                (found.code.as_str(), found.source),
+                (code, source),
+                "{subject}"
+            );
+        }
     }
 
     #[test]
@@ -731,16 +750,6 @@ mod tests {
         assert_eq!(
             (found.code.as_str(), found.compact.as_str(), found.source),
             ("482913", "482913", OtpSource::Text)
-        );
-    }
-
-    #[test]
-    fn subject_only_code() {
-        let body = "Use the code from the subject line.";
-        let found = found_otp(&text_mail("Your login code: 771204", body));
-        assert_eq!(
-            (found.code.as_str(), found.source),
-            ("771204", OtpSource::Subject)
         );
     }
 
