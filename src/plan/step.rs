@@ -158,19 +158,9 @@ pub enum Step {
 
 /// How much a step's failure matters. Plans are written blind, so a check whose words are a
 /// guess (a confirmation text) can say so.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Default,
-    Serialize,
-    Deserialize,
-    JsonSchema,
-    strum::IntoStaticStr,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
 pub enum Criticality {
     /// The run cannot go on without it: a failure ends the run.
@@ -191,20 +181,10 @@ impl Criticality {
 }
 
 /// A step's `type`, as written in plans.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Serialize,
-    Deserialize,
-    strum::VariantArray,
-    strum::IntoStaticStr,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::VariantArray, strum::IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
 pub enum StepType {
     Navigate,
