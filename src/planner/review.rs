@@ -543,31 +543,18 @@ mod tests {
             r.starts_with("Plan: 9 steps\nWhy: Sign up, confirm, buy.\n"),
             "{r}"
         );
-        assert!(r.contains("1. navigate              https://www.shop.example/signup\n   host: www.shop.example\n"), "{r}");
-        assert!(r.contains("2. fill                  email = \"{{inbox_address}}\" [label \"Email\"]\n   host: same page (www.shop.example)"), "{r}");
-        assert!(
-            r.contains(
-                "4. wait_for_email        wait for email with subject \"confirm\"\n   host: inbox\n"
-            ),
-            "{r}"
-        );
-        assert!(
-            r.contains("host: inbox, then the emailed link (only inside shop.example)"),
-            "{r}"
-        );
-        assert!(
-            r.contains("!! evil.test is not among the hosts the request named (shop.example)"),
-            "{r}"
-        );
-        assert!(r.contains("8. click                 buy the plan [text \"Buy now\"]\n   host: same page (evil.test)\n   !! looks destructive or costly: buy\n"), "{r}");
-        assert!(
-            r.contains("!! 1 step looks destructive or costly: step 8"),
-            "{r}"
-        );
-        assert!(
-            r.contains("!! 1 step goes outside the hosts the request named: step 7"),
-            "{r}"
-        );
+        for part in [
+            "1. navigate              https://www.shop.example/signup\n   host: www.shop.example\n",
+            "2. fill                  email = \"{{inbox_address}}\" [label \"Email\"]\n   host: same page (www.shop.example)",
+            "4. wait_for_email        wait for email with subject \"confirm\"\n   host: inbox\n",
+            "host: inbox, then the emailed link (only inside shop.example)",
+            "!! evil.test is not among the hosts the request named (shop.example)",
+            "8. click                 buy the plan [text \"Buy now\"]\n   host: same page (evil.test)\n   !! looks destructive or costly: buy\n",
+            "!! 1 step looks destructive or costly: step 8",
+            "!! 1 step goes outside the hosts the request named: step 7",
+        ] {
+            assert!(r.contains(part), "{part}\nnot in\n{r}");
+        }
     }
 
     #[test]
