@@ -18,13 +18,13 @@ use super::{BrowserError, timed};
 use crate::plan::Masker;
 
 /// The locator itself: `locator.js` (a function of the accessible-name computation and the
-/// word lists) applied to `accname.js`, the pinned dom-accessibility-api bundled by
+/// word lists) applied to `vendor/accname.js`, the pinned dom-accessibility-api bundled by
 /// `scripts/accname/build`, and `vocabulary.js`, generated from `src/vocabulary/pages.rs`.
 pub(super) const LOCATOR_JS: &str = concat!(
     "(",
     include_str!("locator.js"),
     ")(",
-    include_str!("accname.js"),
+    include_str!("vendor/accname.js"),
     ",\n",
     include_str!("vocabulary.js"),
     ")"

@@ -7,7 +7,7 @@
 // sentences, which the Rust side words (browser/locate.rs, runner/failure.rs). Waiting happens here,
 // inside the page, so a step costs one CDP round trip however long it waits; the Rust side
 // re-evaluates after navigations. `accname` is dom-accessibility-api's computation of roles and
-// accessible names (accname.js, bundled by scripts/accname/build); `vocabulary` the word lists
+// accessible names (vendor/accname.js, bundled by scripts/accname/build); `vocabulary` the word lists
 // it reads pages with (vocabulary.js, generated from src/vocabulary/pages.rs).
 (accname, vocabulary) => async (request) => {
   // `explain`: the click or fill it wraps, found and ranked as that step would be, rule by rule,
@@ -249,7 +249,7 @@
     }).join(" ");
   }
   // Roles and names as assistive technology computes them: dom-accessibility-api (`accname`,
-  // bundled in accname.js), which implements accname and HTML-AAM's implicit roles. Computed
+  // bundled in vendor/accname.js), which implements accname and HTML-AAM's implicit roles. Computed
   // once per element and attempt: names read styles, and a page is ranked many times.
   let names = new Map(), roles = new Map();
   const styleOf = (el, pseudo) => view(el).getComputedStyle(el, pseudo);

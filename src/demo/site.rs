@@ -422,58 +422,61 @@ fn urlencode(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-fn headers(from: &str, to: &str, subject: &str, boundary: &str) -> String {
+/// A mail of the shop: its text part, then its HTML part, as multipart/alternative with
+/// boundary `b`.
+fn shop_mail(from: &str, to: &str, subject: &str, b: &str, text: &str, html: &str) -> Vec<u8> {
     format!(
         "From: {from}\r\nTo: {to}\r\nSubject: {subject}\r\nDate: {}\r\nMessage-ID: <{}@shop.demo.test>\r\n\
-         MIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=\"{boundary}\"\r\n\r\n",
+         MIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary=\"{b}\"\r\n\r\n\
+         --{b}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{text}\r\n\
+         --{b}\r\nContent-Type: text/html; charset=utf-8\r\n\r\n{html}\r\n--{b}--\r\n",
         chrono::Utc::now().to_rfc2822(),
         random_token()
     )
+    .into_bytes()
 }
 
 /// A verification mail shaped like real ones: the code, plus an order number, a year, a
 /// phone number and a colour in the stylesheet that must not be mistaken for it.
 fn code_email(to: &str, code: &str) -> Vec<u8> {
-    let b = "demo-boundary-1";
-    let mut m = headers(
-        "Demo Shop <no-reply@shop.demo.test>",
-        to,
-        "Your Demo Shop verification code",
-        b,
-    );
-    m.push_str(&format!(
-        "--{b}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n\
-         Welcome to Demo Shop!\r\n\r\nYour verification code is: {code}\r\n\r\n\
+    let text = format!(
+        "Welcome to Demo Shop!\r\n\r\nYour verification code is: {code}\r\n\r\n\
          It expires in 10 minutes. Questions? Call 0800 555 0199.\r\n\
-         Reference 20931 · (c) 2026 Demo Shop, 1 Example Street, 12345 Sample City\r\n\r\n\
-         --{b}\r\nContent-Type: text/html; charset=utf-8\r\n\r\n\
-         <html><head><style>.code{{color:#202123;font-size:28px}}</style></head><body>\
+         Reference 20931 · (c) 2026 Demo Shop, 1 Example Street, 12345 Sample City\r\n"
+    );
+    let html = format!(
+        "<html><head><style>.code{{color:#202123;font-size:28px}}</style></head><body>\
          <p>Welcome to Demo Shop!</p><p>Your verification code is:</p>\
          <p class=\"code\"><strong>{code}</strong></p><p>It expires in 10 minutes.</p>\
          <p style=\"color:#999\">Reference 20931 · &copy; 2026 Demo Shop · 1 Example Street, 12345 Sample City</p>\
-         </body></html>\r\n--{b}--\r\n"
-    ));
-    m.into_bytes()
+         </body></html>"
+    );
+    shop_mail(
+        "Demo Shop <no-reply@shop.demo.test>",
+        to,
+        "Your Demo Shop verification code",
+        "demo-boundary-1",
+        &text,
+        &html,
+    )
 }
 
 /// A magic-link mail: the sign-in link goes through a click tracker, next to links that
 /// must never be chosen (unsubscribe, privacy, a tracking pixel).
 fn magic_email(to: &str, link: &str, origin: &str) -> Vec<u8> {
-    let b = "demo-boundary-2";
-    let mut m = headers(
+    let text = format!("Sign in to Demo Shop: {link}\r\n\r\nUnsubscribe: {origin}/unsubscribe\r\n");
+    let html = format!(
+        "<html><body><p><a href=\"{origin}/unsubscribe\">Unsubscribe</a> · <a href=\"{origin}/privacy\">Privacy</a></p>\
+         <p>Click the button to sign in. The link works once, for 15 minutes.</p>\
+         <p><a href=\"{link}\" style=\"background:#0a7;color:#fff;padding:10px\">Sign in to Demo Shop</a></p>\
+         <img src=\"{origin}/t/open.gif\" width=\"1\" height=\"1\"></body></html>"
+    );
+    shop_mail(
         "Demo Shop <login@shop.demo.test>",
         to,
         "Your sign-in link for Demo Shop",
-        b,
-    );
-    m.push_str(&format!(
-        "--{b}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n\
-         Sign in to Demo Shop: {link}\r\n\r\nUnsubscribe: {origin}/unsubscribe\r\n\r\n\
-         --{b}\r\nContent-Type: text/html; charset=utf-8\r\n\r\n\
-         <html><body><p><a href=\"{origin}/unsubscribe\">Unsubscribe</a> · <a href=\"{origin}/privacy\">Privacy</a></p>\
-         <p>Click the button to sign in. The link works once, for 15 minutes.</p>\
-         <p><a href=\"{link}\" style=\"background:#0a7;color:#fff;padding:10px\">Sign in to Demo Shop</a></p>\
-         <img src=\"{origin}/t/open.gif\" width=\"1\" height=\"1\"></body></html>\r\n--{b}--\r\n"
-    ));
-    m.into_bytes()
+        "demo-boundary-2",
+        &text,
+        &html,
+    )
 }

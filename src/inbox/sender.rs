@@ -233,24 +233,17 @@ mod tests {
     #[test]
     fn a_domain_matches_itself_and_its_subdomains_only() {
         let f = filter("shop.test");
-        for ok in [
-            "From: noreply@shop.test",
-            "From: Shop <no-reply@mail.shop.test>",
-            "From: NoReply@SHOP.Test",
+        const SPOOFED: Result<(), SenderMismatch> = Err(SenderMismatch::NotTheSender);
+        for (header, verdict) in [
+            ("From: noreply@shop.test", Ok(())),
+            ("From: Shop <no-reply@mail.shop.test>", Ok(())),
+            ("From: NoReply@SHOP.Test", Ok(())),
+            ("From: noreply@fakeshop.test", SPOOFED),
+            ("From: noreply@shop.test.evil.test", SPOOFED),
+            ("From: shop.test@evil.test", SPOOFED),
+            ("From: \"noreply@shop.test\" <mallory@evil.test>", SPOOFED),
         ] {
-            assert_eq!(sender(ok).check(&f), Ok(()), "{ok}");
-        }
-        for spoof in [
-            "From: noreply@fakeshop.test",
-            "From: noreply@shop.test.evil.test",
-            "From: shop.test@evil.test",
-            "From: \"noreply@shop.test\" <mallory@evil.test>",
-        ] {
-            assert_eq!(
-                sender(spoof).check(&f),
-                Err(SenderMismatch::NotTheSender),
-                "{spoof}"
-            );
+            assert_eq!(sender(header).check(&f), verdict, "{header}");
         }
     }
 
@@ -274,20 +267,19 @@ mod tests {
     #[test]
     fn several_or_no_from_addresses_never_match() {
         let f = filter("shop.test");
-        assert_eq!(
-            sender("From: mallory@evil.test, noreply@shop.test").check(&f),
-            Err(SenderMismatch::Several(2))
-        );
-        assert_eq!(
-            sender("From: noreply@shop.test\r\nFrom: mallory@evil.test").check(&f),
-            Err(SenderMismatch::Several(2))
-        );
-        for none in ["From: \"noreply@shop.test\" <>", "To: me@inbox.test"] {
-            assert_eq!(
-                sender(none).check(&f),
-                Err(SenderMismatch::NoAddress),
-                "{none}"
-            );
+        for (header, refused) in [
+            (
+                "From: mallory@evil.test, noreply@shop.test",
+                SenderMismatch::Several(2),
+            ),
+            (
+                "From: noreply@shop.test\r\nFrom: mallory@evil.test",
+                SenderMismatch::Several(2),
+            ),
+            ("From: \"noreply@shop.test\" <>", SenderMismatch::NoAddress),
+            ("To: me@inbox.test", SenderMismatch::NoAddress),
+        ] {
+            assert_eq!(sender(header).check(&f), Err(refused), "{header}");
         }
     }
 

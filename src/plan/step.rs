@@ -3,8 +3,6 @@
 //! rest of planlock asks rather than listing step types again. Adding a step type:
 //! `docs/adding-a-step.md`.
 
-use std::sync::LazyLock;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -162,6 +160,8 @@ pub enum Step {
 /// guess (a confirmation text) can say so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum Criticality {
     /// The run cannot go on without it: a failure ends the run.
     #[default]
@@ -176,11 +176,7 @@ pub enum Criticality {
 impl Criticality {
     /// As written in plans.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Criticality::Must => "must",
-            Criticality::Should => "should",
-            Criticality::Could => "could",
-        }
+        self.into()
     }
 }
 
@@ -188,6 +184,8 @@ impl Criticality {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
+#[derive(strum::VariantArray, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum StepType {
     Navigate,
     Click,
@@ -204,31 +202,11 @@ pub enum StepType {
 impl StepType {
     /// Every step type, in the schema's order (a test holds this list to the schema that
     /// serde derives from [`Step`]).
-    pub const ALL: [StepType; 10] = [
-        StepType::Navigate,
-        StepType::Click,
-        StepType::Fill,
-        StepType::WaitSeconds,
-        StepType::WaitForText,
-        StepType::WaitForEmail,
-        StepType::UseOtpFromInbox,
-        StepType::OpenLinkFromInbox,
-        StepType::ExtractText,
-        StepType::Done,
-    ];
+    pub const ALL: &[StepType] = <StepType as strum::VariantArray>::VARIANTS;
 
-    /// The name plans write: serde's name of the variant.
+    /// The name plans write (a test holds it to serde's name of the variant).
     pub fn as_str(self) -> &'static str {
-        static NAMES: LazyLock<Vec<String>> = LazyLock::new(|| {
-            StepType::ALL
-                .iter()
-                .map(|t| match serde_json::to_value(t) {
-                    Ok(serde_json::Value::String(name)) => name,
-                    _ => unreachable!("a unit variant serialises as its name"),
-                })
-                .collect()
-        });
-        &NAMES[self as usize]
+        self.into()
     }
 
     /// The inbox steps: they read mail and wait for it (120 s by default); the service
@@ -262,29 +240,24 @@ impl StepType {
         self.facts().other_names
     }
 
-    /// Each type's answers, one row a type. A new type writes its row; a new question is a
-    /// field every row must answer (the methods above say what each means).
+    /// Each type's answers, one row a type, naming what is true of the type: what a row does
+    /// not name is false. A new type writes its row (the match makes it); a new question is a
+    /// field of [`Facts`] that the rows it holds for name (the methods above say what each
+    /// means).
     fn facts(self) -> Facts {
         match self {
             StepType::Navigate => Facts {
-                reads_mail: false,
                 acts_on_page: true,
-                is_check: false,
-                returns_text: false,
                 other_names: &["goto", "go_to", "open", "visit", "open_url", "load"],
+                ..Facts::NONE
             },
             StepType::Click => Facts {
-                reads_mail: false,
                 acts_on_page: true,
-                is_check: false,
-                returns_text: false,
                 other_names: &["press", "tap", "click_button", "click_link"],
+                ..Facts::NONE
             },
             StepType::Fill => Facts {
-                reads_mail: false,
                 acts_on_page: true,
-                is_check: false,
-                returns_text: false,
                 other_names: &[
                     "type",
                     "input",
@@ -293,55 +266,46 @@ impl StepType {
                     "type_text",
                     "fill_in",
                 ],
+                ..Facts::NONE
             },
             StepType::WaitSeconds => Facts {
-                reads_mail: false,
-                acts_on_page: false,
                 is_check: true,
-                returns_text: false,
                 other_names: &["sleep", "wait", "pause"],
+                ..Facts::NONE
             },
             StepType::WaitForText => Facts {
-                reads_mail: false,
-                acts_on_page: false,
                 is_check: true,
-                returns_text: false,
-                other_names: &[],
+                ..Facts::NONE
             },
             StepType::WaitForEmail => Facts {
                 reads_mail: true,
-                acts_on_page: false,
                 is_check: true,
-                returns_text: false,
                 other_names: &["wait_for_mail", "wait_email", "check_email", "read_email"],
+                ..Facts::NONE
             },
             StepType::UseOtpFromInbox => Facts {
                 reads_mail: true,
                 acts_on_page: true,
                 is_check: true,
-                returns_text: false,
                 other_names: &["otp", "enter_otp", "fill_otp", "use_otp"],
+                ..Facts::NONE
             },
             StepType::OpenLinkFromInbox => Facts {
                 reads_mail: true,
                 acts_on_page: true,
                 is_check: true,
-                returns_text: false,
                 other_names: &["open_link", "click_email_link", "magic_link"],
+                ..Facts::NONE
             },
             StepType::ExtractText => Facts {
-                reads_mail: false,
-                acts_on_page: false,
                 is_check: true,
                 returns_text: true,
                 other_names: &["extract", "get_text", "read_text", "scrape"],
+                ..Facts::NONE
             },
             StepType::Done => Facts {
-                reads_mail: false,
-                acts_on_page: false,
-                is_check: false,
-                returns_text: false,
                 other_names: &["finish", "end", "stop", "complete"],
+                ..Facts::NONE
             },
         }
     }
@@ -355,6 +319,18 @@ struct Facts {
     is_check: bool,
     returns_text: bool,
     other_names: &'static [&'static str],
+}
+
+impl Facts {
+    /// A type that reads no mail, does not act on the page, checks nothing and returns no
+    /// text, and has no other names: what each row starts from.
+    const NONE: Facts = Facts {
+        reads_mail: false,
+        acts_on_page: false,
+        is_check: false,
+        returns_text: false,
+        other_names: &[],
+    };
 }
 
 impl std::fmt::Display for StepType {
@@ -661,21 +637,21 @@ mod tests {
 
     #[test]
     fn each_type_names_its_steps_and_stands_at_its_place_in_all() {
-        for t in StepType::ALL {
+        for &t in StepType::ALL {
             let step = sample(t);
             assert_eq!(step.kind(), t);
             assert_eq!(serde_json::to_value(&step).unwrap()["type"], t.as_str());
             assert_eq!(
                 StepType::ALL[t as usize],
                 t,
-                "`as_str` reads ALL by position"
+                "ALL lists the types in the order they are declared"
             );
         }
     }
 
     #[test]
     fn the_steps_that_read_mail_are_the_ones_with_an_inbox() {
-        for t in StepType::ALL {
+        for &t in StepType::ALL {
             assert_eq!(sample(t).inbox().is_some(), t.reads_mail(), "{t}");
         }
     }
@@ -683,7 +659,7 @@ mod tests {
     #[test]
     fn another_tools_name_means_one_type_and_is_none_of_ours() {
         let mut seen: Vec<&str> = Vec::new();
-        for t in StepType::ALL {
+        for &t in StepType::ALL {
             for name in t.other_names() {
                 assert!(!step_types().any(|own| own == *name), "{name} is a type");
                 assert!(!seen.contains(name), "{name} names two types");

@@ -57,7 +57,7 @@ pub(super) fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a s
 pub(super) fn suggest_step_type(ty: &str) -> String {
     let name = ty.to_ascii_lowercase().replace('-', "_");
     let alias = StepType::ALL
-        .into_iter()
+        .iter()
         .find(|t| t.other_names().contains(&name.as_str()));
     match alias {
         Some(a) => format!(" (did you mean `{a}`?)"),

@@ -4,8 +4,8 @@
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
-use super::config::{Endpoint, PlannerConfig};
-use super::{ModelReply, PlannerError, Usage, schema};
+use super::config::Endpoint;
+use super::{ModelReply, PlannerError, Usage, http, schema};
 
 /// `anthropic-version` sent with every request.
 pub const API_VERSION: &str = "2023-06-01";
@@ -32,37 +32,14 @@ pub(crate) fn request_body(model: &str, user_message: &str, max_tokens: u32) -> 
     })
 }
 
-pub(crate) async fn call(
-    client: &reqwest::Client,
-    endpoint: &Endpoint,
-    config: &PlannerConfig,
-    model: &str,
-    user_message: &str,
-) -> Result<ModelReply, PlannerError> {
+/// The request's headers: the API key, when there is one, and the API version.
+pub(crate) fn headers(endpoint: &Endpoint) -> Result<HeaderMap, PlannerError> {
     let mut headers = HeaderMap::new();
     if let Some(key) = &endpoint.api_key {
-        let mut v = HeaderValue::from_str(key).map_err(|_| PlannerError::BadSetting {
-            var: "ANTHROPIC_API_KEY",
-            value: "(hidden)".into(),
-            reason: "it contains characters that cannot be sent in a header".into(),
-        })?;
-        v.set_sensitive(true);
-        headers.insert("x-api-key", v);
+        headers.insert("x-api-key", http::key_header("ANTHROPIC_API_KEY", key)?);
     }
     headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
-    let body = request_body(model, user_message, config.max_tokens());
-    let sent = super::http::post_json(
-        client,
-        endpoint,
-        headers,
-        &body,
-        &config.retry,
-        config.timeout(),
-    )
-    .await?;
-    let mut reply = parse_response(&sent.body, config.max_tokens())?;
-    reply.retries = sent.retries;
-    Ok(reply)
+    Ok(headers)
 }
 
 /// Reads the `tool_use` block's input, the usage and refusals out of a Messages response

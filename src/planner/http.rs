@@ -4,10 +4,50 @@
 use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
-use reqwest::header::HeaderMap;
+use reqwest::header::{HeaderMap, HeaderValue};
 
-use super::PlannerError;
-use super::config::{Endpoint, RetryPolicy};
+use super::config::{Endpoint, PlannerConfig, RetryPolicy};
+use super::{ModelReply, PlannerError};
+
+/// How a provider's answer is read into the model's reply: the body, and the output cap the
+/// request sent (named when the answer stopped there).
+pub(crate) type ReadReply = fn(&str, u32) -> Result<ModelReply, PlannerError>;
+
+/// Asks the provider: posts `body` (see [`post_json`]) and reads the model's reply out of the
+/// answer with the provider's `parse`.
+pub(crate) async fn ask(
+    client: &reqwest::Client,
+    endpoint: &Endpoint,
+    config: &PlannerConfig,
+    headers: HeaderMap,
+    body: &serde_json::Value,
+    parse: ReadReply,
+) -> Result<ModelReply, PlannerError> {
+    let sent = post_json(
+        client,
+        endpoint,
+        headers,
+        body,
+        &config.retry,
+        config.timeout(),
+    )
+    .await?;
+    let mut reply = parse(&sent.body, config.max_tokens())?;
+    reply.retries = sent.retries;
+    Ok(reply)
+}
+
+/// The provider's API key (`key`, read from the setting `var`) as a header value marked
+/// sensitive, so that no log shows it.
+pub(crate) fn key_header(var: &'static str, key: &str) -> Result<HeaderValue, PlannerError> {
+    let mut v = HeaderValue::from_str(key).map_err(|_| PlannerError::BadSetting {
+        var,
+        value: "(hidden)".into(),
+        reason: "it contains characters that cannot be sent in a header".into(),
+    })?;
+    v.set_sensitive(true);
+    Ok(v)
+}
 
 /// A successful response body and how many retries it took.
 pub(crate) struct Sent {
@@ -17,7 +57,7 @@ pub(crate) struct Sent {
 
 /// Posts `body` to the endpoint. Only the same request is ever repeated, and only for
 /// statuses that say "try again later".
-pub(crate) async fn post_json(
+async fn post_json(
     client: &reqwest::Client,
     endpoint: &Endpoint,
     headers: HeaderMap,
@@ -28,6 +68,22 @@ pub(crate) async fn post_json(
     let deadline = Instant::now() + timeout;
     let provider = endpoint.provider;
     let mut retries = 0;
+    // What a request or its answer that did not come through says: the deadline passed, or
+    // the provider could not be reached.
+    let unsent = |e: reqwest::Error| {
+        if e.is_timeout() {
+            PlannerError::Timeout {
+                url: endpoint.url.clone(),
+                seconds: timeout.as_secs_f64(),
+            }
+        } else {
+            PlannerError::Unreachable {
+                provider,
+                url: endpoint.url.clone(),
+                detail: error_chain(&e),
+            }
+        }
+    };
     loop {
         let remaining = deadline.saturating_duration_since(Instant::now());
         if remaining.is_zero() {
@@ -43,40 +99,10 @@ pub(crate) async fn post_json(
             .timeout(remaining)
             .send()
             .await;
-        let response = match result {
-            Ok(r) => r,
-            Err(e) if e.is_timeout() => {
-                return Err(PlannerError::Timeout {
-                    url: endpoint.url.clone(),
-                    seconds: timeout.as_secs_f64(),
-                });
-            }
-            Err(e) => {
-                return Err(PlannerError::Unreachable {
-                    provider,
-                    url: endpoint.url.clone(),
-                    detail: error_chain(&e),
-                });
-            }
-        };
+        let response = result.map_err(unsent)?;
         let status = response.status();
         let wait = retry_after(response.headers());
-        let text = match response.text().await {
-            Ok(t) => t,
-            Err(e) if e.is_timeout() => {
-                return Err(PlannerError::Timeout {
-                    url: endpoint.url.clone(),
-                    seconds: timeout.as_secs_f64(),
-                });
-            }
-            Err(e) => {
-                return Err(PlannerError::Unreachable {
-                    provider,
-                    url: endpoint.url.clone(),
-                    detail: error_chain(&e),
-                });
-            }
-        };
+        let text = response.text().await.map_err(unsent)?;
         if status.is_success() {
             return Ok(Sent {
                 body: text,

@@ -35,10 +35,11 @@ pub use review::{
 /// Most characters of a model's answer shown in an invalid-plan error.
 pub const RETURNED_LIMIT: usize = 4_000;
 
-/// Tokens used by the one request (all zero on a cache hit). `input_tokens` counts input
-/// that was neither written to nor read from the provider's prompt cache (Anthropic's
-/// meaning; for OpenAI it is `prompt_tokens - cached_tokens`).
+// `input_tokens` is Anthropic's meaning; for OpenAI it is `prompt_tokens - cached_tokens`.
+/// Tokens the one model request used (all zero on a cache hit). `input_tokens` counts input
+/// that was neither written to nor read from the provider's prompt cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -81,15 +82,19 @@ pub struct PlanOutcome {
 
 /// What the planner was shown of the start page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 pub struct Looked {
+    /// The page looked at, after redirects.
     pub url: String,
+    /// Form fields in the outline.
     pub fields: usize,
+    /// Buttons in the outline.
     pub buttons: usize,
-    /// Texts on the page that read like instructions to a model (counted only).
+    /// Texts on the page that read like instructions to a model (counted, never sent).
     pub flagged: usize,
-    /// Texts of the outline withheld from the model for that (each marked in it).
+    /// Texts of the outline withheld from the model for that, each marked in it.
     pub withheld: usize,
-    /// The outline's size in the user message, in tokens (about 4 characters each).
+    /// The outline's size in the model's request, in tokens (about 4 characters each).
     pub outline_tokens: u64,
 }
 
@@ -297,13 +302,8 @@ fn invalid_plan_message(
         m.push_str(&format!(";\n{note}"));
     }
     m.push_str(&format!(
-        ".\n{} {}:",
-        problems.len(),
-        if problems.len() == 1 {
-            "problem"
-        } else {
-            "problems"
-        }
+        ".\n{}:",
+        review::counted(problems.len(), "problem", "problems")
     ));
     // The problems quote the plan, and the answer is the model's: each line printable.
     for p in problems {
@@ -442,14 +442,21 @@ pub async fn plan_prepared(
             url: endpoint.url.clone(),
             detail: format!("cannot start an HTTP client: {e}"),
         })?;
-    let reply = match spec.provider {
-        Provider::Anthropic => {
-            anthropic::call(&client, &endpoint, &req.config, &spec.model, &user).await?
-        }
-        Provider::OpenAi => {
-            openai::call(&client, &endpoint, &req.config, &spec.model, &user).await?
-        }
+    let max_tokens = req.config.max_tokens();
+    // Each provider's wire format: its headers, its body, and how its answer is read.
+    let (headers, body, parse): (_, _, http::ReadReply) = match spec.provider {
+        Provider::Anthropic => (
+            anthropic::headers(&endpoint)?,
+            anthropic::request_body(&spec.model, &user, max_tokens),
+            anthropic::parse_response,
+        ),
+        Provider::OpenAi => (
+            openai::headers(&endpoint)?,
+            openai::request_body(&spec.model, &user, max_tokens),
+            openai::parse_response,
+        ),
     };
+    let reply = http::ask(&client, &endpoint, &req.config, headers, &body, parse).await?;
     let plan = validate_output(&reply, &req.limits, &req.vars)?;
 
     if let (Some(c), Some(path)) = (&cache, &cache_file) {
@@ -703,8 +710,7 @@ pub(crate) fn truncate(s: &str, max: usize) -> String {
 
 /// One line for stderr: cached or not, the model, usage and retries.
 pub fn outcome_summary(o: &PlanOutcome) -> String {
-    let steps = o.plan.steps.len();
-    let steps = format!("{steps} {}", if steps == 1 { "step" } else { "steps" });
+    let steps = review::counted(o.plan.steps.len(), "step", "steps");
     if o.cached {
         let file = o
             .cache_file
@@ -730,9 +736,8 @@ pub fn outcome_summary(o: &PlanOutcome) -> String {
     );
     if o.retries > 0 {
         s.push_str(&format!(
-            "; {} {}",
-            o.retries,
-            if o.retries == 1 { "retry" } else { "retries" }
+            "; {}",
+            review::counted(o.retries as usize, "retry", "retries")
         ));
     }
     if let Some(looked) = &o.looked {

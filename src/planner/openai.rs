@@ -1,11 +1,11 @@
 //! OpenAI-compatible Chat Completions: the system message first, the user message last, the
 //! plan schema as a strict JSON-schema response format, the output capped.
 
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::{Value, json};
 
-use super::config::{Endpoint, PlannerConfig};
-use super::{ModelReply, PlannerError, Provider, Usage, schema};
+use super::config::Endpoint;
+use super::{ModelReply, PlannerError, Provider, Usage, http, schema};
 
 /// The `json_schema.name` of the response format.
 pub const SCHEMA_NAME: &str = "plan";
@@ -35,38 +35,14 @@ pub(crate) fn request_body(model: &str, user_message: &str, max_tokens: u32) -> 
     })
 }
 
-pub(crate) async fn call(
-    client: &reqwest::Client,
-    endpoint: &Endpoint,
-    config: &PlannerConfig,
-    model: &str,
-    user_message: &str,
-) -> Result<ModelReply, PlannerError> {
+/// The request's headers: the API key as a bearer token, when there is one.
+pub(crate) fn headers(endpoint: &Endpoint) -> Result<HeaderMap, PlannerError> {
     let mut headers = HeaderMap::new();
     if let Some(key) = &endpoint.api_key {
-        let mut v = HeaderValue::from_str(&format!("Bearer {key}")).map_err(|_| {
-            PlannerError::BadSetting {
-                var: "OPENAI_API_KEY",
-                value: "(hidden)".into(),
-                reason: "it contains characters that cannot be sent in a header".into(),
-            }
-        })?;
-        v.set_sensitive(true);
-        headers.insert(AUTHORIZATION, v);
+        let bearer = http::key_header("OPENAI_API_KEY", &format!("Bearer {key}"))?;
+        headers.insert(AUTHORIZATION, bearer);
     }
-    let body = request_body(model, user_message, config.max_tokens());
-    let sent = super::http::post_json(
-        client,
-        endpoint,
-        headers,
-        &body,
-        &config.retry,
-        config.timeout(),
-    )
-    .await?;
-    let mut reply = parse_response(&sent.body, config.max_tokens())?;
-    reply.retries = sent.retries;
-    Ok(reply)
+    Ok(headers)
 }
 
 /// Reads the message content, usage and refusals out of a Chat Completions response

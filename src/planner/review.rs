@@ -15,22 +15,19 @@ use crate::vocabulary::review::{PAIRS, STEMS, WORDS};
 /// click text/describe/selector, fill describe/label/selector, and navigate URLs.
 pub fn flags(step: &Step) -> Vec<String> {
     let fields: Vec<&str> = match step {
+        // The words a click is found by (its text) and a fill (its label) alike.
         Step::Click {
             describe,
-            text,
+            text: words,
             selector,
             ..
-        } => [Some(describe), text.as_ref(), selector.as_ref()]
-            .into_iter()
-            .flatten()
-            .map(String::as_str)
-            .collect(),
-        Step::Fill {
+        }
+        | Step::Fill {
             describe,
-            label,
+            label: words,
             selector,
             ..
-        } => [Some(describe), label.as_ref(), selector.as_ref()]
+        } => [Some(describe), words.as_ref(), selector.as_ref()]
             .into_iter()
             .flatten()
             .map(String::as_str)
@@ -149,10 +146,7 @@ pub fn review_in(plan: &Plan, lock: &crate::lock::Lock, answers: &[(String, Stri
     };
     let mut out = String::new();
     let n = plan.steps.len();
-    out.push_str(&format!(
-        "Plan: {n} {}\n",
-        if n == 1 { "step" } else { "steps" }
-    ));
+    out.push_str(&format!("Plan: {}\n", counted(n, "step", "steps")));
     if !plan.reasoning.trim().is_empty() {
         out.push_str(&format!("Why: {}\n", printable(plan.reasoning.trim())));
     }
@@ -241,13 +235,8 @@ pub fn review_in(plan: &Plan, lock: &crate::lock::Lock, answers: &[(String, Stri
     let numbers = |indexes: &[usize]| indexes.iter().map(|i| i + 1).collect::<Vec<_>>();
     if !flagged.is_empty() {
         out.push_str(&format!(
-            "!! {} {} destructive or costly: step {}\n",
-            flagged.len(),
-            if flagged.len() == 1 {
-                "step looks"
-            } else {
-                "steps look"
-            },
+            "!! {} destructive or costly: step {}\n",
+            counted(flagged.len(), "step looks", "steps look"),
             join_nums(&numbers(&flagged))
         ));
     }
@@ -300,46 +289,32 @@ fn step_words(step: &Step) -> String {
             text,
             selector,
             ..
-        } => {
-            let mut d = describe.clone();
-            let mut by = Vec::new();
-            if let Some(t) = text {
-                by.push(format!("text {}", q(t)));
-            }
-            if let Some(s) = selector {
-                by.push(format!("selector {s}"));
-            }
-            if !by.is_empty() {
-                d.push_str(&format!(" [{}]", by.join(", else ")));
-            }
-            d
-        }
+        } => looked_for_by(
+            describe.clone(),
+            [
+                text.as_ref().map(|t| format!("text {}", q(t))),
+                selector.as_ref().map(|s| format!("selector {s}")),
+            ],
+        ),
         Step::Fill {
             describe,
             selector,
             label,
             value,
             ..
-        } => {
-            let mut d = format!("{describe} = {}", q(value));
-            let mut by = Vec::new();
-            if let Some(l) = label {
-                by.push(format!("label {}", q(l)));
-            }
-            if let Some(s) = selector {
-                by.push(format!("selector {s}"));
-            }
-            if !by.is_empty() {
-                d.push_str(&format!(" [{}]", by.join(", else ")));
-            }
-            d
-        }
+        } => looked_for_by(
+            format!("{describe} = {}", q(value)),
+            [
+                label.as_ref().map(|l| format!("label {}", q(l))),
+                selector.as_ref().map(|s| format!("selector {s}")),
+            ],
+        ),
         Step::ExtractText {
             describe, selector, ..
-        } => match selector {
-            Some(s) => format!("{describe} [selector {s}]"),
-            None => describe.clone(),
-        },
+        } => looked_for_by(
+            describe.clone(),
+            [selector.as_ref().map(|s| format!("selector {s}"))],
+        ),
         Step::OpenLinkFromInbox { from, describe, .. } => {
             let which = describe
                 .as_deref()
@@ -369,33 +344,37 @@ pub fn confirm(prompt: &str) -> io::Result<bool> {
 /// One line saying what the planner was shown of the start page.
 pub fn looked_line(looked: &super::Looked) -> String {
     let mut s = format!(
-        "planned after looking at {} ({} {}, {} {}; the outline is about {} tokens)",
+        "planned after looking at {} ({}, {}; the outline is about {} tokens)",
         looked.url,
-        looked.fields,
-        if looked.fields == 1 {
-            "field"
-        } else {
-            "fields"
-        },
-        looked.buttons,
-        if looked.buttons == 1 {
-            "button"
-        } else {
-            "buttons"
-        },
+        counted(looked.fields, "field", "fields"),
+        counted(looked.buttons, "button", "buttons"),
         looked.outline_tokens
     );
     if looked.flagged > 0 {
         s.push_str(&format!(
-            "; {} {} on it read like instructions to a model",
-            looked.flagged,
-            if looked.flagged == 1 { "text" } else { "texts" }
+            "; {} on it read like instructions to a model",
+            counted(looked.flagged, "text", "texts")
         ));
         if looked.withheld > 0 {
             s.push_str(&format!(", {} withheld from the outline", looked.withheld));
         }
     }
     s
+}
+
+/// A step's target, then the ways the runner looks for it, in order ("Sign up [text \"Sign
+/// up\", else selector #go]"); the ways the step does not give are left out.
+fn looked_for_by<const N: usize>(mut target: String, ways: [Option<String>; N]) -> String {
+    let ways: Vec<String> = ways.into_iter().flatten().collect();
+    if !ways.is_empty() {
+        target.push_str(&format!(" [{}]", ways.join(", else ")));
+    }
+    target
+}
+
+/// `n` and its noun, in the singular when `n` is one: "1 step", "3 steps".
+pub(crate) fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Asks a question the plan needs answered, the suggestion shown: Enter takes it.
@@ -473,12 +452,7 @@ mod tests {
             ("Proceed to checkout", "checkout"),
             ("Check out", "check out"),
             ("Close my account", "close account"),
-        ] {
-            let f = flags(&click(text));
-            assert!(f.iter().any(|x| x == word), "{text}: {f:?}");
-        }
-        // The undoing words links are refused for, in their languages.
-        for (text, word) in [
+            // The undoing words links are refused for, in their languages.
             ("Konto löschen", "löschen"),
             ("Abonnement kündigen", "kündigen"),
             ("Supprimer le compte", "supprimer"),
@@ -569,31 +543,18 @@ mod tests {
             r.starts_with("Plan: 9 steps\nWhy: Sign up, confirm, buy.\n"),
             "{r}"
         );
-        assert!(r.contains("1. navigate              https://www.shop.example/signup\n   host: www.shop.example\n"), "{r}");
-        assert!(r.contains("2. fill                  email = \"{{inbox_address}}\" [label \"Email\"]\n   host: same page (www.shop.example)"), "{r}");
-        assert!(
-            r.contains(
-                "4. wait_for_email        wait for email with subject \"confirm\"\n   host: inbox\n"
-            ),
-            "{r}"
-        );
-        assert!(
-            r.contains("host: inbox, then the emailed link (only inside shop.example)"),
-            "{r}"
-        );
-        assert!(
-            r.contains("!! evil.test is not among the hosts the request named (shop.example)"),
-            "{r}"
-        );
-        assert!(r.contains("8. click                 buy the plan [text \"Buy now\"]\n   host: same page (evil.test)\n   !! looks destructive or costly: buy\n"), "{r}");
-        assert!(
-            r.contains("!! 1 step looks destructive or costly: step 8"),
-            "{r}"
-        );
-        assert!(
-            r.contains("!! 1 step goes outside the hosts the request named: step 7"),
-            "{r}"
-        );
+        for part in [
+            "1. navigate              https://www.shop.example/signup\n   host: www.shop.example\n",
+            "2. fill                  email = \"{{inbox_address}}\" [label \"Email\"]\n   host: same page (www.shop.example)",
+            "4. wait_for_email        wait for email with subject \"confirm\"\n   host: inbox\n",
+            "host: inbox, then the emailed link (only inside shop.example)",
+            "!! evil.test is not among the hosts the request named (shop.example)",
+            "8. click                 buy the plan [text \"Buy now\"]\n   host: same page (evil.test)\n   !! looks destructive or costly: buy\n",
+            "!! 1 step looks destructive or costly: step 8",
+            "!! 1 step goes outside the hosts the request named: step 7",
+        ] {
+            assert!(r.contains(part), "{part}\nnot in\n{r}");
+        }
     }
 
     #[test]

@@ -8,17 +8,6 @@ use super::detail::{RunFinished, RunStarted, StepDetail};
 use crate::error::StepError;
 use crate::plan::StepType;
 
-/// What happened, without its facts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EventKind {
-    RunStarted,
-    StepStarted,
-    StepSucceeded,
-    StepFailed,
-    RunFinished,
-}
-
 /// Which step a step event is about.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
@@ -36,6 +25,14 @@ pub struct StepRef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(tag = "event", rename_all = "snake_case")]
+#[derive(strum::EnumDiscriminants)]
+#[strum_discriminants(
+    name(EventKind),
+    vis(pub),
+    doc = "What happened, without its facts.",
+    derive(Serialize, Deserialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum Event {
     RunStarted {
         run_id: String,
@@ -83,14 +80,9 @@ pub enum Event {
 }
 
 impl Event {
+    /// What happened, without its facts.
     pub fn kind(&self) -> EventKind {
-        match self {
-            Event::RunStarted { .. } => EventKind::RunStarted,
-            Event::StepStarted { .. } => EventKind::StepStarted,
-            Event::StepSucceeded { .. } => EventKind::StepSucceeded,
-            Event::StepFailed { .. } => EventKind::StepFailed,
-            Event::RunFinished { .. } => EventKind::RunFinished,
-        }
+        self.into()
     }
 
     pub fn run_id(&self) -> &str {

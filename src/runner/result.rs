@@ -11,9 +11,10 @@ use crate::plan::{Criticality, Step, StepType};
 use serde::{Deserialize, Serialize};
 
 /// How a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, strum::IntoStaticStr)]
 #[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
 pub enum RunStatus {
     Succeeded,
     Failed,
@@ -23,11 +24,7 @@ pub enum RunStatus {
 impl RunStatus {
     /// The word results and the store use.
     pub fn as_str(self) -> &'static str {
-        match self {
-            RunStatus::Succeeded => "succeeded",
-            RunStatus::Failed => "failed",
-            RunStatus::Cancelled => "cancelled",
-        }
+        self.into()
     }
 }
 

@@ -8,10 +8,10 @@ use serde_json::Value;
 use utoipa::ToSchema;
 use utoipa::openapi::{RefOr, Schema};
 
-use super::store::{CallbackState, StoredRun, timestamp};
+use super::store::{CallbackState, RunState, StoredRun, timestamp};
 use crate::pipeline::{Answer, LockedRequest};
 use crate::plan::Plan;
-use crate::planner::{self, PlanOutcome, Review};
+use crate::planner::{Looked, PlanOutcome, Review, Usage};
 use crate::runner::{Event, Progress, RunResult, StepProgress};
 
 /// A run that has ended: its result, with its webhook's state.
@@ -30,7 +30,8 @@ pub struct EndedRun {
 pub struct RunProgress {
     pub run_id: String,
     /// `queued` (waiting for a slot) or `running`.
-    pub status: String,
+    #[schema(value_type = String)]
+    pub status: RunState,
     pub created_at: String,
     pub started_at: Option<String>,
     pub steps_total: i64,
@@ -49,7 +50,7 @@ impl RunProgress {
     pub fn of(run: &StoredRun, progress: Progress) -> RunProgress {
         RunProgress {
             run_id: run.id.clone(),
-            status: run.status.clone(),
+            status: run.status,
             created_at: timestamp(run.created_ms),
             started_at: run.started_ms.map(timestamp),
             steps_total: run.steps_total,
@@ -76,7 +77,8 @@ pub enum RunView {
 pub struct RunSummary {
     pub run_id: String,
     /// `queued`, `running`, `succeeded`, `failed` or `cancelled`.
-    pub status: String,
+    #[schema(value_type = String)]
+    pub status: RunState,
     pub created_at: String,
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
@@ -91,7 +93,7 @@ impl RunSummary {
     pub fn of(run: &StoredRun) -> RunSummary {
         RunSummary {
             run_id: run.id.clone(),
-            status: run.status.clone(),
+            status: run.status,
             created_at: timestamp(run.created_ms),
             started_at: run.started_ms.map(timestamp),
             finished_at: run.finished_ms.map(timestamp),
@@ -149,65 +151,14 @@ impl Planned {
             answers,
             plan: outcome.plan,
             cached: outcome.cached,
-            usage: outcome.usage.into(),
+            usage: outcome.usage,
             model: outcome.model,
             prompt_version: outcome.prompt_version,
             goal: outcome.goal,
             site: outcome.site,
             retries: outcome.retries,
             warnings: outcome.warnings,
-            looked: outcome.looked.map(Looked::from),
-        }
-    }
-}
-
-/// Tokens the one model request used (all zero on a cache hit). `input_tokens` counts input
-/// that was neither written to nor read from the provider's prompt cache.
-#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
-pub struct Usage {
-    pub input_tokens: u64,
-    pub output_tokens: u64,
-    pub cache_creation_input_tokens: u64,
-    pub cache_read_input_tokens: u64,
-}
-
-impl From<planner::Usage> for Usage {
-    fn from(u: planner::Usage) -> Usage {
-        Usage {
-            input_tokens: u.input_tokens,
-            output_tokens: u.output_tokens,
-            cache_creation_input_tokens: u.cache_creation_input_tokens,
-            cache_read_input_tokens: u.cache_read_input_tokens,
-        }
-    }
-}
-
-/// What the planner was shown of the start page.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Looked {
-    /// The page looked at, after redirects.
-    pub url: String,
-    /// Form fields in the outline.
-    pub fields: usize,
-    /// Buttons in the outline.
-    pub buttons: usize,
-    /// Texts on the page that read like instructions to a model (counted, never sent).
-    pub flagged: usize,
-    /// Texts of the outline withheld from the model for that, each marked in it.
-    pub withheld: usize,
-    /// The outline's size in the model's request, in tokens (about 4 characters each).
-    pub outline_tokens: u64,
-}
-
-impl From<planner::Looked> for Looked {
-    fn from(l: planner::Looked) -> Looked {
-        Looked {
-            url: l.url,
-            fields: l.fields,
-            buttons: l.buttons,
-            flagged: l.flagged,
-            withheld: l.withheld,
-            outline_tokens: l.outline_tokens,
+            looked: outcome.looked,
         }
     }
 }

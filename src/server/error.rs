@@ -18,7 +18,9 @@ use crate::runner::SpecError;
 
 /// What went wrong, for programs: the `kind` of every error answer, of the HTTP API and of
 /// the MCP tools alike. A kind always comes with the same HTTP status.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema, strum::VariantArray,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ApiErrorKind {
     /// The body is empty or not JSON.
@@ -109,53 +111,7 @@ pub enum ApiErrorKind {
 
 impl ApiErrorKind {
     /// Every kind, grouped by status: the order of the OpenAPI document.
-    pub const ALL: &[ApiErrorKind] = {
-        use ApiErrorKind::*;
-        &[
-            MalformedJson,
-            InvalidRequest,
-            UnreadableBody,
-            MalformedRequest,
-            BadHost,
-            InvalidQuery,
-            Unauthorized,
-            ForbiddenHost,
-            CrossSiteRequest,
-            NotFound,
-            RunNotFound,
-            MethodNotAllowed,
-            BodyTimeout,
-            BodyTooLarge,
-            UriTooLong,
-            UnsupportedMediaType,
-            InvalidPlan,
-            InvalidVariables,
-            InvalidInbox,
-            InvalidAllowedHosts,
-            LockRefused,
-            SecretNotAllowed,
-            InvalidCallback,
-            InvalidGoal,
-            InvalidInput,
-            ModelRefused,
-            LookFailed,
-            Cancelled,
-            TooManyRuns,
-            TooManyRunsForCaller,
-            TooManyPlans,
-            HeadersTooLarge,
-            Internal,
-            ShuttingDown,
-            BrowserUnavailable,
-            InboxUnavailable,
-            StoreUnavailable,
-            ModelNotConfigured,
-            ModelUnreachable,
-            ModelUnauthorized,
-            ModelUnavailable,
-            ModelError,
-        ]
-    };
+    pub const ALL: &[ApiErrorKind] = <ApiErrorKind as strum::VariantArray>::VARIANTS;
 
     /// The status that says whose problem it is: 4xx the caller's, 503 the environment's,
     /// 500 ours. A 422 means the request was well-formed and nothing ran.

@@ -758,18 +758,13 @@ mod tests {
         let invalid = ApiError::invalid_plan(&crate::plan::PlanError::Invalid(vec![
             crate::plan::Problem::new("steps[0].url", "not absolute"),
         ]));
+        let api_body = serde_json::to_value(invalid.body()).unwrap();
         let result = failed(invalid);
         assert_eq!(result.is_error, Some(true));
         let text = &result.content[0].as_text().expect("text").text;
         let body: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(body, api_body);
         assert_eq!(body["error"]["kind"], "invalid_plan");
-        assert_eq!(body["error"]["problems"][0]["path"], "steps[0].url");
-        assert!(
-            body["error"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("not absolute")
-        );
     }
 
     #[test]

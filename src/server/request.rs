@@ -203,16 +203,11 @@ impl RunBody {
     pub fn read(self, state: &AppState) -> Result<(Plan, Ask), ApiError> {
         let vars = caller_vars(&self.vars)?;
         let plan = plan_from(&self.plan, state.limits(), &vars)?;
-        let inboxes = state.inboxes().parse(&self.inbox.list())?;
         let ask = Ask {
-            vars,
             secrets: self.secrets,
-            inboxes,
-            allowed_hosts: self.allowed_hosts,
             callback_url: self.callback_url,
             strict: self.strict,
-            no_cache: false,
-            look: LookChoice::Blind,
+            ..Ask::bound(state, vars, &self.inbox, self.allowed_hosts)?
         };
         Ok((plan, ask))
     }
@@ -222,16 +217,13 @@ impl ActBody {
     /// The goal, and what else is asked.
     pub fn read(self, state: &AppState) -> Result<(String, Ask), ApiError> {
         let vars = caller_vars(&self.vars)?;
-        let inboxes = state.inboxes().parse(&self.inbox.list())?;
         let ask = Ask {
-            vars,
             secrets: self.secrets,
-            inboxes,
-            allowed_hosts: self.allowed_hosts,
             callback_url: self.callback_url,
             strict: self.strict,
             no_cache: self.no_cache,
             look: self.look.choice(),
+            ..Ask::bound(state, vars, &self.inbox, self.allowed_hosts)?
         };
         Ok((self.goal, ask))
     }
@@ -241,22 +233,37 @@ impl PlansBody {
     /// The goal, what else is asked, and whether only the model's request is wanted.
     pub fn read(self, state: &AppState) -> Result<(String, Ask, bool), ApiError> {
         let vars = caller_vars(&self.vars)?;
-        let inboxes = state.inboxes().parse(&self.inbox.list())?;
         let ask = Ask {
-            vars,
-            secrets: BTreeMap::new(),
-            inboxes,
-            allowed_hosts: self.allowed_hosts,
-            callback_url: None,
-            strict: false,
             no_cache: self.no_cache,
             look: self.look.choice(),
+            ..Ask::bound(state, vars, &self.inbox, self.allowed_hosts)?
         };
         Ok((self.goal, ask, self.dry_run))
     }
 }
 
 impl Ask {
+    /// What every body asks: its variables, its inbox entries bound and its hosts; nothing
+    /// else (no secrets, no callback, not strict, the cache used, no look) until the body
+    /// says so.
+    fn bound(
+        state: &AppState,
+        vars: Vars,
+        inbox: &Inboxes,
+        allowed_hosts: Vec<String>,
+    ) -> Result<Ask, ApiError> {
+        Ok(Ask {
+            vars,
+            secrets: BTreeMap::new(),
+            inboxes: state.inboxes().parse(&inbox.list())?,
+            allowed_hosts,
+            callback_url: None,
+            strict: false,
+            no_cache: false,
+            look: LookChoice::Blind,
+        })
+    }
+
     /// The request's own secrets (names checked here: letters, digits and `_`) over the
     /// server's bound ones.
     pub fn secrets(&self, state: &AppState) -> Result<Secrets, ApiError> {

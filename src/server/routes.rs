@@ -350,7 +350,7 @@ async fn respond(
         }
         (Reply::Async, _) => {
             let status = match state.store().get(&started.run_id).await {
-                Ok(Some(run)) => run.status,
+                Ok(Some(run)) => run.status.as_str().to_string(),
                 _ => "queued".to_string(),
             };
             let body = Accepted {

@@ -12,7 +12,7 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::migrate::Migrator;
 use sqlx::{AnyPool, Row};
 
-use crate::runner::{Event, RunResult, StepRef};
+use crate::runner::{Event, RunResult, RunStatus, StepRef};
 
 /// Why the store cannot be used, as a sentence.
 #[derive(Debug, thiserror::Error)]
@@ -49,11 +49,41 @@ pub struct Store {
     place: String,
 }
 
+/// Where a run stands: waiting for a slot, running, or ended as its result says. The store
+/// keeps it as its word (`queued`, `running`, `succeeded`, `failed`, `cancelled`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::EnumString)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum RunState {
+    Queued,
+    Running,
+    Succeeded,
+    Failed,
+    Cancelled,
+}
+
+impl RunState {
+    /// The word the store and the API use.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+impl From<RunStatus> for RunState {
+    fn from(status: RunStatus) -> RunState {
+        match status {
+            RunStatus::Succeeded => RunState::Succeeded,
+            RunStatus::Failed => RunState::Failed,
+            RunStatus::Cancelled => RunState::Cancelled,
+        }
+    }
+}
+
 /// A run as the store knows it.
 #[derive(Debug, Clone)]
 pub struct StoredRun {
     pub id: String,
-    pub status: String,
+    pub status: RunState,
     pub owner: String,
     pub created_ms: i64,
     pub started_ms: Option<i64>,
@@ -304,7 +334,7 @@ impl Store {
              WHERE id = $1 AND status IN ('queued', 'running')",
         )
         .bind(&result.run_id)
-        .bind(result.status.as_str())
+        .bind(RunState::from(result.status).as_str())
         .bind(&result.summary)
         .bind(text)
         .bind(now_ms())
@@ -529,7 +559,11 @@ fn stored_run(r: &AnyRow) -> Result<StoredRun> {
     };
     Ok(StoredRun {
         id: r.try_get("id").map_err(get_err)?,
-        status: r.try_get("status").map_err(get_err)?,
+        status: {
+            let word: String = r.try_get("status").map_err(get_err)?;
+            word.parse()
+                .map_err(|_| StoreError(format!("a run has the unknown status `{word}`")))?
+        },
         owner: r.try_get("owner").map_err(get_err)?,
         created_ms: r.try_get("created_ms").map_err(get_err)?,
         started_ms: r.try_get("started_ms").map_err(get_err)?,
@@ -660,7 +694,7 @@ mod tests {
             assert!(store.finish(&result(RunStatus::Succeeded)).await.unwrap());
             assert!(!store.finish(&result(RunStatus::Failed)).await.unwrap());
             let run = store.get("run1").await.unwrap().unwrap();
-            assert_eq!(run.status, "succeeded");
+            assert_eq!(run.status, RunState::Succeeded);
             assert_eq!(run.allowed_hosts, ["shop.example"]);
             assert_eq!(run.steps, steps);
             assert_eq!(run.result, Some(result(RunStatus::Succeeded)));

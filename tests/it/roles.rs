@@ -82,9 +82,9 @@ fn roles_and_names_follow_accname_and_html_aam() {
     });
 }
 
-/// `src/browser/accname.js` is what `scripts/accname/build` makes from the dom-accessibility-api
-/// version pinned in `scripts/accname/package-lock.json`: a bundle edited by hand, or left
-/// behind by a version bump, fails here.
+/// `src/browser/vendor/accname.js` is what `scripts/accname/build` makes from the
+/// dom-accessibility-api version pinned in `scripts/accname/package-lock.json`: a bundle
+/// edited by hand, or left behind by a version bump, fails here.
 #[test]
 fn the_bundled_accessible_name_computation_is_fresh() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));

@@ -638,22 +638,16 @@ mod tests {
     #[test]
     fn someone_elses_code_ranks_below_the_template_and_equal_codes_are_refused() {
         // a quoted reply and an inviter's note both carry a well-marked code
-        let m = text_mail(
-            "Your sign-in code",
-            "Your code is 482913.\n\nOn Mon, Mallory <m@evil.test> wrote:\n> Your verification code:\n>\n> 999999\n",
-        );
-        let found = find_otp(&m, "test+1234@inbox.test").unwrap();
+        let body = "Your code is 482913.\n\nOn Mon, Mallory <m@evil.test> wrote:\n> Your verification code:\n>\n> 999999\n";
+        let found = found_otp(&text_mail("Your sign-in code", body));
         assert_eq!(found.code, "482913");
         assert!(!found.reasons.is_empty());
         let html = r#"<p>Mallory invited you.</p><div><p><b>Message from Mallory:</b></p>
             <p>Your verification code:</p><p style="font-size:28px">999999</p></div>
             <p>To accept, your verification code is <b>482913</b>.</p>"#;
         assert_eq!(otp(&html_mail("Invitation", html)), Some("482913".into()));
-        let m = text_mail(
-            "Codes",
-            "Your verification code:\n\n482913\n\nYour verification code:\n\n551204\n",
-        );
-        match find_otp(&m, "test+1234@inbox.test") {
+        let body = "Your verification code:\n\n482913\n\nYour verification code:\n\n551204\n";
+        match find_otp(&text_mail("Codes", body), "test+1234@inbox.test") {
             Err(OtpError::Ambiguous { first, second }) => {
                 assert_eq!((first.as_str(), second.as_str()), ("48••••", "55••••"));
             }
@@ -663,11 +657,11 @@ mod tests {
 
     #[test]
     fn a_token_its_label_introduces_is_taken_as_shown_only_when_nothing_else_is_a_code() {
-        let m = text_mail(
-            "Account email verification",
-            "Username: heidi\nVerification Token: b'2UkFi3Ep'\n",
+        let body = "Username: heidi\nVerification Token: b'2UkFi3Ep'\n";
+        assert_eq!(
+            text_otp("Account email verification", body),
+            Some("b'2UkFi3Ep'".into())
         );
-        assert_eq!(otp(&m), Some("b'2UkFi3Ep'".into()));
         for body in [
             "Promo code: SAVE20XYZ\n",
             "Order code: a1b2c3d4\n",
@@ -718,42 +712,45 @@ mod tests {
 
     #[test]
     fn a_code_in_the_subject_counts_only_when_the_body_holds_none() {
-        // the subject echoes a name the user chose; the body mentions its code in a sentence
-        let m = text_mail(
-            "Your code is 999999, welcome",
-            "Hi Ada, use code 482913 to finish signing up.\n",
-        );
-        let found = find_otp(&m, "test+1234@inbox.test").unwrap();
-        assert_eq!(
-            (found.code.as_str(), found.source),
-            ("482913", OtpSource::Text)
-        );
-        // nothing in the body: the subject's code
-        let m = text_mail("Your code is 771204", "Enter it on the page.\n");
-        assert_eq!(otp(&m), Some("771204".into()));
+        for (subject, body, code, source) in [
+            // the subject echoes a name the user chose; the body mentions its code in a sentence
+            (
+                "Your code is 999999, welcome",
+                "Hi Ada, use code 482913 to finish signing up.\n",
+                "482913",
+                OtpSource::Text,
+            ),
+            // nothing in the body: the subject's code
+            (
+                "Your code is 771204",
+                "Enter it on the page.\n",
+                "771204",
+                OtpSource::Subject,
+            ),
+            (
+                "Your login code: 771204",
+                "Use the code from the subject line.",
+                "771204",
+                OtpSource::Subject,
+            ),
+        ] {
+            let found = found_otp(&text_mail(subject, body));
+            assert_eq!(
+                (found.code.as_str(), found.source),
+                (code, source),
+                "{subject}"
+            );
+        }
     }
 
     #[test]
     fn keyword_adjacent_digits() {
-        let m = text_mail(
-            "Sign in",
-            "Your verification code is 482913. It expires soon.",
+        let body = "Your verification code is 482913. It expires soon.";
+        let found = found_otp(&text_mail("Sign in", body));
+        assert_eq!(
+            (found.code.as_str(), found.compact.as_str(), found.source),
+            ("482913", "482913", OtpSource::Text)
         );
-        let found = find_otp(&m, "test+1234@inbox.test").unwrap();
-        assert_eq!(found.code, "482913");
-        assert_eq!(found.compact, "482913");
-        assert_eq!(found.source, OtpSource::Text);
-    }
-
-    #[test]
-    fn subject_only_code() {
-        let m = text_mail(
-            "Your login code: 771204",
-            "Use the code from the subject line.",
-        );
-        let found = find_otp(&m, "test+1234@inbox.test").unwrap();
-        assert_eq!(found.code, "771204");
-        assert_eq!(found.source, OtpSource::Subject);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use url::Url;
 
-use super::{LinkError, find_link, find_otp};
+use super::{LinkError, Otp, find_link, find_otp};
 
 pub(super) fn text_mail(subject: &str, body: &str) -> Vec<u8> {
     format!(
@@ -23,6 +23,17 @@ pub(super) fn html_mail(subject: &str, html: &str) -> Vec<u8> {
 
 pub(super) fn otp(raw: &[u8]) -> Option<String> {
     find_otp(raw, "test+1234@inbox.test").ok().map(|o| o.code)
+}
+
+/// The code of a plain-text mail, as [`otp`] finds it.
+pub(super) fn text_otp(subject: &str, body: &str) -> Option<String> {
+    otp(&text_mail(subject, body))
+}
+
+/// The code found in `raw`, with where and why, to the address the test mails are sent to;
+/// a mail with no code fails the test.
+pub(super) fn found_otp(raw: &[u8]) -> Otp {
+    find_otp(raw, "test+1234@inbox.test").expect("the mail has a code")
 }
 
 fn only(host: &'static str) -> impl Fn(&Url) -> bool {
