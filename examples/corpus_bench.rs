@@ -15,7 +15,7 @@
 //!
 //! `--explain CASE`: no measuring; the one plan run once, each click and fill explained before
 //! it is done (the candidates, the ones each ranking rule kept, the deciding rule), as
-//! `examples/support/explain.rs` prints it.
+//! `examples/support/replay.rs` prints it.
 //!
 //! `--guessed`: what a guessed check that misses costs. Every plan with a `wait_for_text` runs
 //! through the runner twice per round, its checks marked `could` (a guess): once as written
@@ -23,8 +23,8 @@
 //! as a guess has. The table gives each plan's run time both ways and the time the misses
 //! added, median and worst.
 
-#[path = "support/explain.rs"]
-mod explain;
+#[path = "support/replay.rs"]
+mod replay;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -37,12 +37,10 @@ use axum::extract::Path as UrlPath;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use clap::Parser;
-use planlock::browser::PageError;
-use planlock::browser::{Chromium, LaunchOptions, Tab};
+use planlock::browser::{Chromium, LaunchOptions};
 use planlock::lock::Lock;
-use planlock::plan::{self, Limits, Plan, Step, Vars};
+use planlock::plan::{self, Limits, Vars};
 use serde_json::json;
-use tokio::time::Instant;
 
 /// Journeys in several plans, each needing what the one before left in its app (a password
 /// changed, a link mailed): `tests/it/corpus.rs` runs them in order; replayed alone and
@@ -172,100 +170,6 @@ fn static_file(path: &str) -> Response {
             ([(header::CONTENT_TYPE, ty)], bytes).into_response()
         }
         Err(_) => (StatusCode::NOT_FOUND, "not found").into_response(),
-    }
-}
-
-/// What one replay of a plan measured.
-struct Replay {
-    error: Option<String>,
-    /// (step type, locate ms, step ms) of every click and fill that succeeded.
-    steps: Vec<(&'static str, f64, f64)>,
-    /// Milliseconds from each click to its first effect (`effect.after_ms`).
-    effects: Vec<f64>,
-}
-
-/// Replays `plan` step by step with the calls the runner makes, timing clicks and fills.
-async fn replay(tab: &Tab, plan: &Plan) -> Replay {
-    let mut steps = Vec::new();
-    let mut effects = Vec::new();
-    for step in &plan.steps {
-        let budget = step.timeout_seconds().map(Duration::from_secs_f64);
-        let deadline =
-            |default: u64| Instant::now() + budget.unwrap_or(Duration::from_secs(default));
-        let began = Instant::now();
-        // The locator's own time for clicks and fills; `None` for other steps.
-        let outcome: Result<Option<f64>, PageError> = match step {
-            Step::Navigate { url, .. } => tab.navigate(url, deadline(30)).await.map(|_| None),
-            Step::Click {
-                describe,
-                text,
-                selector,
-                ..
-            } => tab
-                .click(
-                    describe,
-                    text.as_deref(),
-                    selector.as_deref(),
-                    &[],
-                    deadline(10),
-                )
-                .await
-                .map(|c| {
-                    effects.extend(c.effect.after_ms);
-                    c.located.locate_ms
-                }),
-            Step::Fill {
-                describe,
-                label,
-                selector,
-                value,
-                ..
-            } => tab
-                .fill(
-                    describe,
-                    label.as_deref(),
-                    selector.as_deref(),
-                    value,
-                    false,
-                    deadline(10),
-                )
-                .await
-                .map(|l| l.located.locate_ms),
-            Step::WaitForText { text, .. } => {
-                tab.wait_for_text(text, deadline(30)).await.map(|()| None)
-            }
-            Step::WaitSeconds { seconds, .. } => {
-                tokio::time::sleep(Duration::from_secs_f64(*seconds)).await;
-                Ok(None)
-            }
-            Step::Done { .. } => break,
-            other => {
-                return Replay {
-                    error: Some(format!("{} steps are not part of the corpus", other.kind())),
-                    steps,
-                    effects,
-                };
-            }
-        };
-        let ms = began.elapsed().as_secs_f64() * 1000.0;
-        match outcome {
-            Ok(locate) if matches!(step, Step::Click { .. } | Step::Fill { .. }) => {
-                steps.push((step.kind().as_str(), locate.unwrap_or(f64::NAN), ms))
-            }
-            Ok(_) => {}
-            Err(e) => {
-                return Replay {
-                    error: Some(format!("{e:?}")),
-                    steps,
-                    effects,
-                };
-            }
-        }
-    }
-    Replay {
-        error: None,
-        steps,
-        effects,
     }
 }
 
@@ -420,15 +324,15 @@ fn explain_case(
     let (_django, vars) = case_vars(case, web, fab)?;
     let plan = plan::parse_and_validate(&text, &Limits::default(), &vars)
         .with_context(|| format!("{case} is invalid"))?;
-    let plan = explain::render(&plan, &vars);
-    let (said, failed) = rt.block_on(async {
+    let plan = replay::render(&plan, &vars);
+    let replayed = rt.block_on(async {
         let tab = browser.new_tab(Lock::of_hosts(["127.0.0.1"])?).await?;
-        let explained = explain::explain_plan(&tab, &plan).await;
+        let replayed = replay::replay(&tab, &plan, true).await;
         browser.close_tab(tab).await;
-        anyhow::Ok(explained)
+        anyhow::Ok(replayed)
     })?;
-    print!("{said}");
-    match failed {
+    print!("{}", replayed.explained);
+    match replayed.error {
         Some(e) if !FAILURE_CASES.contains(&case) => bail!("{case}: {e}"),
         Some(e) => println!("(fails on purpose) {e}"),
         None => {}
@@ -496,10 +400,10 @@ fn main() -> Result<()> {
             let (_django, vars) = case_vars(name, &web, &fab.url)?;
             let plan = plan::parse_and_validate(&text, &Limits::default(), &vars)
                 .with_context(|| format!("{name} is invalid"))?;
-            let plan = explain::render(&plan, &vars);
+            let plan = replay::render(&plan, &vars);
             let result = rt.block_on(async {
                 let tab = browser.new_tab(Lock::of_hosts(["127.0.0.1"])?).await?;
-                let r = replay(&tab, &plan).await;
+                let r = replay::replay(&tab, &plan, false).await;
                 browser.close_tab(tab).await;
                 anyhow::Ok(r)
             })?;

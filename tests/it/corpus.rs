@@ -7,8 +7,8 @@
 
 use crate::util;
 
-#[path = "../../examples/support/explain.rs"]
-mod explain;
+#[path = "../../examples/support/replay.rs"]
+mod replay;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -362,16 +362,17 @@ fn every_corpus_plan_is_valid() {
 fn explain_prints_each_rule_and_the_one_that_decided() {
     need_corpus!();
     let vars = vars(&[("corpus", web())]);
-    let plan = explain::render(&corpus_plan("bootstrap-signup", &vars), &vars);
+    let plan = replay::render(&corpus_plan("bootstrap-signup", &vars), &vars);
     let browser = util::browser().expect("a browser");
-    let (said, failed) = util::rt().block_on(async {
+    let replayed = util::rt().block_on(async {
         let lock = Lock::of_hosts(["127.0.0.1"]).expect("a lock");
         let tab = browser.new_tab(lock).await.expect("a tab");
-        let explained = explain::explain_plan(&tab, &plan).await;
+        let replayed = replay::replay(&tab, &plan, true).await;
         browser.close_tab(tab).await;
-        explained
+        replayed
     });
-    assert_eq!(failed, None, "{said}");
+    let said = replayed.explained;
+    assert_eq!(replayed.error, None, "{said}");
     let step = |n: usize| {
         let start = said
             .find(&format!("step {n} "))
