@@ -133,21 +133,16 @@ pub async fn replay(tab: &Tab, plan: &Plan, explain: bool) -> Replay {
 /// Writes what step `n` asks for and, for a click or a fill, the locator's account of the
 /// choice it would make now (nothing is clicked or typed).
 async fn explain_step(tab: &Tab, n: usize, step: &Step, deadline: Instant, out: &mut String) {
-    let explained = match step {
-        Step::Navigate { url, .. } => {
-            let _ = writeln!(out, "step {n} navigate {url}");
-            return;
-        }
+    let _ = match step {
+        Step::Navigate { url, .. } => writeln!(out, "step {n} navigate {url}"),
         Step::Click {
             describe,
             text,
             selector,
             ..
         } => {
-            let (text, selector) = (text.as_deref(), selector.as_deref());
-            let asked = asked(text.map(|t| ("text", t)), selector);
-            let _ = writeln!(out, "step {n} click {asked} ({describe})");
-            tab.explain_click(describe, text, selector, deadline).await
+            let asked = asked(text.as_deref().map(|t| ("text", t)), selector.as_deref());
+            writeln!(out, "step {n} click {asked} ({describe})")
         }
         Step::Fill {
             describe,
@@ -155,26 +150,19 @@ async fn explain_step(tab: &Tab, n: usize, step: &Step, deadline: Instant, out: 
             selector,
             ..
         } => {
-            let (label, selector) = (label.as_deref(), selector.as_deref());
-            let asked = asked(label.map(|l| ("label", l)), selector);
-            let _ = writeln!(out, "step {n} fill {asked} ({describe})");
-            tab.explain_fill(describe, label, selector, deadline).await
+            let asked = asked(label.as_deref().map(|l| ("label", l)), selector.as_deref());
+            writeln!(out, "step {n} fill {asked} ({describe})")
         }
-        Step::WaitForText { text, .. } => {
-            let _ = writeln!(out, "step {n} wait_for_text {text:?}");
-            return;
-        }
-        Step::WaitSeconds { seconds, .. } => {
-            let _ = writeln!(out, "step {n} wait_seconds {seconds}");
-            return;
-        }
-        _ => return,
+        Step::WaitForText { text, .. } => writeln!(out, "step {n} wait_for_text {text:?}"),
+        Step::WaitSeconds { seconds, .. } => writeln!(out, "step {n} wait_seconds {seconds}"),
+        _ => Ok(()),
     };
-    match explained {
-        Ok(e) => write_explained(out, &e),
-        Err(e) => {
+    match tab.explain(step, deadline).await {
+        Some(Ok(e)) => write_explained(out, &e),
+        Some(Err(e)) => {
             let _ = writeln!(out, "  the locator could not choose: {e:?}");
         }
+        None => {}
     }
 }
 

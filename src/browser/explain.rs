@@ -5,9 +5,10 @@
 use serde::Deserialize;
 use tokio::time::Instant;
 
-use super::facts::{Candidate, PageError, Target};
+use super::facts::{Candidate, PageError};
 use super::locate::Operation;
 use super::tab::Tab;
+use crate::plan::Step;
 
 /// The locator's account of one choice.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -58,48 +59,39 @@ pub struct RuleKept {
 }
 
 impl Tab {
-    /// The choice [`Tab::click`] would make now, explained; nothing is clicked. Waits, as the
-    /// click would, until something matches or `deadline` passes.
-    pub async fn explain_click(
+    /// The choice a `click` or `fill` step would make now, explained; nothing is clicked or
+    /// typed. Waits, as the step would, until something matches or `deadline` passes. `None`
+    /// for the other steps, which choose no element.
+    pub async fn explain(
         &self,
-        describe: &str,
-        text: Option<&str>,
-        selector: Option<&str>,
+        step: &Step,
         deadline: Instant,
-    ) -> Result<Explained, PageError> {
-        let of = Operation::Click {
-            text,
-            selector,
-            describe,
+    ) -> Option<Result<Explained, PageError>> {
+        let of = match step {
+            Step::Click {
+                describe,
+                text,
+                selector,
+                ..
+            } => Operation::Click {
+                text: text.as_deref(),
+                selector: selector.as_deref(),
+                describe,
+            },
+            Step::Fill {
+                describe,
+                label,
+                selector,
+                ..
+            } => Operation::Fill {
+                label: label.as_deref(),
+                selector: selector.as_deref(),
+                value: "",
+                sensitive: false,
+                describe,
+            },
+            _ => return None,
         };
-        let target = Target::Click {
-            text: text.map(str::to_string),
-            selector: selector.map(str::to_string),
-        };
-        self.locate_op(&Operation::Explain { of: &of }, target, deadline)
-            .await
-    }
-
-    /// The choice [`Tab::fill`] would make now, explained; nothing is typed.
-    pub async fn explain_fill(
-        &self,
-        describe: &str,
-        label: Option<&str>,
-        selector: Option<&str>,
-        deadline: Instant,
-    ) -> Result<Explained, PageError> {
-        let of = Operation::Fill {
-            label,
-            selector,
-            value: "",
-            sensitive: false,
-            describe,
-        };
-        let target = Target::Field {
-            label: label.map(str::to_string),
-            selector: selector.map(str::to_string),
-        };
-        self.locate_op(&Operation::Explain { of: &of }, target, deadline)
-            .await
+        Some(self.locate(&Operation::Explain { of: &of }, deadline).await)
     }
 }

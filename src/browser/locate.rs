@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use tokio::task::JoinHandle;
 use url::Url;
 
-use super::facts::{Blocker, InvalidField, Rejection};
+use super::facts::{Blocker, InvalidField, Rejection, Target};
 use super::{BrowserError, timed};
 use crate::plan::Masker;
 
@@ -126,6 +126,44 @@ pub(super) enum Operation<'a> {
     /// Find and rank the candidates of a click or a fill as it would, rule by rule, and act
     /// on nothing.
     Explain { of: &'a Operation<'a> },
+}
+
+impl Operation<'_> {
+    /// What the operation looks for on the page, as a failure to find it names it.
+    pub(super) fn target(&self) -> Target {
+        let owned = |s: &Option<&str>| s.map(str::to_string);
+        match self {
+            Operation::Click { text, selector, .. } => Target::Click {
+                text: owned(text),
+                selector: owned(selector),
+            },
+            Operation::Fill {
+                label, selector, ..
+            } => Target::Field {
+                label: owned(label),
+                selector: owned(selector),
+            },
+            Operation::Code { selector, .. } => Target::CodeInput {
+                selector: selector.to_string(),
+            },
+            Operation::Extract { selector } => Target::Element {
+                selector: owned(selector),
+            },
+            Operation::Accessible { selector } => Target::Element {
+                selector: Some(selector.to_string()),
+            },
+            Operation::Explain { of } => of.target(),
+            Operation::Text { .. }
+            | Operation::Sent
+            | Operation::Errors { .. }
+            | Operation::Watch
+            | Operation::Effect
+            | Operation::Pending
+            | Operation::Asking
+            | Operation::Quiet
+            | Operation::Outline => Target::Element { selector: None },
+        }
+    }
 }
 
 /// What [`Operation::Accessible`] found.

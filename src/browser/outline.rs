@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use super::locate::Operation;
-use super::{Chromium, PageError, Target};
+use super::{Chromium, PageError};
 use crate::lock::Lock;
 use crate::plan::Masker;
 use crate::wait;
@@ -432,14 +432,13 @@ impl Chromium {
         let looked = async {
             let nav = tab.navigate(url, deadline).await?;
             let op = Operation::Outline;
-            let target = Target::Element { selector: None };
             let mut last: Option<Outline> = None;
             let mut since = Instant::now();
             // Until the outline stays the same long enough to call the page settled.
             let pace = wait::Pace::new(deadline, POLL);
             loop {
                 let slice = (Instant::now() + POLL * 3).min(deadline);
-                let now: Outline = tab.locate_op(&op, target.clone(), slice).await?;
+                let now: Outline = tab.locate(&op, slice).await?;
                 if last.as_ref() != Some(&now) {
                     last = Some(now);
                     since = Instant::now();

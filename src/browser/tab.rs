@@ -403,7 +403,7 @@ impl Tab {
     /// Whether the field this run filled last is still on the page as typed, its form never
     /// sent (no submission in this document since): `None` when the page cannot say.
     pub async fn form_pending(&self, deadline: Instant) -> Option<bool> {
-        let answer = self.locate_on_page(&Operation::Pending, deadline).await;
+        let answer = self.locate(&Operation::Pending, deadline).await;
         let pending: PendingForm = self.aside(answer)?;
         Some(pending.unsent)
     }
@@ -412,7 +412,7 @@ impl Tab {
     /// asks before it goes on (its name, or the start of its text). `None` when there is none
     /// or the page cannot say.
     pub async fn asking(&self, deadline: Instant) -> Option<String> {
-        let answer = self.locate_on_page(&Operation::Asking, deadline).await;
+        let answer = self.locate(&Operation::Asking, deadline).await;
         let asking: Asking = self.aside(answer)?;
         asking.dialog
     }
@@ -430,7 +430,7 @@ impl Tab {
             before: before.as_ref(),
         };
         // A look on the side of a step: a refusal it meets is left for the step.
-        let answer = self.locate_on_page(&op, deadline).await;
+        let answer = self.locate(&op, deadline).await;
         if let Err(PageError::Refused(r)) = &answer {
             self.refusals.put_back(r.clone());
         }
@@ -449,10 +449,6 @@ impl Tab {
         sensitive: bool,
         deadline: Instant,
     ) -> Result<Filled, PageError> {
-        let target = Target::Field {
-            label: label.map(str::to_string),
-            selector: selector.map(str::to_string),
-        };
         let op = Operation::Fill {
             label,
             selector,
@@ -461,7 +457,7 @@ impl Tab {
             describe,
         };
         let filled: Filled = self
-            .locate(&op, target, deadline)
+            .locate(&op, deadline)
             .await
             .map_err(|e| match e {
                 PageError::Rejected {
@@ -503,11 +499,8 @@ impl Tab {
         code: &str,
         deadline: Instant,
     ) -> Result<Filled, PageError> {
-        let target = Target::CodeInput {
-            selector: selector.to_string(),
-        };
         let filled: Filled = self
-            .locate(&Operation::Code { selector, code }, target, deadline)
+            .locate(&Operation::Code { selector, code }, deadline)
             .await?;
         self.seal(code, filled.action.as_deref());
         let compact: String = code.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
@@ -519,9 +512,8 @@ impl Tab {
 
     /// Waits until `text` is visible on the page.
     pub async fn wait_for_text(&self, text: &str, deadline: Instant) -> Result<(), PageError> {
-        let target = Target::Element { selector: None };
         match self
-            .locate::<serde::de::IgnoredAny>(&Operation::Text { text }, target, deadline)
+            .locate::<serde::de::IgnoredAny>(&Operation::Text { text }, deadline)
             .await
         {
             Ok(_) => Ok(()),
@@ -545,11 +537,10 @@ impl Tab {
         deadline: Instant,
         since: Instant,
     ) -> Result<(), PageError> {
-        let target = Target::Element { selector: None };
         loop {
             let slice = deadline.min(Instant::now() + QUIET_POLL);
             let seen = match self
-                .locate::<serde::de::IgnoredAny>(&Operation::Text { text }, target.clone(), slice)
+                .locate::<serde::de::IgnoredAny>(&Operation::Text { text }, slice)
                 .await
             {
                 Ok(_) => return Ok(()),
@@ -584,7 +575,7 @@ impl Tab {
 
     /// How long the document has gone without a change (`None`: it cannot say yet).
     async fn page_quiet(&self) -> Option<Duration> {
-        let answer = self.locate_on_page(&Operation::Quiet, Instant::now()).await;
+        let answer = self.locate(&Operation::Quiet, Instant::now()).await;
         let quiet: Quiet = self.aside(answer)?;
         quiet.quiet_ms.map(Duration::from_millis)
     }
@@ -596,11 +587,8 @@ impl Tab {
         selector: &str,
         deadline: Instant,
     ) -> Result<Vec<Accessible>, PageError> {
-        let target = Target::Element {
-            selector: Some(selector.to_string()),
-        };
         let found: AccessibleElements = self
-            .locate(&Operation::Accessible { selector }, target, deadline)
+            .locate(&Operation::Accessible { selector }, deadline)
             .await?;
         Ok(found.elements)
     }
@@ -611,38 +599,14 @@ impl Tab {
         selector: Option<&str>,
         deadline: Instant,
     ) -> Result<Extracted, PageError> {
-        let target = Target::Element {
-            selector: selector.map(str::to_string),
-        };
-        self.locate(&Operation::Extract { selector }, target, deadline)
-            .await
-    }
-
-    /// One locator operation until it answers or `deadline` passes (for the look).
-    pub(super) async fn locate_op<T: DeserializeOwned>(
-        &self,
-        op: &Operation<'_>,
-        target: Target,
-        deadline: Instant,
-    ) -> Result<T, PageError> {
-        self.locate(op, target, deadline).await
-    }
-
-    /// A locator operation about the whole page, no element sought.
-    async fn locate_on_page<T: DeserializeOwned>(
-        &self,
-        op: &Operation<'_>,
-        deadline: Instant,
-    ) -> Result<T, PageError> {
-        self.locate(op, Target::Element { selector: None }, deadline)
+        self.locate(&Operation::Extract { selector }, deadline)
             .await
     }
 
     /// Runs the locator until it answers or the deadline passes, re-running after navigations.
-    async fn locate<T: DeserializeOwned>(
+    pub(super) async fn locate<T: DeserializeOwned>(
         &self,
         op: &Operation<'_>,
-        target: Target,
         deadline: Instant,
     ) -> Result<T, PageError> {
         // What the page last said while the step waited: reported when the deadline passes.
@@ -688,14 +652,14 @@ impl Tab {
                         Verdict::Found { facts } => return Ok(facts),
                         Verdict::Rejected { rejection } => {
                             return Err(PageError::Rejected {
-                                target,
+                                target: op.target(),
                                 why: rejection,
                             });
                         }
                         waiting => last = Some(waiting),
                     }
                     if remaining(deadline).is_zero() {
-                        return Err(unfound(target, last, self.url().await));
+                        return Err(unfound(op.target(), last, self.url().await));
                     }
                     continue;
                 }
@@ -716,7 +680,7 @@ impl Tab {
                 return Err(e);
             }
             if !pace.again().await {
-                return Err(unfound(target, last, self.url().await));
+                return Err(unfound(op.target(), last, self.url().await));
             }
         }
     }

@@ -6,34 +6,7 @@
 //! reference it). The lock and the model-free executor are what keep a run on its plan, not
 //! this heuristic.
 
-/// Phrases typical of prompt injection, lower-case. Each occurrence counts once.
-const PHRASES: [&str; 22] = [
-    "ignore previous instructions",
-    "ignore all previous instructions",
-    "ignore the previous instructions",
-    "ignore prior instructions",
-    "ignore all prior instructions",
-    "ignore your instructions",
-    "ignore the above",
-    "disregard previous instructions",
-    "disregard all previous",
-    "disregard the above",
-    "forget your instructions",
-    "forget all previous",
-    "new instructions:",
-    "your new task",
-    "this overrides your plan",
-    "you are now",
-    "instructions for ai",
-    "instructions for the ai",
-    "ai agent:",
-    "[system]",
-    "developer mode",
-    "jailbreak",
-];
-/// Role prefixes, instruction-like at the start of a text, a line or a sentence only
-/// (`Operating system: Linux` is a label).
-const ROLE_PREFIXES: [&str; 3] = ["system:", "assistant:", "developer:"];
+use crate::vocabulary::injection::{PHRASES, ROLE_PREFIXES};
 
 /// How many suspicious, instruction-like phrases `text` contains, however it is disguised
 /// (letter case, zero-width characters, soft hyphens, look-alike letters, punctuation or

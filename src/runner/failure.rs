@@ -163,10 +163,6 @@ impl Failure {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Failure::Page { error, .. } => match error.as_ref() {
-                PageError::NotFound {
-                    target: Target::Element { .. },
-                    ..
-                } => ErrorKind::NotFound,
                 PageError::NotFound { .. } => ErrorKind::NotFound,
                 PageError::NotActionable { .. } => ErrorKind::NotActionable,
                 PageError::StillLoading { .. } => ErrorKind::Timeout,

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 use super::{EmailSeen, Failure, Previous, PreviousAction, Run, StepDetail};
 use crate::browser::{Candidate, Effect, EffectKind, Located, Tab};
 use crate::inbox::Message;
-use crate::inbox::extract::{self, LinkError, OtpError};
+use crate::inbox::extract;
 use crate::inbox::wait::{MailFilter, wait_for_message};
 use crate::plan::{Criticality, Step};
 use crate::wait;
@@ -227,22 +227,8 @@ impl Run<'_> {
                     }),
                 };
                 let address = self.address_of(inbox_id);
-                let otp = match extract::find_otp(&msg.raw, &address) {
-                    Ok(otp) => otp,
-                    Err(OtpError::NoCode) => {
-                        return Err(Failure::NoCode {
-                            subject: msg.subject,
-                            from: msg.from,
-                        });
-                    }
-                    Err(OtpError::Ambiguous { first, second }) => {
-                        return Err(Failure::AmbiguousCode {
-                            subject: msg.subject,
-                            first,
-                            second,
-                        });
-                    }
-                };
+                let otp = extract::find_otp(&msg.raw, &address)
+                    .map_err(|e| Failure::no_code(e, msg.subject.clone(), msg.from.clone()))?;
                 // From now on no screenshot shows it, as typed or as the mail wrote it.
                 for shown in [&otp.code, &otp.compact] {
                     if !self.never_shown.contains(shown) {
@@ -282,45 +268,10 @@ impl Run<'_> {
                     }),
                 };
                 let lock = tab.lock();
-                let link = match extract::find_link(&msg.raw, describe.as_deref(), &|u| {
+                let link = extract::find_link(&msg.raw, describe.as_deref(), &|u| {
                     lock.check(u).is_ok()
-                }) {
-                    Ok(link) => link,
-                    Err(LinkError::OnlyOutside { candidates }) => {
-                        let refusal = candidates.first().and_then(|url| lock.check(url).err());
-                        return Err(match refusal {
-                            Some(refusal) => Failure::LinksOutside {
-                                subject: msg.subject,
-                                refusal,
-                            },
-                            None => Failure::NoLink {
-                                subject: msg.subject,
-                                from: msg.from,
-                            },
-                        });
-                    }
-                    Err(LinkError::NoCandidates) => {
-                        return Err(Failure::NoLink {
-                            subject: msg.subject,
-                            from: msg.from,
-                        });
-                    }
-                    Err(LinkError::Refused { url, why }) => {
-                        return Err(Failure::LinkRefused {
-                            subject: msg.subject,
-                            from: msg.from,
-                            url: url.to_string(),
-                            why,
-                        });
-                    }
-                    Err(LinkError::Ambiguous { first, second }) => {
-                        return Err(Failure::AmbiguousLink {
-                            subject: msg.subject,
-                            first: first.to_string(),
-                            second: second.to_string(),
-                        });
-                    }
-                };
+                })
+                .map_err(|e| Failure::no_link(e, &lock, msg.subject.clone(), msg.from.clone()))?;
                 tab.judge_hops(Some(std::sync::Arc::new(extract::undoing_destination)));
                 let nav = tab
                     .navigate(link.url.as_str(), deadline)

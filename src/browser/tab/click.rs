@@ -18,16 +18,12 @@ impl Tab {
         filled: &[String],
         deadline: Instant,
     ) -> Result<Clicked, PageError> {
-        let target = Target::Click {
-            text: text.map(str::to_string),
-            selector: selector.map(str::to_string),
-        };
         let op = Operation::Click {
             text,
             selector,
             describe,
         };
-        let located: Located = self.locate(&op, target, deadline).await?;
+        let located: Located = self.locate(&op, deadline).await?;
         let (x, y) = (located.x.unwrap_or(0.0), located.y.unwrap_or(0.0));
         // Subscribe before the click, so what it starts is seen.
         let mut requested = self.events::<EventFrameRequestedNavigation>().await?;
@@ -41,7 +37,7 @@ impl Tab {
         if !enter {
             self.mouse(DispatchMouseEventType::MouseMoved, x, y).await?;
         }
-        let watched: Watched = self.locate_on_page(&Operation::Watch, deadline).await?;
+        let watched: Watched = self.locate(&Operation::Watch, deadline).await?;
         if let Ok(mut shape) = self.shape.lock() {
             *shape = watched.shape;
         }
@@ -88,7 +84,7 @@ impl Tab {
         if navigation.is_none() && submits {
             // No navigation: perhaps the browser refused to send the form. Said at once, with
             // each field and the browser's message, as a person sees them pop up.
-            let sent: FormCheck = self.locate_on_page(&Operation::Sent, deadline).await?;
+            let sent: FormCheck = self.locate(&Operation::Sent, deadline).await?;
             if !sent.invalid.is_empty() {
                 return Err(PageError::FormNotSent {
                     element: located.element.clone().unwrap_or_default(),
@@ -100,7 +96,7 @@ impl Tab {
             // What else it did: the first sign within the window ends the watch, since any one
             // is the click's evidence; a page-side change is then read as it stands.
             let window_ends = deadline.min(clicked_at + CLICK_WINDOW);
-            let page_side = self.locate_on_page::<PageEffect>(&Operation::Effect, window_ends);
+            let page_side = self.locate::<PageEffect>(&Operation::Effect, window_ends);
             let browser_side = async {
                 let mut tick = tokio::time::interval(Duration::from_millis(20));
                 loop {
@@ -143,7 +139,7 @@ impl Tab {
                 // Something else was first (or nothing came): the page's side as it stands. A
                 // dialog holds the page until it is answered, so it is not asked then.
                 None if effect.dialog.is_none() && navigation.is_none() => {
-                    self.locate_on_page::<PageEffect>(&Operation::Effect, Instant::now())
+                    self.locate::<PageEffect>(&Operation::Effect, Instant::now())
                         .await
                 }
                 None => Err(PageError::PageClosed),

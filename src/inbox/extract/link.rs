@@ -260,13 +260,13 @@ pub(super) fn ranked_links(raw: &[u8], describe: &[String]) -> Vec<RankedLink> {
         let Some(r) = rank(occ, describe) else {
             continue;
         };
-        match best.iter_mut().find(|b| b.url == r.url) {
+        match best.iter_mut().find(|b| b.link.url == r.link.url) {
             Some(b) => {
                 // a URL refused anywhere is refused; it is someone else's only if every
                 // occurrence is
                 let refused = b.refused.take().or(r.refused.clone());
                 let quoted = b.quoted && r.quoted;
-                if r.score > b.score {
+                if r.link.score > b.link.score {
                     *b = r;
                 }
                 b.refused = refused;
@@ -276,11 +276,11 @@ pub(super) fn ranked_links(raw: &[u8], describe: &[String]) -> Vec<RankedLink> {
         }
     }
     for b in &mut best {
-        if declared.actions.iter().any(|(u, _)| *u == b.url) {
-            b.score += DECLARED;
-            b.reasons.push("the mail's JSON-LD action names it".into());
+        if declared.actions.iter().any(|(u, _)| *u == b.link.url) {
+            b.link.score += DECLARED;
+            b.link.reasons.push("the mail's JSON-LD action names it".into());
         }
-        if b.refused.is_none() && declared.unsubscribe.contains(&b.url) {
+        if b.refused.is_none() && declared.unsubscribe.contains(&b.link.url) {
             b.refused = Some("the List-Unsubscribe header names it".into());
         }
     }
@@ -393,7 +393,7 @@ mod tests {
         );
         let refused = read_links(&m, None)
             .into_iter()
-            .find(|l| l.url.path() == "/account/remove")
+            .find(|l| l.link.url.path() == "/account/remove")
             .unwrap();
         assert!(refused.refused.is_some(), "{refused:?}");
     }
@@ -470,10 +470,10 @@ mod tests {
         // the log-in URL under it is introduced by nothing: only its path speaks for it
         let login = read_links(&m, None)
             .into_iter()
-            .find(|l| l.url.as_str() == "https://words.example/wp-login.php")
+            .find(|l| l.link.url.as_str() == "https://words.example/wp-login.php")
             .unwrap();
-        assert_eq!(login.reasons, ["its address says \"login\""]);
-        assert!(login.score < chosen.score);
+        assert_eq!(login.link.reasons, ["its address says \"login\""]);
+        assert!(login.link.score < chosen.score);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use url::Url;
 
 use super::link_words::{Intent, contains_word, intent};
+use super::Link;
 use super::ranking::{Rule, rule};
 use super::wrapper::{is_http, unwrap_url};
 use crate::vocabulary::links::{
@@ -33,21 +34,12 @@ pub(super) struct Occurrence {
     pub(super) quoted: bool,
 }
 
-/// A link as judged: how strongly the mail marks it, and why.
+/// A link as judged: the [`Link`] it would be if chosen, and where it stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RankedLink {
-    /// The URL, wrappers removed.
-    pub url: Url,
-    /// The anchor text, or for a bare URL the sentence that introduces it.
-    pub text: String,
-    /// Higher is better; only positive scores are candidates.
-    pub score: i32,
+    pub link: Link,
     /// Inside a quotation or a note another user typed: ranks below the mail's own text.
     pub quoted: bool,
-    /// Why it has this score, one short phrase per reason.
-    pub reasons: Vec<String>,
-    /// Words of the step's `describe` found in the link's words.
-    pub described: Vec<String>,
     /// Why it is never chosen (it undoes or destroys something), if so.
     pub refused: Option<String>,
 }
@@ -59,7 +51,7 @@ pub(super) const LINK_RULES: [Rule<RankedLink>; 3] = [
     // The mail's own text before a quotation or a note another user typed.
     rule("own_text", |l| !l.quoted as i64),
     // What its words say, weighed by where they stand, and how it looks ([`rank`]'s weights).
-    rule("words", |l| l.score as i64),
+    rule("words", |l| l.link.score as i64),
 ];
 
 /// Points for words that say a link does what was asked, by where they stand.
@@ -429,18 +421,21 @@ pub(super) fn rank(occ: &Occurrence, describe: &[String]) -> Option<RankedLink> 
     if t.score <= 0 && refused.is_none() {
         return None;
     }
-    let text = if generic && occ.anchor.is_none() {
+    let anchor_text = if generic && occ.anchor.is_none() {
         occ.sentence.trim().to_string()
     } else {
         anchor.to_string()
     };
     Some(RankedLink {
-        url,
-        text,
-        score: t.score.max(1),
+        link: Link {
+            url,
+            anchor_text,
+            score: t.score.max(1),
+            reasons: t.reasons,
+            described,
+            decided_by: None,
+        },
         quoted: occ.quoted,
-        reasons: t.reasons,
-        described,
         refused,
     })
 }
@@ -501,7 +496,7 @@ mod tests {
     #[test]
     fn a_login_parameter_is_not_a_log_in_link() {
         let with_param = rank(&bare("https://blog.test/reset?key=abc&login=bob", ""), &[]);
-        assert!(with_param.is_none_or(|r| !r.reasons.iter().any(|x| x.contains("login"))));
+        assert!(with_param.is_none_or(|r| !r.link.reasons.iter().any(|x| x.contains("login"))));
     }
 
     #[test]
@@ -566,7 +561,7 @@ mod tests {
             &d,
         )
         .unwrap();
-        assert_eq!(r.described, ["set", "password"]);
+        assert_eq!(r.link.described, ["set", "password"]);
         assert!(same_word("verify", "verification"));
         assert!(same_word("invitation", "invite"));
         assert!(!same_word("set", "settings"));

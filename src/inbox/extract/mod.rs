@@ -178,23 +178,23 @@ pub fn find_link(
     let mut decided_by = None;
     for cand in &ranked {
         if let Some(why) = &cand.refused {
-            if refused.is_none() && allowed(&cand.url) {
-                refused = Some((cand.url.clone(), why.clone()));
+            if refused.is_none() && allowed(&cand.link.url) {
+                refused = Some((cand.link.url.clone(), why.clone()));
             }
             continue;
         }
-        if !allowed(&cand.url) {
-            outside.push(cand.url.clone());
+        if !allowed(&cand.link.url) {
+            outside.push(cand.link.url.clone());
             continue;
         }
         match chosen {
             None => chosen = Some(cand),
             Some(best) => {
                 decided_by = ranking::decided_by(best, cand, &link_rank::LINK_RULES);
-                if decided_by.is_none() && !same_place(&best.url, &cand.url) {
+                if decided_by.is_none() && !same_place(&best.link.url, &cand.link.url) {
                     return Err(LinkError::Ambiguous {
-                        first: Box::new(best.url.clone()),
-                        second: Box::new(cand.url.clone()),
+                        first: Box::new(best.link.url.clone()),
+                        second: Box::new(cand.link.url.clone()),
                     });
                 }
                 break;
@@ -203,12 +203,8 @@ pub fn find_link(
     }
     if let Some(best) = chosen {
         return Ok(Link {
-            url: best.url.clone(),
-            anchor_text: best.text.clone(),
-            score: best.score,
-            reasons: best.reasons.clone(),
-            described: best.described.clone(),
             decided_by,
+            ..best.link.clone()
         });
     }
     match (outside.is_empty(), refused) {
@@ -290,7 +286,7 @@ mod tests {
         ) {
             let _ = find_otp(&raw, "test+1234@inbox.test");
             for l in read_links(&raw, describe.as_deref()) {
-                proptest::prop_assert!(matches!(l.url.scheme(), "http" | "https"), "{}", l.url);
+                proptest::prop_assert!(matches!(l.link.url.scheme(), "http" | "https"), "{}", l.link.url);
             }
             let _ = find_link(&raw, describe.as_deref(), &|_| true);
         }

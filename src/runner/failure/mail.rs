@@ -1,9 +1,56 @@
 //! How an inbox step's wait that ended without a message is worded: what arrived, why each
-//! message was passed over, or why the mailbox could not be read.
+//! message was passed over, or why the mailbox could not be read. And the failure of a step
+//! that found no code or no link to take from the message it waited for.
 
 use super::*;
+use crate::inbox::extract::{LinkError, OtpError};
+use crate::lock::Lock;
 use crate::inbox::wait::{MailFilter, Mismatch, Passed};
 use crate::inbox::{self, AuthFailure, SenderMismatch};
+
+impl Failure {
+    /// The step found no code it could type in the message `subject` from `from`.
+    pub(in crate::runner) fn no_code(error: OtpError, subject: String, from: String) -> Failure {
+        match error {
+            OtpError::NoCode => Failure::NoCode { subject, from },
+            OtpError::Ambiguous { first, second } => Failure::AmbiguousCode {
+                subject,
+                first,
+                second,
+            },
+        }
+    }
+
+    /// The step found no link it could open in the message `subject` from `from`; `lock` is
+    /// the run's, which says why a link outside it is refused.
+    pub(in crate::runner) fn no_link(
+        error: LinkError,
+        lock: &Lock,
+        subject: String,
+        from: String,
+    ) -> Failure {
+        match error {
+            LinkError::OnlyOutside { candidates } => {
+                match candidates.first().and_then(|url| lock.check(url).err()) {
+                    Some(refusal) => Failure::LinksOutside { subject, refusal },
+                    None => Failure::NoLink { subject, from },
+                }
+            }
+            LinkError::NoCandidates => Failure::NoLink { subject, from },
+            LinkError::Refused { url, why } => Failure::LinkRefused {
+                subject,
+                from,
+                url: url.to_string(),
+                why,
+            },
+            LinkError::Ambiguous { first, second } => Failure::AmbiguousLink {
+                subject,
+                first: first.to_string(),
+                second: second.to_string(),
+            },
+        }
+    }
+}
 
 /// Why an inbox step's wait ended without a message: what arrived and why each was passed
 /// over, or why the mailbox could not be read. The sentence a step's failure shows.
