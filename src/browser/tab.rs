@@ -456,23 +456,20 @@ impl Tab {
             sensitive,
             describe,
         };
-        let filled: Filled = self
-            .locate(&op, deadline)
-            .await
-            .map_err(|e| match e {
-                PageError::Rejected {
-                    target,
-                    why: Rejection::Rewritten { element, holds, .. },
-                } => PageError::Rejected {
-                    target,
-                    why: Rejection::Rewritten {
-                        element,
-                        difference: holds.as_deref().map(|h| Difference::between(h, value)),
-                        holds: holds.filter(|_| !sensitive),
-                    },
+        let filled: Filled = self.locate(&op, deadline).await.map_err(|e| match e {
+            PageError::Rejected {
+                target,
+                why: Rejection::Rewritten { element, holds, .. },
+            } => PageError::Rejected {
+                target,
+                why: Rejection::Rewritten {
+                    element,
+                    difference: holds.as_deref().map(|h| Difference::between(h, value)),
+                    holds: holds.filter(|_| !sensitive),
                 },
-                other => other,
-            })?;
+            },
+            other => other,
+        })?;
         if sensitive {
             self.seal(value, filled.action.as_deref());
         }

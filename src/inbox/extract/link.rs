@@ -278,7 +278,9 @@ pub(super) fn ranked_links(raw: &[u8], describe: &[String]) -> Vec<RankedLink> {
     for b in &mut best {
         if declared.actions.iter().any(|(u, _)| *u == b.link.url) {
             b.link.score += DECLARED;
-            b.link.reasons.push("the mail's JSON-LD action names it".into());
+            b.link
+                .reasons
+                .push("the mail's JSON-LD action names it".into());
         }
         if b.refused.is_none() && declared.unsubscribe.contains(&b.link.url) {
             b.refused = Some("the List-Unsubscribe header names it".into());

@@ -4,8 +4,8 @@
 
 use url::Url;
 
-use super::link_words::{Intent, contains_word, intent};
 use super::Link;
+use super::link_words::{Intent, contains_word, intent};
 use super::ranking::{Rule, rule};
 use super::wrapper::{is_http, unwrap_url};
 use crate::vocabulary::links::{

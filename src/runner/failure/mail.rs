@@ -4,9 +4,9 @@
 
 use super::*;
 use crate::inbox::extract::{LinkError, OtpError};
-use crate::lock::Lock;
 use crate::inbox::wait::{MailFilter, Mismatch, Passed};
 use crate::inbox::{self, AuthFailure, SenderMismatch};
+use crate::lock::Lock;
 
 impl Failure {
     /// The step found no code it could type in the message `subject` from `from`.
