@@ -12,42 +12,35 @@ use crate::plan::Step;
 
 /// The locator's account of one choice.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct Explained {
     /// How the candidates were found (`text`, `selector`, `label`, `type`, `form_submit`,
     /// `implicit_submit`).
-    #[serde(default)]
     pub strategy: Option<String>,
     /// The key pressed instead of a click (`Enter`: a default button the page hides).
-    #[serde(default)]
     pub key: Option<String>,
     /// Every element that matched, in document order.
-    #[serde(default)]
     pub candidates: Vec<Considered>,
     /// The rules in order, each with the candidates it kept of those the rules before it kept.
-    #[serde(default)]
     pub rules: Vec<RuleKept>,
     /// The rule that set the chosen candidate apart from the next one (`only`, `order`).
-    #[serde(default)]
     pub decided_by: Option<String>,
     /// The chosen candidate's index in `candidates`.
-    #[serde(default)]
     pub chosen: Option<usize>,
 }
 
 /// One candidate as the ranking saw it.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct Considered {
     #[serde(flatten)]
     pub candidate: Candidate,
     /// How its text or label matched the step's: `exact`, `start`, `substring`, `words`,
     /// `equivalent` (a selector's matches are `exact`).
-    #[serde(default)]
     pub r#match: Option<String>,
     /// A person can see it; hidden candidates are not ranked.
-    #[serde(default)]
     pub visible: bool,
     /// It was ranked: visible, and not behind an open modal dialog.
-    #[serde(default)]
     pub ranked: bool,
 }
 

@@ -163,14 +163,13 @@ pub struct Destined {
 
 /// What a `fill` (or a code) typed into, and where its value may be sent from there.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
 pub struct Filled {
     #[serde(flatten)]
     pub located: Located,
     /// The form's action (absolute), when the control belongs to a form.
-    #[serde(default)]
     pub action: Option<String>,
     /// The control's name or id.
-    #[serde(default)]
     pub field: Option<String>,
 }
 

@@ -39,18 +39,16 @@ const POLL: Duration = Duration::from_millis(200);
 
 /// What the page showed, as structure.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Outline {
     pub title: String,
-    #[serde(default)]
     pub headings: Vec<Heading>,
-    #[serde(default)]
     pub forms: Vec<Form>,
     /// Links and buttons outside forms, with the landmark they are in.
-    #[serde(default)]
     pub outside: Vec<Control>,
     /// The page's visible prose, read only to count instruction-like text (the planner
     /// clears it); never rendered.
-    #[serde(default, skip_serializing)]
+    #[serde(skip_serializing)]
     pub prose: String,
 }
 
@@ -62,16 +60,16 @@ pub struct Heading {
 
 /// A form (or the fields outside any form), its fields and its buttons.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Form {
     /// Its id, name or label; empty when it has none (or for fields outside any form).
     pub name: String,
-    #[serde(default)]
     pub fields: Vec<Field>,
-    #[serde(default)]
     pub buttons: Vec<Button>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Field {
     /// The label `fill` would match it by.
     pub label: String,
@@ -80,13 +78,11 @@ pub struct Field {
     /// Its `name` attribute, as a selector would say it (`input[name=…]`).
     pub name: String,
     /// Its `id`, when it has no `name` (`#…`).
-    #[serde(default)]
     pub id: String,
     pub required: bool,
     pub autocomplete: String,
     pub placeholder: String,
     /// A select's options, a radio group's choices.
-    #[serde(default)]
     pub options: Vec<String>,
 }
 

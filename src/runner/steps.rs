@@ -197,15 +197,9 @@ impl Run<'_> {
                     from: from.clone(),
                     subject: subject.clone(),
                 };
-                let previous = self.previous.clone();
-                let cut_short = self.form_came_back(tab);
-                let msg = tokio::select! {
-                    m = self.next_message(inbox_id, &filter, deadline) => m?,
-                    errors = cut_short => return Err(Failure::FormErrors {
-                        errors,
-                        previous: previous.map(Box::new),
-                    }),
-                };
+                let msg = self
+                    .message_unless_form_back(tab, inbox_id, &filter, deadline, Mail::Next)
+                    .await?;
                 let email = email_seen(&msg);
                 self.remembered.insert(inbox_id.clone(), msg);
                 Ok(StepDetail {
@@ -216,16 +210,10 @@ impl Run<'_> {
             Step::UseOtpFromInbox {
                 inbox_id, selector, ..
             } => {
-                let previous = self.previous.clone();
-                let cut_short = self.form_came_back(tab);
                 let any = MailFilter::default();
-                let msg = tokio::select! {
-                    m = self.message_for_use(inbox_id, &any, deadline) => m?,
-                    errors = cut_short => return Err(Failure::FormErrors {
-                        errors,
-                        previous: previous.map(Box::new),
-                    }),
-                };
+                let msg = self
+                    .message_unless_form_back(tab, inbox_id, &any, deadline, Mail::Remembered)
+                    .await?;
                 let address = self.address_of(inbox_id);
                 let otp = extract::find_otp(&msg.raw, &address)
                     .map_err(|e| Failure::no_code(e, msg.subject.clone(), msg.from.clone()))?;
@@ -258,15 +246,9 @@ impl Run<'_> {
                     from: from.clone(),
                     subject: None,
                 };
-                let previous = self.previous.clone();
-                let cut_short = self.form_came_back(tab);
-                let msg = tokio::select! {
-                    m = self.message_for_use(inbox_id, &filter, deadline) => m?,
-                    errors = cut_short => return Err(Failure::FormErrors {
-                        errors,
-                        previous: previous.map(Box::new),
-                    }),
-                };
+                let msg = self
+                    .message_unless_form_back(tab, inbox_id, &filter, deadline, Mail::Remembered)
+                    .await?;
                 let lock = tab.lock();
                 let link =
                     extract::find_link(&msg.raw, describe.as_deref(), &|u| lock.check(u).is_ok())
@@ -444,6 +426,33 @@ impl Run<'_> {
             .unwrap_or_default()
     }
 
+    /// The message an inbox step waits for, unless the form the last click sent comes back
+    /// with errors first: then no mail is coming, and the step fails with what the page says.
+    async fn message_unless_form_back(
+        &mut self,
+        tab: &Tab,
+        inbox_id: &Option<String>,
+        filter: &MailFilter,
+        deadline: Instant,
+        which: Mail,
+    ) -> Result<Message, Failure> {
+        let previous = self.previous.clone();
+        let cut_short = self.form_came_back(tab);
+        let message = async {
+            match which {
+                Mail::Next => self.next_message(inbox_id, filter, deadline).await,
+                Mail::Remembered => self.message_for_use(inbox_id, filter, deadline).await,
+            }
+        };
+        tokio::select! {
+            m = message => m,
+            errors = cut_short => Err(Failure::FormErrors {
+                errors,
+                previous: previous.map(Box::new),
+            }),
+        }
+    }
+
     /// The remembered message if it matches, else the next new one.
     async fn message_for_use(
         &mut self,
@@ -492,4 +501,13 @@ fn email_seen(msg: &Message) -> EmailSeen {
         from: msg.from.clone(),
         received_at: msg.received_at.to_rfc3339_opts(SecondsFormat::Millis, true),
     }
+}
+
+/// Which message an inbox step takes.
+#[derive(Clone, Copy)]
+enum Mail {
+    /// The next new one (`wait_for_email`).
+    Next,
+    /// The one the last `wait_for_email` read if it matches, else the next new one.
+    Remembered,
 }
