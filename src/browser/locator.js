@@ -315,21 +315,25 @@
     if (el.hasAttribute("onclick") || (attr(el, "tabindex") !== null && el.tabIndex >= 0)) return true;
     return roleOf(el) === "generic" && styleOf(el).cursor === "pointer";
   }
-  // The role a step's `describe` names ("the Sign Up button", "Pricing link"), or null. The
-  // role word before any "in/on/under ..." phrase wins: "the button in the menu" is a button.
   const ROLE_WORDS = vocabulary.role_words;
   const ROLE_PHRASES = vocabulary.role_phrases.map(([pattern, word]) => [new RegExp(pattern, "g"), word]);
   const PLACE_WORDS = new Set(vocabulary.place_words);
   // A describe with its two-word roles written as one (`radio button` is `radio`).
   const joinRoles = (d) => ROLE_PHRASES.reduce((text, [pattern, word]) => text.replace(pattern, word), d);
-  function wantedRole(describe, query) {
+  // The words of a step's describe with the query's text cut out (the "Menu link" button is a
+  // button) and two-word roles joined; none when there is no describe.
+  function describeWords(describe, query) {
     let d = norm(describe);
-    if (!d) return null;
+    if (!d) return [];
     const q = norm(query);
     if (q && q.length > 1) d = d.split(q).join(" ");
-    d = joinRoles(d);
+    return joinRoles(d).split(/[^a-z]+/);
+  }
+  // The role a step's `describe` names ("the Sign Up button", "Pricing link"), or null. The
+  // role word before any "in/on/under ..." phrase wins: "the button in the menu" is a button.
+  function wantedRole(describe, query) {
     let role = null;
-    for (const w of d.split(/[^a-z]+/)) {
+    for (const w of describeWords(describe, query)) {
       if (ROLE_WORDS[w]) role = ROLE_WORDS[w];
       else if (role && PLACE_WORDS.has(w)) break;
     }
@@ -339,12 +343,7 @@
   // "… in the footer"), or null when it names none.
   const PLACES = vocabulary.places;
   function wantedPlace(describe, query) {
-    let d = norm(describe);
-    if (!d) return null;
-    const q = norm(query);
-    if (q && q.length > 1) d = d.split(q).join(" ");
-    d = joinRoles(d);
-    for (const w of d.split(/[^a-z]+/)) if (PLACES[w]) return PLACES[w];
+    for (const w of describeWords(describe, query)) if (PLACES[w]) return PLACES[w];
     return null;
   }
   function roleMatches(el, wanted) {

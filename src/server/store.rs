@@ -8,9 +8,10 @@ use std::time::Duration;
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
-use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::any::{AnyArguments, AnyPoolOptions, AnyRow};
 use sqlx::migrate::Migrator;
-use sqlx::{AnyPool, Row};
+use sqlx::query::Query;
+use sqlx::{Any, AnyPool, Row};
 
 use crate::runner::{Event, RunResult, RunStatus, StepRef};
 
@@ -246,6 +247,20 @@ impl Store {
         })
     }
 
+    /// Runs one statement and says how many rows it changed; `what` completes "the run store
+    /// could not …" when it fails.
+    async fn execute<'q>(
+        &self,
+        statement: Query<'q, Any, AnyArguments<'q>>,
+        what: &str,
+    ) -> Result<u64> {
+        let done = statement
+            .execute(&self.pool)
+            .await
+            .map_err(|e| StoreError::db(what, e))?;
+        Ok(done.rows_affected())
+    }
+
     pub fn backend(&self) -> Backend {
         self.backend
     }
@@ -262,7 +277,7 @@ impl Store {
     /// Records a run as queued, owned by `run.owner`.
     pub async fn create(&self, run: &NewRun<'_>) -> Result<()> {
         let now = now_ms();
-        sqlx::query(
+        let statement = sqlx::query(
             "INSERT INTO runs (id, status, owner, created_ms, heartbeat_ms, steps_total, \
              plan_name, allowed_hosts, callback_url, callback_status, steps) \
              VALUES ($1, 'queued', $2, $3, $3, $4, $5, $6, $7, $8, $9)",
@@ -275,52 +290,45 @@ impl Store {
         .bind(json!(run.allowed_hosts).to_string())
         .bind(run.callback_url.map(str::to_string))
         .bind(run.callback_url.map(|_| "pending".to_string()))
-        .bind(json!(run.steps).to_string())
-        .execute(&self.pool)
-        .await
-        .map_err(|e| StoreError::db("record a new run", e))?;
+        .bind(json!(run.steps).to_string());
+        self.execute(statement, "record a new run").await?;
         Ok(())
     }
 
     /// A queued run starts.
     pub async fn set_running(&self, id: &str) -> Result<()> {
         let now = now_ms();
-        sqlx::query(
+        let statement = sqlx::query(
             "UPDATE runs SET status = 'running', started_ms = $2, heartbeat_ms = $2 \
              WHERE id = $1 AND status = 'queued'",
         )
         .bind(id)
-        .bind(now)
-        .execute(&self.pool)
-        .await
-        .map_err(|e| StoreError::db("mark a run as started", e))?;
+        .bind(now);
+        self.execute(statement, "mark a run as started").await?;
         Ok(())
     }
 
     pub async fn append_event(&self, id: &str, seq: i64, event: &Event) -> Result<()> {
         let line = serde_json::to_string(event)
             .map_err(|e| StoreError(format!("an event is not JSON: {e}")))?;
-        sqlx::query("INSERT INTO run_events (run_id, seq, event) VALUES ($1, $2, $3)")
-            .bind(id)
-            .bind(seq)
-            .bind(line)
-            .execute(&self.pool)
-            .await
-            .map_err(|e| StoreError::db("record an event", e))?;
+        let statement =
+            sqlx::query("INSERT INTO run_events (run_id, seq, event) VALUES ($1, $2, $3)")
+                .bind(id)
+                .bind(seq)
+                .bind(line);
+        self.execute(statement, "record an event").await?;
         Ok(())
     }
 
     pub async fn put_screenshot(&self, id: &str, file: &str, png: Vec<u8>) -> Result<()> {
-        sqlx::query(
+        let statement = sqlx::query(
             "INSERT INTO screenshots (run_id, file, png) VALUES ($1, $2, $3) \
              ON CONFLICT (run_id, file) DO NOTHING",
         )
         .bind(id)
         .bind(file)
-        .bind(png)
-        .execute(&self.pool)
-        .await
-        .map_err(|e| StoreError::db("keep a screenshot", e))?;
+        .bind(png);
+        self.execute(statement, "keep a screenshot").await?;
         Ok(())
     }
 
@@ -329,7 +337,7 @@ impl Store {
     pub async fn finish(&self, result: &RunResult) -> Result<bool> {
         let text = serde_json::to_string(result)
             .map_err(|e| StoreError(format!("a result is not JSON: {e}")))?;
-        let done = sqlx::query(
+        let statement = sqlx::query(
             "UPDATE runs SET status = $2, summary = $3, result = $4, finished_ms = $5 \
              WHERE id = $1 AND status IN ('queued', 'running')",
         )
@@ -337,11 +345,9 @@ impl Store {
         .bind(RunState::from(result.status).as_str())
         .bind(&result.summary)
         .bind(text)
-        .bind(now_ms())
-        .execute(&self.pool)
-        .await
-        .map_err(|e| StoreError::db("record a result", e))?;
-        Ok(done.rows_affected() == 1)
+        .bind(now_ms());
+        let done = self.execute(statement, "record a result").await?;
+        Ok(done == 1)
     }
 
     pub async fn get(&self, id: &str) -> Result<Option<StoredRun>> {
@@ -383,14 +389,14 @@ impl Store {
 
     /// Asks the run's owner to cancel it. False when the run has already ended.
     pub async fn request_cancel(&self, id: &str) -> Result<bool> {
-        let done = sqlx::query(
+        let statement = sqlx::query(
             "UPDATE runs SET cancel_requested = 1 WHERE id = $1 AND status IN ('queued', 'running')",
         )
-        .bind(id)
-        .execute(&self.pool)
-        .await
-        .map_err(|e| StoreError::db("ask for a run's cancellation", e))?;
-        Ok(done.rows_affected() == 1)
+        .bind(id);
+        let done = self
+            .execute(statement, "ask for a run's cancellation")
+            .await?;
+        Ok(done == 1)
     }
 
     /// The live runs of `owner` someone asked to cancel.
@@ -410,14 +416,12 @@ impl Store {
 
     /// `owner` is alive: its live runs' lease is renewed.
     pub async fn heartbeat(&self, owner: &str) -> Result<()> {
-        sqlx::query(
+        let statement = sqlx::query(
             "UPDATE runs SET heartbeat_ms = $2 WHERE owner = $1 AND status IN ('queued', 'running')",
         )
         .bind(owner)
-        .bind(now_ms())
-        .execute(&self.pool)
-        .await
-        .map_err(|e| StoreError::db("renew its runs' lease", e))?;
+        .bind(now_ms());
+        self.execute(statement, "renew its runs' lease").await?;
         Ok(())
     }
 
@@ -530,17 +534,15 @@ impl Store {
         attempts: u32,
         error: Option<&str>,
     ) -> Result<()> {
-        sqlx::query(
+        let statement = sqlx::query(
             "UPDATE runs SET callback_status = $2, callback_attempts = $3, callback_error = $4 \
              WHERE id = $1",
         )
         .bind(id)
         .bind(status)
         .bind(attempts as i64)
-        .bind(error.map(str::to_string))
-        .execute(&self.pool)
-        .await
-        .map_err(|e| StoreError::db("record a webhook delivery", e))?;
+        .bind(error.map(str::to_string));
+        self.execute(statement, "record a webhook delivery").await?;
         Ok(())
     }
 }
