@@ -427,30 +427,19 @@ fn parse_imap(url: &Url) -> Result<ImapUrl, UrlProblem> {
             "address" => address = Some(value.trim().to_string()),
             "plus" => plus = parse_bool(&value, "plus")?,
             "poll_ms" => {
-                let ms: u64 = value
-                    .parse()
-                    .ok()
-                    .filter(|ms| POLL_MS_RANGE.contains(ms))
-                    .ok_or_else(|| UrlProblem::BadPoll {
-                        value: value.to_string(),
-                    })?;
+                let ms = number_in(&value, &POLL_MS_RANGE).ok_or_else(|| UrlProblem::BadPoll {
+                    value: value.to_string(),
+                })?;
                 poll = Some(Duration::from_millis(ms));
             }
             "max_connections" => {
-                max_connections = value
-                    .parse()
-                    .ok()
-                    .filter(|n| MAX_CONNECTIONS_RANGE.contains(n))
-                    .ok_or_else(|| UrlProblem::BadMaxConnections {
+                max_connections = number_in(&value, &MAX_CONNECTIONS_RANGE).ok_or_else(|| {
+                    UrlProblem::BadMaxConnections {
                         value: value.to_string(),
-                    })?;
+                    }
+                })?;
             }
-            other => {
-                return Err(UrlProblem::UnknownParameter {
-                    scheme: "imap",
-                    key: other.to_string(),
-                });
-            }
+            other => return Err(unknown_parameter("imap", other)),
         }
     }
     let address = match address {
@@ -479,6 +468,22 @@ fn parse_imap(url: &Url) -> Result<ImapUrl, UrlProblem> {
     })
 }
 
+/// A number within `range`, if `value` is one.
+fn number_in<T: std::str::FromStr + PartialOrd>(
+    value: &str,
+    range: &std::ops::RangeInclusive<T>,
+) -> Option<T> {
+    value.parse().ok().filter(|n| range.contains(n))
+}
+
+/// A query parameter the `scheme`'s URLs do not take.
+fn unknown_parameter(scheme: &'static str, key: &str) -> UrlProblem {
+    UrlProblem::UnknownParameter {
+        scheme,
+        key: key.to_string(),
+    }
+}
+
 fn parse_smtp(url: &Url, caller: Caller) -> Result<SmtpUrl, UrlProblem> {
     if !url.username().is_empty() || url.password().is_some() {
         return Err(UrlProblem::SmtpCredentials);
@@ -505,12 +510,7 @@ fn parse_smtp(url: &Url, caller: Caller) -> Result<SmtpUrl, UrlProblem> {
         match key.as_ref() {
             "domain" => domain = Some(value.trim().to_lowercase()),
             "allow_remote" => allow_remote = parse_bool(&value, "allow_remote")?,
-            other => {
-                return Err(UrlProblem::UnknownParameter {
-                    scheme: "smtp",
-                    key: other.to_string(),
-                });
-            }
+            other => return Err(unknown_parameter("smtp", other)),
         }
     }
     if caller == Caller::Service && (allow_remote || !ip.is_loopback()) {
