@@ -426,8 +426,10 @@ impl Run<'_> {
             .unwrap_or_default()
     }
 
-    /// The message an inbox step waits for, unless the form the last click sent comes back
-    /// with errors first: then no mail is coming, and the step fails with what the page says.
+    /// The message an inbox step takes: with [`Mail::Remembered`], the one the last
+    /// `wait_for_email` read if it matches `filter`; else the next new one, unless the form the
+    /// last click sent comes back with errors first: then no mail is coming, and the step
+    /// fails with what the page says.
     async fn message_unless_form_back(
         &mut self,
         tab: &Tab,
@@ -436,37 +438,23 @@ impl Run<'_> {
         deadline: Instant,
         which: Mail,
     ) -> Result<Message, Failure> {
-        let previous = self.previous.clone();
-        let cut_short = self.form_came_back(tab);
-        let message = async {
-            match which {
-                Mail::Next => self.next_message(inbox_id, filter, deadline).await,
-                Mail::Remembered => self.message_for_use(inbox_id, filter, deadline).await,
-            }
-        };
-        tokio::select! {
-            m = message => m,
-            errors = cut_short => Err(Failure::FormErrors {
-                errors,
-                previous: previous.map(Box::new),
-            }),
-        }
-    }
-
-    /// The remembered message if it matches, else the next new one.
-    async fn message_for_use(
-        &mut self,
-        inbox_id: &Option<String>,
-        filter: &MailFilter,
-        deadline: Instant,
-    ) -> Result<Message, Failure> {
-        if let Some(msg) = self.remembered.remove(inbox_id) {
+        if which == Mail::Remembered
+            && let Some(msg) = self.remembered.remove(inbox_id)
+        {
             if filter.matches(&msg) {
                 return Ok(msg);
             }
             self.remembered.insert(inbox_id.clone(), msg);
         }
-        self.next_message(inbox_id, filter, deadline).await
+        let previous = self.previous.clone();
+        let cut_short = self.form_came_back(tab);
+        tokio::select! {
+            m = self.next_message(inbox_id, filter, deadline) => m,
+            errors = cut_short => Err(Failure::FormErrors {
+                errors,
+                previous: previous.map(Box::new),
+            }),
+        }
     }
 
     async fn next_message(
@@ -504,7 +492,7 @@ fn email_seen(msg: &Message) -> EmailSeen {
 }
 
 /// Which message an inbox step takes.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Mail {
     /// The next new one (`wait_for_email`).
     Next,

@@ -4,6 +4,7 @@
 //! word is added in one place and a newcomer finds them together.
 
 pub(crate) mod codes;
+pub(crate) mod entities;
 pub(crate) mod injection;
 pub(crate) mod links;
 pub(crate) mod mail;

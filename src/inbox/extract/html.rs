@@ -5,6 +5,7 @@ use scraper::{ElementRef, Html, Node};
 
 use super::decode::{Block, is_code_char, norm_char};
 use super::quoted::quoted_regions;
+use crate::vocabulary::entities::entity;
 
 /// Elements whose text is never visible mail content.
 const SKIPPED: &[&str] = &[
@@ -298,23 +299,7 @@ fn decode_entities(s: &str) -> String {
             .find(|&(_, c)| c == ';')
             .map(|(i, _)| i);
         let decoded = end.and_then(|e| {
-            let name = &rest[1..e];
-            let ch = match name {
-                "amp" => Some('&'),
-                "lt" => Some('<'),
-                "gt" => Some('>'),
-                "quot" => Some('"'),
-                "apos" => Some('\''),
-                "nbsp" => Some('\u{a0}'),
-                "zwnj" => Some('\u{200c}'),
-                "copy" => Some('©'),
-                _ => name
-                    .strip_prefix("#x")
-                    .or_else(|| name.strip_prefix("#X"))
-                    .and_then(|h| u32::from_str_radix(h, 16).ok())
-                    .or_else(|| name.strip_prefix('#').and_then(|d| d.parse().ok()))
-                    .and_then(char::from_u32),
-            };
+            let ch = entity(&rest[1..e]);
             ch.map(|c| (c, e + 1))
         });
         match decoded {

@@ -14,6 +14,7 @@
 //! is still masked: the plan's own neighbours of each secret are learned when the run starts.
 
 use super::MASK;
+use crate::vocabulary::entities::entity;
 
 /// Secrets of at least this many characters are masked even inside longer words.
 pub const LONG_SECRET: usize = 6;
@@ -418,26 +419,6 @@ fn html_escape(rest: &[u8], c: char) -> Option<usize> {
     let end = rest.iter().take(12).position(|b| *b == b';')?;
     let body = std::str::from_utf8(&rest[1..end]).ok()?;
     (entity(body)? == c).then_some(end + 1)
-}
-
-/// The character an HTML reference body names (`amp`, `#38`, `#x26`).
-fn entity(body: &str) -> Option<char> {
-    if let Some(num) = body.strip_prefix('#') {
-        let code = match num.strip_prefix(['x', 'X']) {
-            Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-            None => num.parse().ok()?,
-        };
-        return char::from_u32(code);
-    }
-    match body.to_ascii_lowercase().as_str() {
-        "amp" => Some('&'),
-        "lt" => Some('<'),
-        "gt" => Some('>'),
-        "quot" => Some('"'),
-        "apos" => Some('\''),
-        "nbsp" => Some('\u{a0}'),
-        _ => None,
-    }
 }
 
 /// The decoded character that ends `before`, and the text before that character.
