@@ -253,7 +253,7 @@ impl Run<'_> {
                 let link =
                     extract::find_link(&msg.raw, describe.as_deref(), &|u| lock.check(u).is_ok())
                         .map_err(|e| {
-                        Failure::no_link(e, &lock, msg.subject.clone(), msg.from.clone())
+                        Failure::no_link(e, lock, msg.subject.clone(), msg.from.clone())
                     })?;
                 tab.judge_hops(Some(std::sync::Arc::new(extract::undoing_destination)));
                 let nav = tab
