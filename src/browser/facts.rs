@@ -1,6 +1,9 @@
 //! What a page answered, as facts for the runner to word: which element a step used and how it
 //! was chosen, and, when a step could not act, what was looked for and what the page showed.
 
+use std::fmt;
+use std::str::FromStr;
+
 use serde::{Deserialize, Serialize};
 
 use crate::lock::Refusal;
@@ -233,15 +236,17 @@ pub struct Effect {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requests: Vec<String>,
     /// The first changes in the document (`added <div.alert> "wrong code"`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub changes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "words")]
+    #[cfg_attr(feature = "server", schema(value_type = Vec<String>))]
+    pub changes: Vec<Change>,
     /// How many changes in all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changed: Option<usize>,
     /// Controls whose state changed (`checked of <input#terms>: false → true`; values are
     /// never quoted).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub states: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "words")]
+    #[cfg_attr(feature = "server", schema(value_type = Vec<String>))]
+    pub states: Vec<StateChange>,
     /// Where focus moved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub focus: Option<String>,
@@ -298,9 +303,181 @@ impl Effect {
             .flat_map(Option::as_mut)
             .collect();
         out.extend(requests.iter_mut());
-        out.extend(changes.iter_mut());
-        out.extend(states.iter_mut());
+        out.extend(changes.iter_mut().flat_map(Change::strings_mut));
+        out.extend(states.iter_mut().flat_map(StateChange::strings_mut));
         out
+    }
+}
+
+/// A change of the document that a click caused, as the page reported it. The event log
+/// writes it as its `Display` words (`added <div.alert> "wrong code"`) and reads it back
+/// from them.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Change {
+    /// An element was added.
+    Added { el: String },
+    /// Text was added to an element (its first 40 characters).
+    AddedText { text: String, el: String },
+    /// An attribute of an element changed.
+    Attribute { name: String, el: String },
+    /// A text changed, in this element (`None`: one without a parent).
+    Text { el: Option<String> },
+    /// Children of an element were removed.
+    Removed { el: String },
+}
+
+impl Change {
+    /// Every text of the change, to be masked in place.
+    fn strings_mut(&mut self) -> Vec<&mut String> {
+        match self {
+            Change::Added { el } | Change::Removed { el } => vec![el],
+            Change::AddedText { text, el } => vec![text, el],
+            Change::Attribute { name, el } => vec![name, el],
+            Change::Text { el } => el.iter_mut().collect(),
+        }
+    }
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Change::Added { el } => write!(f, "added {el}"),
+            Change::AddedText { text, el } => write!(f, "added \"{text}\" to {el}"),
+            Change::Attribute { name, el } => write!(f, "{name} of {el}"),
+            Change::Text { el: Some(el) } => write!(f, "text of {el}"),
+            Change::Text { el: None } => f.write_str("text"),
+            Change::Removed { el } => write!(f, "removed from {el}"),
+        }
+    }
+}
+
+/// Reads back the words of [`Change`]'s `Display`: any reading writes the same words again.
+impl FromStr for Change {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Change, String> {
+        let el = String::from;
+        if s == "text" {
+            return Ok(Change::Text { el: None });
+        }
+        if let Some(rest) = s.strip_prefix("removed from ") {
+            return Ok(Change::Removed { el: el(rest) });
+        }
+        if let Some((text, at)) = s
+            .strip_prefix("added \"")
+            .and_then(|rest| rest.split_once("\" to "))
+        {
+            return Ok(Change::AddedText {
+                text: el(text),
+                el: el(at),
+            });
+        }
+        if let Some(rest) = s.strip_prefix("added ") {
+            return Ok(Change::Added { el: el(rest) });
+        }
+        match s.split_once(" of ") {
+            Some(("text", at)) => Ok(Change::Text { el: Some(el(at)) }),
+            Some((name, at)) => Ok(Change::Attribute {
+                name: el(name),
+                el: el(at),
+            }),
+            None => Err(format!("not a change of a document: {s}")),
+        }
+    }
+}
+
+/// A control's state that a click changed: `checked`, `indeterminate`, `selected` (an index)
+/// or `open`, from `before` to `after` as the page gives them as text (`false`, `2`); or its
+/// `value`, never given (it may be a secret). Written and read back as its `Display` words.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct StateChange {
+    pub state: String,
+    pub el: String,
+    #[serde(default)]
+    pub before: Option<String>,
+    #[serde(default)]
+    pub after: Option<String>,
+}
+
+impl StateChange {
+    /// Every text of the change, to be masked in place (fields named one by one).
+    fn strings_mut(&mut self) -> Vec<&mut String> {
+        let StateChange {
+            state,
+            el,
+            before,
+            after,
+        } = self;
+        let mut out = vec![state, el];
+        out.extend(before.as_mut());
+        out.extend(after.as_mut());
+        out
+    }
+}
+
+impl fmt::Display for StateChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let StateChange {
+            state,
+            el,
+            before,
+            after,
+        } = self;
+        write!(f, "{state} of {el}")?;
+        if let (Some(before), Some(after)) = (before, after) {
+            write!(f, ": {before} → {after}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads back the words of [`StateChange`]'s `Display`: any reading writes the same words
+/// again.
+impl FromStr for StateChange {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<StateChange, String> {
+        let (state, rest) = s
+            .split_once(" of ")
+            .ok_or_else(|| format!("not a change of state: {s}"))?;
+        let change = rest
+            .rsplit_once(": ")
+            .and_then(|(el, change)| Some((el, change.split_once(" → ")?)))
+            .filter(|_| state != "value");
+        let (el, before, after) = match change {
+            Some((el, (before, after))) => (el, Some(before.into()), Some(after.into())),
+            None => (rest, None, None),
+        };
+        Ok(StateChange {
+            state: state.into(),
+            el: el.into(),
+            before,
+            after,
+        })
+    }
+}
+
+/// A list of facts written as the words of their `Display`, and read back with `FromStr`.
+mod words {
+    use std::fmt::Display;
+    use std::str::FromStr;
+
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    pub fn serialize<S: Serializer, T: Display>(items: &[T], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(items.iter().map(ToString::to_string))
+    }
+
+    pub fn deserialize<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
+    where
+        D: Deserializer<'de>,
+        T: FromStr<Err: Display>,
+    {
+        Vec::<String>::deserialize(d)?
+            .iter()
+            .map(|s| s.parse().map_err(D::Error::custom))
+            .collect()
     }
 }
 
@@ -311,11 +488,11 @@ pub(super) struct PageEffect {
     #[serde(default)]
     pub replaced: bool,
     #[serde(default)]
-    pub changes: Vec<String>,
+    pub changes: Vec<Change>,
     #[serde(default)]
     pub changed: usize,
     #[serde(default)]
-    pub states: Vec<String>,
+    pub states: Vec<StateChange>,
     #[serde(default)]
     pub focus: Option<String>,
     #[serde(default)]
@@ -398,10 +575,22 @@ pub struct Clicked {
     pub effect: Effect,
     /// The URL a navigation the click started went to.
     pub navigation: Option<String>,
-    /// The error texts the page showed about the form the click submitted, once it came back.
-    pub form_errors: Vec<String>,
+    /// What the page said about the form the click submitted, once it came back.
+    pub form_errors: Vec<FormError>,
     /// The page came back with a field the run had filled.
     pub form_back: bool,
+}
+
+/// What a page that came back with the form the run submitted says about it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum FormError {
+    /// Its words about a field, named as a person reads it.
+    Said { field: String, said: String },
+    /// A field it marks invalid (`aria-invalid`) without words (`invalid: true`).
+    Invalid { field: String },
+    /// A line of it tied to no field.
+    Line { said: String },
 }
 
 /// Text read from the page.
@@ -587,4 +776,74 @@ pub enum PageError {
     BrowserGone { reason: String },
     /// A browser command failed.
     Command(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// The page's changes and states are written in the event log as the words it always had,
+    /// and read back from them as the same facts.
+    #[test]
+    fn changes_and_states_are_written_as_words_and_read_back() {
+        let page: PageEffect = serde_json::from_value(json!({
+            "changes": [
+                { "kind": "added", "el": "<div.alert> \"wrong code\"" },
+                { "kind": "added_text", "text": "Saved", "el": "<div#msg>" },
+                { "kind": "attribute", "name": "class", "el": "<button#x> \"go\"" },
+                { "kind": "text", "el": "<p>" },
+                { "kind": "text", "el": null },
+                { "kind": "removed", "el": "<ul>" },
+            ],
+            "changed": 6,
+            "states": [
+                { "state": "checked", "el": "<input#terms>", "before": "false", "after": "true" },
+                { "state": "value", "el": "<input#q>" },
+            ],
+        }))
+        .unwrap();
+        let mut effect = Effect::default();
+        effect.add_page(page);
+        let words = json!({
+            "did": ["state", "document"],
+            "changes": [
+                "added <div.alert> \"wrong code\"",
+                "added \"Saved\" to <div#msg>",
+                "class of <button#x> \"go\"",
+                "text of <p>",
+                "text",
+                "removed from <ul>",
+            ],
+            "changed": 6,
+            "states": ["checked of <input#terms>: false → true", "value of <input#q>"],
+        });
+        assert_eq!(serde_json::to_value(&effect).unwrap(), words);
+        let read: Effect = serde_json::from_value(words).unwrap();
+        assert_eq!(read, effect);
+    }
+
+    /// Words that read more than one way (an element's text holding the words around it) are
+    /// written back the same whichever way they were read.
+    #[test]
+    fn any_words_read_back_are_written_the_same() {
+        for words in [
+            "added \"a\" to <b>\" to <p>",
+            "added <p> \"x\" to <b>",
+            "text of <p> \"x of y\"",
+            "removed from <p> \"added\"",
+        ] {
+            assert_eq!(words.parse::<Change>().unwrap().to_string(), words);
+        }
+        for words in [
+            "selected of <select#s> \"a: b → c\": 0 → 2",
+            "value of <input#q> \"a: b → c\"",
+            "open of <details> \"x of y\": false → true",
+        ] {
+            assert_eq!(words.parse::<StateChange>().unwrap().to_string(), words);
+        }
+        assert!("nothing".parse::<Change>().is_err());
+        assert!("nothing".parse::<StateChange>().is_err());
+    }
 }

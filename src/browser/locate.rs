@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use tokio::task::JoinHandle;
 use url::Url;
 
-use super::facts::{Blocker, InvalidField, Rejection, Target};
+use super::facts::{Blocker, FormError, InvalidField, Rejection, Target};
 use super::{BrowserError, timed};
 use crate::plan::Masker;
 
@@ -224,7 +224,7 @@ pub(super) struct PendingForm {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 pub struct FormErrors {
     #[serde(default)]
-    pub errors: Vec<String>,
+    pub errors: Vec<FormError>,
     #[serde(default)]
     pub form_back: bool,
 }

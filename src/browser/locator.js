@@ -4,11 +4,12 @@
 // person reading the page would, auto-waits until the winner is actionable, performs in-page
 // actions, and returns a verdict tagged by `state` (`found` with its facts, `not_found`,
 // `not_actionable` with the blocker, `loading`, `rejected` with why): codes and facts, never
-// sentences, which the Rust side words (browser/locate.rs, runner/failure.rs). Waiting happens here,
-// inside the page, so a step costs one CDP round trip however long it waits; the Rust side
-// re-evaluates after navigations. `accname` is dom-accessibility-api's computation of roles and
-// accessible names (vendor/accname.js, bundled by scripts/accname/build); `vocabulary` the word lists
-// it reads pages with (vocabulary.js, generated from src/vocabulary/pages.rs).
+// sentences, which the Rust side words (browser/locate.rs, browser/facts.rs, runner/failure.rs).
+// Waiting happens here, inside the page, so a step costs one CDP round trip however long it
+// waits; the Rust side re-evaluates after navigations. `accname` is dom-accessibility-api's
+// computation of roles and accessible names (vendor/accname.js, bundled by scripts/accname/build);
+// `vocabulary` the word lists it reads pages with (vocabulary.js, generated from
+// src/vocabulary/pages.rs).
 (accname, vocabulary) => async (request) => {
   // `explain`: the click or fill it wraps, found and ranked as that step would be, rule by rule,
   // and acted on in no way (for `scripts/bench --explain`).
@@ -1174,14 +1175,16 @@
     const el = ref && ref.deref ? ref.deref() : null;
     return !!el && el.isConnected && isVisible(el);
   }
-  function describeRecord(r) {
-    if (r.type === "attributes") return `${r.attributeName} of ${describeEl(r.target)}`;
-    if (r.type === "characterData") return r.target.parentElement ? `text of ${describeEl(r.target.parentElement)}` : "text";
+  // A change of the document, as a fact keyed for dedup: an element added, text added to one,
+  // an attribute or a text changed, children removed.
+  function changeOf(r) {
+    if (r.type === "attributes") return { kind: "attribute", name: r.attributeName, el: describeEl(r.target) };
+    if (r.type === "characterData") return { kind: "text", el: r.target.parentElement ? describeEl(r.target.parentElement) : null };
     const el = [...r.addedNodes].find((n) => n.nodeType === Node.ELEMENT_NODE);
-    if (el) return `added ${describeEl(el)}`;
+    if (el) return { kind: "added", el: describeEl(el) };
     const text = [...r.addedNodes].find((n) => n.nodeType === Node.TEXT_NODE && n.data.trim());
-    if (text) return `added "${tidy(text.data).slice(0, 40)}" to ${describeEl(r.target)}`;
-    return r.removedNodes.length ? `removed from ${describeEl(r.target)}` : null;
+    if (text) return { kind: "added_text", text: tidy(text.data).slice(0, 40), el: describeEl(r.target) };
+    return r.removedNodes.length ? { kind: "removed", el: describeEl(r.target) } : null;
   }
   // Starts watching, just before the click's mouse events, what the element it will land on
   // does: changes in the document (open shadow roots and same-origin frames included), focus
@@ -1202,7 +1205,7 @@
       await frame();
     }
     const w = {
-      el, records: 0, changes: [], first: null, started: performance.now(), focus: deepActive(),
+      el, records: 0, changes: [], keys: [], first: null, started: performance.now(), focus: deepActive(),
       states: el ? statefulAround(el).map((c) => [c, stateOf(c)]) : [],
       filled: filledShown(), submits: globalThis.__planlockSubmits || 0,
       values: typedValues(), echoed: false,
@@ -1216,8 +1219,12 @@
           w.echoed = added.some((n) => !(n.nodeType === Node.ELEMENT_NODE && isTextControl(n)) && echoes(n.textContent, w.values));
         }
         if (w.changes.length >= 5) continue;
-        const said = describeRecord(r);
-        if (said && !w.changes.includes(said)) w.changes.push(said);
+        const change = changeOf(r);
+        const key = change && JSON.stringify(change);
+        if (change && !w.keys.includes(key)) {
+          w.keys.push(key);
+          w.changes.push(change);
+        }
       }
     });
     everything();
@@ -1235,8 +1242,8 @@
       const after = stateOf(c);
       for (const k of Object.keys(before)) {
         if (before[k] === after[k]) continue;
-        // A value is never quoted: it may be a secret.
-        e.states.push(k === "value" ? `value of ${describeEl(c)}` : `${k} of ${describeEl(c)}: ${before[k]} → ${after[k]}`);
+        // A value is never given: it may be a secret. Other states as text (`false`, `2`).
+        e.states.push(k === "value" ? { state: k, el: describeEl(c) } : { state: k, el: describeEl(c), before: String(before[k]), after: String(after[k]) });
       }
     }
     // Focus moving counts when it lands in a field (clicking one puts the caret there, a
@@ -1648,17 +1655,29 @@
           if (f && names.has(key(f))) said.set(f, [...(said.get(f) || []), ...lines]);
           else elsewhere.push(...lines);
         }
-        const texts = [];
-        const push = (t) => { t = tidy(t); if (/\p{L}.*\p{L}.*\p{L}/u.test(t) && t.length <= 300 && !texts.includes(t)) texts.push(t); };
+        // What the page says about a field, that it marks one invalid without words, or a
+        // line tied to no field; each once, with three letters at least and 300 characters at
+        // most as `field: said` reads.
+        const errors = [];
+        const keys = [];
+        const letters = (t) => (t || "").match(/\p{L}/gu)?.length || 0;
+        const push = (e) => {
+          const key = JSON.stringify(e);
+          const size = (e.field === undefined ? 0 : e.field.length + 2) + (e.said || "").length;
+          if ((e.invalid || letters(e.field) + letters(e.said) >= 3) && size <= 300 && !keys.includes(key)) {
+            keys.push(key);
+            errors.push(e);
+          }
+        };
         // A line inside a longer one of the same field is said once.
         const once = (lines) => [...new Set(lines)].filter((l, _, all) => !all.some((o) => o !== l && o.includes(l)));
         for (const c of controls) {
           const words = once([...(said.get(c) || []), ...[byIds(c, "aria-errormessage")].map(lineOf).filter(wordy).filter(isNew)]);
-          if (words.length) push(`${fieldName(c)}: ${words.join(" ")}`);
-          else if (attr(c, "aria-invalid") === "true") push(`${fieldName(c)} is marked invalid`);
+          if (words.length) push({ field: tidy(fieldName(c)), said: tidy(words.join(" ")) });
+          else if (attr(c, "aria-invalid") === "true") push({ field: tidy(fieldName(c)), invalid: true });
         }
-        if (!texts.length) for (const l of once(elsewhere)) if (WRONG_WORDS.test(l)) push(l);
-        return found({ errors: texts.slice(0, 8), form_back: texts.length > 0 });
+        if (!errors.length) for (const l of once(elsewhere)) if (WRONG_WORDS.test(l)) push({ said: tidy(l) });
+        return found({ errors: errors.slice(0, 8), form_back: errors.length > 0 });
       }
       case "watch": {
         // The form's shape is read before the pointer leaves a field.

@@ -185,7 +185,7 @@ pub struct RunFinished {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::browser::Candidate;
+    use crate::browser::{Candidate, Change, StateChange};
 
     fn leaves(v: &serde_json::Value, out: &mut Vec<String>) {
         match v {
@@ -196,13 +196,15 @@ mod tests {
         }
     }
 
-    /// Masking goes through `strings_mut`: every text a detail writes must be in it.
+    /// Masking goes through `strings_mut`: every text a detail writes must be in it, or be
+    /// words around such texts (a change of the document).
     #[test]
     fn every_text_of_a_detail_can_be_masked() {
-        let mut n = 0;
+        let made = std::cell::RefCell::new(Vec::new());
         let mut t = || {
-            n += 1;
-            Some(format!("text-{n}"))
+            let text = format!("text-{}-", made.borrow().len() + 1);
+            made.borrow_mut().push(text.clone());
+            Some(text)
         };
         let candidate = |t: &mut dyn FnMut() -> Option<String>| Candidate {
             element: t(),
@@ -244,9 +246,26 @@ mod tests {
                 did: Vec::new(),
                 url: t(),
                 requests: vec![t().unwrap()],
-                changes: vec![t().unwrap()],
+                changes: vec![
+                    Change::Added { el: t().unwrap() },
+                    Change::AddedText {
+                        text: t().unwrap(),
+                        el: t().unwrap(),
+                    },
+                    Change::Attribute {
+                        name: t().unwrap(),
+                        el: t().unwrap(),
+                    },
+                    Change::Text { el: t() },
+                    Change::Removed { el: t().unwrap() },
+                ],
                 changed: Some(1),
-                states: vec![t().unwrap()],
+                states: vec![StateChange {
+                    state: t().unwrap(),
+                    el: t().unwrap(),
+                    before: t(),
+                    after: t(),
+                }],
                 focus: t(),
                 dialog: t(),
                 sent: Some(true),
@@ -271,15 +290,21 @@ mod tests {
             timeout_ms: Some(1),
             screenshot_url: t(),
         };
-        let mut written = Vec::new();
-        leaves(&serde_json::to_value(&detail).unwrap(), &mut written);
-        let mut reached: Vec<String> = detail
-            .strings_mut()
-            .into_iter()
-            .map(|s| s.clone())
-            .collect();
-        written.sort();
-        reached.sort();
-        assert_eq!(written, reached);
+        let written = |detail: &StepDetail| {
+            let mut out = Vec::new();
+            leaves(&serde_json::to_value(detail).unwrap(), &mut out);
+            out.join("\n")
+        };
+        let made = made.take();
+        let all = written(&detail);
+        for text in &made {
+            assert!(all.contains(text), "{text} is not written: {all}");
+        }
+        for text in detail.strings_mut() {
+            *text = "•".into();
+        }
+        let masked = written(&detail);
+        let left: Vec<&String> = made.iter().filter(|t| masked.contains(*t)).collect();
+        assert!(left.is_empty(), "not masked: {left:?} in {masked}");
     }
 }

@@ -6,8 +6,8 @@ use std::fmt;
 use std::time::Duration;
 
 use crate::browser::{
-    Blocker, BrowserError, Candidate, Cover, Difference, Effect, Located, PageError, Rejection,
-    Target,
+    Blocker, BrowserError, Candidate, Cover, Difference, Effect, FormError, Located, PageError,
+    Rejection, Target,
 };
 use crate::error::{ErrorKind, StepError};
 use crate::inbox::{InboxError, WaitError};
@@ -19,6 +19,7 @@ mod page;
 mod refusal;
 
 pub use mail::mail_wait_sentence;
+pub(super) use page::form_error_phrase;
 use page::*;
 
 /// Why a step (or the run around it) failed.
@@ -568,5 +569,25 @@ mod tests {
         assert_eq!(steps_phrase(&[1, 3]), "steps 2 and 4");
         assert_eq!(steps_phrase(&[1, 2, 3]), "steps 2–4");
         assert_eq!(steps_phrase(&[0, 2, 5]), "steps 1, 3, 6");
+    }
+
+    /// What the page says about a form that came back, as the locator gives it, worded.
+    #[test]
+    fn form_errors_are_worded_from_the_page_facts() {
+        let page: Vec<FormError> = serde_json::from_str(
+            r#"[{"field": "Email", "said": "is already taken"},
+                {"field": "Email", "invalid": true},
+                {"said": "Wrong email or password."}]"#,
+        )
+        .unwrap();
+        let words: Vec<String> = page.iter().map(form_error_phrase).collect();
+        assert_eq!(
+            words,
+            [
+                "Email: is already taken",
+                "Email is marked invalid",
+                "Wrong email or password."
+            ]
+        );
     }
 }

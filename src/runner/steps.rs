@@ -7,6 +7,7 @@ use std::time::Duration;
 use chrono::SecondsFormat;
 use tokio::time::Instant;
 
+use super::failure::form_error_phrase;
 use super::{EmailSeen, Failure, Previous, PreviousAction, Run, StepDetail};
 use crate::browser::{Candidate, Effect, EffectKind, Located, Tab};
 use crate::inbox::Message;
@@ -75,6 +76,8 @@ impl Run<'_> {
                 if clicked.effect.sent == Some(true) {
                     self.unsent.clear();
                 }
+                let form_errors: Vec<String> =
+                    clicked.form_errors.iter().map(form_error_phrase).collect();
                 let filled = std::mem::take(&mut self.filled);
                 self.previous = Some(Previous {
                     step: index,
@@ -84,7 +87,7 @@ impl Run<'_> {
                         navigated: clicked.navigation.is_some(),
                         effect: Some(Box::new(clicked.effect.clone())),
                         came_back: if clicked.form_back {
-                            clicked.form_errors.clone()
+                            form_errors.clone()
                         } else {
                             Vec::new()
                         },
@@ -101,7 +104,7 @@ impl Run<'_> {
                 }
                 Ok(StepDetail {
                     navigation: clicked.navigation,
-                    form_errors: clicked.form_errors,
+                    form_errors,
                     effect: Some(clicked.effect),
                     located: Some(clicked.located),
                     ..StepDetail::default()
@@ -323,7 +326,8 @@ impl Run<'_> {
                     wait::until(until, Duration::from_millis(400), move || async move {
                         let by = Instant::now() + Duration::from_millis(800);
                         let page = tab.form_errors(filled, by).await.ok()?;
-                        (page.form_back && !page.errors.is_empty()).then_some(page.errors)
+                        (page.form_back && !page.errors.is_empty())
+                            .then(|| page.errors.iter().map(form_error_phrase).collect())
                     });
                 if let Some(errors) = came_back.await {
                     return errors;

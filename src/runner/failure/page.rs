@@ -395,7 +395,14 @@ pub(super) fn effect_phrase(e: &Effect) -> String {
             Dialog => format!("it opened a dialog ({})", e.dialog.as_deref().unwrap_or("")),
             Request => format!("it sent {}", e.requests.join(", ")),
             Submission => "it submitted a form".to_string(),
-            State => format!("it changed {}", e.states.join(", ")),
+            State => format!(
+                "it changed {}",
+                e.states
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Document => match e.changes.first() {
                 Some(first) => format!("it changed the page ({first})"),
                 None => "it changed the page".to_string(),
@@ -404,6 +411,16 @@ pub(super) fn effect_phrase(e: &Effect) -> String {
         });
     }
     said.join("; ")
+}
+
+/// What a page that came back with the form says about it: `Email: is already taken`,
+/// `Email is marked invalid`, or its own line.
+pub(crate) fn form_error_phrase(error: &FormError) -> String {
+    match error {
+        FormError::Said { field, said } => format!("{field}: {said}"),
+        FormError::Invalid { field } => format!("{field} is marked invalid"),
+        FormError::Line { said } => said.clone(),
+    }
 }
 
 /// The element a click located, by its role and text: `the heading "sign in" (<h1>)`.
