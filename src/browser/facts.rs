@@ -2,7 +2,6 @@
 //! was chosen, and, when a step could not act, what was looked for and what the page showed.
 
 use std::fmt;
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -236,17 +235,15 @@ pub struct Effect {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requests: Vec<String>,
     /// The first changes in the document (`added <div.alert> "wrong code"`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "words")]
-    #[cfg_attr(feature = "server", schema(value_type = Vec<String>))]
-    pub changes: Vec<Change>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<String>,
     /// How many changes in all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changed: Option<usize>,
     /// Controls whose state changed (`checked of <input#terms>: false → true`; values are
     /// never quoted).
-    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "words")]
-    #[cfg_attr(feature = "server", schema(value_type = Vec<String>))]
-    pub states: Vec<StateChange>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub states: Vec<String>,
     /// Where focus moved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub focus: Option<String>,
@@ -303,18 +300,17 @@ impl Effect {
             .flat_map(Option::as_mut)
             .collect();
         out.extend(requests.iter_mut());
-        out.extend(changes.iter_mut().flat_map(Change::strings_mut));
-        out.extend(states.iter_mut().flat_map(StateChange::strings_mut));
+        out.extend(changes.iter_mut());
+        out.extend(states.iter_mut());
         out
     }
 }
 
-/// A change of the document that a click caused, as the page reported it. The event log
-/// writes it as its `Display` words (`added <div.alert> "wrong code"`) and reads it back
-/// from them.
+/// A change of the document that a click caused, as the page reported it; [`Effect::changes`]
+/// notes it in its `Display` form (`added <div.alert> "wrong code"`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Change {
+pub(super) enum Change {
     /// An element was added.
     Added { el: String },
     /// Text was added to an element (its first 40 characters).
@@ -325,18 +321,6 @@ pub enum Change {
     Text { el: Option<String> },
     /// Children of an element were removed.
     Removed { el: String },
-}
-
-impl Change {
-    /// Every text of the change, to be masked in place.
-    fn strings_mut(&mut self) -> Vec<&mut String> {
-        match self {
-            Change::Added { el } | Change::Removed { el } => vec![el],
-            Change::AddedText { text, el } => vec![text, el],
-            Change::Attribute { name, el } => vec![name, el],
-            Change::Text { el } => el.iter_mut().collect(),
-        }
-    }
 }
 
 impl fmt::Display for Change {
@@ -352,68 +336,18 @@ impl fmt::Display for Change {
     }
 }
 
-/// Reads back the words of [`Change`]'s `Display`: any reading writes the same words again.
-impl FromStr for Change {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Change, String> {
-        let el = String::from;
-        if s == "text" {
-            return Ok(Change::Text { el: None });
-        }
-        if let Some(rest) = s.strip_prefix("removed from ") {
-            return Ok(Change::Removed { el: el(rest) });
-        }
-        if let Some((text, at)) = s
-            .strip_prefix("added \"")
-            .and_then(|rest| rest.split_once("\" to "))
-        {
-            return Ok(Change::AddedText {
-                text: el(text),
-                el: el(at),
-            });
-        }
-        if let Some(rest) = s.strip_prefix("added ") {
-            return Ok(Change::Added { el: el(rest) });
-        }
-        match s.split_once(" of ") {
-            Some(("text", at)) => Ok(Change::Text { el: Some(el(at)) }),
-            Some((name, at)) => Ok(Change::Attribute {
-                name: el(name),
-                el: el(at),
-            }),
-            None => Err(format!("not a change of a document: {s}")),
-        }
-    }
-}
-
 /// A control's state that a click changed: `checked`, `indeterminate`, `selected` (an index)
 /// or `open`, from `before` to `after` as the page gives them as text (`false`, `2`); or its
-/// `value`, never given (it may be a secret). Written and read back as its `Display` words.
+/// `value`, never given (it may be a secret). [`Effect::states`] notes it in its `Display`
+/// form (`checked of <input#terms>: false → true`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct StateChange {
-    pub state: String,
-    pub el: String,
+pub(super) struct StateChange {
+    state: String,
+    el: String,
     #[serde(default)]
-    pub before: Option<String>,
+    before: Option<String>,
     #[serde(default)]
-    pub after: Option<String>,
-}
-
-impl StateChange {
-    /// Every text of the change, to be masked in place (fields named one by one).
-    fn strings_mut(&mut self) -> Vec<&mut String> {
-        let StateChange {
-            state,
-            el,
-            before,
-            after,
-        } = self;
-        let mut out = vec![state, el];
-        out.extend(before.as_mut());
-        out.extend(after.as_mut());
-        out
-    }
+    after: Option<String>,
 }
 
 impl fmt::Display for StateChange {
@@ -429,55 +363,6 @@ impl fmt::Display for StateChange {
             write!(f, ": {before} → {after}")?;
         }
         Ok(())
-    }
-}
-
-/// Reads back the words of [`StateChange`]'s `Display`: any reading writes the same words
-/// again.
-impl FromStr for StateChange {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<StateChange, String> {
-        let (state, rest) = s
-            .split_once(" of ")
-            .ok_or_else(|| format!("not a change of state: {s}"))?;
-        let change = rest
-            .rsplit_once(": ")
-            .and_then(|(el, change)| Some((el, change.split_once(" → ")?)))
-            .filter(|_| state != "value");
-        let (el, before, after) = match change {
-            Some((el, (before, after))) => (el, Some(before.into()), Some(after.into())),
-            None => (rest, None, None),
-        };
-        Ok(StateChange {
-            state: state.into(),
-            el: el.into(),
-            before,
-            after,
-        })
-    }
-}
-
-/// A list of facts written as the words of their `Display`, and read back with `FromStr`.
-mod words {
-    use std::fmt::Display;
-    use std::str::FromStr;
-
-    use serde::{Deserialize, Deserializer, Serializer, de::Error};
-
-    pub fn serialize<S: Serializer, T: Display>(items: &[T], s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(items.iter().map(ToString::to_string))
-    }
-
-    pub fn deserialize<'de, D, T>(d: D) -> Result<Vec<T>, D::Error>
-    where
-        D: Deserializer<'de>,
-        T: FromStr<Err: Display>,
-    {
-        Vec::<String>::deserialize(d)?
-            .iter()
-            .map(|s| s.parse().map_err(D::Error::custom))
-            .collect()
     }
 }
 
@@ -530,8 +415,8 @@ impl Effect {
             // dialog that closed). Always with a change of the document.
             self.note(EffectKind::Document);
         }
-        self.changes = page.changes;
-        self.states = page.states;
+        self.changes = page.changes.iter().map(ToString::to_string).collect();
+        self.states = page.states.iter().map(ToString::to_string).collect();
         self.focus = page.focus;
         if self.after_ms.is_none() {
             self.after_ms = page.after_ms;
@@ -784,10 +669,9 @@ mod tests {
 
     use super::*;
 
-    /// The page's changes and states are written in the event log as the words it always had,
-    /// and read back from them as the same facts.
+    /// The changes and states the page reports are noted in the event log as these words.
     #[test]
-    fn changes_and_states_are_written_as_words_and_read_back() {
+    fn changes_and_states_are_noted_as_words() {
         let page: PageEffect = serde_json::from_value(json!({
             "changes": [
                 { "kind": "added", "el": "<div.alert> \"wrong code\"" },
@@ -820,30 +704,5 @@ mod tests {
             "states": ["checked of <input#terms>: false → true", "value of <input#q>"],
         });
         assert_eq!(serde_json::to_value(&effect).unwrap(), words);
-        let read: Effect = serde_json::from_value(words).unwrap();
-        assert_eq!(read, effect);
-    }
-
-    /// Words that read more than one way (an element's text holding the words around it) are
-    /// written back the same whichever way they were read.
-    #[test]
-    fn any_words_read_back_are_written_the_same() {
-        for words in [
-            "added \"a\" to <b>\" to <p>",
-            "added <p> \"x\" to <b>",
-            "text of <p> \"x of y\"",
-            "removed from <p> \"added\"",
-        ] {
-            assert_eq!(words.parse::<Change>().unwrap().to_string(), words);
-        }
-        for words in [
-            "selected of <select#s> \"a: b → c\": 0 → 2",
-            "value of <input#q> \"a: b → c\"",
-            "open of <details> \"x of y\": false → true",
-        ] {
-            assert_eq!(words.parse::<StateChange>().unwrap().to_string(), words);
-        }
-        assert!("nothing".parse::<Change>().is_err());
-        assert!("nothing".parse::<StateChange>().is_err());
     }
 }

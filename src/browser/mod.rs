@@ -29,9 +29,8 @@ use tokio::task::JoinHandle;
 
 pub use explain::{Considered, Explained, RuleKept};
 pub use facts::{
-    Blocker, Candidate, Change, Clicked, Cover, Destined, Difference, Effect, EffectKind,
-    Extracted, Filled, FormError, InvalidField, Located, Navigated, PageError, Rejection,
-    StateChange, Target,
+    Blocker, Candidate, Clicked, Cover, Destined, Difference, Effect, EffectKind, Extracted,
+    Filled, FormError, InvalidField, Located, Navigated, PageError, Rejection, Target,
 };
 pub use locate::Accessible;
 pub use outline::{Look, LookError, Outline};
