@@ -11,6 +11,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri, he
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde::Deserialize;
+use strum::VariantNames;
 use utoipa::IntoParams;
 
 use super::api::{
@@ -23,7 +24,7 @@ use super::request::Ask;
 use super::request::{ActBody, PlansBody, RunBody};
 use super::runs::{self, Launch, Started};
 use super::state::{AppState, Caller};
-use super::store::{StoredRun, decode_cursor};
+use super::store::{RunState, StoredRun, decode_cursor};
 use crate::lock::{AddressPolicy, LockError};
 use crate::pipeline::{LockedRequest, Request, RequestError};
 use crate::plan;
@@ -427,8 +428,6 @@ pub(super) struct ListQuery {
     cursor: Option<String>,
 }
 
-const STATUSES: &[&str] = &["queued", "running", "succeeded", "failed", "cancelled"];
-
 /// Runs, newest first, a page at a time; a cursor stays valid as runs are added.
 #[utoipa::path(get, path = "/v1/runs", tag = "runs", params(ListQuery),
     responses((status = 200, description = "A page of runs, newest first.", body = RunList)))]
@@ -443,13 +442,13 @@ pub(super) async fn list_runs(
         )
     })?;
     if let Some(s) = &q.status
-        && !STATUSES.contains(&s.as_str())
+        && s.parse::<RunState>().is_err()
     {
         return Err(ApiError::new(
             ApiErrorKind::InvalidQuery,
             format!(
                 "status `{s}` is not a run status: give one of {}",
-                STATUSES.join(", ")
+                RunState::VARIANTS.join(", ")
             ),
         ));
     }

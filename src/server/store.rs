@@ -52,7 +52,17 @@ pub struct Store {
 
 /// Where a run stands: waiting for a slot, running, or ended as its result says. The store
 /// keeps it as its word (`queued`, `running`, `succeeded`, `failed`, `cancelled`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, strum::IntoStaticStr, strum::EnumString)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantNames,
+)]
 #[serde(rename_all = "snake_case")]
 #[strum(serialize_all = "snake_case")]
 pub enum RunState {

@@ -108,6 +108,12 @@ fn an_opened_state_answers_health_lists_and_refusals_without_a_browser() {
             (status, &e["error"]["kind"]),
             (400, &json!("invalid_query"))
         );
+        assert!(
+            e["error"]["message"].as_str().is_some_and(
+                |m| m.ends_with("give one of queued, running, succeeded, failed, cancelled")
+            ),
+            "{e}"
+        );
         assert_fits("ErrorBody", &e);
 
         let plan = json!({"reasoning": "", "steps": [{"type": "click", "describe": "x"}]});
