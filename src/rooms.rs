@@ -2,6 +2,8 @@
 //! one after it, so words and word lists flow up (the runner words what the browser found;
 //! the vocabulary serves everyone) and a lower room never reaches for a higher one's.
 
+use std::collections::BTreeSet;
+
 /// Lowest first. A new top-level module takes its place here.
 const ROOMS: &[&str] = &[
     "vocabulary",
@@ -19,22 +21,41 @@ const ROOMS: &[&str] = &[
     "server",
 ];
 
-/// The rooms a file's code (its tests left out) names as `crate::ROOM`.
-fn rooms_used(source: &str) -> Vec<&'static str> {
+/// The names of `order` a file's code (its tests left out) reaches through one of `prefixes`,
+/// as paths or in `use` lines, groups included (`crate::plan::Step`,
+/// `use super::{api, state::AppState}`). A name not in `order` counts as `other` when there
+/// is one, else not at all. Shared with the server's own order of modules.
+pub(crate) fn used_after(
+    source: &str,
+    prefixes: &[&str],
+    order: &[&'static str],
+    other: Option<&'static str>,
+) -> BTreeSet<&'static str> {
     let code = source
         .split("#[cfg(test)]\nmod tests")
         .next()
         .unwrap_or(source);
-    let mut out = Vec::new();
-    for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + "crate::".len()..];
-        let end = rest
-            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .unwrap_or(rest.len());
-        if let Some(room) = ROOMS.iter().find(|r| **r == &rest[..end])
-            && !out.contains(room)
-        {
-            out.push(*room);
+    let mut out = BTreeSet::new();
+    for prefix in prefixes {
+        for (at, _) in code.match_indices(prefix) {
+            let rest = &code[at + prefix.len()..];
+            let names: Vec<&str> = match rest.strip_prefix('{') {
+                Some(group) => group[..group.find('}').unwrap_or(group.len())]
+                    .split(',')
+                    .map(str::trim)
+                    .collect(),
+                None => vec![rest],
+            };
+            for name in names {
+                let end = name
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(name.len());
+                if end == 0 {
+                    continue;
+                }
+                let known = order.iter().find(|n| **n == &name[..end]).copied();
+                out.extend(known.or(other));
+            }
         }
     }
     out
@@ -67,7 +88,7 @@ fn no_room_uses_a_room_above_it() {
             continue; // lib.rs, main.rs, cli/ (the binary), this file
         };
         let source = std::fs::read_to_string(&path).expect("readable");
-        for used in rooms_used(&source) {
+        for used in used_after(&source, &["crate::"], ROOMS, None) {
             let used_rank = ROOMS.iter().position(|r| *r == used).expect("listed");
             if used_rank > rank {
                 wrong.push(format!("{} uses {used}", relative.display()));
@@ -97,7 +118,11 @@ fn every_top_level_module_is_a_room() {
 
 #[test]
 fn rooms_are_read_from_paths_and_use_lines() {
-    let source = "use crate::plan::Step;\nfn f() { crate::runner::x(); crate::planlock(); }\n\
+    let source = "use crate::plan::Step;\nuse crate::{inbox, lock::Lock};\n\
+                  fn f() { crate::runner::x(); crate::planlock(); }\n\
                   #[cfg(test)]\nmod tests {\n    use crate::server;\n}\n";
-    assert_eq!(rooms_used(source), ["plan", "runner"]);
+    let used: Vec<&str> = used_after(source, &["crate::"], ROOMS, None)
+        .into_iter()
+        .collect();
+    assert_eq!(used, ["inbox", "lock", "plan", "runner"]);
 }

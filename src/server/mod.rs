@@ -254,40 +254,7 @@ mod tests {
     /// The server modules a file's code (its tests left out) names through `super::` or
     /// `crate::server::`, in `use` lines or paths; anything of `mod.rs` counts as `mod`.
     fn imports(source: &str) -> BTreeSet<&'static str> {
-        let code = source
-            .split("#[cfg(test)]\nmod tests")
-            .next()
-            .unwrap_or(source);
-        let mut out = BTreeSet::new();
-        for prefix in ["super::", "crate::server::"] {
-            for (at, _) in code.match_indices(prefix) {
-                let rest = &code[at + prefix.len()..];
-                let names: Vec<&str> = match rest.strip_prefix('{') {
-                    Some(group) => group[..group.find('}').unwrap_or(group.len())]
-                        .split(',')
-                        .map(str::trim)
-                        .collect(),
-                    None => vec![rest],
-                };
-                for name in names {
-                    let end = name
-                        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                        .unwrap_or(name.len());
-                    let name = &name[..end];
-                    if name.is_empty() {
-                        continue;
-                    }
-                    out.insert(
-                        LAYERS
-                            .iter()
-                            .find(|l| **l == name)
-                            .copied()
-                            .unwrap_or("mod"),
-                    );
-                }
-            }
-        }
-        out
+        crate::rooms::used_after(source, &["super::", "crate::server::"], LAYERS, Some("mod"))
     }
 
     #[test]
