@@ -163,7 +163,9 @@ impl Dovecot {
 
     /// Samples [`Dovecot::established`] every few milliseconds on a thread until
     /// [`ConnectionWatch::stop`], ignoring connections from `except` (client ports, e.g. an
-    /// [`Appender`]'s).
+    /// [`Appender`]'s). A connection counts when two reads in a row saw it: the kernel writes
+    /// its socket table a page at a time, so one read on a busy machine can hold a connection
+    /// that had closed before another it lists was opened.
     pub fn watch_connections(&self, except: &[u16]) -> ConnectionWatch {
         let port = self.port;
         let except = except.to_vec();
@@ -172,11 +174,18 @@ impl Dovecot {
         let sampler = std::thread::spawn(move || {
             let mut peak = Vec::new();
             let mut samples = 0usize;
+            let mut before: Vec<u16> = Vec::new();
             while !flag.load(std::sync::atomic::Ordering::Relaxed) {
-                let now: Vec<u16> = established_to(port)
+                let read: Vec<u16> = established_to(port)
                     .into_iter()
                     .filter(|p| !except.contains(p))
                     .collect();
+                let now: Vec<u16> = read
+                    .iter()
+                    .copied()
+                    .filter(|p| before.contains(p))
+                    .collect();
+                before = read;
                 if now.len() > peak.len() {
                     peak = now;
                 }
