@@ -92,7 +92,7 @@ pub enum LinkError {
     )]
     Refused {
         /// The best such link.
-        url: Url,
+        url: Box<Url>,
         /// What says it undoes something (its sentence says "cancel").
         why: Undoing,
     },
@@ -212,7 +212,10 @@ pub fn find_link(
         (false, _) => Err(LinkError::OnlyOutside {
             candidates: outside,
         }),
-        (true, Some((url, why))) => Err(LinkError::Refused { url, why }),
+        (true, Some((url, why))) => Err(LinkError::Refused {
+            url: Box::new(url),
+            why,
+        }),
         (true, None) => Err(LinkError::NoCandidates),
     }
 }
