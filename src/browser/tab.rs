@@ -43,7 +43,7 @@ use super::locate::{
 };
 use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
-use crate::lock::{Lock, Refusal};
+use crate::lock::{Lock, Refusal, Undoing};
 use crate::wait;
 
 mod click;
@@ -729,9 +729,9 @@ pub(super) fn page_request(ev: &EventRequestWillBeSent, main: &str) -> Option<St
     sent.then(|| format!("{} {}", ev.request.method, ev.request.url))
 }
 
-/// A rule a document request must pass besides the lock: `Some(why)` refuses the URL, `why`
-/// saying what is wrong with it (`its address says "delete"`).
-pub type HopRule = Arc<dyn Fn(&Url) -> Option<String> + Send + Sync>;
+/// A rule a document request must pass besides the lock: `Some(said)` refuses the URL, `said`
+/// being what says it undoes or destroys something.
+pub type HopRule = Arc<dyn Fn(&Url) -> Option<Undoing> + Send + Sync>;
 
 /// A tab's [`HopRule`], if one is set; shared with the guard.
 pub(super) type HopRules = Arc<Mutex<Option<HopRule>>>;

@@ -4,6 +4,7 @@
 mod address;
 mod hosts;
 pub mod injection;
+mod undoing;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::{IpAddr, SocketAddr};
@@ -12,6 +13,7 @@ use url::{Host, Url};
 
 pub use address::is_private;
 pub use hosts::{hosts_in_text, site_of};
+pub use undoing::{Undoing, UndoingPlace};
 
 use hosts::{
     AllowedHost, bare_host, endpoints_in_text, is_port_bound, parse_allowed_host, site_of_host,
@@ -106,8 +108,8 @@ pub enum Why {
     /// was typed outside any form).
     SecretLeaving { forms: Vec<String> },
     /// A hop of an emailed link's navigation landing on a page whose address says it undoes or
-    /// destroys something; `said` is the rule's account of it (`its address says "delete"`).
-    UndoingHop { said: String },
+    /// destroys something; `said` is what says so (its address, or one it carries).
+    UndoingHop { said: Undoing },
 }
 
 impl Refusal {

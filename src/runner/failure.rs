@@ -11,7 +11,7 @@ use crate::browser::{
 };
 use crate::error::{ErrorKind, StepError};
 use crate::inbox::{InboxError, WaitError};
-use crate::lock::Refusal;
+use crate::lock::{Refusal, Undoing};
 use crate::plan::VarsError;
 
 mod mail;
@@ -86,7 +86,7 @@ pub enum Failure {
         subject: String,
         from: String,
         url: String,
-        why: String,
+        why: Undoing,
     },
     /// Two links of the matched email to different places stayed equally plausible.
     AmbiguousLink {

@@ -223,8 +223,8 @@ fn check_case(case: &Value, raw: &[u8]) -> Vec<String> {
                     && candidates.iter().all(|u| !allowed(u))
             })
         }
-        (None, Err(LinkError::Refused { url, why })) => {
-            want_refused.as_deref() == Some(url.as_str()) && !why.is_empty()
+        (None, Err(LinkError::Refused { url, .. })) => {
+            want_refused.as_deref() == Some(url.as_str())
         }
         (None, Err(LinkError::Ambiguous { first, second })) => {
             want_ambiguous.as_ref().is_some_and(|want| {

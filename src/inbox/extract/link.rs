@@ -8,6 +8,7 @@ use super::link_rank::{DECLARED, LINK_RULES, Occurrence, RankedLink, rank};
 use super::quoted::quoted_lines;
 use super::ranking;
 use super::structured::declared;
+use crate::lock::Undoing;
 use crate::vocabulary::mail::SENTENCE_ENDS;
 
 /// Bare `http(s)://` URLs in a line, with their char range.
@@ -283,7 +284,7 @@ pub(super) fn ranked_links(raw: &[u8], describe: &[String]) -> Vec<RankedLink> {
                 .push("the mail's JSON-LD action names it".into());
         }
         if b.refused.is_none() && declared.unsubscribe.contains(&b.link.url) {
-            b.refused = Some("the List-Unsubscribe header names it".into());
+            b.refused = Some(Undoing::ListUnsubscribe);
         }
     }
     // stable: ties keep document order (and are then refused as ambiguous by the caller)
@@ -296,6 +297,7 @@ mod tests {
     use super::*;
     use crate::inbox::extract::test_mail::*;
     use crate::inbox::extract::{LinkError, find_link, read_links};
+    use crate::lock::UndoingPlace;
 
     #[test]
     fn verify_link_beats_unsubscribe_and_privacy_listed_first() {
@@ -351,7 +353,9 @@ mod tests {
         match link(&m, "shop.example") {
             Err(LinkError::Refused { url, why }) => {
                 assert_eq!(url.as_str(), "https://accounts.shop.example/reset");
-                assert!(why.contains("not you"), "{why}");
+                let place = UndoingPlace::QuestionBefore;
+                let word = "not you".to_string();
+                assert_eq!(why, Undoing::Says { place, word });
             }
             other => panic!("a link under \"Not you?\" is refused, not {other:?}"),
         }
@@ -438,7 +442,10 @@ mod tests {
             Content-Type: text/plain\r\n\r\nConfirm: https://shop.example/n/confirm?token=abcdefghijklmnop\r\n";
         assert!(matches!(
             link(raw, "shop.example"),
-            Err(LinkError::Refused { .. })
+            Err(LinkError::Refused {
+                why: Undoing::ListUnsubscribe,
+                ..
+            })
         ));
         // a quoted message's link, however well worded, comes after the mail's own
         let html = r#"<p>Bob replied to your ticket. Accept his answer:

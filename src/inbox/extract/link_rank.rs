@@ -8,6 +8,7 @@ use super::Link;
 use super::link_words::{Intent, contains_word, intent};
 use super::ranking::{Rule, rule};
 use super::wrapper::{is_http, unwrap_url};
+use crate::lock::{Undoing, UndoingPlace};
 use crate::vocabulary::links::{
     ACTION_KEYS, BAD_ANCHORS, BAD_URL_PARTS, BAD_URL_WORDS, CARRIER_KEYS, CONTEXT_NEG,
     DESCRIBE_STOPWORDS, IMAGE_EXTS, INVITING_STEMS, SOCIAL_HOSTS, TOKEN_KEYS, WEAK_ANCHORS,
@@ -41,7 +42,7 @@ pub struct RankedLink {
     /// Inside a quotation or a note another user typed: ranks below the mail's own text.
     pub quoted: bool,
     /// Why it is never chosen (it undoes or destroys something), if so.
-    pub refused: Option<String>,
+    pub refused: Option<Undoing>,
 }
 
 /// The rules links are ranked by, in order; a rule is a row.
@@ -220,21 +221,17 @@ fn looks_like_address(value: &str) -> bool {
 /// What says that opening `url` undoes or destroys something: its own address, or an
 /// address it carries for afterwards ([`carried_targets`]). The rule the runner applies to
 /// every hop of the navigation an emailed link starts.
-pub(crate) fn undoing_destination(url: &Url) -> Option<String> {
-    if let Some(said) = undoing_address(&url_words(url)) {
-        return Some(format!("its address says \"{said}\""));
+pub(crate) fn undoing_destination(url: &Url) -> Option<Undoing> {
+    if let Some(word) = undoing_address(&url_words(url)) {
+        return Some(Undoing::Says {
+            place: UndoingPlace::Address,
+            word,
+        });
     }
-    carried_target_undoing(url)
-}
-
-/// [`undoing_destination`] of the addresses `url` carries only.
-fn carried_target_undoing(url: &Url) -> Option<String> {
     carried_targets(url).iter().find_map(|target| {
-        undoing_address(&url_words(target)).map(|said| {
-            format!(
-                "the address it leads to, {}, says \"{said}\"",
-                &target[..url::Position::AfterQuery]
-            )
+        undoing_address(&url_words(target)).map(|word| Undoing::Says {
+            place: UndoingPlace::LeadsTo(target[..url::Position::AfterQuery].to_string()),
+            word,
         })
     })
 }
@@ -389,14 +386,14 @@ pub(super) fn rank(occ: &Occurrence, describe: &[String]) -> Option<RankedLink> 
         t.add(DEFENSIVE, "its sentence sounds defensive".into());
     }
     let refused = [
-        (&anchor_ws, "its text"),
-        (&sentence_ws, "its sentence"),
-        (&lead_ws, "the question before it"),
-        (&intro_ws, "the line before it"),
-        (&path_ws, "its address"),
+        (&anchor_ws, UndoingPlace::Text),
+        (&sentence_ws, UndoingPlace::Sentence),
+        (&lead_ws, UndoingPlace::QuestionBefore),
+        (&intro_ws, UndoingPlace::LineBefore),
+        (&path_ws, UndoingPlace::Address),
     ]
-    .iter()
-    .find_map(|(ws, place)| undoing(ws).map(|said| format!("{place} says \"{said}\"")))
+    .into_iter()
+    .find_map(|(ws, place)| undoing(ws).map(|word| Undoing::Says { place, word }))
     .or_else(|| undoing_destination(&url));
     // only the words make a link a candidate; what it carries and how it looks rank it. A
     // link that undoes something stays, refused, so that a mail with nothing else says so.
@@ -507,28 +504,38 @@ mod tests {
             button: true,
             ..Occurrence::default()
         };
+        let leads_to = |to: &str, word: &str| Undoing::Says {
+            place: UndoingPlace::LeadsTo(to.into()),
+            word: word.into(),
+        };
         for (href, said) in [
             (
                 "https://shop.test/redir?to=/account/delete%3Fconfirm%3D1",
-                "https://shop.test/account/delete?confirm=1, says \"delete\"",
+                leads_to("https://shop.test/account/delete?confirm=1", "delete"),
             ),
-            ("https://shop.test/redir?to=%2Faccount%2Fclose", "close"),
-            ("https://shop.test/go?x=%252Faccount%252Fdelete", "delete"),
+            (
+                "https://shop.test/redir?to=%2Faccount%2Fclose",
+                leads_to("https://shop.test/account/close", "close"),
+            ),
+            (
+                "https://shop.test/go?x=%252Faccount%252Fdelete",
+                leads_to("https://shop.test/account/delete", "delete"),
+            ),
             (
                 "https://shop.test/r?next=https%3A%2F%2Fshop.test%2Fl%3Fu%3D%2Fteam%2Fremove",
-                "https://shop.test/team/remove, says \"remove\"",
+                leads_to("https://shop.test/team/remove", "remove"),
             ),
             (
                 "https://shop.test/redir?continue=settings/delete-account",
-                "delete",
+                leads_to("https://shop.test/settings/delete-account", "delete"),
             ),
-            ("https://app.shop.test/#/account/delete", "delete"),
+            (
+                "https://app.shop.test/#/account/delete",
+                leads_to("https://app.shop.test/account/delete", "delete"),
+            ),
         ] {
             let r = rank(&verify(href), &[]).unwrap();
-            assert!(
-                r.refused.as_deref().is_some_and(|why| why.contains(said)),
-                "{href}: {r:?}"
-            );
+            assert_eq!(r.refused, Some(said), "{href}: {r:?}");
         }
         for href in [
             "https://shop.test/verify?token=abc&next=%2Fwelcome",
@@ -539,9 +546,11 @@ mod tests {
             assert_eq!(r.refused, None, "{href}");
         }
         assert_eq!(
-            undoing_destination(&Url::parse("https://shop.test/account/delete?confirm=1").unwrap())
-                .as_deref(),
-            Some("its address says \"delete\"")
+            undoing_destination(&Url::parse("https://shop.test/account/delete?confirm=1").unwrap()),
+            Some(Undoing::Says {
+                place: UndoingPlace::Address,
+                word: "delete".into()
+            })
         );
         assert_eq!(
             undoing_destination(&Url::parse("https://shop.test/welcome?next=/").unwrap()),

@@ -18,6 +18,7 @@ mod wrapper;
 
 use url::Url;
 
+use crate::lock::Undoing;
 use link::ranked_links;
 pub use link_rank::RankedLink;
 use link_rank::describe_words;
@@ -91,9 +92,9 @@ pub enum LinkError {
     )]
     Refused {
         /// The best such link.
-        url: Url,
-        /// What says it undoes something (`its sentence says "cancel"`).
-        why: String,
+        url: Box<Url>,
+        /// What says it undoes something (its sentence says "cancel").
+        why: Undoing,
     },
     /// Two links to different places stay equally plausible after every rule.
     #[error("two links in the message are equally plausible: {first} and {second}")]
@@ -173,7 +174,7 @@ pub fn find_link(
 ) -> Result<Link, LinkError> {
     let ranked = read_links(raw, describe);
     let mut outside: Vec<Url> = Vec::new();
-    let mut refused: Option<(Url, String)> = None;
+    let mut refused: Option<(Url, Undoing)> = None;
     let mut chosen: Option<&RankedLink> = None;
     let mut decided_by = None;
     for cand in &ranked {
@@ -211,16 +212,19 @@ pub fn find_link(
         (false, _) => Err(LinkError::OnlyOutside {
             candidates: outside,
         }),
-        (true, Some((url, why))) => Err(LinkError::Refused { url, why }),
+        (true, Some((url, why))) => Err(LinkError::Refused {
+            url: Box::new(url),
+            why,
+        }),
         (true, None) => Err(LinkError::NoCandidates),
     }
 }
 
-/// What says that a page at `url` undoes or destroys something (`its address says "delete"`,
-/// or of an address it carries for afterwards, as `/redir?to=/account/delete` does), if
+/// What says that a page at `url` undoes or destroys something (a word of its address, or
+/// of an address it carries for afterwards, as `/redir?to=/account/delete` does), if
 /// anything does: the rule an emailed link is judged by, and every hop of the navigation it
 /// starts.
-pub fn undoing_destination(url: &Url) -> Option<String> {
+pub fn undoing_destination(url: &Url) -> Option<Undoing> {
     link_rank::undoing_destination(url)
 }
 

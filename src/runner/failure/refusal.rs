@@ -1,11 +1,11 @@
 //! How the lock's refusals and its request-time errors are worded: where a run may not go, and
 //! why a request's lock cannot be made. The lock decides and records the facts
-//! ([`Refusal`], [`LockError`]); every sentence about them is made here.
+//! ([`Refusal`], [`LockError`], [`Undoing`]); every sentence about them is made here.
 
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 
-use crate::lock::{LockError, Refusal, Sites, Why, is_literally};
+use crate::lock::{LockError, Refusal, Sites, Undoing, UndoingPlace, Why, is_literally};
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -88,6 +88,26 @@ impl fmt::Display for LockError {
                  request before any page or email was read; allow the host when the run starts."
             ),
         }
+    }
+}
+
+/// What says a link undoes something (`its sentence says "cancel"`), for both an emailed link
+/// that is never opened and a hop of its navigation that is never loaded.
+impl fmt::Display for Undoing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (place, word) = match self {
+            Undoing::ListUnsubscribe => return f.write_str("the List-Unsubscribe header names it"),
+            Undoing::Says { place, word } => (place, word),
+        };
+        match place {
+            UndoingPlace::Text => f.write_str("its text")?,
+            UndoingPlace::Sentence => f.write_str("its sentence")?,
+            UndoingPlace::QuestionBefore => f.write_str("the question before it")?,
+            UndoingPlace::LineBefore => f.write_str("the line before it")?,
+            UndoingPlace::Address => f.write_str("its address")?,
+            UndoingPlace::LeadsTo(url) => write!(f, "the address it leads to, {url},")?,
+        }
+        write!(f, " says \"{word}\"")
     }
 }
 
@@ -237,7 +257,10 @@ mod tests {
                 Refusal::new(
                     "http://shop.example/account/delete",
                     Why::UndoingHop {
-                        said: "its address says \"delete\"".into(),
+                        said: Undoing::Says {
+                            place: UndoingPlace::Address,
+                            word: "delete".into(),
+                        },
                     },
                 ),
                 "[plan] the emailed link led on to http://shop.example/account/delete, and its \
@@ -245,9 +268,85 @@ mod tests {
                  undoes or destroys something, whichever redirect leads there. It was not \
                  loaded.",
             ),
+            (
+                Refusal::new(
+                    "http://shop.example/go?to=/team/remove",
+                    Why::UndoingHop {
+                        said: Undoing::Says {
+                            place: UndoingPlace::LeadsTo("http://shop.example/team/remove".into()),
+                            word: "remove".into(),
+                        },
+                    },
+                ),
+                "[plan] the emailed link led on to http://shop.example/go?to=/team/remove, and the \
+                 address it leads to, http://shop.example/team/remove, says \"remove\": a link \
+                 from an email is never followed to a page that undoes or destroys something, \
+                 whichever redirect leads there. It was not loaded.",
+            ),
         ];
         for (refusal, sentence) in cases {
             assert_eq!(refusal.to_string(), sentence, "{:?}", refusal.why);
+        }
+    }
+
+    /// What says an emailed link undoes something, in each place, word for word in the
+    /// sentence of a mail step that opens no link.
+    #[test]
+    fn every_undoing_place_has_its_words() {
+        let says = |place, word: &str| Undoing::Says {
+            place,
+            word: word.into(),
+        };
+        let cases = [
+            (
+                says(UndoingPlace::Text, "unsubscribe"),
+                "its text says \"unsubscribe\"",
+            ),
+            (
+                says(UndoingPlace::Sentence, "cancel"),
+                "its sentence says \"cancel\"",
+            ),
+            (
+                says(UndoingPlace::QuestionBefore, "not you"),
+                "the question before it says \"not you\"",
+            ),
+            (
+                says(UndoingPlace::LineBefore, "invalidate"),
+                "the line before it says \"invalidate\"",
+            ),
+            (
+                says(UndoingPlace::Address, "delete"),
+                "its address says \"delete\"",
+            ),
+            (
+                says(
+                    UndoingPlace::LeadsTo("https://shop.example/account/delete?confirm=1".into()),
+                    "delete",
+                ),
+                "the address it leads to, https://shop.example/account/delete?confirm=1, says \
+                 \"delete\"",
+            ),
+            (
+                Undoing::ListUnsubscribe,
+                "the List-Unsubscribe header names it",
+            ),
+        ];
+        for (why, words) in cases {
+            let failure = super::super::Failure::LinkRefused {
+                subject: "Welcome".into(),
+                from: "hello@shop.example".into(),
+                url: "https://shop.example/l/1".into(),
+                why: why.clone(),
+            };
+            assert_eq!(
+                failure.to_string(),
+                format!(
+                    "the email \"Welcome\" from hello@shop.example has no link to follow: its \
+                     only candidate, https://shop.example/l/1, undoes or destroys something \
+                     ({words}), and such a link is never opened"
+                ),
+                "{why:?}"
+            );
         }
     }
 
