@@ -218,8 +218,9 @@ impl Run<'_> {
                     .message_unless_form_back(tab, inbox_id, &any, deadline, Mail::Remembered)
                     .await?;
                 let address = self.address_of(inbox_id);
-                let otp = extract::find_otp(&msg.raw, &address)
-                    .map_err(|e| Failure::no_code(e, msg.subject.clone(), msg.from.clone()))?;
+                let otp = extract::find_otp(&msg.raw, &address).map_err(|e| {
+                    Failure::code_not_taken(e, msg.subject.clone(), msg.from.clone())
+                })?;
                 // From now on no screenshot shows it, as typed or as the mail wrote it.
                 for shown in [&otp.code, &otp.compact] {
                     if !self.never_shown.contains(shown) {
@@ -256,7 +257,7 @@ impl Run<'_> {
                 let link =
                     extract::find_link(&msg.raw, describe.as_deref(), &|u| lock.check(u).is_ok())
                         .map_err(|e| {
-                        Failure::no_link(e, lock, msg.subject.clone(), msg.from.clone())
+                        Failure::link_not_taken(e, lock, msg.subject.clone(), msg.from.clone())
                     })?;
                 tab.judge_hops(Some(std::sync::Arc::new(extract::undoing_destination)));
                 let nav = tab

@@ -9,8 +9,12 @@ use crate::inbox::{self, AuthFailure, SenderMismatch};
 use crate::lock::Lock;
 
 impl Failure {
-    /// The step found no code it could type in the message `subject` from `from`.
-    pub(in crate::runner) fn no_code(error: OtpError, subject: String, from: String) -> Failure {
+    /// Why the step took no code from the message `subject` from `from`.
+    pub(in crate::runner) fn code_not_taken(
+        error: OtpError,
+        subject: String,
+        from: String,
+    ) -> Failure {
         match error {
             OtpError::NoCode => Failure::NoCode { subject, from },
             OtpError::Ambiguous { first, second } => Failure::AmbiguousCode {
@@ -21,9 +25,9 @@ impl Failure {
         }
     }
 
-    /// The step found no link it could open in the message `subject` from `from`; `lock` is
+    /// Why the step took no link from the message `subject` from `from`; `lock` is
     /// the run's, which says why a link outside it is refused.
-    pub(in crate::runner) fn no_link(
+    pub(in crate::runner) fn link_not_taken(
         error: LinkError,
         lock: &Lock,
         subject: String,
