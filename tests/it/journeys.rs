@@ -647,6 +647,16 @@ pub(crate) struct Evidence {
 /// Checks each proof against the app's `records show` answer; `since` is the run's start
 /// (Unix seconds).
 pub(crate) fn judge(proofs: &[Proof], facts: &Value, since: f64) -> Evidence {
+    // An app that keeps whole seconds (Trac's auth_cookie.time is `int(time.time())`) writes
+    // a sign-in in the run's first second as before the start: such a time counts from the
+    // start's whole second. Finer times count from the start itself.
+    let during = |t: f64| {
+        t >= if t.fract() == 0.0 {
+            since.floor()
+        } else {
+            since
+        }
+    };
     let mut missing = Vec::new();
     for proof in proofs {
         let (holds, what) = match *proof {
@@ -664,7 +674,7 @@ pub(crate) fn judge(proofs: &[Proof], facts: &Value, since: f64) -> Evidence {
                 format!("{{{{secret.{name}}}}} is no longer the password"),
             ),
             SignedInDuringRun => (
-                facts["last_login"].as_f64().is_some_and(|t| t >= since),
+                facts["last_login"].as_f64().is_some_and(during),
                 "a sign-in was recorded during the run".to_string(),
             ),
             Holds(pointer) => (
@@ -675,7 +685,7 @@ pub(crate) fn judge(proofs: &[Proof], facts: &Value, since: f64) -> Evidence {
                 facts["extra"]
                     .pointer(pointer)
                     .and_then(Value::as_f64)
-                    .is_some_and(|t| t >= since),
+                    .is_some_and(during),
                 format!("{pointer} is during the run"),
             ),
         };
@@ -1263,4 +1273,16 @@ fn journeys_table() {
         "{} false successes",
         false_successes.len()
     );
+}
+
+#[test]
+fn a_sign_in_in_the_runs_first_second_counts_when_the_app_keeps_whole_seconds() {
+    let at = |t: f64| judge(&[SignedInDuringRun], &json!({ "last_login": t }), 1000.7).reached;
+    assert!(at(1000.0), "whole seconds: the start's second is the run's");
+    assert!(at(1001.0) && at(1000.9));
+    assert!(
+        !at(1000.5),
+        "a finer time before the start is not the run's"
+    );
+    assert!(!at(999.0), "nor a second before the start's");
 }
