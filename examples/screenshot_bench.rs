@@ -101,7 +101,7 @@ async fn main() -> Result<()> {
         .map_err(|e| anyhow::anyhow!("{e:?}"))?;
     for _ in 0..args.runs * 2 {
         let began = std::time::Instant::now();
-        if tab.screenshot(&[]).await.is_none() {
+        if tab.screenshot(&[]).await.is_err() {
             bail!("no screenshot of a loaded page");
         }
         capture.push(began.elapsed().as_secs_f64() * 1000.0);
@@ -112,7 +112,7 @@ async fn main() -> Result<()> {
     let (mut masked_none, mut masked_one) = (Vec::new(), Vec::new());
     for _ in 0..args.runs * 2 {
         let began = std::time::Instant::now();
-        if tab.screenshot(&hidden).await.is_none() {
+        if tab.screenshot(&hidden).await.is_err() {
             bail!("no masked screenshot of a loaded page");
         }
         masked_none.push(began.elapsed().as_secs_f64() * 1000.0);
@@ -123,7 +123,7 @@ async fn main() -> Result<()> {
         .map_err(|e| anyhow::anyhow!("{e:?}"))?;
     for _ in 0..args.runs * 2 {
         let began = std::time::Instant::now();
-        if tab.screenshot(&hidden).await.is_none() {
+        if tab.screenshot(&hidden).await.is_err() {
             bail!("no masked screenshot of a loaded page");
         }
         masked_one.push(began.elapsed().as_secs_f64() * 1000.0);

@@ -1,0 +1,629 @@
+//! What a page paints that no script can read, found in Chromium's own layout snapshot
+//! (`DOMSnapshot.captureSnapshot`, which sees through closed shadow roots and lays out CSS
+//! generated content): the boxes to cover for a screenshot that must not show a value.
+//!
+//! - A closed shadow root is covered whole, its host and everything laid out in it: what is
+//!   inside (a field's value, a placeholder, a canvas, a frame) is closed to the masker's
+//!   script, so it may show anything.
+//! - Text CSS generates (`::before`/`::after`/`::marker` content: strings, `attr()`,
+//!   counters) is read as laid out; the smallest element whose text, the generated part
+//!   included, holds a hidden value is covered.
+//!
+//! Both in a frame: the frame's box in the page.
+
+use std::collections::{HashMap, HashSet};
+
+use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::dom_snapshot::{
+    CaptureSnapshotParams, CaptureSnapshotReturns, DocumentSnapshot, RareIntegerData,
+    RareStringData,
+};
+
+use super::MaskBoxes;
+
+/// Why the snapshot cannot say where to cover: then no picture is written.
+#[derive(Debug, Clone, PartialEq)]
+pub(in crate::browser) enum Unplaced {
+    /// Chromium gave no snapshot (the page was between documents, or busy past the wait).
+    NoSnapshot,
+    /// Something to cover is in a document the snapshot does not place in the page.
+    Frame,
+}
+
+/// The boxes, in CSS pixels of the viewport, that cover what the snapshot shows and no
+/// script can read, for `hidden` (folded as the masker's script folds).
+pub(in crate::browser) async fn boxes(
+    page: &Page,
+    hidden: &[String],
+) -> Result<MaskBoxes, Unplaced> {
+    // One computed style is required by the command; `display` is the cheapest to send.
+    let params = CaptureSnapshotParams::new(vec!["display".to_string()]);
+    let snapshot = tokio::time::timeout(std::time::Duration::from_secs(5), page.execute(params))
+        .await
+        .map_err(|_| Unplaced::NoSnapshot)?
+        .map_err(|_| Unplaced::NoSnapshot)?;
+    Ok(MaskBoxes {
+        boxes: unreadable(&snapshot.result, hidden)?,
+        dpr: 0.0,
+    })
+}
+
+/// [`boxes`] over a snapshot already taken.
+pub(in crate::browser) fn unreadable(
+    snapshot: &CaptureSnapshotReturns,
+    hidden: &[String],
+) -> Result<Vec<[f64; 4]>, Unplaced> {
+    let wanted: Vec<String> = hidden
+        .iter()
+        .map(|v| fold(v))
+        .filter(|v| !v.trim().is_empty())
+        .collect();
+    if wanted.is_empty() || snapshot.documents.is_empty() {
+        return Ok(Vec::new());
+    }
+    let docs: Vec<Doc> = snapshot
+        .documents
+        .iter()
+        .map(|d| Doc::new(d, &snapshot.strings))
+        .collect();
+    // Where each frame's document sits: the frame element in its parent document.
+    let mut embedder: HashMap<usize, (usize, usize)> = HashMap::new();
+    for (d, doc) in docs.iter().enumerate() {
+        for (&node, &inner) in &doc.content_document {
+            embedder.insert(inner, (d, node));
+        }
+    }
+    let mut out = Vec::new();
+    for (d, doc) in docs.iter().enumerate() {
+        let mut nodes: HashSet<usize> = doc.closed_shadow_nodes();
+        nodes.extend(doc.holding_generated_text(&wanted));
+        if nodes.is_empty() {
+            continue;
+        }
+        if d == 0 {
+            out.extend(nodes.iter().flat_map(|&n| doc.viewport_boxes(n)));
+            continue;
+        }
+        // In a frame: the outermost frame's box in the page covers it.
+        let (mut at_doc, mut at_node) = (d, usize::MAX);
+        while at_doc != 0 {
+            let Some(&(parent, node)) = embedder.get(&at_doc) else {
+                return Err(Unplaced::Frame);
+            };
+            (at_doc, at_node) = (parent, node);
+        }
+        out.extend(docs[0].viewport_boxes(at_node));
+    }
+    Ok(out)
+}
+
+/// The masker script's folding: runs of white space as one space, lower case.
+fn fold(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        out.extend(c.to_lowercase());
+    }
+    if space {
+        out.push(' ');
+    }
+    out
+}
+
+/// One document of the snapshot, indexed for the questions asked of it.
+struct Doc {
+    parent: Vec<Option<usize>>,
+    children: Vec<Vec<usize>>,
+    /// `before`, `after`, `marker`…, for the nodes that are pseudo-elements.
+    pseudo: HashMap<usize, String>,
+    /// The type of the shadow root a node is directly in (`open`, `closed`, `user-agent`).
+    shadow: HashMap<usize, String>,
+    /// Frame element node -> the index of the document it shows.
+    content_document: HashMap<usize, usize>,
+    /// Each node's laid-out boxes (document coordinates) and the text laid out in them.
+    layout: HashMap<usize, Vec<([f64; 4], String)>>,
+    scroll: (f64, f64),
+}
+
+impl Doc {
+    fn new(doc: &DocumentSnapshot, strings: &[String]) -> Doc {
+        let string = |i: i64| {
+            usize::try_from(i)
+                .ok()
+                .and_then(|i| strings.get(i))
+                .cloned()
+                .unwrap_or_default()
+        };
+        let parent: Vec<Option<usize>> = doc
+            .nodes
+            .parent_index
+            .iter()
+            .flatten()
+            .map(|&p| usize::try_from(p).ok())
+            .collect();
+        let mut children = vec![Vec::new(); parent.len()];
+        for (i, p) in parent.iter().enumerate() {
+            if let Some(p) = p.filter(|&p| p < parent.len()) {
+                children[p].push(i);
+            }
+        }
+        let rare = |data: &Option<RareStringData>| -> HashMap<usize, String> {
+            data.iter()
+                .flat_map(|r| r.index.iter().zip(&r.value))
+                .filter_map(|(&i, v)| Some((usize::try_from(i).ok()?, string(*v.inner()))))
+                .collect()
+        };
+        let rare_int = |data: &Option<RareIntegerData>| -> HashMap<usize, usize> {
+            data.iter()
+                .flat_map(|r| r.index.iter().zip(&r.value))
+                .filter_map(|(&i, &v)| Some((usize::try_from(i).ok()?, usize::try_from(v).ok()?)))
+                .collect()
+        };
+        let mut layout: HashMap<usize, Vec<([f64; 4], String)>> = HashMap::new();
+        let l = &doc.layout;
+        for (j, &node) in l.node_index.iter().enumerate() {
+            let Ok(node) = usize::try_from(node) else {
+                continue;
+            };
+            let b = l.bounds.get(j).map(|r| r.inner().as_slice()).unwrap_or(&[]);
+            let [x, y, w, h] = [0, 1, 2, 3].map(|k| b.get(k).copied().unwrap_or(0.0));
+            let text = l
+                .text
+                .get(j)
+                .map(|t| string(*t.inner()))
+                .unwrap_or_default();
+            layout.entry(node).or_default().push(([x, y, w, h], text));
+        }
+        Doc {
+            parent,
+            children,
+            pseudo: rare(&doc.nodes.pseudo_type),
+            shadow: rare(&doc.nodes.shadow_root_type),
+            content_document: rare_int(&doc.nodes.content_document_index),
+            layout,
+            scroll: (
+                doc.scroll_offset_x.unwrap_or(0.0),
+                doc.scroll_offset_y.unwrap_or(0.0),
+            ),
+        }
+    }
+
+    /// Every node in a closed shadow root, and each such root's host: all of it is covered.
+    fn closed_shadow_nodes(&self) -> HashSet<usize> {
+        let mut out = HashSet::new();
+        for (&node, kind) in &self.shadow {
+            if kind != "closed" {
+                continue;
+            }
+            out.insert(node);
+            // Its host: the first ancestor outside any closed root (a root nested in another
+            // is covered by the outer one's host).
+            let mut at = node;
+            while let Some(p) = self.parent[at] {
+                at = p;
+                if self.shadow.get(&p).is_none_or(|k| k != "closed") {
+                    out.insert(p);
+                    break;
+                }
+            }
+        }
+        // Everything below them too (open roots and slotted text inside a closed one).
+        let mut stack: Vec<usize> = out.iter().copied().collect();
+        while let Some(n) = stack.pop() {
+            for &c in &self.children[n] {
+                if out.insert(c) {
+                    stack.push(c);
+                }
+            }
+        }
+        out
+    }
+
+    /// The smallest elements whose laid-out text, generated text included, holds one of
+    /// `wanted` where generated text is part of what holds it; with everything below them.
+    fn holding_generated_text(&self, wanted: &[String]) -> HashSet<usize> {
+        let generated = |n: usize| {
+            self.pseudo.contains_key(&n)
+                && self
+                    .layout
+                    .get(&n)
+                    .is_some_and(|l| l.iter().any(|(_, t)| !t.trim().is_empty()))
+        };
+        if !self.pseudo.keys().any(|&n| generated(n)) {
+            return HashSet::new();
+        }
+        let flat = Flat::of(self);
+        let mut out = HashSet::new();
+        for value in wanted {
+            for (at, _) in flat.text.match_indices(value.as_str()) {
+                let span = (at, at + value.len());
+                if !flat.pieces_in(span).any(generated) {
+                    continue;
+                }
+                let Some(holder) = flat.smallest_holding(self, span) else {
+                    continue;
+                };
+                let mut stack = vec![holder];
+                while let Some(n) = stack.pop() {
+                    if out.insert(n) {
+                        stack.extend(&self.children[n]);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The node's laid-out boxes in CSS pixels of the viewport.
+    fn viewport_boxes(&self, node: usize) -> Vec<[f64; 4]> {
+        let (sx, sy) = self.scroll;
+        self.layout
+            .get(&node)
+            .into_iter()
+            .flatten()
+            .filter(|([_, _, w, h], _)| *w > 0.0 && *h > 0.0)
+            .map(|([x, y, w, h], _)| [x - sx, y - sy, *w, *h])
+            .collect()
+    }
+}
+
+/// A document's laid-out text in the order it reads (an element's `::marker` and `::before`,
+/// its children, its `::after`), folded, with where each node's own text and each node's
+/// whole subtree stand in it (byte ranges).
+struct Flat {
+    text: String,
+    /// (start, end, node) of each node's own text, in order.
+    pieces: Vec<(usize, usize, usize)>,
+    /// Each node's subtree: [start, end) in `text`.
+    spans: HashMap<usize, (usize, usize)>,
+}
+
+impl Flat {
+    fn of(doc: &Doc) -> Flat {
+        let mut flat = Flat {
+            text: String::new(),
+            pieces: Vec::new(),
+            spans: HashMap::new(),
+        };
+        let roots = (0..doc.parent.len()).filter(|&n| doc.parent[n].is_none());
+        // Depth first, with an explicit stack of (node, whether its subtree is done).
+        let mut stack: Vec<(usize, bool)> = roots.rev().map(|n| (n, false)).collect();
+        while let Some((n, done)) = stack.pop() {
+            let at = flat.text.len();
+            if done {
+                if let Some(span) = flat.spans.get_mut(&n) {
+                    span.1 = at;
+                }
+                continue;
+            }
+            flat.spans.insert(n, (at, at));
+            for (_, text) in doc.layout.get(&n).into_iter().flatten() {
+                flat.push(text);
+            }
+            if flat.text.len() > at {
+                flat.pieces.push((at, flat.text.len(), n));
+            }
+            stack.push((n, true));
+            let kids = &doc.children[n];
+            let kind = |c: &&usize| doc.pseudo.get(*c).map(String::as_str);
+            let mut ordered: Vec<usize> = Vec::with_capacity(kids.len());
+            ordered.extend(
+                kids.iter()
+                    .filter(|c| kind(c).is_some_and(|k| k != "after")),
+            );
+            ordered.extend(kids.iter().filter(|c| kind(c).is_none()));
+            ordered.extend(kids.iter().filter(|c| kind(c) == Some("after")));
+            stack.extend(ordered.into_iter().rev().map(|c| (c, false)));
+        }
+        flat
+    }
+
+    /// Appends `s` folded, a run of white space across pieces kept as one space.
+    fn push(&mut self, s: &str) {
+        let folded = fold(s);
+        if self.text.ends_with(' ') {
+            self.text.push_str(folded.trim_start());
+        } else {
+            self.text.push_str(&folded);
+        }
+    }
+
+    /// The nodes whose own text overlaps `span`.
+    fn pieces_in(&self, (start, end): (usize, usize)) -> impl Iterator<Item = usize> + '_ {
+        let first = self.pieces.partition_point(|&(_, e, _)| e <= start);
+        self.pieces[first..]
+            .iter()
+            .take_while(move |&&(s, _, _)| s < end)
+            .map(|&(_, _, n)| n)
+    }
+
+    /// The deepest node whose subtree's text holds all of `span`.
+    fn smallest_holding(&self, doc: &Doc, (start, end): (usize, usize)) -> Option<usize> {
+        let mut at = self.pieces_in((start, end)).next();
+        while let Some(n) = at {
+            let (s, e) = self.spans.get(&n).copied()?;
+            if s <= start && end <= e {
+                return Some(n);
+            }
+            at = doc.parent[n];
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    /// One node of a test document: its parent, and what kind of node it is.
+    #[derive(Clone, Copy, Default)]
+    struct N {
+        parent: i64,
+        pseudo: Option<&'static str>,
+        shadow: Option<&'static str>,
+        frame: Option<i64>,
+    }
+
+    fn child(parent: i64) -> N {
+        N {
+            parent,
+            ..N::default()
+        }
+    }
+
+    /// A laid-out box of a test document: (node, [x, y, w, h], text).
+    type Laid<'a> = (i64, [f64; 4], &'a str);
+
+    /// A test document: its nodes, its layout and its scroll offset.
+    type TestDoc<'a> = (&'a [N], &'a [Laid<'a>], (f64, f64));
+
+    fn snapshot(docs: &[TestDoc]) -> CaptureSnapshotReturns {
+        let mut strings: Vec<String> = vec![String::new()];
+        let mut s = |t: &str| -> i64 {
+            if let Some(i) = strings.iter().position(|x| x == t) {
+                return i as i64;
+            }
+            strings.push(t.to_string());
+            (strings.len() - 1) as i64
+        };
+        let rare = |pairs: Vec<(usize, i64)>| {
+            json!({"index": pairs.iter().map(|p| p.0).collect::<Vec<_>>(),
+                   "value": pairs.iter().map(|p| p.1).collect::<Vec<_>>()})
+        };
+        let documents: Vec<Value> = docs
+            .iter()
+            .map(|(nodes, layout, (sx, sy))| {
+                let mut pseudo = Vec::new();
+                let mut shadow = Vec::new();
+                let mut frames = Vec::new();
+                for (i, n) in nodes.iter().enumerate() {
+                    if let Some(p) = n.pseudo {
+                        pseudo.push((i, s(p)));
+                    }
+                    if let Some(k) = n.shadow {
+                        shadow.push((i, s(k)));
+                    }
+                    if let Some(f) = n.frame {
+                        frames.push((i, f));
+                    }
+                }
+                let texts: Vec<i64> = layout.iter().map(|(_, _, t)| s(t)).collect();
+                json!({
+                    "documentURL": 0, "title": 0, "baseURL": 0, "contentLanguage": 0,
+                    "encodingName": 0, "publicId": 0, "systemId": 0, "frameId": 0,
+                    "nodes": {
+                        "parentIndex": nodes.iter().map(|n| n.parent).collect::<Vec<_>>(),
+                        "pseudoType": rare(pseudo),
+                        "shadowRootType": rare(shadow),
+                        "contentDocumentIndex": rare(frames),
+                    },
+                    "layout": {
+                        "nodeIndex": layout.iter().map(|l| l.0).collect::<Vec<_>>(),
+                        "styles": layout.iter().map(|_| Vec::<i64>::new()).collect::<Vec<_>>(),
+                        "bounds": layout.iter().map(|l| l.1.to_vec()).collect::<Vec<_>>(),
+                        "text": texts,
+                        "stackingContexts": {"index": []},
+                    },
+                    "textBoxes": {"layoutIndex": [], "bounds": [], "start": [], "length": []},
+                    "scrollOffsetX": sx, "scrollOffsetY": sy,
+                })
+            })
+            .collect();
+        serde_json::from_value(json!({"documents": documents, "strings": strings}))
+            .expect("a snapshot as Chromium sends it")
+    }
+
+    fn hidden() -> Vec<String> {
+        vec!["WALRUS4826".to_string()]
+    }
+
+    const BODY: [f64; 4] = [0.0, 0.0, 800.0, 600.0];
+    const ECHO: [f64; 4] = [20.0, 140.0, 1000.0, 110.0];
+
+    #[test]
+    fn generated_text_holding_a_value_with_the_text_beside_it_covers_the_smallest_element() {
+        // <body><div id=echo>4826</div>…  with #echo::before { content: "walrus" }, and an
+        // icon ::after elsewhere.
+        let nodes = [
+            N {
+                parent: -1,
+                ..N::default()
+            },
+            child(0), // body
+            child(1), // div#echo
+            N {
+                parent: 2,
+                pseudo: Some("before"),
+                ..N::default()
+            },
+            child(2), // its text
+            child(1), // div.icon
+            N {
+                parent: 5,
+                pseudo: Some("after"),
+                ..N::default()
+            },
+        ];
+        let layout: &[Laid] = &[
+            (1, BODY, ""),
+            (2, ECHO, ""),
+            (3, [20.0, 140.0, 300.0, 80.0], "WALrus"),
+            (4, [320.0, 140.0, 200.0, 80.0], "4826"),
+            (5, [20.0, 300.0, 20.0, 20.0], ""),
+            (6, [20.0, 300.0, 20.0, 20.0], "★"),
+        ];
+        let snap = snapshot(&[(&nodes, layout, (0.0, 0.0))]);
+        let mut boxes = unreadable(&snap, &hidden()).unwrap();
+        boxes.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        assert_eq!(
+            boxes,
+            vec![
+                [20.0, 140.0, 300.0, 80.0],
+                [20.0, 140.0, 1000.0, 110.0],
+                [320.0, 140.0, 200.0, 80.0]
+            ],
+            "the div, its generated text and its own text; not the body, not the icon"
+        );
+        // Nothing hidden, or no generated text in the match: nothing to cover here.
+        assert!(unreadable(&snap, &[]).unwrap().is_empty());
+        assert!(unreadable(&snap, &["4826".into()]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn after_content_reads_after_the_elements_own_text() {
+        // <div>WALRUS</div> with ::after { content: "4826" }: the snapshot lists the pseudo
+        // first, the page shows it last.
+        let nodes = [
+            N {
+                parent: -1,
+                ..N::default()
+            },
+            child(0),
+            N {
+                parent: 1,
+                pseudo: Some("after"),
+                ..N::default()
+            },
+            child(1),
+        ];
+        let layout: &[Laid] = &[
+            (1, ECHO, ""),
+            (2, [200.0, 140.0, 100.0, 80.0], "4826"),
+            (3, [20.0, 140.0, 180.0, 80.0], "walrus"),
+        ];
+        let snap = snapshot(&[(&nodes, layout, (0.0, 0.0))]);
+        assert_eq!(unreadable(&snap, &hidden()).unwrap().len(), 3);
+        let reversed: &[Laid] = &[
+            (1, ECHO, ""),
+            (2, [200.0, 140.0, 100.0, 80.0], "walrus"),
+            (3, [20.0, 140.0, 180.0, 80.0], "4826"),
+        ];
+        let snap = snapshot(&[(&nodes, reversed, (0.0, 0.0))]);
+        assert!(
+            unreadable(&snap, &hidden()).unwrap().is_empty(),
+            "\"4826\" then \"walrus\" shows no value"
+        );
+    }
+
+    #[test]
+    fn a_closed_shadow_root_is_covered_whole_whatever_it_holds_and_scrolled_into_the_viewport() {
+        // <div id=host> with a closed root holding a span (with text) and an open root's node.
+        let nodes = [
+            N {
+                parent: -1,
+                ..N::default()
+            },
+            child(0), // host
+            N {
+                parent: 1,
+                shadow: Some("closed"),
+                ..N::default()
+            },
+            N {
+                parent: 2,
+                shadow: Some("closed"),
+                ..N::default()
+            },
+            N {
+                parent: 2,
+                shadow: Some("open"),
+                ..N::default()
+            },
+            child(0), // outside
+        ];
+        let layout: &[Laid] = &[
+            (1, [0.0, 500.0, 400.0, 100.0], ""),
+            (3, [0.0, 500.0, 100.0, 20.0], "nothing secret"),
+            (4, [0.0, 700.0, 50.0, 20.0], ""),
+            (5, [0.0, 900.0, 50.0, 20.0], "outside"),
+        ];
+        let snap = snapshot(&[(&nodes, layout, (0.0, 400.0))]);
+        let mut boxes = unreadable(&snap, &hidden()).unwrap();
+        boxes.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        assert_eq!(
+            boxes,
+            vec![
+                [0.0, 100.0, 100.0, 20.0],
+                [0.0, 100.0, 400.0, 100.0],
+                [0.0, 300.0, 50.0, 20.0]
+            ]
+        );
+        assert!(
+            unreadable(&snap, &[]).unwrap().is_empty(),
+            "nothing to hide: nothing covered"
+        );
+    }
+
+    #[test]
+    fn in_a_frame_the_frames_box_in_the_page_is_covered_and_an_unplaced_one_withholds() {
+        let page = [
+            N {
+                parent: -1,
+                ..N::default()
+            },
+            child(0),
+            N {
+                parent: 1,
+                frame: Some(1),
+                ..N::default()
+            },
+        ];
+        let page_layout: &[Laid] = &[(1, BODY, ""), (2, [10.0, 20.0, 300.0, 150.0], "")];
+        let frame = [
+            N {
+                parent: -1,
+                ..N::default()
+            },
+            child(0),
+            N {
+                parent: 1,
+                shadow: Some("closed"),
+                ..N::default()
+            },
+        ];
+        let frame_layout: &[Laid] = &[(2, [5.0, 5.0, 10.0, 10.0], "")];
+        let snap = snapshot(&[
+            (&page, page_layout, (0.0, 0.0)),
+            (&frame, frame_layout, (0.0, 0.0)),
+        ]);
+        assert_eq!(
+            unreadable(&snap, &hidden()).unwrap(),
+            vec![[10.0, 20.0, 300.0, 150.0]]
+        );
+        let unplaced = snapshot(&[
+            (&page[..2], &page_layout[..1], (0.0, 0.0)),
+            (&frame, frame_layout, (0.0, 0.0)),
+        ]);
+        assert_eq!(unreadable(&unplaced, &hidden()), Err(Unplaced::Frame));
+    }
+}
