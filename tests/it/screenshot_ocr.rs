@@ -1,6 +1,6 @@
 //! A screenshot shows no secret and no emailed code, even where no script can read what a
 //! page shows: a frame of another origin, a closed shadow root, CSS generated content, another
-//! field's placeholder, a canvas. Checked as a person would look at the picture: Debian's
+//! field's placeholder, a canvas; nor where text is drawn beyond its element's box. Checked as a person would look at the picture: Debian's
 //! `tesseract` reads every PNG the run wrote, and no four characters of the value in a row may
 //! be among what it reads. Each page is run a second time with the same value given as a plain
 //! variable (nothing to hide), and there OCR must read it whole: so the check can fail, and a
@@ -185,6 +185,14 @@ fn a_secret_another_fields_placeholder_shows_is_not_legible() {
 fn a_secret_a_canvas_drew_is_not_legible() {
     let url = site().url("/shots/canvas.html");
     never_legible("a canvas", &url, |s| s);
+}
+
+/// Plain text the masker's script finds, drawn beyond its element's box: overflowing a narrow
+/// box, and copied further down by a text-shadow.
+#[test]
+fn a_secret_drawn_beyond_its_elements_box_is_not_legible() {
+    let url = site().url("/shots/ink.html");
+    never_legible("overflow and text-shadow", &url, |s| s);
 }
 
 /// The emailed code, drawn back by a CSS counter once typed: typed from a plain variable, OCR
