@@ -21,10 +21,42 @@
   const SILENT = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD"]);
   const EMBEDS = new Set(["IFRAME", "FRAME", "OBJECT", "EMBED", "FENCEDFRAME", "PORTAL"]);
   const boxes = [];
-  const add = (el, dx, dy) => {
-    for (const r of el.getClientRects()) {
-      if (r.width > 0 && r.height > 0) boxes.push([r.left + dx, r.top + dy, r.width, r.height]);
+  // The lengths in a computed style, in px (a percentage counted as a percentage of `size`).
+  const lengths = (value, size) =>
+    [...(value || "").matchAll(/(-?[\d.]+)(px|%)/g)]
+      .map(([, n, unit]) => Math.abs(parseFloat(n)) * (unit === "%" ? size / 100 : 1))
+      .reduce((a, b) => a + b, 0);
+  // How far beyond its boxes copies of an element's paint may fall: a text-shadow (the
+  // nearest one applies), drop-shadows and box reflections of it and of every element around
+  // it, up through shadow roots and same-origin frames.
+  const reach = (el) => {
+    let shadow = 0;
+    let copies = 0;
+    for (let a = el; a; ) {
+      const cs = a.ownerDocument.defaultView.getComputedStyle(a);
+      const r = a.getBoundingClientRect();
+      const size = Math.max(r.width, r.height);
+      shadow = Math.max(shadow, lengths(cs.textShadow, size));
+      copies += lengths(cs.filter, size);
+      const reflect = cs.webkitBoxReflect;
+      if (reflect && reflect !== "none") copies += size + lengths(reflect, size);
+      const root = a.getRootNode();
+      a = a.parentElement || root.host || (root.defaultView && root.defaultView.frameElement) || null;
     }
+    return shadow + copies;
+  };
+  const push = (r, dx, dy, far) => {
+    if (r.width > 0 && r.height > 0) {
+      boxes.push([r.left + dx - far, r.top + dy - far, r.width + 2 * far, r.height + 2 * far]);
+    }
+  };
+  const add = (el, dx, dy) => {
+    const far = reach(el);
+    for (const r of el.getClientRects()) push(r, dx, dy, far);
+    // Text that overflows the element's box is drawn outside it: its line boxes too.
+    const range = el.ownerDocument.createRange();
+    range.selectNodeContents(el);
+    for (const r of range.getClientRects()) push(r, dx, dy, far);
   };
   // The document an embedding element shows, when this world may read it.
   const embedded = (el) => {

@@ -21,6 +21,10 @@ use chromiumoxide::cdp::browser_protocol::dom_snapshot::{
 
 use super::MaskBoxes;
 
+/// The computed styles asked of every laid-out node: those that paint copies of a node
+/// beyond its box (see [`Doc::reach`]), in this order.
+const COPYING: [&str; 3] = ["text-shadow", "filter", "-webkit-box-reflect"];
+
 /// Why the snapshot cannot say where to cover: then no picture is written.
 #[derive(Debug, Clone, PartialEq)]
 pub(in crate::browser) enum Unplaced {
@@ -36,8 +40,7 @@ pub(in crate::browser) async fn boxes(
     page: &Page,
     hidden: &[String],
 ) -> Result<MaskBoxes, Unplaced> {
-    // One computed style is required by the command; `display` is the cheapest to send.
-    let params = CaptureSnapshotParams::new(vec!["display".to_string()]);
+    let params = CaptureSnapshotParams::new(COPYING.iter().map(|p| p.to_string()).collect());
     let snapshot = tokio::time::timeout(std::time::Duration::from_secs(5), page.execute(params))
         .await
         .map_err(|_| Unplaced::NoSnapshot)?
@@ -86,11 +89,18 @@ pub(in crate::browser) fn unreadable(
         }
         // In a frame: the outermost frame's box in the page covers it.
         let (mut at_doc, mut at_node) = (d, usize::MAX);
-        while at_doc != 0 {
+        // A chain longer than the documents is no chain: unplaced, as a missing link is.
+        for _ in 0..docs.len() {
+            if at_doc == 0 {
+                break;
+            }
             let Some(&(parent, node)) = embedder.get(&at_doc) else {
                 return Err(Unplaced::Frame);
             };
             (at_doc, at_node) = (parent, node);
+        }
+        if at_doc != 0 {
+            return Err(Unplaced::Frame);
         }
         out.extend(docs[0].viewport_boxes(at_node));
     }
@@ -118,6 +128,24 @@ fn fold(s: &str) -> String {
     out
 }
 
+/// The sum of the lengths in a computed style, in px (a percentage as a part of `size`).
+fn lengths(value: &str, size: f64) -> f64 {
+    let mut sum = 0.0;
+    for word in value.split(|c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')')) {
+        let (number, scale) = if let Some(n) = word.strip_suffix("px") {
+            (n, 1.0)
+        } else if let Some(n) = word.strip_suffix('%') {
+            (n, size / 100.0)
+        } else {
+            continue;
+        };
+        if let Ok(n) = number.parse::<f64>() {
+            sum += n.abs() * scale;
+        }
+    }
+    sum
+}
+
 /// One document of the snapshot, indexed for the questions asked of it.
 struct Doc {
     parent: Vec<Option<usize>>,
@@ -130,6 +158,8 @@ struct Doc {
     content_document: HashMap<usize, usize>,
     /// Each node's laid-out boxes (document coordinates) and the text laid out in them.
     layout: HashMap<usize, Vec<([f64; 4], String)>>,
+    /// Each laid-out node's [`COPYING`] styles.
+    styles: HashMap<usize, Vec<String>>,
     scroll: (f64, f64),
 }
 
@@ -168,6 +198,7 @@ impl Doc {
                 .collect()
         };
         let mut layout: HashMap<usize, Vec<([f64; 4], String)>> = HashMap::new();
+        let mut styles: HashMap<usize, Vec<String>> = HashMap::new();
         let l = &doc.layout;
         for (j, &node) in l.node_index.iter().enumerate() {
             let Ok(node) = usize::try_from(node) else {
@@ -181,6 +212,10 @@ impl Doc {
                 .map(|t| string(*t.inner()))
                 .unwrap_or_default();
             layout.entry(node).or_default().push(([x, y, w, h], text));
+            if let Some(style) = l.styles.get(j) {
+                let values = style.inner().iter().map(|v| string(*v.inner()));
+                styles.entry(node).or_insert_with(|| values.collect());
+            }
         }
         Doc {
             parent,
@@ -189,6 +224,7 @@ impl Doc {
             shadow: rare(&doc.nodes.shadow_root_type),
             content_document: rare_int(&doc.nodes.content_document_index),
             layout,
+            styles,
             scroll: (
                 doc.scroll_offset_x.unwrap_or(0.0),
                 doc.scroll_offset_y.unwrap_or(0.0),
@@ -262,16 +298,42 @@ impl Doc {
         out
     }
 
-    /// The node's laid-out boxes in CSS pixels of the viewport.
+    /// The node's laid-out boxes in CSS pixels of the viewport, widened by how far copies of
+    /// its paint may fall.
     fn viewport_boxes(&self, node: usize) -> Vec<[f64; 4]> {
         let (sx, sy) = self.scroll;
+        let far = self.reach(node);
         self.layout
             .get(&node)
             .into_iter()
             .flatten()
             .filter(|([_, _, w, h], _)| *w > 0.0 && *h > 0.0)
-            .map(|([x, y, w, h], _)| [x - sx, y - sy, *w, *h])
+            .map(|([x, y, w, h], _)| [x - sx - far, y - sy - far, w + 2.0 * far, h + 2.0 * far])
             .collect()
+    }
+
+    /// How far beyond its boxes copies of a node's paint may fall: a text-shadow (the nearest
+    /// applies), and the drop-shadows and box reflections of it and of every node around it
+    /// (a reflection is the whole box again, beside it). The masker's script reckons the same.
+    fn reach(&self, node: usize) -> f64 {
+        let (mut shadow, mut copies) = (0.0f64, 0.0);
+        let mut at = Some(node);
+        while let Some(n) = at {
+            if let Some([text_shadow, filter, reflect]) = self.styles.get(&n).map(Vec::as_slice) {
+                let size = self
+                    .layout
+                    .get(&n)
+                    .and_then(|l| l.first())
+                    .map_or(0.0, |(b, _)| b[2].max(b[3]));
+                shadow = shadow.max(lengths(text_shadow, size));
+                copies += lengths(filter, size);
+                if !reflect.is_empty() && reflect != "none" {
+                    copies += size + lengths(reflect, size);
+                }
+            }
+            at = self.parent[n];
+        }
+        shadow + copies
     }
 }
 
@@ -361,6 +423,7 @@ impl Flat {
 
 #[cfg(test)]
 mod tests {
+    use chromiumoxide::cdp::browser_protocol::dom_snapshot::{ArrayOfStrings, StringIndex};
     use serde_json::{Value, json};
 
     use super::*;
@@ -625,5 +688,60 @@ mod tests {
             (&frame, frame_layout, (0.0, 0.0)),
         ]);
         assert_eq!(unreadable(&unplaced, &hidden()), Err(Unplaced::Frame));
+    }
+
+    #[test]
+    fn a_box_is_widened_by_how_far_shadows_and_reflections_copy_it() {
+        // A closed root inside <div style="text-shadow: 0 200px 0 #000; filter:
+        // drop-shadow(10px 15px 4px black)">, itself in a reflected <section>.
+        let nodes = [
+            N {
+                parent: -1,
+                ..N::default()
+            },
+            child(0), // section, reflected
+            child(1), // div, shadows
+            N {
+                parent: 2,
+                shadow: Some("closed"),
+                ..N::default()
+            },
+        ];
+        let layout: &[Laid] = &[
+            (1, [0.0, 0.0, 100.0, 50.0], ""),
+            (2, [0.0, 0.0, 100.0, 40.0], ""),
+            (3, [10.0, 10.0, 20.0, 10.0], ""),
+        ];
+        let mut snap = snapshot(&[(&nodes, layout, (0.0, 0.0))]);
+        let mut style = |values: [&str; 3]| {
+            ArrayOfStrings::new(
+                values
+                    .iter()
+                    .map(|v| {
+                        snap.strings.push(v.to_string());
+                        StringIndex::new(snap.strings.len() as i64 - 1)
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let styles = vec![
+            style(["none", "none", "below 10% none"]),
+            style([
+                "rgb(0, 0, 0) 0px 200px 0px",
+                "drop-shadow(rgb(0, 0, 0) 10px 15px 4px)",
+                "none",
+            ]),
+            style(["rgb(0, 0, 0) 0px 200px 0px", "none", "none"]),
+        ];
+        snap.documents[0].layout.styles = styles;
+        // 200 (the nearest text-shadow, inherited) + 29 (the drop-shadow) + 100 + 10 (the
+        // reflection: the section's size, and its offset of 10% of it).
+        let far = 200.0 + 29.0 + 110.0;
+        let boxes = unreadable(&snap, &hidden()).unwrap();
+        assert!(
+            boxes.contains(&[10.0 - far, 10.0 - far, 20.0 + 2.0 * far, 10.0 + 2.0 * far]),
+            "{boxes:?}"
+        );
+        assert_eq!(lengths("rgb(0, 0, 0) -3px 4.5px 0px", 0.0), 7.5);
     }
 }
