@@ -204,6 +204,19 @@ impl LockedRequest {
         sites
     }
 
+    /// The look at the start page, once [`LockedRequest::look`] has read it.
+    pub fn looked(&self) -> Option<&Look> {
+        self.look.as_ref()
+    }
+
+    /// The user message the planner's model would get (the goal, the hosts, the variables'
+    /// names and the outline of the look): what an agent that writes the plan itself is
+    /// shown, by the same path.
+    pub fn planner_message(&self) -> String {
+        let req = self.plan_request(PlannerConfig::default());
+        planner::user_message_prepared(&self.prepared, &self.sites_for_model(), &req)
+    }
+
     /// Plans with one model call (none when the cache has the plan).
     pub async fn plan(&self, config: PlannerConfig) -> Result<PlanOutcome, PlannerError> {
         let req = self.plan_request(config);

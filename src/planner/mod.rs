@@ -99,7 +99,8 @@ pub struct Looked {
 }
 
 impl Looked {
-    fn of(look: &crate::browser::Look) -> Looked {
+    /// What the planner is shown of `look`, counted.
+    pub fn of(look: &crate::browser::Look) -> Looked {
         let (fields, buttons) = look.counts();
         Looked {
             url: look.url.clone(),
@@ -489,6 +490,12 @@ pub async fn plan_prepared(
         warnings,
         looked,
     })
+}
+
+/// The user message the model gets for a goal already prepared, told that the run may visit
+/// `allowed`: what a writer of the plan other than the model (an agent) is shown as well.
+pub fn user_message_prepared(goal: &goal::Goal, allowed: &[String], req: &PlanRequest) -> String {
+    user_message_for(goal, allowed, req)
 }
 
 /// The user message of a plan request.
