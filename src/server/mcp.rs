@@ -172,7 +172,13 @@ impl ServerHandler for Tools {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let answered = match request.name.as_ref() {
-            "server_info" => Ok(self.server_info().into()),
+            "server_info" => match request.arguments.as_ref().filter(|a| !a.is_empty()) {
+                Some(_) => Err(ApiError::new(
+                    ApiErrorKind::InvalidRequest,
+                    "server_info takes no arguments",
+                )),
+                None => Ok(self.server_info().into()),
+            },
             "look" => self.look(&request).await.map(Into::into),
             "validate_plan" => self.validate_plan(&request).await.map(Into::into),
             "run_plan" => self.run_plan(request, &context).await.map(Into::into),

@@ -164,10 +164,10 @@ pub struct PlansBody {
 #[serde(deny_unknown_fields)]
 pub struct LookBody {
     /// The page to look at: an absolute http(s) URL. Give this or `goal`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "given")]
     pub url: Option<String>,
     /// Or the goal as `act` takes it: its first URL is the page looked at.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "given")]
     pub goal: Option<String>,
     /// Caller variables: their values are masked where the page shows them.
     #[serde(default)]
@@ -180,6 +180,11 @@ pub struct LookBody {
     /// 10.x) only when listed here.
     #[serde(default)]
     pub allowed_hosts: Vec<String>,
+}
+
+/// A string that is there when its field is (never `null`: one of two fields is given).
+fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
 }
 
 /// The `validate_plan` tool: a plan to check as a run would read it, with nothing run.
@@ -321,6 +326,15 @@ impl CheckBody {
     /// The plan as given, and what else is asked. The plan is not read here: checking it
     /// is the point.
     pub fn read(self, state: &AppState) -> Result<(Value, Ask), ApiError> {
+        if !(self.plan.is_object() || self.plan.is_string()) {
+            return Err(ApiError::new(
+                ApiErrorKind::InvalidRequest,
+                format!(
+                    "`plan` is a plan object or a string holding one, not {}",
+                    plan::json_kind(&self.plan)
+                ),
+            ));
+        }
         let vars = caller_vars(&self.vars)?;
         let ask = Ask {
             secrets: self.secrets,

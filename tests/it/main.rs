@@ -23,6 +23,7 @@ mod lock_probes;
 mod look;
 mod mail_links;
 mod mcp;
+mod mcp_agent;
 mod person;
 mod plan_fuzz;
 mod planner;

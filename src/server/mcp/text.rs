@@ -23,7 +23,7 @@ pub fn result_text(result: &RunResult) -> String {
     }
     for w in &result.warnings {
         text.push_str(&format!(
-            "\nWarning at step {} ({} \"{}\", {}): {}",
+            "\nWarning at steps[{}] ({}: {}, {}): {}",
             w.step,
             w.step_type,
             printable(&w.describe),
@@ -39,8 +39,8 @@ pub fn result_text(result: &RunResult) -> String {
     text
 }
 
-/// `Run ID succeeded: SUMMARY`, or `Run ID failed at steps[3], step 4 of 9 (click "the Sign
-/// up button"): KIND: SENTENCE`.
+/// `Run ID succeeded: SUMMARY`, or `Run ID failed at steps[3], step 4 of 9 (click: the Sign
+/// up button): KIND: SENTENCE`.
 fn verdict(result: &RunResult) -> String {
     let id = &result.run_id;
     match (&result.error, result.failed_step) {
@@ -70,9 +70,9 @@ fn verdict(result: &RunResult) -> String {
     }
 }
 
-/// `click "the Sign up button"`.
+/// `click: the Sign up button`.
 fn step_name(step: &StepOutcome) -> String {
-    format!("{} \"{}\"", step.step_type, printable(&step.describe))
+    format!("{}: {}", step.step_type, printable(&step.describe))
 }
 
 /// The element the failed step chose (or, when it chose none, the step before it that did:
@@ -265,12 +265,12 @@ pub fn view_text(view: &RunView) -> String {
     }
 }
 
-/// `Run ID running: step 3 of 9 (fill "the Email field") started; call get_run again …`.
+/// `Run ID running: step 3 of 9 (fill: the Email field) is running. It has not ended: …`.
 fn progress_text(p: &RunProgress) -> String {
     let status = p.status.as_str();
     let mut text = match p.steps.last() {
         Some(step) => format!(
-            "Run {} {status}: step {} of {} ({} \"{}\") is {}.",
+            "Run {} {status}: step {} of {} ({}: {}) is {}.",
             p.run_id,
             step.index + 1,
             p.steps_total,
