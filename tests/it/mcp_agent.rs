@@ -13,7 +13,7 @@ use crate::journeys;
 use crate::mcp::{client, free_port, model_env, result_of, waiting_plan};
 use crate::util::model::FakeModel;
 use crate::util::serve::ServeProcess;
-use crate::util::site;
+use crate::util::{self, site};
 
 /// What a host loads into every turn, at most.
 const TOOL_LIST_BUDGET: usize = 16 * 1024;
@@ -466,13 +466,20 @@ fn a_run_started_without_waiting_is_followed_with_get_run_and_cancelled() {
             "{transport}: {short_run:#}"
         );
         assert!(text_of(&outcomes[2]).contains("succeeded: opened the form"));
-        assert!(outcomes[2]["seconds"].as_f64().unwrap() < 30.0, "{:#}", outcomes[2]);
+        assert!(
+            outcomes[2]["seconds"].as_f64().unwrap() < 30.0,
+            "{:#}",
+            outcomes[2]
+        );
         let waited = &outcomes[3];
         let status = waited["structured"]["run"]["status"].as_str().unwrap();
         assert!(["queued", "running"].contains(&status), "{waited:#}");
         assert!(text_of(waited).contains("has not ended"), "{waited:#}");
         let seconds = waited["seconds"].as_f64().unwrap();
-        assert!((1.9..20.0).contains(&seconds), "waited {seconds} s: {waited:#}");
+        assert!(
+            (1.9..20.0).contains(&seconds),
+            "waited {seconds} s: {waited:#}"
+        );
         let cancelled = &outcomes[4]["structured"]["run"];
         assert_eq!(
             cancelled["status"], "cancelled",
@@ -558,4 +565,76 @@ fn the_text_holds_extracted_values_and_a_failures_step_element_runners_up_and_fi
             "{text}"
         );
     }
+}
+
+/// The skill file's commands, exactly as written, in a shell: its plan saved where it says,
+/// the CI job's variables pointing at the demo shop and an embedded inbox. The shop's own
+/// record judges the run.
+#[test]
+fn every_command_of_the_skill_runs_as_written() {
+    if util::browser().is_none() {
+        return;
+    }
+    let skill = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("skills/planlock/SKILL.md"),
+    )
+    .unwrap();
+    let blocks = |lang: &str| -> Vec<String> {
+        let fence = format!("```{lang}\n");
+        skill
+            .split(&fence)
+            .skip(1)
+            .map(|rest| rest.split("```").next().unwrap().to_string())
+            .collect()
+    };
+    let saved = skill
+        .find("Save it as `plans/signup.json`")
+        .expect("where the plan goes");
+    let plan = blocks("json")
+        .into_iter()
+        .find(|b| skill.find(b.as_str()).unwrap() > saved)
+        .expect("the complete plan");
+    let commands = blocks("sh");
+    assert!(!commands.is_empty(), "the skill has commands");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("plans")).unwrap();
+    std::fs::write(dir.path().join("plans/signup.json"), &plan).unwrap();
+
+    let port = free_port();
+    let shop = crate::mcp::shop(port);
+    let bin = Path::new(env!("CARGO_BIN_EXE_planlock")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for block in &commands {
+        let out = std::process::Command::new("bash")
+            .args(["-euo", "pipefail", "-c", block])
+            .current_dir(dir.path())
+            .env("PATH", &path)
+            .env(
+                "PLANLOCK_INBOX",
+                format!("smtp://127.0.0.1:{port}?domain=ci.test"),
+            )
+            .env("APP_URL", shop.url(""))
+            .env("PLANLOCK_SECRET_PASSWORD", "correct horse battery staple")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{block}\nexit {:?}\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // What the commands made: the schema the plan names, the reports, a verified account.
+    let schema = std::fs::read_to_string(dir.path().join("plan.schema.json")).unwrap();
+    assert_eq!(schema.trim(), planlock::plan::json_schema_text().trim());
+    assert!(dir.path().join("report.xml").exists());
+    assert!(dir.path().join("out/index.html").exists());
+    let verified = shop.verified_accounts();
+    assert_eq!(verified.len(), 1, "{verified:?}");
+    assert!(verified[0].ends_with("@ci.test"), "{verified:?}");
+    assert!(shop.has_password(&verified[0], "correct horse battery staple"));
 }
