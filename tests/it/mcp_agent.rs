@@ -638,3 +638,34 @@ fn every_command_of_the_skill_runs_as_written() {
     assert!(verified[0].ends_with("@ci.test"), "{verified:?}");
     assert!(shop.has_password(&verified[0], "correct horse battery staple"));
 }
+
+/// What `look` answers an agent passes the masker the planner's request passes: a caller's
+/// value and a server secret the page echoes (in its title, text, attributes, placeholders,
+/// any letter case) reach the agent as masks, in both the text and the structured answer.
+#[test]
+fn look_answers_no_echoed_caller_value_or_secret() {
+    use crate::look_masked::{CALLER, SECRET, assert_unsaid, goal};
+    let python = crate::need_mcp!();
+    let store = tempfile::tempdir().unwrap();
+    let outcomes = client(
+        &python,
+        &json!({
+            "server": {
+                "stdio": [
+                    env!("CARGO_BIN_EXE_planlock"), "mcp",
+                    "--store", format!("sqlite:{}", store.path().join("runs.sqlite3").display()),
+                    "--secret", "TOK@127.0.0.1",
+                ],
+                "env": {"PLANLOCK_SECRET_TOK": SECRET},
+            },
+            "calls": [{"tool": "look", "arguments": {
+                "goal": goal(), "vars": {"who": CALLER}, "allowed_hosts": ["127.0.0.1"],
+            }}],
+        }),
+    );
+    let look = &outcomes[0];
+    assert!(!look["is_error"].as_bool().unwrap(), "{look:#}");
+    assert!(text_of(look).contains("••••"), "{}", text_of(look));
+    let answered = serde_json::to_vec(look).unwrap();
+    assert_unsaid("the MCP look tool", &answered, &[CALLER, SECRET]);
+}

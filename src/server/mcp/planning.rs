@@ -8,7 +8,6 @@ use serde_json::{Value, json};
 
 use super::{Tools, answer, arguments};
 use crate::plan::Problem;
-use crate::planner::Looked;
 use crate::runner::SpecError;
 use crate::server::api::{PlanPreview, Planned};
 use crate::server::error::{ApiError, ApiErrorKind};
@@ -158,14 +157,13 @@ impl Tools {
         self.state.accepting()?;
         let _permit = self.state.planning_permit()?;
         let (locked, _) = routes::lock_and_look(&self.state, goal, &ask, true).await?;
-        let Some(look) = locked.looked() else {
+        let (outline, looked) = locked.planner_message();
+        let Some(looked) = looked else {
             return Err(ApiError::new(
                 ApiErrorKind::LookFailed,
                 "the page could not be looked at",
             ));
         };
-        let looked = Looked::of(look);
-        let outline = locked.planner_message();
         let answered = Outline {
             url: looked.url,
             allowed_hosts: locked.lock().sites().collect(),
