@@ -1,8 +1,8 @@
-//! Screenshots that never show a secret or an emailed code. Before and after the capture the
-//! places to cover are found twice over: by the masker's script in planlock's isolated world
+//! Screenshots that never show a secret or an emailed code. The places to cover are found two
+//! ways: by the masker's script in planlock's isolated world, before and after the capture
 //! (every element whose value, placeholder or visible text holds one, and every frame, canvas
-//! or made image whose pixels it cannot read), and in Chromium's layout snapshot (closed
-//! shadow roots, CSS generated text: [`layout`]). They are painted over in the PNG itself, as
+//! or made image whose pixels it cannot read), and in Chromium's layout snapshot right after
+//! it (closed shadow roots, CSS generated text: [`layout`]). They are painted over in the PNG itself, as
 //! Playwright's `mask` option paints them (but in the image, where no page script can lift the
 //! paint). Where they cannot be told, no picture is written, and [`NoPicture`] says why.
 

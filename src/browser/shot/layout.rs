@@ -72,7 +72,7 @@ pub(in crate::browser) fn unreadable(
     // Where each frame's document sits: the frame element in its parent document.
     let mut embedder: HashMap<usize, (usize, usize)> = HashMap::new();
     for (d, doc) in docs.iter().enumerate() {
-        for (&node, &inner) in &doc.content_document {
+        for &(node, inner) in &doc.content_document {
             embedder.insert(inner, (d, node));
         }
     }
@@ -146,31 +146,31 @@ fn lengths(value: &str, size: f64) -> f64 {
     sum
 }
 
-/// One document of the snapshot, indexed for the questions asked of it.
-struct Doc {
+/// One document of the snapshot, indexed by node for the questions asked of it; its texts
+/// borrowed from the snapshot's string table.
+struct Doc<'s> {
     parent: Vec<Option<usize>>,
     children: Vec<Vec<usize>>,
     /// `before`, `after`, `marker`…, for the nodes that are pseudo-elements.
-    pseudo: HashMap<usize, String>,
-    /// The type of the shadow root a node is directly in (`open`, `closed`, `user-agent`).
-    shadow: HashMap<usize, String>,
+    pseudo: Vec<Option<&'s str>>,
+    /// The type of the shadow root each node is directly in (`open`, `closed`, `user-agent`).
+    shadow: Vec<Option<&'s str>>,
     /// Frame element node -> the index of the document it shows.
-    content_document: HashMap<usize, usize>,
+    content_document: Vec<(usize, usize)>,
     /// Each node's laid-out boxes (document coordinates) and the text laid out in them.
-    layout: HashMap<usize, Vec<([f64; 4], String)>>,
-    /// Each laid-out node's [`COPYING`] styles.
-    styles: HashMap<usize, Vec<String>>,
+    layout: Vec<Vec<(&'s [f64], &'s str)>>,
+    /// Each laid-out node's [`COPYING`] styles (its first box's).
+    styles: Vec<Option<[&'s str; 3]>>,
     scroll: (f64, f64),
 }
 
-impl Doc {
-    fn new(doc: &DocumentSnapshot, strings: &[String]) -> Doc {
-        let string = |i: i64| {
+impl<'s> Doc<'s> {
+    fn new(doc: &'s DocumentSnapshot, strings: &'s [String]) -> Doc<'s> {
+        let string = |i: i64| -> &'s str {
             usize::try_from(i)
                 .ok()
                 .and_then(|i| strings.get(i))
-                .cloned()
-                .unwrap_or_default()
+                .map_or("", String::as_str)
         };
         let parent: Vec<Option<usize>> = doc
             .nodes
@@ -179,42 +179,45 @@ impl Doc {
             .flatten()
             .map(|&p| usize::try_from(p).ok())
             .collect();
-        let mut children = vec![Vec::new(); parent.len()];
+        let count = parent.len();
+        let mut children = vec![Vec::new(); count];
         for (i, p) in parent.iter().enumerate() {
-            if let Some(p) = p.filter(|&p| p < parent.len()) {
+            if let Some(p) = p.filter(|&p| p < count) {
                 children[p].push(i);
             }
         }
-        let rare = |data: &Option<RareStringData>| -> HashMap<usize, String> {
-            data.iter()
-                .flat_map(|r| r.index.iter().zip(&r.value))
-                .filter_map(|(&i, v)| Some((usize::try_from(i).ok()?, string(*v.inner()))))
-                .collect()
+        let node = |i: i64| usize::try_from(i).ok().filter(|&i| i < count);
+        let rare = |data: &'s Option<RareStringData>| {
+            let mut out = vec![None; count];
+            for (&i, v) in data.iter().flat_map(|r| r.index.iter().zip(&r.value)) {
+                if let Some(i) = node(i) {
+                    out[i] = Some(string(*v.inner()));
+                }
+            }
+            out
         };
-        let rare_int = |data: &Option<RareIntegerData>| -> HashMap<usize, usize> {
-            data.iter()
-                .flat_map(|r| r.index.iter().zip(&r.value))
-                .filter_map(|(&i, &v)| Some((usize::try_from(i).ok()?, usize::try_from(v).ok()?)))
-                .collect()
-        };
-        let mut layout: HashMap<usize, Vec<([f64; 4], String)>> = HashMap::new();
-        let mut styles: HashMap<usize, Vec<String>> = HashMap::new();
+        let content_document = doc
+            .nodes
+            .content_document_index
+            .iter()
+            .flat_map(|r: &RareIntegerData| r.index.iter().zip(&r.value))
+            .filter_map(|(&i, &d)| Some((node(i)?, usize::try_from(d).ok()?)))
+            .collect();
+        let mut layout = vec![Vec::new(); count];
+        let mut styles = vec![None; count];
         let l = &doc.layout;
-        for (j, &node) in l.node_index.iter().enumerate() {
-            let Ok(node) = usize::try_from(node) else {
+        for (j, &n) in l.node_index.iter().enumerate() {
+            let Some(n) = node(n) else {
                 continue;
             };
-            let b = l.bounds.get(j).map(|r| r.inner().as_slice()).unwrap_or(&[]);
-            let [x, y, w, h] = [0, 1, 2, 3].map(|k| b.get(k).copied().unwrap_or(0.0));
-            let text = l
-                .text
-                .get(j)
-                .map(|t| string(*t.inner()))
-                .unwrap_or_default();
-            layout.entry(node).or_default().push(([x, y, w, h], text));
-            if let Some(style) = l.styles.get(j) {
-                let values = style.inner().iter().map(|v| string(*v.inner()));
-                styles.entry(node).or_insert_with(|| values.collect());
+            let bounds = l.bounds.get(j).map_or(&[][..], |r| r.inner().as_slice());
+            let text = l.text.get(j).map_or("", |t| string(*t.inner()));
+            layout[n].push((bounds, text));
+            if styles[n].is_none()
+                && let Some(style) = l.styles.get(j)
+                && let [a, b, c] = style.inner().as_slice()
+            {
+                styles[n] = Some([string(*a.inner()), string(*b.inner()), string(*c.inner())]);
             }
         }
         Doc {
@@ -222,7 +225,7 @@ impl Doc {
             children,
             pseudo: rare(&doc.nodes.pseudo_type),
             shadow: rare(&doc.nodes.shadow_root_type),
-            content_document: rare_int(&doc.nodes.content_document_index),
+            content_document,
             layout,
             styles,
             scroll: (
@@ -234,18 +237,16 @@ impl Doc {
 
     /// Every node in a closed shadow root, and each such root's host: all of it is covered.
     fn closed_shadow_nodes(&self) -> HashSet<usize> {
+        let closed = |n: usize| self.shadow[n] == Some("closed");
         let mut out = HashSet::new();
-        for (&node, kind) in &self.shadow {
-            if kind != "closed" {
-                continue;
-            }
+        for node in (0..self.parent.len()).filter(|&n| closed(n)) {
             out.insert(node);
             // Its host: the first ancestor outside any closed root (a root nested in another
             // is covered by the outer one's host).
             let mut at = node;
             while let Some(p) = self.parent[at] {
                 at = p;
-                if self.shadow.get(&p).is_none_or(|k| k != "closed") {
+                if !closed(p) {
                     out.insert(p);
                     break;
                 }
@@ -263,25 +264,23 @@ impl Doc {
         out
     }
 
+    /// Whether a node is a pseudo-element that lays out text.
+    fn generates_text(&self, n: usize) -> bool {
+        self.pseudo[n].is_some() && self.layout[n].iter().any(|(_, t)| !t.trim().is_empty())
+    }
+
     /// The smallest elements whose laid-out text, generated text included, holds one of
     /// `wanted` where generated text is part of what holds it; with everything below them.
     fn holding_generated_text(&self, wanted: &[String]) -> HashSet<usize> {
-        let generated = |n: usize| {
-            self.pseudo.contains_key(&n)
-                && self
-                    .layout
-                    .get(&n)
-                    .is_some_and(|l| l.iter().any(|(_, t)| !t.trim().is_empty()))
-        };
-        if !self.pseudo.keys().any(|&n| generated(n)) {
-            return HashSet::new();
+        let mut out = HashSet::new();
+        if !(0..self.parent.len()).any(|n| self.generates_text(n)) {
+            return out;
         }
         let flat = Flat::of(self);
-        let mut out = HashSet::new();
         for value in wanted {
             for (at, _) in flat.text.match_indices(value.as_str()) {
                 let span = (at, at + value.len());
-                if !flat.pieces_in(span).any(generated) {
+                if !flat.pieces_in(span).any(|n| self.generates_text(n)) {
                     continue;
                 }
                 let Some(holder) = flat.smallest_holding(self, span) else {
@@ -303,12 +302,14 @@ impl Doc {
     fn viewport_boxes(&self, node: usize) -> Vec<[f64; 4]> {
         let (sx, sy) = self.scroll;
         let far = self.reach(node);
-        self.layout
-            .get(&node)
-            .into_iter()
-            .flatten()
-            .filter(|([_, _, w, h], _)| *w > 0.0 && *h > 0.0)
-            .map(|([x, y, w, h], _)| [x - sx - far, y - sy - far, w + 2.0 * far, h + 2.0 * far])
+        self.layout[node]
+            .iter()
+            .filter_map(|(b, _)| match b {
+                [x, y, w, h, ..] if *w > 0.0 && *h > 0.0 => {
+                    Some([x - sx - far, y - sy - far, w + 2.0 * far, h + 2.0 * far])
+                }
+                _ => None,
+            })
             .collect()
     }
 
@@ -319,12 +320,11 @@ impl Doc {
         let (mut shadow, mut copies) = (0.0f64, 0.0);
         let mut at = Some(node);
         while let Some(n) = at {
-            if let Some([text_shadow, filter, reflect]) = self.styles.get(&n).map(Vec::as_slice) {
-                let size = self
-                    .layout
-                    .get(&n)
-                    .and_then(|l| l.first())
-                    .map_or(0.0, |(b, _)| b[2].max(b[3]));
+            if let Some([text_shadow, filter, reflect]) = self.styles[n] {
+                let size = match self.layout[n].first() {
+                    Some(([_, _, w, h, ..], _)) => w.max(*h),
+                    _ => 0.0,
+                };
                 shadow = shadow.max(lengths(text_shadow, size));
                 copies += lengths(filter, size);
                 if !reflect.is_empty() && reflect != "none" {
@@ -345,29 +345,29 @@ struct Flat {
     /// (start, end, node) of each node's own text, in order.
     pieces: Vec<(usize, usize, usize)>,
     /// Each node's subtree: [start, end) in `text`.
-    spans: HashMap<usize, (usize, usize)>,
+    spans: Vec<(usize, usize)>,
 }
 
 impl Flat {
     fn of(doc: &Doc) -> Flat {
+        let count = doc.parent.len();
         let mut flat = Flat {
             text: String::new(),
             pieces: Vec::new(),
-            spans: HashMap::new(),
+            spans: vec![(0, 0); count],
         };
-        let roots = (0..doc.parent.len()).filter(|&n| doc.parent[n].is_none());
+        let roots = (0..count).filter(|&n| doc.parent[n].is_none());
         // Depth first, with an explicit stack of (node, whether its subtree is done).
         let mut stack: Vec<(usize, bool)> = roots.rev().map(|n| (n, false)).collect();
+        let mut ordered: Vec<usize> = Vec::new();
         while let Some((n, done)) = stack.pop() {
             let at = flat.text.len();
             if done {
-                if let Some(span) = flat.spans.get_mut(&n) {
-                    span.1 = at;
-                }
+                flat.spans[n].1 = at;
                 continue;
             }
-            flat.spans.insert(n, (at, at));
-            for (_, text) in doc.layout.get(&n).into_iter().flatten() {
+            flat.spans[n] = (at, at);
+            for (_, text) in &doc.layout[n] {
                 flat.push(text);
             }
             if flat.text.len() > at {
@@ -375,26 +375,29 @@ impl Flat {
             }
             stack.push((n, true));
             let kids = &doc.children[n];
-            let kind = |c: &&usize| doc.pseudo.get(*c).map(String::as_str);
-            let mut ordered: Vec<usize> = Vec::with_capacity(kids.len());
+            let kind = |c: &&usize| doc.pseudo[**c];
+            ordered.clear();
             ordered.extend(
                 kids.iter()
                     .filter(|c| kind(c).is_some_and(|k| k != "after")),
             );
             ordered.extend(kids.iter().filter(|c| kind(c).is_none()));
             ordered.extend(kids.iter().filter(|c| kind(c) == Some("after")));
-            stack.extend(ordered.into_iter().rev().map(|c| (c, false)));
+            stack.extend(ordered.iter().rev().map(|&c| (c, false)));
         }
         flat
     }
 
     /// Appends `s` folded, a run of white space across pieces kept as one space.
     fn push(&mut self, s: &str) {
-        let folded = fold(s);
-        if self.text.ends_with(' ') {
-            self.text.push_str(folded.trim_start());
-        } else {
-            self.text.push_str(&folded);
+        for c in s.chars() {
+            if c.is_whitespace() {
+                if !self.text.ends_with(' ') {
+                    self.text.push(' ');
+                }
+            } else {
+                self.text.extend(c.to_lowercase());
+            }
         }
     }
 
@@ -411,7 +414,7 @@ impl Flat {
     fn smallest_holding(&self, doc: &Doc, (start, end): (usize, usize)) -> Option<usize> {
         let mut at = self.pieces_in((start, end)).next();
         while let Some(n) = at {
-            let (s, e) = self.spans.get(&n).copied()?;
+            let (s, e) = self.spans[n];
             if s <= start && end <= e {
                 return Some(n);
             }

@@ -18,19 +18,15 @@ impl Tab {
         if hidden.is_empty() {
             return self.capture().await.ok_or(NoPicture::NotCaptured);
         }
-        // Found before and after the capture: whatever moved in between is covered where it
-        // was and where it went.
-        let mut mask = self.places_to_cover(hidden).await?;
-        let png = self.capture().await.ok_or(NoPicture::NotCaptured)?;
-        mask.extend(self.places_to_cover(hidden).await?);
-        shot::paint_over(&png, &mask).ok_or(NoPicture::NotPainted)
-    }
-
-    /// What the masker's script finds, and what only the layout snapshot shows.
-    async fn places_to_cover(&self, hidden: &[String]) -> Result<MaskBoxes, NoPicture> {
+        // The masker's script looks before and after the capture: whatever moved in between
+        // is covered where it was and where it went. The layout snapshot, which takes far
+        // longer on a long page, is taken once, right after the capture: a snapshot taken
+        // before would be as old as it is slow by the time the picture is drawn.
         let mut mask = self.mask_boxes(hidden).await.ok_or(NoPicture::NoMasker)?;
+        let png = self.capture().await.ok_or(NoPicture::NotCaptured)?;
         mask.extend(shot::layout::boxes(&self.page, hidden).await?);
-        Ok(mask)
+        mask.extend(self.mask_boxes(hidden).await.ok_or(NoPicture::NoMasker)?);
+        shot::paint_over(&png, &mask).ok_or(NoPicture::NotPainted)
     }
 
     async fn capture(&self) -> Option<Vec<u8>> {
