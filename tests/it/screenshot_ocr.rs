@@ -163,6 +163,22 @@ fn a_secret_a_frame_of_another_origin_shows_is_not_legible() {
     never_legible("a cross-origin frame", &url, |s| s.allow_host(&other));
 }
 
+/// The same from another site, whose frame Chromium runs in a process of its own.
+#[test]
+fn a_secret_a_frame_of_another_site_shows_is_not_legible() {
+    let Some(other) = util::other_site() else {
+        eprintln!("skipping: 127.0.0.2 cannot be bound here");
+        return;
+    };
+    let inner = other.url("/shots/frame-inner.html");
+    let url = site().url(&format!(
+        "/tpl/shots/frame.html?to={}",
+        url::form_urlencoded::byte_serialize(inner.as_bytes()).collect::<String>()
+    ));
+    let host = other.addr.to_string();
+    never_legible("a cross-site frame", &url, |s| s.allow_host(&host));
+}
+
 #[test]
 fn a_secret_a_closed_shadow_root_shows_is_not_legible() {
     let url = site().url("/shots/closed-shadow.html");

@@ -149,10 +149,25 @@ pub fn other_origin() -> &'static Site {
     &OTHER
 }
 
+/// The fixture site on 127.0.0.2: another site (Chromium puts a frame from it in a process
+/// of its own). `None` where that address cannot be bound.
+pub fn other_site() -> Option<&'static Site> {
+    static OTHER: LazyLock<Option<Site>> = LazyLock::new(|| {
+        rt().block_on(tokio::net::TcpListener::bind("127.0.0.2:0"))
+            .ok()
+            .map(serve_site_on)
+    });
+    OTHER.as_ref()
+}
+
 fn serve_site() -> Site {
     let listener = rt()
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .expect("bind the fixture site");
+    serve_site_on(listener)
+}
+
+fn serve_site_on(listener: tokio::net::TcpListener) -> Site {
     let addr = listener.local_addr().expect("addr");
     rt().spawn(async move {
         axum::serve(listener, site_routes())
