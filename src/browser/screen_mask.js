@@ -5,8 +5,9 @@
 //   whole, so the rest of the page stays readable;
 // - every place whose pixels this script cannot read, whatever it shows: a frame (or object,
 //   embed) whose document it cannot open (another origin's, a sandboxed one), a canvas, a
-//   video playing a stream and an image made in the page (a `blob:` or `data:` URL): a page
-//   that read a secret can draw it there, and nothing tells what those pixels say.
+//   video playing a stream and an image or video made in the page (a `blob:` or `data:`
+//   URL): a page that read a secret can draw it there, and nothing tells what those pixels
+//   say.
 // Open shadow roots and same-origin frames included. Closed shadow roots and CSS generated
 // content are found by Chromium's layout snapshot instead (shot/layout.rs). Evaluated in
 // planlock's isolated world.
@@ -67,10 +68,11 @@
     }
   };
   // Pixels a script made: nothing in the DOM says what they show.
+  const made = (src) => /^(blob|data):/i.test(src || "");
   const drawn = (el) =>
     el.tagName === "CANVAS" ||
-    (el.tagName === "VIDEO" && el.srcObject) ||
-    (el.tagName === "IMG" && /^(blob|data):/i.test(el.currentSrc || el.src || ""));
+    (el.tagName === "VIDEO" && (el.srcObject || made(el.currentSrc || el.src))) ||
+    (el.tagName === "IMG" && made(el.currentSrc || el.src));
   const walk = (root, dx, dy) => {
     for (const el of root.querySelectorAll("*")) {
       if (el.shadowRoot) walk(el.shadowRoot, dx, dy);

@@ -211,6 +211,14 @@ fn a_secret_drawn_beyond_its_elements_box_is_not_legible() {
     never_legible("overflow and text-shadow", &url, |s| s);
 }
 
+/// Text shown from where a field's value is not: an option of a list box nobody chose (its own
+/// text), and the alt text of an image that does not load.
+#[test]
+fn a_secret_an_unchosen_option_or_an_images_alt_text_shows_is_not_legible() {
+    let url = site().url("/shots/listed.html");
+    never_legible("a list box option and an alt text", &url, |s| s);
+}
+
 /// The emailed code, drawn back by a CSS counter once typed: typed from a plain variable, OCR
 /// reads it; taken from the mail by the run, it is legible in no picture.
 #[test]
