@@ -144,12 +144,12 @@ fn cap(s: &str) -> String {
     }
 }
 
-/// Maps a character to its normalised form: `None` drops it (zero-width characters, soft
-/// hyphens), spaces of every kind become `' '`, hyphen variants `'-'`, full-width ASCII ASCII.
+/// Maps a character to its normalised form: `None` drops what draws nothing (Unicode's
+/// default-ignorable code points: zero-width characters, soft hyphens, variation selectors…),
+/// spaces of every kind become `' '`, hyphen variants `'-'`, full-width ASCII ASCII.
 pub(super) fn norm_char(c: char) -> Option<char> {
     match c {
-        '\u{200b}' | '\u{200c}' | '\u{200d}' | '\u{2060}' | '\u{feff}' | '\u{00ad}'
-        | '\u{034f}' => None,
+        c if crate::reading::draws_nothing(c) => None,
         '\u{2010}' | '\u{2011}' | '\u{2012}' | '\u{2013}' | '\u{2212}' => Some('-'),
         '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0),
         c if c.is_whitespace() => Some(' '),
