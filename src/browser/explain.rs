@@ -6,7 +6,7 @@ use serde::Deserialize;
 use tokio::time::Instant;
 
 use super::facts::{Candidate, PageError};
-use super::locate::Operation;
+use super::locate::{Describe, Operation};
 use super::tab::Tab;
 use crate::plan::Step;
 
@@ -69,7 +69,7 @@ impl Tab {
             } => Operation::Click {
                 text: text.as_deref(),
                 selector: selector.as_deref(),
-                describe,
+                describe: Describe::read(describe),
             },
             Step::Fill {
                 describe,
@@ -81,7 +81,7 @@ impl Tab {
                 selector: selector.as_deref(),
                 value: "",
                 sensitive: false,
-                describe,
+                describe: Describe::read(describe),
             },
             _ => return None,
         };

@@ -24,6 +24,8 @@ mod look;
 mod mail_links;
 mod mcp;
 mod person;
+mod person_reach;
+mod person_stock;
 mod plan_fuzz;
 mod planner;
 mod private_addresses;

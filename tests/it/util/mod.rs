@@ -5,6 +5,7 @@
 
 pub mod dovecot;
 pub mod model;
+pub mod pages;
 pub mod postgres;
 pub mod serve;
 pub mod smtp;
