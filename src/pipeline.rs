@@ -17,7 +17,7 @@ use crate::planner::goal::{self, Goal};
 use crate::planner::{
     self, LookChoice, LookFailure, PlanOutcome, PlanRequest, PlannerConfig, PlannerError, Review,
 };
-use crate::runner::RunSpec;
+use crate::runner::{RunSpec, Secrets};
 
 /// What a caller asks for: a goal and what its run may use. Nothing in it is checked yet;
 /// [`Request::lock`] checks it and fixes the lock.
@@ -27,6 +27,9 @@ pub struct Request {
     pub goal: String,
     /// Caller variables (`{{NAME}}`): the model learns their names, never their values.
     pub vars: Vars,
+    /// Where the run's secrets come from. The model never reads one: every value they may
+    /// give is masked where the start page echoes it, before the plan says which it uses.
+    pub secrets: Secrets,
     /// The inboxes the run binds, by name (`None`: the default inbox). Only which ones
     /// matters here; the front end connects them for the run.
     pub inboxes: Vec<Option<String>>,
@@ -164,9 +167,7 @@ impl LockedRequest {
             return Ok(None);
         }
         let looked = match planner::start_page(&self.request.goal, &self.request.vars) {
-            Some(url) => {
-                planner::look_within(browser, url, self.lock.clone(), &self.request.vars).await
-            }
+            Some(url) => planner::look_within(browser, url, self.lock.clone()).await,
             None => Err(LookFailure::NoStartPage),
         };
         match looked {
@@ -186,6 +187,7 @@ impl LockedRequest {
         req.inbox_names = self.request.inboxes.iter().flatten().cloned().collect();
         req.allowed_hosts = self.request.allowed_hosts.clone();
         req.vars = self.request.vars.clone();
+        req.secrets = self.request.secrets.values();
         req.limits = self.request.limits.clone();
         req.no_cache = self.request.no_cache;
         req.look = self.look.clone();

@@ -1760,7 +1760,9 @@ return async (request) => {
         // form's fields (label as `fill` matches it, type, name, required, autocomplete,
         // placeholder, options) and buttons, and the texts of other links and buttons by
         // landmark. Only what a person sees: never paragraphs, values, or anything not painted.
-        const cap = (t) => { t = tidy(t); return t.length > 80 ? t.slice(0, 79) + "…" : t; };
+        // Bounded for the transfer only: the outline cuts each text to its length once the
+        // values a model must never read are masked, so no cut leaves a part of one.
+        const cap = (t) => { t = tidy(t); return t.length > 500 ? t.slice(0, 499) + "…" : t; };
         const all = everything().filter((el) => !SKIP.has(tagOf(el)));
         // A checkbox or radio a page hides behind a styled one is shown by its label.
         const choice = (el) => tagOf(el) === "INPUT" && ["checkbox", "radio"].includes((attr(el, "type") || "").toLowerCase());

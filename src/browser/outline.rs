@@ -3,8 +3,8 @@
 //! and buttons, the texts of other links and buttons — for a planner that has not seen it.
 //! Only what is painted on the page; never its prose or values. Every string is cleaned,
 //! checked for instruction-like text (withheld and counted), quoted where it is the page's,
-//! and capped; the whole is capped too, its room shared out forms first, then headings,
-//! then other links.
+//! and cut to [`TEXT_LIMIT`] when it is written (after the planner masked it); the whole is
+//! capped too, its room shared out forms first, then headings, then other links.
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -20,6 +20,9 @@ use crate::wait;
 
 /// The most characters of an outline as the planner reads it.
 pub const OUTLINE_LIMIT: usize = 3_000;
+/// The most characters of one text of the page's as the outline writes it (longer ones are
+/// cut, ending in `…`).
+pub const TEXT_LIMIT: usize = 80;
 /// What a withheld text leaves in the outline. It is written without quotes, where every
 /// text of the page's is quoted: no page can write it.
 pub const WITHHELD: &str = "[text withheld: it reads like an instruction]";
@@ -176,8 +179,8 @@ impl Outline {
         withheld
     }
 
-    /// Masks `masker`'s values (a caller's variables, secrets) wherever the page echoes them,
-    /// in any letter case.
+    /// Masks `masker`'s values wherever the page echoes them, in every text of the outline
+    /// (the planner's masker: see `planner::Shown`).
     pub fn mask(&mut self, masker: &Masker) {
         if masker.is_empty() {
             return;
@@ -396,14 +399,18 @@ fn kind(kind: &str) -> String {
     }
 }
 
-/// A text of the page's as the outline writes it: in double quotes, with its own double
-/// quotes made single, so no page text can end the quote and write outline structure. A
-/// withheld text is the marker, unquoted.
+/// A text of the page's as the outline writes it: cut to [`TEXT_LIMIT`] characters, in
+/// double quotes, with its own double quotes made single, so no page text can end the quote
+/// and write outline structure. A withheld text is the marker, unquoted.
 fn quote(s: &str) -> String {
     if s == WITHHELD_MARK {
         return WITHHELD.to_string();
     }
-    let inner: String = s
+    let cut: String = match s.char_indices().nth(TEXT_LIMIT) {
+        Some(_) => s.chars().take(TEXT_LIMIT - 1).chain(['…']).collect(),
+        None => s.to_string(),
+    };
+    let inner: String = cut
         .chars()
         .map(|c| match c {
             '"' | '\u{201c}' | '\u{201d}' => '\'',

@@ -8,7 +8,7 @@ use planlock::pipeline::Request;
 use planlock::plan::{Limits, Vars};
 use planlock::planner::{self, PlannerConfig};
 use planlock::report::printable;
-use planlock::runner::{AskShould, ShouldChoice, StepRef};
+use planlock::runner::{AskShould, Secrets, ShouldChoice, StepRef};
 
 use super::error::{self, CliError};
 use super::plan::{look_first, planned, request_error};
@@ -91,6 +91,7 @@ async fn act_with(args: ActArgs, config: PlannerConfig) -> Result<u8, CliError> 
     let request = Request {
         goal: args.goal.clone(),
         vars: Vars::from_pairs(&args.options.vars)?,
+        secrets: Secrets::from_environment(),
         inboxes: inboxes.iter().map(|i| i.name.clone()).collect(),
         allowed_hosts: args.options.allow_hosts.clone(),
         limits: Limits {

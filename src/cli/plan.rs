@@ -8,7 +8,7 @@ use planlock::pipeline::{LockedRequest, Request, RequestError};
 use planlock::plan::{Limits, Vars};
 use planlock::planner::{LookChoice, PlanOutcome, PlannerConfig, outcome_summary};
 use planlock::report::{json_printable, printable};
-use planlock::{BrowserError, Chromium, LaunchOptions};
+use planlock::{BrowserError, Chromium, LaunchOptions, Secrets};
 
 use super::error::CliError;
 
@@ -119,6 +119,8 @@ pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> Result<
     let request = Request {
         goal: args.goal.clone(),
         vars: Vars::from_pairs(&args.vars)?,
+        // Any of them a plan may use later (`planlock run`): the model reads none.
+        secrets: Secrets::from_environment(),
         inbox_address: args.inbox_address.clone(),
         allowed_hosts: args.allow_hosts.clone(),
         limits: Limits {

@@ -3,8 +3,9 @@
 //! chosen by `PLANLOCK_MODEL=provider:model`.
 //!
 //! The model sees only the frozen system prompt (first; cache-marked on Anthropic) and the
-//! volatile user message (last): the normalised goal, the hosts the run may visit, and the
-//! names (never values) of caller variables. Page text and email bodies never reach it.
+//! volatile user message (last): the normalised goal, the hosts the run may visit, the
+//! names (never values) of caller variables, and, when planlock looked, the start page's
+//! outline as [`Shown`] masks it. Page prose and email bodies never reach it.
 //! Its output is constrained to the plan schema and then validated by
 //! [`crate::plan::parse_and_validate`]; an invalid plan is an error, never a second call.
 
@@ -13,6 +14,7 @@ pub mod cache;
 pub mod config;
 pub mod goal;
 mod http;
+mod look;
 mod openai;
 pub mod prompt;
 mod review;
@@ -26,6 +28,7 @@ use crate::exit;
 use crate::plan::{self, Limits, Plan, Problem, Vars};
 
 pub use config::{ModelSpec, PlannerConfig, Provider, RetryPolicy};
+pub use look::{LookChoice, LookFailure, Looked, Shown, look_at_goal, look_within, start_page};
 pub use prompt::{SYSTEM_PROMPT, prompt_version};
 pub use review::{
     Review, ReviewStep, ask_with_suggestion, ask_with_suggestion_on, confirm, confirm_with, flags,
@@ -80,38 +83,6 @@ pub struct PlanOutcome {
     pub looked: Option<Looked>,
 }
 
-/// What the planner was shown of the start page.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
-pub struct Looked {
-    /// The page looked at, after redirects.
-    pub url: String,
-    /// Form fields in the outline.
-    pub fields: usize,
-    /// Buttons in the outline.
-    pub buttons: usize,
-    /// Texts on the page that read like instructions to a model (counted, never sent).
-    pub flagged: usize,
-    /// Texts of the outline withheld from the model for that, each marked in it.
-    pub withheld: usize,
-    /// The outline's size in the model's request, in tokens (about 4 characters each).
-    pub outline_tokens: u64,
-}
-
-impl Looked {
-    fn of(look: &crate::browser::Look) -> Looked {
-        let (fields, buttons) = look.counts();
-        Looked {
-            url: look.url.clone(),
-            fields,
-            buttons,
-            flagged: look.flagged,
-            withheld: look.withheld,
-            outline_tokens: prompt::outline_block(look).chars().count().div_ceil(4) as u64,
-        }
-    }
-}
-
 /// What a plan request needs besides the goal.
 #[derive(Debug, Clone, Default)]
 pub struct PlanRequest {
@@ -121,8 +92,12 @@ pub struct PlanRequest {
     pub allowed_hosts: Vec<String>,
     /// Named inboxes (`--inbox NAME=URL`), offered to the model for `inbox_id`.
     pub inbox_names: Vec<String>,
-    /// Caller variables: their names are told to the model and checked by the validator.
+    /// Caller variables: their names are told to the model and checked by the validator;
+    /// their values never reach it (masked where the start page echoes them).
     pub vars: Vars,
+    /// The values of every secret the run may use. Never told to the model: masked where the
+    /// start page echoes them, as caller variables' values are.
+    pub secrets: Vec<String>,
     pub limits: Limits,
     /// Skip reading the cache (a fresh plan still replaces the cached one).
     pub no_cache: bool,
@@ -388,22 +363,24 @@ pub async fn plan_prepared(
     let version = prompt_version();
     let mut warnings = Vec::new();
 
+    // Everything the look produced reaches the request through this, masked.
+    let shown = look::shown(req);
     let cache = req.config.cache_dir.as_ref().map(cache::PlanCache::new);
     let cache_file = cache.as_ref().map(|c| {
-        let key = match &req.look {
+        let key = match &shown {
             // A changed page is planned again; a blind plan keeps its key.
             Some(look) => cache::key_with_outline(
                 &goal.normalised,
                 &goal.site,
                 &model,
                 version,
-                &look.digest(),
+                &look.look().digest(),
             ),
             None => cache::key(&goal.normalised, &goal.site, &model, version),
         };
         c.path(&goal.site, &key)
     });
-    let looked = req.look.as_ref().map(Looked::of);
+    let looked = shown.as_ref().map(Looked::of);
     if !req.no_cache
         && let (Some(c), Some(path)) = (&cache, &cache_file)
         && let Some(text) = c.load(path)
@@ -433,7 +410,7 @@ pub async fn plan_prepared(
     }
 
     let endpoint = req.config.endpoint(spec.provider)?;
-    let user = user_message_for(&goal, allowed, req);
+    let user = user_message_for(&goal, allowed, req, shown.as_ref());
     let client = reqwest::Client::builder()
         .user_agent(concat!("planlock/", env!("CARGO_PKG_VERSION")))
         .build()
@@ -491,8 +468,13 @@ pub async fn plan_prepared(
     })
 }
 
-/// The user message of a plan request.
-fn user_message_for(goal: &goal::Goal, allowed: &[String], req: &PlanRequest) -> String {
+/// The user message of a plan request, with the look as the model is shown it.
+fn user_message_for(
+    goal: &goal::Goal,
+    allowed: &[String],
+    req: &PlanRequest,
+    shown: Option<&Shown>,
+) -> String {
     let var_names: Vec<String> = req.vars.caller_names().map(str::to_string).collect();
     prompt::user_message(
         &goal.normalised,
@@ -501,7 +483,7 @@ fn user_message_for(goal: &goal::Goal, allowed: &[String], req: &PlanRequest) ->
             var_names: &var_names,
             inbox_names: &req.inbox_names,
             max_steps: req.limits.max_steps,
-            look: req.look.as_ref(),
+            look: shown,
         },
     )
 }
@@ -521,7 +503,8 @@ pub fn preview_prepared(
     allowed: &[String],
     req: &PlanRequest,
 ) -> serde_json::Value {
-    let user = user_message_for(goal, allowed, req);
+    let shown = look::shown(req);
+    let user = user_message_for(goal, allowed, req, shown.as_ref());
     let spec = req.config.model_spec().ok();
     let (provider, model) = match &spec {
         Some(spec) => (spec.provider, spec.model.as_str()),
@@ -535,130 +518,9 @@ pub fn preview_prepared(
         "provider": provider.name(),
         "model": spec.map(|s| s.to_string()),
         "prompt_version": prompt_version(),
-        "looked": req.look.as_ref().map(Looked::of),
+        "looked": shown.as_ref().map(Looked::of),
         "body": body,
     })
-}
-
-/// Whether planning looks at the start page first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum LookChoice {
-    /// No page text reaches the model at all.
-    Blind,
-    /// Look; when the look fails, say so in one line and plan blind.
-    #[default]
-    Try,
-    /// Look, or do not plan (exit 3).
-    Required,
-}
-
-/// Why there is no look at the start page.
-#[derive(Debug, thiserror::Error)]
-pub enum LookFailure {
-    #[error("the goal names no start page to look at (no http(s) URL in it)")]
-    NoStartPage,
-    #[error("{0}")]
-    Lock(crate::lock::LockError),
-    #[error("could not look at {url}: {}", look_sentence(.error))]
-    Look {
-        url: String,
-        error: crate::browser::LookError,
-    },
-}
-
-/// Why a look failed, in words: a page that could not be loaded as a run's step would say it.
-fn look_sentence(error: &crate::browser::LookError) -> String {
-    match error {
-        crate::browser::LookError::Page(page) => crate::runner::page_error_sentence(page),
-        crate::browser::LookError::Browser(why) => why.clone(),
-    }
-}
-
-/// The goal's start page: its first absolute http(s) URL, caller variables filled in.
-pub fn start_page(goal: &str, vars: &Vars) -> Option<url::Url> {
-    let rendered = goal::rendered(goal, vars);
-    rendered
-        .split(|c: char| c.is_whitespace() || "\"'<>(),;".contains(c))
-        .map(|w| w.trim_end_matches(|c: char| ".:!?".contains(c)))
-        .filter(|w| w.starts_with("http://") || w.starts_with("https://"))
-        .find_map(|w| url::Url::parse(w).ok())
-}
-
-/// Looks at the goal's start page before planning: the lock is built from the request first
-/// (the goal's hosts and `allowed_hosts`, under `policy`), then the page is loaded once in a
-/// fresh context under that lock and outlined. Nothing read there can widen the lock.
-pub async fn look_at_goal(
-    browser: &crate::browser::Chromium,
-    goal: &str,
-    req: &PlanRequest,
-    policy: crate::lock::AddressPolicy,
-    service_addresses: &[std::net::SocketAddr],
-) -> Result<crate::browser::Look, LookFailure> {
-    let url = start_page(goal, &req.vars).ok_or(LookFailure::NoStartPage)?;
-    let rendered = goal::rendered(goal, &req.vars);
-    let lock = crate::lock::Lock::build(&crate::lock::LockRequest {
-        goal: Some(&rendered),
-        urls: vec![url.clone()],
-        allow_hosts: &req.allowed_hosts,
-        policy,
-        service_addresses,
-    })
-    .await
-    .map_err(LookFailure::Lock)?;
-    look_within(browser, url, lock, &req.vars).await
-}
-
-/// Looks at `url` in a fresh context under `lock` (made from the request before anything was
-/// read) and outlines it for the model: the values of `vars` the page echoes masked, texts
-/// that read like instructions withheld and counted.
-pub async fn look_within(
-    browser: &crate::browser::Chromium,
-    url: url::Url,
-    lock: crate::lock::Lock,
-    vars: &Vars,
-) -> Result<crate::browser::Look, LookFailure> {
-    let mut look = browser
-        .look(url.as_str(), lock)
-        .await
-        .map_err(|error| LookFailure::Look {
-            url: url.to_string(),
-            error,
-        })?;
-    // A caller's variable or a secret the page echoes (its title, a heading, a label)
-    // reaches the model as a mask, in any letter case: the model is told names, not values.
-    look.outline.mask(&echoed_values(vars));
-    // Counted, never decided on: the number is told to the model and the reviewer. Texts of
-    // the outline that read like instructions are withheld from it; those the prose does not
-    // show (an aria-label, a placeholder) count besides the prose's own.
-    use crate::lock::injection::{count_suspicious, normalise, reads_like_instruction};
-    let withheld = look.outline.withhold(reads_like_instruction);
-    let prose = normalise(&look.outline.prose);
-    let mut beside_prose: Vec<String> = withheld
-        .iter()
-        .map(|t| normalise(t))
-        .filter(|t| !prose.contains(t.as_str()))
-        .collect();
-    // A placeholder that also names its field is one text.
-    beside_prose.sort();
-    beside_prose.dedup();
-    look.flagged = count_suspicious(&look.outline.prose) + beside_prose.len();
-    look.withheld = withheld.len();
-    look.outline.prose.clear();
-    Ok(look)
-}
-
-/// What the outline must not show of the request: every secret, and each caller variable's
-/// value of three or more characters (a shorter one says next to nothing, and masking it
-/// would blot out words of the page).
-fn echoed_values(vars: &Vars) -> crate::plan::Masker {
-    let mut values = vars.masker().values();
-    values.extend(
-        vars.caller_names()
-            .filter_map(|name| vars.value(name))
-            .filter(|v| v.trim().chars().count() >= 3)
-            .map(str::to_string),
-    );
-    crate::plan::Masker::new(values)
 }
 
 /// The sites named in the goal (first site first), then `--allow-host`, without repeats.

@@ -83,6 +83,22 @@ impl Secrets {
             .or_else(|| self.environment.then(|| std::env::var(env_key).ok())?)
     }
 
+    /// Every value this source may give a run: the given ones, the bound ones and, from the
+    /// environment, each `PLANLOCK_SECRET_*` variable's. A start page may echo any of them
+    /// before a plan says which it uses, so the look masks them all.
+    pub fn values(&self) -> Vec<String> {
+        let mut values: Vec<String> = self.given.values().cloned().collect();
+        values.extend(self.bound.values().map(|b| b.value.clone()));
+        if self.environment {
+            values.extend(std::env::vars_os().filter_map(|(name, value)| {
+                let named = name.to_str()?.starts_with(SECRET_ENV_PREFIX);
+                named.then(|| value.into_string().ok())?
+            }));
+        }
+        values.retain(|v| !v.is_empty());
+        values
+    }
+
     /// The sites a secret is bound to, when the value in use is a bound one.
     fn bound_sites(&self, name: &str) -> Option<&BTreeSet<String>> {
         if self.given.contains_key(name) {

@@ -161,11 +161,13 @@ pub(super) struct Planning {
 }
 
 /// The pipeline's request for a goal a caller asked the service to plan: its lock under the
-/// service's address rule, never reaching the service itself.
-fn request_of(state: &AppState, goal: String, ask: &Ask) -> Request {
-    Request {
+/// service's address rule, never reaching the service itself; its secrets the request's own
+/// over the server's.
+fn request_of(state: &AppState, goal: String, ask: &Ask) -> Result<Request, ApiError> {
+    Ok(Request {
         goal,
         vars: ask.vars.clone(),
+        secrets: ask.secrets(state)?,
         inboxes: ask.inboxes.iter().map(|(name, _)| name.clone()).collect(),
         allowed_hosts: ask.allowed_hosts.clone(),
         policy: AddressPolicy::Service,
@@ -174,7 +176,7 @@ fn request_of(state: &AppState, goal: String, ask: &Ask) -> Request {
         no_cache: ask.no_cache,
         look: ask.look,
         ..Request::default()
-    }
+    })
 }
 
 /// Locks the request and looks at the goal's start page through the shared browser (its
@@ -190,7 +192,7 @@ pub(super) async fn lock_and_look(
     ask: &Ask,
     run: bool,
 ) -> Result<(LockedRequest, Option<String>), ApiError> {
-    let mut request = match request_of(state, goal.clone(), ask).lock().await {
+    let mut request = match request_of(state, goal.clone(), ask)?.lock().await {
         Ok(request) => request,
         Err(RequestError::Lock(
             e @ (LockError::PrivateAddress { .. } | LockError::ServiceAddress { .. }),
@@ -198,7 +200,7 @@ pub(super) async fn lock_and_look(
             let blind = Request {
                 policy: AddressPolicy::Open,
                 look: LookChoice::Blind,
-                ..request_of(state, goal, ask)
+                ..request_of(state, goal, ask)?
             };
             let request = blind.lock().await?;
             return Ok((request, Some(format!("{e}; planned from the goal alone"))));

@@ -21,6 +21,7 @@ mod locator_answers;
 mod lock_ports;
 mod lock_probes;
 mod look;
+mod look_masked;
 mod mail_links;
 mod mcp;
 mod person;

@@ -658,3 +658,52 @@ fn cli_act_http_act_and_mcp_act_make_the_same_lock_review_and_result() {
     assert_eq!(cli_result["failed_step"], 6);
     assert_eq!(cli_result["error"]["kind"], "lock_refused");
 }
+
+#[test]
+fn the_plan_tool_sends_no_echoed_value_to_the_model_nor_shows_one_in_a_dry_run() {
+    use crate::look_masked::{CALLER, SECRET, assert_unsaid, goal};
+    let python = need!();
+    let model = FakeModel::openai_plan(json!({"reasoning": "r", "steps": [
+        {"type": "navigate", "url": util::site().url("/welcome.html")},
+        {"type": "done", "summary": "ok"}]}));
+    let cache = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let mut env: serde_json::Map<String, Value> = model_env(&model, cache.path())
+        .into_iter()
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect();
+    env.insert("PLANLOCK_SECRET_TOK".into(), json!(SECRET));
+    let arguments = json!({
+        "goal": goal(),
+        "vars": {"who": CALLER},
+        "allowed_hosts": ["127.0.0.1"],
+        "no_cache": true,
+    });
+    let mut dry = arguments.clone();
+    dry["dry_run"] = json!(true);
+    let outcomes = client(
+        &python,
+        &json!({
+            "server": {
+                "stdio": [
+                    env!("CARGO_BIN_EXE_planlock"), "mcp",
+                    "--store", format!("sqlite:{}", store.path().join("runs.sqlite3").display()),
+                    "--secret", "TOK@127.0.0.1",
+                ],
+                "env": env,
+            },
+            "calls": [
+                {"tool": "plan", "arguments": arguments},
+                {"tool": "plan", "arguments": dry},
+            ],
+        }),
+    );
+    for outcome in &outcomes {
+        assert!(!outcome["is_error"].as_bool().unwrap(), "{outcome:#}");
+    }
+    let sent = model.raw_bodies();
+    assert_eq!(sent.len(), 1, "a dry run calls no model");
+    assert_unsaid("the MCP plan tool", &sent[0], &[CALLER, SECRET]);
+    let shown = serde_json::to_vec(&outcomes[1]).unwrap();
+    assert_unsaid("the MCP plan tool with dry_run", &shown, &[CALLER, SECRET]);
+}

@@ -77,6 +77,8 @@ pub struct Recorded {
     pub path: String,
     pub headers: HeaderMap,
     pub body: Value,
+    /// The body as its bytes arrived.
+    pub raw: Vec<u8>,
 }
 
 #[derive(Default)]
@@ -100,12 +102,14 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let raw = body.to_vec();
+    let body: Value = serde_json::from_slice(&raw).unwrap_or(Value::Null);
     state.requests.lock().unwrap().push(Recorded {
         method,
         path: uri.path().to_string(),
         headers,
         body,
+        raw,
     });
     let next = state.queue.lock().unwrap().pop_front();
     let Some(canned) = next.or_else(|| state.always.clone()) else {
@@ -168,6 +172,11 @@ impl FakeModel {
     /// How many requests arrived.
     pub fn count(&self) -> usize {
         self.state.requests.lock().unwrap().len()
+    }
+
+    /// The bodies of the requests as their bytes arrived, in order.
+    pub fn raw_bodies(&self) -> Vec<Vec<u8>> {
+        self.requests().into_iter().map(|r| r.raw).collect()
     }
 
     /// The JSON bodies of the requests, in order.
