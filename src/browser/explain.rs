@@ -40,7 +40,8 @@ pub struct Considered {
     pub r#match: Option<String>,
     /// A person can see it; hidden candidates are not ranked.
     pub visible: bool,
-    /// It was ranked: visible, and not behind an open modal dialog.
+    /// It was ranked: visible, and within a person's reach (not covered where a click would
+    /// land, behind an open modal dialog, or inert: then `candidate` says which).
     pub ranked: bool,
 }
 

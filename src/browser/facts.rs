@@ -140,6 +140,7 @@ pub struct Candidate {
     /// backdrop, a banner), named in `covered_by`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub covered: Option<bool>,
+    /// What is on top where a click on it would land, e.g. `<div#signup.modal.fade>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub covered_by: Option<String>,
     /// A person could not click it: the page made it `inert`.

@@ -493,7 +493,7 @@ return async (request) => {
   function explained(cands, ranked, verdict, chosen) {
     const index = new Map(cands.map((c, i) => [c, i]));
     return {
-      candidates: cands.map((c) => ({ ...candidate(c.el), match: MATCH_NAMES[c.match] || null, visible: isVisible(c.el), ranked: ranked.includes(c) })),
+      candidates: cands.map((c) => ({ ...runnerUp(c), match: MATCH_NAMES[c.match] || null, visible: isVisible(c.el), ranked: ranked.includes(c) })),
       rules: ((verdict && verdict.survivors) || []).map(([rule, kept]) => ({ rule, kept: kept.map((c) => index.get(c)) })),
       decided_by: verdict ? verdict.decidedBy : null,
       chosen: chosen ? index.get(chosen) : null,
@@ -793,7 +793,7 @@ return async (request) => {
 
   // ---- actionability ----
   // What a person can click (reach.js), over the readers above.
-  const reach = reachOver({ up, contains, tagOf, describeEl, givenName, cut, queryAll, view });
+  const reach = reachOver({ up, contains, tagOf, attr, describeEl, givenName, cut, queryAll, view });
   function inViewport(el) {
     const r = el.getBoundingClientRect();
     const w = view(el);

@@ -6,7 +6,7 @@
 // candidates (a covered one is no candidate while an uncovered one matches) and to wait on the
 // one it chose.
 (dom) => {
-  const { up, contains, tagOf, describeEl, givenName, cut, queryAll, view } = dom;
+  const { up, contains, tagOf, attr, describeEl, givenName, cut, queryAll, view } = dom;
 
   // Where a click on `el` lands: the centre of its box, in its own document's viewport (the
   // point the locator gives the Rust side, frame offsets added, to press).
@@ -49,21 +49,17 @@
     for (let n = at; n; n = n.parentNode || n.host) if (n === el) return true;
     return !!at.shadowRoot && contains(at, el);
   }
-  function hitTarget(el) {
-    return hitAt(el, pointOf(el));
-  }
-
-  // What covers `el` at the point a click would land: the outermost element around the hit
-  // one that does not hold `el` (the banner or dialog as a whole, not a paragraph inside it),
-  // with the role and the name its author gave it, if any.
+  // What covers `el` where the element `at` was hit: the outermost element around it that does
+  // not hold `el` (the banner or dialog as a whole, not a paragraph inside it).
   function outermost(at, el) {
     let cover = at;
     for (let n = up(at); n && !contains(n, el) && tagOf(n) !== "BODY" && tagOf(n) !== "HTML"; n = up(n)) cover = n;
     return cover;
   }
+  // A cover as a failure names it: the element, with the role and the name its author gave it.
   function named(cover) {
     const name = givenName(cover);
-    return { element: describeEl(cover), role: cover.getAttribute("role") || null, name: name ? cut(name, 40) : null };
+    return { element: describeEl(cover), role: attr(cover, "role") || null, name: name ? cut(name, 40) : null };
   }
   // Whether `el` is on top at its own centre (something inside it counts).
   function onTop(el) {
@@ -126,5 +122,5 @@
     return why.kind === "inert" ? { kind: "inert" } : { kind: "covered", by: why.by || null };
   }
 
-  return { pointOf, hitTarget, onTop, openModals, reachOf, blockerOf };
+  return { onTop, openModals, reachOf, blockerOf };
 }
