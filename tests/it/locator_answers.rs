@@ -13,7 +13,6 @@ use std::time::Duration;
 use planlock::browser::{PageError, Rejection};
 use planlock::lock::Lock;
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 
 use crate::util;
 
@@ -139,20 +138,6 @@ fn readable<T>(what: &str, answer: Result<T, PageError>) -> Result<(), TestCaseE
     }
 }
 
-fn config() -> ProptestConfig {
-    ProptestConfig {
-        // Each case is a page in real Chromium: bounded, raise with PROPTEST_CASES.
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(24),
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
-            "proptest-regressions",
-        ))),
-        ..ProptestConfig::default()
-    }
-}
-
 fn check(html: String, label: &str, text: &str) -> Result<(), TestCaseError> {
     let browser = util::browser().expect("a browser");
     let url = util::pages::pages().add(html);
@@ -203,7 +188,7 @@ fn check(html: String, label: &str, text: &str) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(util::pages::config())]
 
     #[test]
     fn every_answer_of_the_locator_is_readable(

@@ -15,7 +15,6 @@ use planlock::error::ErrorKind;
 use planlock::lock::Lock;
 use planlock::runner::{RunSpec, RunStatus};
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 
 use crate::util::{self, need_browser};
 
@@ -157,20 +156,6 @@ fn page(c: &Case) -> String {
     )
 }
 
-fn config() -> ProptestConfig {
-    ProptestConfig {
-        // Each case is a page in real Chromium: bounded, raise with PROPTEST_CASES.
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(24),
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
-            "proptest-regressions",
-        ))),
-        ..ProptestConfig::default()
-    }
-}
-
 fn check(c: &Case) -> Result<(), TestCaseError> {
     let browser = util::browser().expect("a browser");
     let url = util::pages::pages().add(page(c));
@@ -219,7 +204,7 @@ fn check(c: &Case) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(util::pages::config())]
 
     #[test]
     fn of_two_same_named_controls_the_uncovered_one_is_clicked(c in case()) {

@@ -289,6 +289,7 @@ export interface components {
              *     backdrop, a banner), named in `covered_by`.
              */
             covered?: boolean | null;
+            /** @description What is on top where a click on it would land, e.g. `<div#signup.modal.fade>`. */
             covered_by?: string | null;
             /** @description A person could not click it: the page made it `inert`. */
             inert?: boolean | null;

@@ -9,6 +9,7 @@ use axum::Router;
 use axum::extract::Path;
 use axum::response::{Html, IntoResponse};
 use axum::routing::get;
+use proptest::test_runner::{Config as ProptestConfig, FileFailurePersistence};
 
 pub struct Pages {
     url: String,
@@ -58,4 +59,20 @@ pub fn pages() -> &'static Pages {
         }
     });
     &PAGES
+}
+
+/// How many generated pages a property test loads: each is a page in real Chromium, so
+/// bounded (raise with `PROPTEST_CASES`); failing cases are saved beside the test and replayed
+/// first.
+pub fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(24),
+        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
+            "proptest-regressions",
+        ))),
+        ..ProptestConfig::default()
+    }
 }

@@ -38,7 +38,7 @@ class Candidate:
             covered (bool | None | Unset): A person could not click it: something is on top where a click would land (a
                 dialog's
                 backdrop, a banner), named in `covered_by`.
-            covered_by (None | str | Unset):
+            covered_by (None | str | Unset): What is on top where a click on it would land, e.g. `<div#signup.modal.fade>`.
             inert (bool | None | Unset): A person could not click it: the page made it `inert`.
      """
 
