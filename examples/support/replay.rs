@@ -196,9 +196,14 @@ fn write_explained(out: &mut String, e: &Explained) {
         let k = &c.candidate;
         let field = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
         let shown = match (c.visible, c.ranked) {
-            (false, _) => "hidden",
-            (true, false) => "behind a modal dialog",
-            (true, true) => "ranked",
+            (false, _) => "hidden".to_string(),
+            (true, true) => "ranked".to_string(),
+            // Out of a person's reach: inert, or covered (a modal dialog, a backdrop, a bar).
+            (true, false) if k.inert == Some(true) => "inert".to_string(),
+            (true, false) => match &k.covered_by {
+                Some(by) => format!("covered by {by}"),
+                None => "out of reach".to_string(),
+            },
         };
         let _ = writeln!(
             out,

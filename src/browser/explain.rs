@@ -6,7 +6,7 @@ use serde::Deserialize;
 use tokio::time::Instant;
 
 use super::facts::{Candidate, PageError};
-use super::locate::Operation;
+use super::locate::{Describe, Operation};
 use super::tab::Tab;
 use crate::plan::Step;
 
@@ -40,7 +40,8 @@ pub struct Considered {
     pub r#match: Option<String>,
     /// A person can see it; hidden candidates are not ranked.
     pub visible: bool,
-    /// It was ranked: visible, and not behind an open modal dialog.
+    /// It was ranked: visible, and within a person's reach (not covered where a click would
+    /// land, behind an open modal dialog, or inert: then `candidate` says which).
     pub ranked: bool,
 }
 
@@ -69,7 +70,7 @@ impl Tab {
             } => Operation::Click {
                 text: text.as_deref(),
                 selector: selector.as_deref(),
-                describe,
+                describe: Describe::read(describe),
             },
             Step::Fill {
                 describe,
@@ -81,7 +82,7 @@ impl Tab {
                 selector: selector.as_deref(),
                 value: "",
                 sensitive: false,
-                describe,
+                describe: Describe::read(describe),
             },
             _ => return None,
         };

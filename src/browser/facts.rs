@@ -48,9 +48,12 @@ pub struct Located {
     /// Matches that were not visible.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hidden: Option<usize>,
-    /// Matches behind an open modal dialog.
+    /// Matches behind an open modal dialog, or inert.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub behind_modal: Option<usize>,
+    /// Matches something else covered where a click would land (a person could not click them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered: Option<usize>,
     /// Milliseconds the locator spent choosing (for benchmarks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub locate_ms: Option<f64>,
@@ -87,6 +90,7 @@ impl Located {
             passed_over,
             hidden: _,
             behind_modal: _,
+            covered: _,
             locate_ms: _,
             fallback,
             boxes: _,
@@ -132,6 +136,16 @@ pub struct Candidate {
     /// It belongs to the form of the field this run filled last.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_filled_form: Option<bool>,
+    /// A person could not click it: something is on top where a click would land (a dialog's
+    /// backdrop, a banner), named in `covered_by`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered: Option<bool>,
+    /// What is on top where a click on it would land, e.g. `<div#signup.modal.fade>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered_by: Option<String>,
+    /// A person could not click it: the page made it `inert`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inert: Option<bool>,
 }
 
 impl Candidate {
@@ -146,8 +160,11 @@ impl Candidate {
             form,
             submits: _,
             in_filled_form: _,
+            covered: _,
+            covered_by,
+            inert: _,
         } = self;
-        [element, tag, text, role, landmark, form]
+        [element, tag, text, role, landmark, form, covered_by]
             .into_iter()
             .flat_map(Option::as_mut)
             .collect()
@@ -521,10 +538,13 @@ pub enum Blocker {
     Moving,
     /// An animation that moves or fades it (or what is around it) is running.
     Animating,
-    /// Another element is where a click would land (`by`, when the page could say which).
+    /// Another element is where a click would land (`by`, when the page could say which),
+    /// or it is outside an open modal dialog (`by`: the dialog, or what covers it).
     Covered {
         by: Option<Cover>,
     },
+    /// The page made it `inert` (it, or what holds it): no person can operate it.
+    Inert,
 }
 
 /// What covers an element where a click would land: the outermost element around the one hit

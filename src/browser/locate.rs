@@ -17,9 +17,10 @@ use super::facts::{Blocker, FormError, InvalidField, Rejection, Target};
 use super::{BrowserError, timed};
 use crate::plan::Masker;
 
-/// The locator itself: `locator.js` (a function of the accessible-name computation and the
-/// word lists) applied to `vendor/accname.js`, the pinned dom-accessibility-api bundled by
-/// `scripts/accname/build`, and `vocabulary.js`, generated from `src/vocabulary/pages.rs`.
+/// The locator itself: `locator.js` (a function of the accessible-name computation, the word
+/// lists and what a person can click) applied to `vendor/accname.js`, the pinned
+/// dom-accessibility-api bundled by `scripts/accname/build`, `vocabulary.js`, generated from
+/// `src/vocabulary/pages.rs`, and `reach.js`.
 pub(super) const LOCATOR_JS: &str = concat!(
     "(",
     include_str!("locator.js"),
@@ -27,6 +28,8 @@ pub(super) const LOCATOR_JS: &str = concat!(
     include_str!("vendor/accname.js"),
     ",\n",
     include_str!("vocabulary.js"),
+    ",\n",
+    include_str!("reach.js"),
     ")"
 );
 /// The isolated world (per document) where the locator is installed.
@@ -84,7 +87,7 @@ pub(super) enum Operation<'a> {
     Click {
         text: Option<&'a str>,
         selector: Option<&'a str>,
-        describe: &'a str,
+        describe: Describe,
     },
     /// Find the control (by label, else selector) and type `value` into it.
     Fill {
@@ -93,7 +96,7 @@ pub(super) enum Operation<'a> {
         value: &'a str,
         /// A secret: never typed into content others posted.
         sensitive: bool,
-        describe: &'a str,
+        describe: Describe,
     },
     /// Type a one-time code into the input(s) at `selector`, or the field the page marks.
     Code { selector: &'a str, code: &'a str },
@@ -104,10 +107,13 @@ pub(super) enum Operation<'a> {
     /// After a click: did the browser refuse to send the form (invalid fields)?
     Sent,
     /// Did the page come back with the form as `before` (its shape before the click) and the
-    /// fields in `filled`, and what does it say about it?
+    /// fields in `filled`, and what does it say about it? `refused`: the server answered the
+    /// submission with a client error (4xx), which makes what the page says beside a field an
+    /// error without any other mark.
     Errors {
         filled: &'a [String],
         before: Option<&'a serde_json::Value>,
+        refused: bool,
     },
     /// Just before a click's mouse events: start watching what the element found does.
     Watch,
@@ -163,6 +169,19 @@ impl Operation<'_> {
             | Operation::Quiet
             | Operation::Outline => Target::Element { selector: None },
         }
+    }
+}
+
+/// A step's `describe` as the locator reads it: a sentence, what a negation in it names to
+/// avoid left out ("the Save button, not the Delete link" asks for a button), by the one
+/// reader of negation (`vocabulary/negation.rs`) the validator and the mail's links use too.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub(super) struct Describe(String);
+
+impl Describe {
+    pub(super) fn read(describe: &str) -> Describe {
+        Describe(crate::vocabulary::negation::Reading::of(describe).wanted())
     }
 }
 
@@ -350,7 +369,7 @@ mod tests {
         let op = Operation::Click {
             text: Some("Sign up"),
             selector: None,
-            describe: "the Sign up button",
+            describe: Describe::read("the Sign up button, not the Delete link"),
         };
         let req = serde_json::to_value(Request {
             op: &op,
@@ -360,7 +379,7 @@ mod tests {
         assert_eq!(
             req,
             json!({"op": "click", "text": "Sign up", "selector": null,
-                   "describe": "the Sign up button", "budget_ms": 2000})
+                   "describe": "the Sign up button,  ", "budget_ms": 2000})
         );
     }
 

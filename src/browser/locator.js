@@ -9,8 +9,13 @@
 // waits; the Rust side re-evaluates after navigations. `accname` is dom-accessibility-api's
 // computation of roles and accessible names (vendor/accname.js, bundled by scripts/accname/build);
 // `vocabulary` the word lists it reads pages with (vocabulary.js, generated from
-// src/vocabulary/pages.rs).
-(accname, vocabulary) => async (request) => {
+// src/vocabulary/pages.rs); `reachOver` what a person can click (reach.js), given the readers of
+// the DOM below.
+(accname, vocabulary, reachOver) => {
+// What a hit test said of an element while it was in view, for the attempts after it scrolled
+// out (kept for the document's life, as the locator is).
+const seenOut = new WeakMap();
+return async (request) => {
   // `explain`: the click or fill it wraps, found and ranked as that step would be, rule by rule,
   // and acted on in no way (for `scripts/bench --explain`).
   const req = request.op === "explain" ? { ...request.of, budget_ms: request.budget_ms, explain: true } : request;
@@ -467,6 +472,13 @@
       form: formLabel(formOf(el)),
     };
   }
+  // A runner-up as the step's detail lists it; one out of reach says why: covered (behind a
+  // modal dialog too), with what covers it, or inert.
+  function runnerUp(c) {
+    if (!c.out) return candidate(c.el);
+    if (c.out.kind === "inert") return { ...candidate(c.el), inert: true };
+    return { ...candidate(c.el), covered: true, covered_by: c.out.by ? c.out.by.element : null };
+  }
   // The chosen element, with what a failed wait after it needs to explain itself: does it
   // submit a form, and is that the form this run last filled?
   function chosenFacts(el) {
@@ -481,18 +493,19 @@
   function explained(cands, ranked, verdict, chosen) {
     const index = new Map(cands.map((c, i) => [c, i]));
     return {
-      candidates: cands.map((c) => ({ ...candidate(c.el), match: MATCH_NAMES[c.match] || null, visible: isVisible(c.el), ranked: ranked.includes(c) })),
+      candidates: cands.map((c) => ({ ...runnerUp(c), match: MATCH_NAMES[c.match] || null, visible: isVisible(c.el), ranked: ranked.includes(c) })),
       rules: ((verdict && verdict.survivors) || []).map(([rule, kept]) => ({ rule, kept: kept.map((c) => index.get(c)) })),
       decided_by: verdict ? verdict.decidedBy : null,
       chosen: chosen ? index.get(chosen) : null,
     };
   }
-  function explain(cands, chosen, verdict, hidden) {
+  // `left`: matches out of a person's reach, listed after the ranked ones, each saying so.
+  function explain(cands, chosen, verdict, hidden, left) {
     const out = {
       candidates: cands.length,
       decided_by: verdict.decidedBy,
       ambiguous: verdict.ambiguous,
-      runners_up: cands.filter((c) => c !== chosen).slice(0, 3).map((c) => candidate(c.el)),
+      runners_up: [...cands.filter((c) => c !== chosen), ...left].slice(0, 3).map(runnerUp),
       chosen: chosenFacts(chosen.el),
     };
     if (hidden) out.hidden = hidden;
@@ -546,16 +559,31 @@
     return near.ws.every((w) => j.includes(w)) || near.equivalents.some((p) => j.includes(p.join("")));
   }
 
-  // Content people other than the site can post: links marked user-generated, and anything
-  // inside a comment (ARIA's comment role, schema.org Comment microdata, a comments region).
+  // Content people other than the site can post, by the evidence a page gives: links marked
+  // user-generated (`rel="ugc"`), anything inside a comment (ARIA's comment role, schema.org
+  // Comment microdata, a comments or user-content region), and links marked `nofollow` set in
+  // running text of the main content, as wikis and blogs mark the links their writers and
+  // commenters put there. `nofollow` alone marks nothing: sites put it on their own log-in,
+  // log-out and edit links, in a menu, a header, a sidebar, or a button standing alone.
   const UGC_WORDS = new RegExp(`(^|\\s)(${anyOf(vocabulary.user_content_marks)})(\\s|$)`, "i");
   function isUserContent(el) {
     for (let n = el; n; n = up(n)) {
-      if (tagOf(n) === "A" && /(^|\s)(ugc|nofollow)(\s|$)/i.test(attr(n, "rel") || "")) return true;
+      if (tagOf(n) === "A" && /(^|\s)ugc(\s|$)/i.test(attr(n, "rel") || "")) return true;
+      if (tagOf(n) === "A" && /(^|\s)nofollow(\s|$)/i.test(attr(n, "rel") || "") && !landmarkOf(n) && inRunningText(n)) return true;
       if ((attr(n, "role") || "").toLowerCase() === "comment") return true;
       if (/schema\.org\/(Comment|UserComments)/i.test(attr(n, "itemtype") || "")) return true;
       if (/(^|\s)comment(\s|$)/i.test(attr(n, "itemprop") || "")) return true;
       if (tagOf(n) !== "FORM" && (UGC_WORDS.test(idOf(n) || "") || UGC_WORDS.test(attr(n, "class") || ""))) return true;
+    }
+    return false;
+  }
+
+  // Whether a link sits in running text: its block holds words beside it (text, not only other
+  // elements), as a sentence does; a menu item, a button or a link alone in its box does not.
+  function inRunningText(a) {
+    for (let parent = a.parentElement; parent; parent = parent.parentElement) {
+      for (const t of parent.childNodes) if (t.nodeType === Node.TEXT_NODE && /\p{L}/u.test(t.data)) return true;
+      if (!styleOf(parent).display.startsWith("inline")) return false;
     }
     return false;
   }
@@ -764,22 +792,8 @@
   }
 
   // ---- actionability ----
-  function hitTarget(el) {
-    const r = el.getBoundingClientRect();
-    const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
-    const root = el.getRootNode();
-    const at = (root.elementFromPoint ? root : el.ownerDocument).elementFromPoint(cx, cy);
-    if (!at) return { ok: false, by: null };
-    if (at === el || el.contains(at)) return { ok: true };
-    // A label's control, or a host whose shadow content was hit.
-    if (tagOf(el) === "LABEL" && el.control === at) return { ok: true };
-    let n = at;
-    while (n) { if (n === el) return { ok: true }; n = n.parentNode || n.host; }
-    // Seen from inside a shadow root, text slotted into `el` belongs to the host: a hit on the
-    // host that holds `el` is a hit on what `el` renders.
-    if (at.shadowRoot && contains(at, el)) return { ok: true };
-    return { ok: false, by: at };
-  }
+  // What a person can click (reach.js), over the readers above.
+  const reach = reachOver({ up, contains, tagOf, attr, describeEl, givenName, cut, queryAll, view });
   function inViewport(el) {
     const r = el.getBoundingClientRect();
     const w = view(el);
@@ -806,16 +820,6 @@
     const doc = el.ownerDocument;
     return doc === document && doc.readyState === "complete" && settled()
       && doc.getAnimations().length === 0;
-  }
-
-  // What covers `el` at the point a click would land: the outermost element around the hit
-  // one that does not hold `el` (the banner or dialog as a whole, not a paragraph inside it),
-  // with the role and the name its author gave it, if any.
-  function coverOf(at, el) {
-    let cover = at;
-    for (let n = up(at); n && !contains(n, el) && tagOf(n) !== "BODY" && tagOf(n) !== "HTML"; n = up(n)) cover = n;
-    const name = givenName(cover);
-    return { element: describeEl(cover), role: attr(cover, "role") || null, name: name ? cut(name, 40) : null };
   }
 
   const MOVING = /^(opacity|transform|translate|scale|rotate|top|left|right|bottom|inset|visibility|display|width|height|margin|all$)/;
@@ -859,36 +863,50 @@
       && contains(a.effect.target, el) && Number.isFinite(a.effect.getComputedTiming().endTime) && movesOrFades(a))) {
       return blocked(el, { kind: "animating" });
     }
-    const hit = hitTarget(el);
-    if (!hit.ok) return blocked(el, { kind: "covered", by: hit.by ? coverOf(hit.by, el) : null });
-    return null;
+    // Receives the click: not inert, not outside an open modal dialog, on top at its point.
+    const out = reach.reachOf(el, reach.openModals(), seenOut, true);
+    return out ? blocked(el, reach.blockerOf(out)) : null;
   }
 
-  // Ranks the visible candidates and names the winner; hidden ones are not on the page as a
-  // person sees it (a collapsed mobile menu, a template), so they neither win nor tie.
-  // Likewise, while a modal dialog is open, what lies behind it (outside the dialog, or made
-  // inert or aria-hidden by it) is out of a person's reach, unless nothing else matches.
-  function choose(cands, rules, step) {
+  // Ranks the candidates a person could use and names the winner. Hidden ones are not on the
+  // page as a person sees it (a collapsed mobile menu, a template): they neither win nor tie.
+  // Nor do those out of a person's reach (reach.js): inert, outside an open modal dialog, or
+  // covered where a click would land. A covered match is no candidate while an uncovered one
+  // matches, but an uncovered match that others posted never pushes the site's own covered
+  // control out. When every match is out of reach, the step waits on the best of them, as for
+  // one not yet visible. A fill (not `pointer`) sets its value without pointing: only a modal
+  // dialog, a backdrop over the page or `inert` keeps a person from a field, not a bar that
+  // lies over part of it.
+  function choose(cands, rules, step, pointer) {
     const visible = cands.filter((c) => isVisible(c.el));
-    if (req.explain) {
-      const behind = outOfReach();
-      const reachable = visible.length > 1 ? visible.filter((c) => !behind(c.el)) : visible;
-      const ranked = reachable.length ? reachable : visible;
-      const verdict = ranked.length ? rank(ranked, rules, step) : null;
-      return { explained: explained(cands, ranked, verdict, ranked[0]) };
-    }
-    if (!visible.length) {
+    if (!req.explain && !visible.length) {
       const first = cands[0];
       return { pending: blocked(first.el, blocker(first.el, "visible") || { kind: "hidden" }) };
     }
-    if (visible.length === 1) {
+    // One match to click: whether it can be is what waiting on it checks (`unready`).
+    if (!req.explain && pointer && visible.length === 1) {
       const why = { candidates: 1, decided_by: "only", ambiguous: false, runners_up: [], chosen: chosenFacts(visible[0].el) };
       if (cands.length > 1) why.hidden = cands.length - 1;
       return { chosen: visible[0], why };
     }
-    const behind = outOfReach();
-    const reachable = visible.filter((c) => !behind(c.el));
-    const ranked = reachable.length ? reachable : visible;
+    const modals = reach.openModals();
+    for (const c of visible) {
+      const out = reach.reachOf(c.el, modals, seenOut, false);
+      c.out = out && (pointer || out.kind !== "covered") ? out : null;
+    }
+    const free = visible.filter((c) => !c.out);
+    const own = (c) => !isUserContent(c.el);
+    const ranked = free.some(own) || !visible.some((c) => c.out && own(c)) ? free : [];
+    if (req.explain) {
+      const shown = ranked.length ? ranked : visible;
+      const verdict = shown.length ? rank(shown, rules, step) : null;
+      return { explained: explained(cands, shown, verdict, shown[0]) };
+    }
+    if (!ranked.length) {
+      const out = visible.filter((c) => c.out);
+      rank(out, rules, step);
+      return { pending: blocked(out[0].el, reach.blockerOf(out[0].out)) };
+    }
     const verdict = rank(ranked, rules, step);
     const chosen = ranked[0];
     // A true tie decided by document order alone is refused when the two lead to different
@@ -899,30 +917,13 @@
         return { pending: { state: "ambiguous", candidates: [ranked[0], ranked[1]].map((c) => ({ ...candidate(c.el), destination: destination(c.el) })) }, refuse: true };
       }
     }
-    const why = explain(ranked, chosen, verdict, cands.length - visible.length);
-    if (ranked.length < visible.length) why.behind_modal = visible.length - ranked.length;
+    const left = visible.filter((c) => !ranked.includes(c));
+    if (left.length > 1) rank(left, rules, step);
+    const why = explain(ranked, chosen, verdict, cands.length - visible.length, left);
+    const behind = left.filter((c) => c.out.kind !== "covered").length;
+    if (behind) why.behind_modal = behind;
+    if (left.length > behind) why.covered = left.length - behind;
     return { chosen, why };
-  }
-  // Whether an element is out of a person's reach behind a modal dialog. One in the top layer
-  // hides everything outside it. One only marked `aria-modal` (markup anyone who may post on
-  // the page can write) hides what really is under something while it is on top of its own
-  // area: a backdrop, not a paragraph.
-  function outOfReach() {
-    const topLayer = queryAll("dialog").filter((n) => n.matches(":modal"));
-    const marked = queryAll('[aria-modal="true"]').filter((n) => tagOf(n) !== "DIALOG" && isVisible(n) && onTop(n));
-    return (el) => {
-      for (let n = el; n; n = up(n)) if (n.inert || attr(n, "aria-hidden") === "true") return true;
-      if (topLayer.length) return !topLayer.some((m) => contains(m, el));
-      if (!marked.length || marked.some((m) => contains(m, el))) return false;
-      const hit = hitTarget(el);
-      return !hit.ok && !!hit.by;
-    };
-  }
-  function onTop(el) {
-    const r = el.getBoundingClientRect();
-    const doc = el.ownerDocument;
-    const at = doc.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-    return !!at && (at === el || contains(el, at));
   }
 
   // ---- actions ----
@@ -1119,8 +1120,26 @@
     }));
     return { fields, text: pageText() };
   }
-  // Words that say something went wrong, for a message the page shows away from any field.
+  // Words that say something went wrong, in a message the page shows after a form was sent.
   const WRONG_WORDS = new RegExp(`\\b(${anyOf(vocabulary.error_words)})\\b`, "i");
+  // Words of a class that mark an error message (at the start of a word of it), and good news
+  // (a whole word of it).
+  const ERROR_MARK = new RegExp(`^(${anyOf(vocabulary.error_marks)})`);
+  const SUCCESS_MARK = new Set(vocabulary.success_marks);
+  // The words of an element's class: `has-error Mui-error` reads has, error, mui, error.
+  const classWords = (el) => (attr(el, "class") || "").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase()
+    .split(/[^a-z]+/).filter(Boolean);
+  // Whether `el`, or what holds it up to its form, is marked as an error message: an error
+  // word in its class (`errorlist`, `invalid-feedback`, `text-danger`), or an alert
+  // (`role="alert"`) whose class says no good news (`alert-success`).
+  function errorMarked(el) {
+    for (let n = el, i = 0; n && i < 4 && !["FORM", "BODY", "DIALOG"].includes(tagOf(n)); n = n.parentElement, i++) {
+      const ws = classWords(n);
+      if (ws.some((w) => ERROR_MARK.test(w))) return true;
+      if ((attr(n, "role") || "").toLowerCase() === "alert" && !ws.some((w) => SUCCESS_MARK.has(w))) return true;
+    }
+    return false;
+  }
 
   // ---- what a click did ----
   // The controls whose state a click can change without changing the document (checked,
@@ -1475,7 +1494,7 @@
         }
         if (!cands.length) return { state: "not_found" };
         const place = wantedPlace(req.describe, req.text);
-        const pick = choose(cands, CLICK_RULES, { form, place, wanted });
+        const pick = choose(cands, CLICK_RULES, { form, place, wanted }, true);
         if (pick.explained) return found({ strategy, ...pick.explained });
         if (pick.refuse) return rejected({ kind: "ambiguous", candidates: pick.pending.candidates });
         if (pick.pending) return pick.pending;
@@ -1516,7 +1535,7 @@
         }
         if (!cands.length) return { state: "not_found" };
         const form = lastFilledForm();
-        const pick = choose(cands, FILL_RULES, { form, place: null, wanted: null });
+        const pick = choose(cands, FILL_RULES, { form, place: null, wanted: null }, false);
         if (pick.explained) return found({ strategy, ...pick.explained });
         if (pick.refuse) return rejected({ kind: "ambiguous", candidates: pick.pending.candidates });
         if (pick.pending) return pick.pending;
@@ -1590,14 +1609,17 @@
         return found({ invalid: [...new Set(blocked)].map((el) => ({ field: fieldName(el), message: el.validationMessage || "" })) });
       }
       case "errors": {
-        // Did the page answer the submission with the same form again, and what does it say
-        // about it? Recognised by shape, against the form as it was just before the click
-        // (`before`, kept by the Rust side across documents): the same fields, a value typed
-        // still there, and new words beside a field (in its own box, or the nearest field's
-        // before or after them, as pages list errors above or below) or `aria-invalid`; else
-        // new words elsewhere that say something is wrong. Which framework drew it, and its
-        // class names, do not matter. Words that show back what was typed are the page taking
-        // it in ("Saved nickname ada"), not an error.
+        // Did the page answer the submission with the same form again, with errors? Recognised
+        // by shape, against the form as it was just before the click (`before`, kept by the
+        // Rust side across documents): the same fields, a value typed still there, and an
+        // error the page says. New words beside a field (in its own box, or the nearest
+        // field's before or after them, as pages list errors above or below) are one only with
+        // evidence: the field marked invalid (`aria-invalid`, or the browser's `:invalid` for
+        // what it holds), the words marked as an error (an error word in their element's
+        // class, an alert that says no good news), error words in them, or the server
+        // answering the submission with a client error (`req.refused`). A notice beside a
+        // field that is none of these ("Please check your email!") is no error. Words that show
+        // back what was typed are the page taking it in ("Saved nickname ada"), not an error.
         const before = req.before;
         if (!before) return found({ errors: [], form_back: false });
         const names = new Set(before.fields.map((f) => f.name));
@@ -1611,7 +1633,10 @@
           const was = typed.find((f) => f.name === key(c));
           return !!was && typeof c.value === "string" && c.value !== "" && hashOf(c.value) === was.value;
         });
-        const invalid = controls.some((c) => attr(c, "aria-invalid") === "true");
+        // A field the page or the browser marks invalid (the browser only for what it holds).
+        const flagged = (c) => attr(c, "aria-invalid") === "true"
+          || (typeof c.value === "string" && c.value !== "" && c.matches(":invalid"));
+        const invalid = controls.some(flagged);
         // A form emptied of what was typed is a form answered, unless it marks a field invalid.
         if (!kept && !invalid) return found({ errors: [], form_back: false });
         const values = typedValues();
@@ -1645,12 +1670,15 @@
         };
         const said = new Map();
         const elsewhere = [];
+        // Lines of elements marked as an error message.
+        const marked = new Set();
         for (const el of all) {
           if (SKIP.has(tagOf(el)) || isTextControl(el) || isUserContent(el) || asking(el)) continue;
           const own = [...el.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.data).join(" ");
           if (!/\p{L}/u.test(own) || !isVisible(el)) continue;
           const lines = (el.innerText || "").split("\n").map(lineOf).filter(wordy).filter(isNew);
           if (!lines.length) continue;
+          if (errorMarked(el)) lines.forEach((l) => marked.add(l));
           const f = owner(el);
           if (f && names.has(key(f))) said.set(f, [...(said.get(f) || []), ...lines]);
           else elsewhere.push(...lines);
@@ -1671,12 +1699,15 @@
         };
         // A line inside a longer one of the same field is said once.
         const once = (lines) => [...new Set(lines)].filter((l, _, all) => !all.some((o) => o !== l && o.includes(l)));
+        const errorSays = (l) => req.refused || marked.has(l) || WRONG_WORDS.test(l);
         for (const c of controls) {
-          const words = once([...(said.get(c) || []), ...[byIds(c, "aria-errormessage")].map(lineOf).filter(wordy).filter(isNew)]);
+          const beside = (said.get(c) || []).filter((l) => flagged(c) || errorSays(l));
+          // What `aria-errormessage` points at is an error message by its page's word.
+          const words = once([...beside, ...[byIds(c, "aria-errormessage")].map(lineOf).filter(wordy).filter(isNew)]);
           if (words.length) push({ field: tidy(fieldName(c)), said: tidy(words.join(" ")) });
-          else if (attr(c, "aria-invalid") === "true") push({ field: tidy(fieldName(c)), invalid: true });
+          else if (flagged(c)) push({ field: tidy(fieldName(c)), invalid: true });
         }
-        if (!errors.length) for (const l of once(elsewhere)) if (WRONG_WORDS.test(l)) push({ said: tidy(l) });
+        if (!errors.length) for (const l of once(elsewhere)) if (errorSays(l)) push({ said: tidy(l) });
         return found({ errors: errors.slice(0, 8), form_back: errors.length > 0 });
       }
       case "watch": {
@@ -1702,7 +1733,7 @@
         const modals = [
           ...queryAll("dialog").filter((n) => n.matches(":modal")),
           ...queryAll('[aria-modal="true"]').filter((n) => tagOf(n) !== "DIALOG"
-            && ["dialog", "alertdialog"].includes(roleOf(n)) && isVisible(n) && onTop(n)),
+            && ["dialog", "alertdialog"].includes(roleOf(n)) && isVisible(n) && reach.onTop(n)),
         ];
         const open = modals.find((m) => !contains(m, clicked));
         if (!open) return found({ dialog: null });
@@ -1919,4 +1950,5 @@
     });
   }
   return plain({ ...last, seen: offered() });
+};
 }

@@ -2,6 +2,7 @@
 //! browser context per run ([`Tab`]), with the plan lock enforced inside it.
 
 mod activity;
+mod dialogs;
 mod egress;
 mod explain;
 mod facts;

@@ -37,8 +37,8 @@ use super::facts::{
     PageError, Rejection, Target,
 };
 use super::locate::{
-    Accessible, AccessibleElements, Asking, FormCheck, FormErrors, LOCATOR_GLOBAL, LOCATOR_JS,
-    Operation, PendingForm, Quiet, Request, Sealed, Verdict, Watched, install_locator,
+    Accessible, AccessibleElements, Asking, Describe, FormCheck, FormErrors, LOCATOR_GLOBAL,
+    LOCATOR_JS, Operation, PendingForm, Quiet, Request, Sealed, Verdict, Watched, install_locator,
 };
 use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
@@ -88,8 +88,12 @@ pub struct Tab {
     worlds: JoinHandle<()>,
     /// What the page does on its own (requests, documents, popups), and its watcher.
     activity: Arc<Activity>,
+    /// Answers the JavaScript dialogs the page opens (`dialogs.rs`).
+    dialogs: JoinHandle<()>,
     /// The form this run filled, as it was just before the last click (see `form_errors`).
     shape: Mutex<Option<serde_json::Value>>,
+    /// Submissions the server had refused (4xx) just before the last click.
+    refused_before: AtomicU64,
     watcher: JoinHandle<()>,
 }
 
@@ -132,6 +136,7 @@ impl Tab {
         let (world, worlds) = install_locator(&page).await?;
         let activity = Arc::new(Activity::new());
         let watcher = activity.watch(&page).await?;
+        let dialogs = super::dialogs::answer_dialogs(&page).await?;
         Ok(Tab {
             page,
             context,
@@ -146,7 +151,9 @@ impl Tab {
             worlds,
             activity,
             watcher,
+            dialogs,
             shape: Mutex::new(None),
+            refused_before: AtomicU64::new(0),
         })
     }
 
@@ -159,6 +166,7 @@ impl Tab {
         self.guard.abort();
         self.worlds.abort();
         self.watcher.abort();
+        self.dialogs.abort();
     }
 
     /// The lock this tab enforces.
@@ -374,6 +382,8 @@ impl Tab {
         let op = Operation::Errors {
             filled,
             before: before.as_ref(),
+            refused: self.activity.refused_submissions()
+                > self.refused_before.load(Ordering::Relaxed),
         };
         // A look on the side of a step: a refusal it meets is left for the step.
         let answer = self.locate(&op, deadline).await;
@@ -400,7 +410,7 @@ impl Tab {
             selector,
             value,
             sensitive,
-            describe,
+            describe: Describe::read(describe),
         };
         let filled: Filled = self.locate(&op, deadline).await.map_err(|e| match e {
             PageError::Rejected {

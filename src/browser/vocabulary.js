@@ -15,5 +15,7 @@
   "email_field_words": ["email","e-mail","email address"],
   "password_field_words": ["password","passphrase","passcode"],
   "error_words": ["error","errors","invalid","incorrect","wrong","required","must","match","already","taken","exists","failed","not","cannot","can't","too short","too long","please correct","please enter","please try","please fix","try again"],
-  "user_content_marks": ["comment","comments","user-content","ugc"]
+  "user_content_marks": ["comment","comments","user-content","ugc"],
+  "error_marks": ["error","invalid","danger","fail","warn","wrong"],
+  "success_marks": ["success","valid","info"]
 }

@@ -92,6 +92,7 @@ pub fn user_message(goal: &str, ctx: &UserContext<'_>) -> String {
             .collect();
         m.push_str(&format!("- Caller variables: {}\n", vars.join(", ")));
     }
+    // The plan limit is configurable: said here, once, as the system prompt's rule 3 refers to it.
     m.push_str(&format!("- At most {} steps.\n", ctx.max_steps));
     if let Some(look) = ctx.look {
         m.push_str(&outline_block(look));
@@ -167,7 +168,7 @@ mod tests {
         for needle in [
             "ends with `done`",
             "Prefer `text` over `selector`",
-            "under 15 steps",
+            "at most the number of steps the request allows",
             "first sub-goal",
             "done.summary",
             "{{inbox_address}}",
@@ -254,6 +255,28 @@ mod tests {
                 chars / 4
             );
         }
+    }
+
+    /// The step limit is configurable, so the frozen prompt names no number for it: it points
+    /// at the request, which says the limit in the words the prompt quotes.
+    #[test]
+    fn the_step_limit_is_said_once_in_the_request() {
+        let rule = SYSTEM_PROMPT
+            .lines()
+            .find_map(|l| l.strip_prefix("3. "))
+            .expect("rule 3");
+        assert!(rule.contains("\"At most N steps\""), "{rule}");
+        assert!(!rule.chars().any(|c| c.is_ascii_digit()), "{rule}");
+        assert!(!SYSTEM_PROMPT.contains("under 15"), "two ways to say it");
+        let m = user_message(
+            "sign up at shop.example",
+            &UserContext {
+                allowed_hosts: &["shop.example".to_string()],
+                max_steps: 20,
+                ..UserContext::default()
+            },
+        );
+        assert!(m.contains("- At most 20 steps.\n"), "{m}");
     }
 
     #[test]

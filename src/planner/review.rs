@@ -9,12 +9,14 @@ use crate::plan::{Plan, Step};
 use crate::report::printable;
 use crate::vocabulary;
 use crate::vocabulary::links::DESTRUCTIVE_STEMS;
+use crate::vocabulary::negation::Reading;
 use crate::vocabulary::review::{PAIRS, STEMS, WORDS};
 
 /// The words of a step that look destructive or costly (empty when none do). Looks at
-/// click text/describe/selector, fill describe/label/selector, and navigate URLs.
+/// click text/describe/selector, fill describe/label/selector, and navigate URLs. A describe
+/// is read as a sentence: what it names to avoid ("the Save button, not Delete") is no flag.
 pub fn flags(step: &Step) -> Vec<String> {
-    let fields: Vec<&str> = match step {
+    let fields: Vec<String> = match step {
         // The words a click is found by (its text) and a fill (its label) alike.
         Step::Click {
             describe,
@@ -27,12 +29,15 @@ pub fn flags(step: &Step) -> Vec<String> {
             label: words,
             selector,
             ..
-        } => [Some(describe), words.as_ref(), selector.as_ref()]
-            .into_iter()
-            .flatten()
-            .map(String::as_str)
+        } => std::iter::once(Reading::of(describe).wanted())
+            .chain(
+                [words.as_ref(), selector.as_ref()]
+                    .into_iter()
+                    .flatten()
+                    .cloned(),
+            )
             .collect(),
-        Step::Navigate { url, .. } => vec![url.as_str()],
+        Step::Navigate { url, .. } => vec![url.clone()],
         // These act on nothing a reviewer chose: mail the run receives, text, time.
         Step::WaitSeconds { .. }
         | Step::WaitForText { .. }
@@ -48,7 +53,7 @@ pub fn flags(step: &Step) -> Vec<String> {
             found.push(w);
         }
     };
-    for field in fields {
+    for field in &fields {
         let words: Vec<String> = field
             .split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
@@ -427,6 +432,21 @@ mod tests {
 
     fn plan(json: &str) -> Plan {
         crate::plan::parse_and_validate(json, &Default::default(), &Default::default()).unwrap()
+    }
+
+    /// What a describe names to avoid is no flag; what it asks for is.
+    #[test]
+    fn a_describe_is_read_as_a_sentence() {
+        let click = |d: &str| Step::Click {
+            describe: d.into(),
+            text: Some("Save".into()),
+            selector: None,
+            timeout_seconds: None,
+            criticality: None,
+        };
+        assert!(flags(&click("the Save button, not the Delete link")).is_empty());
+        assert!(flags(&click("the Save button rather than Unsubscribe")).is_empty());
+        assert_eq!(flags(&click("the Save and Delete button")), ["delete"]);
     }
 
     #[test]

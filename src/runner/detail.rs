@@ -218,6 +218,9 @@ mod tests {
             form: t(),
             submits: Some(true),
             in_filled_form: Some(false),
+            covered: Some(true),
+            covered_by: t(),
+            inert: Some(false),
         };
         let located = Located {
             strategy: "text".into(),
@@ -232,6 +235,7 @@ mod tests {
             passed_over: vec![candidate(&mut t)],
             hidden: Some(1),
             behind_modal: Some(1),
+            covered: Some(1),
             locate_ms: Some(0.5),
             fallback: t(),
             boxes: Some(6),

@@ -18,6 +18,9 @@ use crate::wait;
 
 /// How long a wait after a submitted form watches for the form coming back with errors.
 const FORM_WATCH: Duration = Duration::from_secs(4);
+/// How long an inbox step reads its mailbox once more, when the page says the form came back,
+/// before it believes the page: a mail already there wins.
+const MAIL_READ: Duration = Duration::from_secs(2);
 
 impl Run<'_> {
     /// Runs one step; a wait that runs out is explained by the browser step before it.
@@ -453,9 +456,19 @@ impl Run<'_> {
         }
         let previous = self.previous.clone();
         let cut_short = self.form_came_back(tab);
-        tokio::select! {
-            m = self.next_message(inbox_id, filter, deadline) => m,
-            errors = cut_short => Err(Failure::FormErrors {
+        // The mail first: both may be ready at once.
+        let errors = tokio::select! {
+            biased;
+            m = self.next_message(inbox_id, filter, deadline) => return m,
+            errors = cut_short => errors,
+        };
+        // Mail wins: when the mail the step waits for is there, the step goes on whatever the
+        // page shows. One more read of the mailbox, as long as a read takes, decides; so the
+        // verdict never hangs on which of the two answered first.
+        let read_by = deadline.min(Instant::now() + MAIL_READ);
+        match self.next_message(inbox_id, filter, read_by).await {
+            Ok(msg) => Ok(msg),
+            Err(_) => Err(Failure::FormErrors {
                 errors,
                 previous: previous.map(Box::new),
             }),

@@ -8,6 +8,7 @@ pub(crate) mod entities;
 pub(crate) mod injection;
 pub(crate) mod links;
 pub(crate) mod mail;
+pub(crate) mod negation;
 #[cfg(test)]
 mod pages;
 pub(crate) mod review;
@@ -39,6 +40,8 @@ fn locator_tables_js() -> String {
         "password_field_words": pages::PASSWORD_FIELD_WORDS,
         "error_words": pages::ERROR_WORDS,
         "user_content_marks": pages::USER_CONTENT_MARKS,
+        "error_marks": pages::ERROR_MARKS,
+        "success_marks": pages::SUCCESS_MARKS,
     });
     // One table a line: generated data, read by the locator, not by people.
     let lines: Vec<String> = tables

@@ -1,7 +1,7 @@
 //! How pages and plans word what a step looks for: the roles and places a step's `describe`
 //! names, the phrases that name one action, the words of a submit button, of an email or
-//! password field and of an error message, the fields that ask for other codes, and the marks
-//! of content others posted (with the code words of [`super::codes`]). The
+//! password field and of an error message, the class words that mark an error or good news,
+//! the fields that ask for other codes, and the marks of content others posted (with the code words of [`super::codes`]). The
 //! locator reads them (`browser/locator.js`), as `browser/vocabulary.js`, which is generated
 //! from this file: `PLANLOCK_BLESS=1 cargo test --lib vocabulary` writes it, and the same test
 //! fails while it is stale. Words are matched lower-cased, whole (between non-letters).
@@ -154,3 +154,12 @@ pub(crate) const ERROR_WORDS: &[&str] = &[
 /// Words of an element's id or class (any case) that mark what is inside as content people
 /// other than the site posted (a comment): it never decides a step.
 pub(crate) const USER_CONTENT_MARKS: &[&str] = &["comment", "comments", "user-content", "ugc"];
+
+/// Words that start a word of an element's class (any case; `errorlist`, `is-invalid`,
+/// `text-danger`, `Mui-error`, `fs-error-msg`) and mark it as an error message: a form that came
+/// back says an error there.
+pub(crate) const ERROR_MARKS: &[&str] = &["error", "invalid", "danger", "fail", "warn", "wrong"];
+
+/// Whole words of an element's class that mark its message as good news (`alert-success`,
+/// `valid-feedback`, `alert-info`): no error, even as an alert (`role="alert"`).
+pub(crate) const SUCCESS_MARKS: &[&str] = &["success", "valid", "info"];

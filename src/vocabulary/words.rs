@@ -8,31 +8,40 @@ use super::links::{ADDRESS_UNDOING, DESTRUCTIVE_STEMS, PASSIVE};
 /// starts a new one (`InvalidateEmail` → `invalidate`, `email`), so URL paths read like text.
 /// Apostrophes inside a word are dropped (`didn't` → `didnt`).
 pub(crate) fn words(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+    placed_words(text).into_iter().map(|(w, _)| w).collect()
+}
+
+/// [`words`], each with the byte range of `text` it was read from.
+pub(crate) fn placed_words(text: &str) -> Vec<(String, std::ops::Range<usize>)> {
+    let mut out: Vec<(String, std::ops::Range<usize>)> = Vec::new();
     let mut cur = String::new();
+    let mut start = 0;
     let mut prev_lower = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
         if c.is_alphanumeric() {
             if c.is_uppercase() && prev_lower && !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
+                out.push((std::mem::take(&mut cur), start..i));
+            }
+            if cur.is_empty() {
+                start = i;
             }
             prev_lower = c.is_lowercase() || c.is_ascii_digit();
             cur.extend(c.to_lowercase());
         } else if matches!(c, '\'' | '’')
             && !cur.is_empty()
-            && chars.peek().is_some_and(|n| n.is_alphabetic())
+            && chars.peek().is_some_and(|(_, n)| n.is_alphabetic())
         {
             // `didn't`, `don’t`: one word
         } else {
             prev_lower = false;
             if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
+                out.push((std::mem::take(&mut cur), start..i));
             }
         }
     }
     if !cur.is_empty() {
-        out.push(cur);
+        out.push((cur, start..text.len()));
     }
     out
 }
@@ -99,9 +108,15 @@ pub(crate) fn first_stem(ws: &[String], stems: &[&str]) -> Option<String> {
 /// The words of `ws` that say a link undoes or destroys something, if any: the first match of
 /// [`DESTRUCTIVE_STEMS`] that is not in the passive (`will be removed`).
 pub(crate) fn undoing(ws: &[String]) -> Option<String> {
+    undoing_where(ws, |_| true)
+}
+
+/// [`undoing`] among the matches that start at a word `counts` keeps (a describe's words
+/// outside what it names to avoid).
+pub(crate) fn undoing_where(ws: &[String], counts: impl Fn(usize) -> bool) -> Option<String> {
     DESTRUCTIVE_STEMS.iter().find_map(|stem| {
         stem_matches(ws, stem)
-            .find(|&(i, _)| i == 0 || !PASSIVE.contains(&ws[i - 1].as_str()))
+            .find(|&(i, _)| counts(i) && (i == 0 || !PASSIVE.contains(&ws[i - 1].as_str())))
             .map(|(i, n)| ws[i..i + n].join(" "))
     })
 }

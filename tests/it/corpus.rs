@@ -131,7 +131,7 @@ impl CorpusWeb {
     }
 }
 
-fn static_file(path: &str) -> Response {
+pub(crate) fn static_file(path: &str) -> Response {
     if path.split('/').any(|part| part == "..") {
         return StatusCode::BAD_REQUEST.into_response();
     }

@@ -8,67 +8,13 @@
 //! Failing cases found by proptest are saved in `tests/it/locator_answers.proptest-regressions`
 //! and replayed first. `PROPTEST_CASES=200` looks longer.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
-use axum::Router;
-use axum::extract::Path;
-use axum::response::{Html, IntoResponse};
-use axum::routing::get;
 use planlock::browser::{PageError, Rejection};
 use planlock::lock::Lock;
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 
 use crate::util;
-
-/// Pages by number, served on a loopback port of their own.
-struct Pages {
-    url: String,
-    pages: Arc<Mutex<HashMap<u64, String>>>,
-    next: AtomicU64,
-}
-
-impl Pages {
-    fn add(&self, html: String) -> String {
-        let n = self.next.fetch_add(1, Ordering::Relaxed);
-        self.pages.lock().unwrap().insert(n, html);
-        format!("{}/p/{n}", self.url)
-    }
-}
-
-static PAGES: LazyLock<Pages> = LazyLock::new(|| {
-    let listener = util::rt()
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .expect("bind the page server");
-    let addr = listener.local_addr().expect("addr");
-    let pages: Arc<Mutex<HashMap<u64, String>>> = Arc::default();
-    let served = pages.clone();
-    let app = Router::new().route(
-        "/p/{n}",
-        get(move |Path(n): Path<u64>| {
-            let served = served.clone();
-            async move {
-                match served.lock().unwrap().get(&n) {
-                    Some(html) => Html(html.clone()).into_response(),
-                    None => axum::http::StatusCode::NOT_FOUND.into_response(),
-                }
-            }
-        }),
-    );
-    util::rt().spawn(async move {
-        axum::serve(listener, app)
-            .await
-            .expect("serve the generated pages");
-    });
-    Pages {
-        url: format!("http://{addr}"),
-        pages,
-        next: AtomicU64::new(0),
-    }
-});
 
 /// Label texts as pages write them: the set-password pair, repeated words, nothing, spaces,
 /// markup inside, a zero-width space, another script, and a huge one.
@@ -192,23 +138,9 @@ fn readable<T>(what: &str, answer: Result<T, PageError>) -> Result<(), TestCaseE
     }
 }
 
-fn config() -> ProptestConfig {
-    ProptestConfig {
-        // Each case is a page in real Chromium: bounded, raise with PROPTEST_CASES.
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(24),
-        failure_persistence: Some(Box::new(FileFailurePersistence::WithSource(
-            "proptest-regressions",
-        ))),
-        ..ProptestConfig::default()
-    }
-}
-
 fn check(html: String, label: &str, text: &str) -> Result<(), TestCaseError> {
     let browser = util::browser().expect("a browser");
-    let url = PAGES.add(html);
+    let url = util::pages::pages().add(html);
     util::rt().block_on(async {
         let soon = || tokio::time::Instant::now() + Duration::from_millis(400);
         let lock = || Lock::of_hosts(["127.0.0.1"]).unwrap();
@@ -256,7 +188,7 @@ fn check(html: String, label: &str, text: &str) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(util::pages::config())]
 
     #[test]
     fn every_answer_of_the_locator_is_readable(
@@ -283,7 +215,7 @@ fn a_form_whose_button_is_named_action_is_filled() {
         <p><label for=id_password1>New Password:</label> <input type=password name=password1 id=id_password1></p>\
         <p><label for=id_password2>New Password (again):</label> <input type=password name=password2 id=id_password2></p>\
         <button type=submit name=action>Change Password</button></form></main></body></html>";
-    let url = PAGES.add(html.to_string());
+    let url = util::pages::pages().add(html.to_string());
     let browser = util::browser().unwrap();
     util::rt().block_on(async {
         let tab = browser

@@ -26,6 +26,8 @@ mod mail_links;
 mod mcp;
 mod mcp_agent;
 mod person;
+mod person_reach;
+mod person_stock;
 mod plan_fuzz;
 mod planner;
 mod private_addresses;

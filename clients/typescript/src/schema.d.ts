@@ -281,6 +281,15 @@ export interface components {
             submits?: boolean | null;
             /** @description It belongs to the form of the field this run filled last. */
             in_filled_form?: boolean | null;
+            /**
+             * @description A person could not click it: something is on top where a click would land (a dialog's
+             *     backdrop, a banner), named in `covered_by`.
+             */
+            covered?: boolean | null;
+            /** @description What is on top where a click on it would land, e.g. `<div#signup.modal.fade>`. */
+            covered_by?: string | null;
+            /** @description A person could not click it: the page made it `inert`. */
+            inert?: boolean | null;
         };
         /**
          * @description What a click did, as the executor saw it in the short window after it: the evidence that
@@ -485,8 +494,10 @@ export interface components {
             passed_over?: components["schemas"]["Candidate"][];
             /** @description Matches that were not visible. */
             hidden?: number | null;
-            /** @description Matches behind an open modal dialog. */
+            /** @description Matches behind an open modal dialog, or inert. */
             behind_modal?: number | null;
+            /** @description Matches something else covered where a click would land (a person could not click them). */
+            covered?: number | null;
             /**
              * Format: double
              * @description Milliseconds the locator spent choosing (for benchmarks).

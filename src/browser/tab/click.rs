@@ -21,7 +21,7 @@ impl Tab {
         let op = Operation::Click {
             text,
             selector,
-            describe,
+            describe: Describe::read(describe),
         };
         let located: Located = self.locate(&op, deadline).await?;
         let (x, y) = (located.x.unwrap_or(0.0), located.y.unwrap_or(0.0));
@@ -41,6 +41,8 @@ impl Tab {
         if let Ok(mut shape) = self.shape.lock() {
             *shape = watched.shape;
         }
+        self.refused_before
+            .store(self.activity.refused_submissions(), Ordering::Relaxed);
         let tabs_before = self.activity.popups();
         let clicked_at = Instant::now();
         if enter {
@@ -114,7 +116,8 @@ impl Tab {
                             return;
                         },
                         ev = dialogs.next() => if let Some(ev) = ev {
-                            effect.dialog(format!("{}: {}", ev.r#type.as_ref(), ev.message));
+                            // Answered by the tab as it opened (`dialogs.rs`): recorded with how.
+                            effect.dialog(super::super::dialogs::said(&ev));
                             return;
                         },
                         ev = within.next() => if let Some(ev) = ev

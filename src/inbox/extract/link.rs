@@ -4,7 +4,7 @@
 
 use super::decode::{Block, decode};
 use super::html::render_html;
-use super::link_rank::{DECLARED, LINK_RULES, Occurrence, RankedLink, rank};
+use super::link_rank::{DECLARED, Described, LINK_RULES, Occurrence, RankedLink, rank};
 use super::quoted::quoted_lines;
 use super::ranking;
 use super::structured::declared;
@@ -81,19 +81,18 @@ fn sentence_starts(s: &str) -> Vec<usize> {
     starts
 }
 
-/// The last sentence of `s`, at most 80 characters (its end), and the one before it when that
-/// is a question (`Not you?`).
+/// How much of the sentence before a link the ranking reads: its end, the last words within
+/// this many characters (an introduction, not the conditions a long sentence opens with).
+const WINDOW: usize = 80;
+
+/// The last sentence of `s`, whole, and the one before it when that is a question (`Not
+/// you?`).
 fn last_sentence(s: &str) -> (String, String) {
     let s = s.trim_end();
     let body = s.trim_end_matches(|c: char| !c.is_alphanumeric());
     let starts = sentence_starts(body);
     let cut = starts.last().copied().unwrap_or(0);
-    let mut clause = &s[cut..];
-    while clause.chars().count() > 80 {
-        let mut it = clause.char_indices();
-        it.next();
-        clause = it.next().map_or("", |(i, _)| &clause[i..]);
-    }
+    let clause = &s[cut..];
     let lead = match starts.len() {
         n if n >= 2 => {
             let prev = s[starts[n - 2]..cut].trim();
@@ -106,6 +105,27 @@ fn last_sentence(s: &str) -> (String, String) {
         _ => String::new(),
     };
     (clause.to_string(), lead)
+}
+
+/// The end of `sentence` the ranking reads: its last words within [`WINDOW`] characters of
+/// label (trailing punctuation aside), never part of a word ("o confirm" was once what an
+/// 81-character sentence left).
+fn window(sentence: &str) -> &str {
+    let mut at = sentence.len() - sentence.trim_start().len();
+    while clean_label(&sentence[at..]).chars().count() > WINDOW {
+        let rest = &sentence[at..];
+        // Past the word at `at` and the gap after it; in a script written without spaces,
+        // past one character.
+        let step = match rest.find(char::is_whitespace) {
+            Some(word) => word + rest[word..].len() - rest[word..].trim_start().len(),
+            None => rest.chars().next().map_or(0, char::len_utf8),
+        };
+        if step == 0 || at + step >= sentence.len() {
+            break;
+        }
+        at += step;
+    }
+    &sentence[at..]
 }
 
 /// The whole sentence of `line` around the byte range `start..end` (an inline link), and the
@@ -134,7 +154,7 @@ fn lead_or_sentence(s: &str) -> String {
     let (last, _) = last_sentence(s);
     let t = s.trim_end();
     if t.ends_with('?') || t.ends_with('？') {
-        last
+        window(&last).to_string()
     } else {
         String::new()
     }
@@ -168,7 +188,8 @@ fn push_bare(out: &mut Vec<Occurrence>, line: &str, previous: Option<&str>, quot
         out.push(Occurrence {
             href: url,
             anchor: None,
-            sentence: clean_label(&sentence),
+            sentence: clean_label(window(&sentence)),
+            said: clean_label(&sentence),
             intro: String::new(),
             lead,
             paragraph: line.to_string(),
@@ -180,7 +201,7 @@ fn push_bare(out: &mut Vec<Occurrence>, line: &str, previous: Option<&str>, quot
 
 /// Every link shown in the message, ranked and merged per URL, best first (refused links
 /// last). `describe` are the content words of the step's `describe`.
-pub(super) fn ranked_links(raw: &[u8], describe: &[String]) -> Vec<RankedLink> {
+pub(super) fn ranked_links(raw: &[u8], describe: &Described) -> Vec<RankedLink> {
     let Some(d) = decode(raw) else {
         return Vec::new();
     };
@@ -217,7 +238,7 @@ pub(super) fn ranked_links(raw: &[u8], describe: &[String]) -> Vec<RankedLink> {
                         .filter(|p| !only_urls(p))
                         .map(last_sentence)
                         .unwrap_or_default();
-                    (String::new(), lead, intro)
+                    (String::new(), lead, window(&intro).to_string())
                 }
             };
             occs.push(Occurrence {
@@ -229,6 +250,7 @@ pub(super) fn ranked_links(raw: &[u8], describe: &[String]) -> Vec<RankedLink> {
                 paragraph: block_text.clone(),
                 button: a.button,
                 quoted: a.quoted,
+                said: String::new(),
             });
         }
         for (i, b) in blocks.iter().enumerate() {
@@ -386,6 +408,41 @@ mod tests {
         );
     }
 
+    /// Words a describe names to avoid count against the links that say them: "the link to sign
+    /// in, not the confirm link" takes the sign-in link over the stronger confirm link.
+    #[test]
+    fn words_under_a_negation_count_against_a_link() {
+        let html = r#"<p><a class="button" href="https://desk.example/email/confirm?token=abc">Confirm your address</a></p>
+            <p><a class="button" href="https://desk.example/login?token=def">Sign in to your account</a></p>"#;
+        let m = html_mail("Your account", html);
+        assert_eq!(
+            link_described(&m, "the confirm link", "desk.example").unwrap(),
+            "https://desk.example/email/confirm?token=abc"
+        );
+        assert_eq!(
+            link_described(
+                &m,
+                "the link to sign in, not the confirm link",
+                "desk.example"
+            )
+            .unwrap(),
+            "https://desk.example/login?token=def"
+        );
+        let ranked = read_links(&m, Some("the link to sign in, not the confirm link"));
+        let confirm = ranked
+            .iter()
+            .find(|l| l.link.url.path() == "/email/confirm")
+            .unwrap();
+        assert!(
+            confirm
+                .link
+                .reasons
+                .contains(&"the step's describe names \"confirm\" to avoid".to_string()),
+            "{:?}",
+            confirm.link.reasons
+        );
+    }
+
     #[test]
     fn a_warning_above_a_button_does_not_refuse_the_button() {
         // the usual closing lines above a genuine button, and a generic link under "Not you?"
@@ -483,6 +540,29 @@ mod tests {
             .unwrap();
         assert_eq!(login.link.reasons, ["its address says \"login\""]);
         assert!(login.link.score < chosen.score);
+    }
+
+    /// DokuWiki's reset mail introduces its link with an 81-character sentence: its recorded
+    /// text is that sentence whole, and the ranking's window of it loses words, never letters.
+    #[test]
+    fn a_bare_urls_recorded_text_is_its_sentence_whole() {
+        let raw = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/emails/apps/dokuwiki_password_reset.eml"
+        ))
+        .unwrap();
+        let link = super::super::find_link(&raw, None, &|_| true).unwrap();
+        assert_eq!(
+            link.anchor_text,
+            "To confirm that the request was really sent by you please use the following link"
+        );
+        let long = "If you asked for it, and only then, to confirm that the request was really \
+                    sent by you please use the following link.";
+        assert_eq!(
+            window(long),
+            "to confirm that the request was really sent by you please use the following link."
+        );
+        assert_eq!(window("Confirm your email:"), "Confirm your email:");
     }
 
     #[test]

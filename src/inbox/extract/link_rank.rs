@@ -13,6 +13,7 @@ use crate::vocabulary::links::{
     ACTION_KEYS, BAD_ANCHORS, BAD_URL_PARTS, BAD_URL_WORDS, CARRIER_KEYS, CONTEXT_NEG,
     DESCRIBE_STOPWORDS, IMAGE_EXTS, INVITING_STEMS, SOCIAL_HOSTS, TOKEN_KEYS, WEAK_ANCHORS,
 };
+use crate::vocabulary::negation::Reading;
 use crate::vocabulary::words::{first_stem, undoing, undoing_address, words};
 
 /// One place a link is shown in a message, with the words a reader sees around it.
@@ -24,6 +25,9 @@ pub(super) struct Occurrence {
     /// The sentence the link sits in (an inline anchor), or the one that introduces a bare URL
     /// (`To set your password, visit the following address:`).
     pub(super) sentence: String,
+    /// A bare URL's sentence whole, as its recorded text says it (`sentence` is the end of it
+    /// the ranking reads).
+    pub(super) said: String,
     /// The line before a link that stands alone (a button, a link on its own line).
     pub(super) intro: String,
     /// A question right before the sentence (`Not you?`), which says what the link is for.
@@ -83,6 +87,8 @@ const INVITED_BY_SENTENCE: i32 = 15;
 const INVITED_BY_LINE_BEFORE: i32 = 10;
 /// Each word of the step's `describe` found in the link's words.
 const DESCRIBED_WORD: i32 = 25;
+/// Each word the step's `describe` names to avoid ("not the resend link") found in them.
+const AVOIDED_WORD: i32 = -25;
 /// A bare URL whose sentence names a help or legal page.
 const HELP_PAGE_SENTENCE: i32 = -15;
 /// Its sentence, the question before it or its paragraph sounds defensive (`did not request`).
@@ -100,15 +106,30 @@ const HOME_PAGE: i32 = -30;
 /// The mail's JSON-LD action names it (a sender's own word for the link to follow).
 pub(super) const DECLARED: i32 = 40;
 
-/// The content words of a step's `describe`.
-pub(super) fn describe_words(describe: Option<&str>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for w in words(describe.unwrap_or_default()) {
-        if !DESCRIBE_STOPWORDS.contains(&w.as_str()) && !out.contains(&w) {
-            out.push(w);
+/// The content words of a step's `describe`, read as a sentence: those it asks for, and those
+/// a negation in it names to avoid ("not the link to cancel it"), none of them in both.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Described {
+    pub(super) wanted: Vec<String>,
+    pub(super) avoided: Vec<String>,
+}
+
+/// The [`Described`] words of a step's `describe`.
+pub(super) fn describe_words(describe: Option<&str>) -> Described {
+    let reading = Reading::of(describe.unwrap_or_default());
+    let content = |ws: Vec<String>, skip: &[String]| {
+        let mut out: Vec<String> = Vec::new();
+        for w in ws {
+            if !DESCRIBE_STOPWORDS.contains(&w.as_str()) && !out.contains(&w) && !skip.contains(&w)
+            {
+                out.push(w);
+            }
         }
-    }
-    out
+        out
+    };
+    let wanted = content(reading.wanted_words(), &[]);
+    let avoided = content(reading.avoided_words(), &wanted);
+    Described { wanted, avoided }
 }
 
 /// Whether a describe word and a word of the mail are the same word, give or take an ending
@@ -261,7 +282,7 @@ fn unpercent(s: &str) -> String {
 
 /// Judges one occurrence, or `None` when it is no candidate at all (not http(s), an image, a
 /// social or legal page, an unsubscribe or privacy link, or nothing marks it).
-pub(super) fn rank(occ: &Occurrence, describe: &[String]) -> Option<RankedLink> {
+pub(super) fn rank(occ: &Occurrence, describe: &Described) -> Option<RankedLink> {
     let parsed = Url::parse(occ.href.trim()).ok()?;
     if !is_http(&parsed) {
         return None;
@@ -357,19 +378,29 @@ pub(super) fn rank(occ: &Occurrence, describe: &[String]) -> Option<RankedLink> 
             t.add(points, format!("{place} asks to open it (\"{stem}\")"));
         }
     }
-    let mut described: Vec<String> = Vec::new();
-    for d in describe {
-        let found = [&anchor_ws, &sentence_ws, &intro_ws, &path_ws]
+    let says = |d: &String| {
+        [&anchor_ws, &sentence_ws, &intro_ws, &path_ws]
             .iter()
-            .any(|ws| ws.iter().any(|w| same_word(d, w)));
-        if found {
-            described.push(d.clone());
-        }
-    }
+            .any(|ws| ws.iter().any(|w| same_word(d, w)))
+    };
+    let described: Vec<String> = describe
+        .wanted
+        .iter()
+        .filter(|d| says(d))
+        .cloned()
+        .collect();
     if !described.is_empty() {
         t.add(
             DESCRIBED_WORD * described.len() as i32,
             format!("the step's describe matches \"{}\"", described.join(" ")),
+        );
+    }
+    let avoided: Vec<&String> = describe.avoided.iter().filter(|d| says(d)).collect();
+    if !avoided.is_empty() {
+        let words: Vec<&str> = avoided.iter().map(|w| w.as_str()).collect();
+        t.add(
+            AVOIDED_WORD * avoided.len() as i32,
+            format!("the step's describe names \"{}\" to avoid", words.join(" ")),
         );
     }
     if occ.anchor.is_none() && bad_text(&occ.sentence.to_lowercase()) {
@@ -419,7 +450,13 @@ pub(super) fn rank(occ: &Occurrence, describe: &[String]) -> Option<RankedLink> 
         return None;
     }
     let anchor_text = if generic && occ.anchor.is_none() {
-        occ.sentence.trim().to_string()
+        if occ.said.is_empty() {
+            &occ.sentence
+        } else {
+            &occ.said
+        }
+        .trim()
+        .to_string()
     } else {
         anchor.to_string()
     };
@@ -475,7 +512,7 @@ mod tests {
                 "https://wiki.test/Special:InvalidateEmail/abc123",
                 "If you did *not* register the account, follow this link to cancel the email address confirmation:",
             ),
-            &[],
+            &Described::default(),
         )
         .unwrap();
         assert!(r.refused.is_some(), "{r:?}");
@@ -484,7 +521,7 @@ mod tests {
                 "https://wiki.test/Special:ConfirmEmail/abc123",
                 "open this link in your browser:",
             ),
-            &[],
+            &Described::default(),
         )
         .unwrap();
         assert_eq!(r.refused, None);
@@ -492,7 +529,10 @@ mod tests {
 
     #[test]
     fn a_login_parameter_is_not_a_log_in_link() {
-        let with_param = rank(&bare("https://blog.test/reset?key=abc&login=bob", ""), &[]);
+        let with_param = rank(
+            &bare("https://blog.test/reset?key=abc&login=bob", ""),
+            &Described::default(),
+        );
         assert!(with_param.is_none_or(|r| !r.link.reasons.iter().any(|x| x.contains("login"))));
     }
 
@@ -534,7 +574,7 @@ mod tests {
                 leads_to("https://app.shop.test/account/delete", "delete"),
             ),
         ] {
-            let r = rank(&verify(href), &[]).unwrap();
+            let r = rank(&verify(href), &Described::default()).unwrap();
             assert_eq!(r.refused, Some(said), "{href}: {r:?}");
         }
         for href in [
@@ -542,7 +582,7 @@ mod tests {
             "https://shop.test/verify?token=abc&redirect=https%3A%2F%2Fshop.test%2Fdashboard",
             "https://shop.test/verify?token=abc&lang=en",
         ] {
-            let r = rank(&verify(href), &[]).unwrap();
+            let r = rank(&verify(href), &Described::default()).unwrap();
             assert_eq!(r.refused, None, "{href}");
         }
         assert_eq!(
@@ -561,7 +601,8 @@ mod tests {
     #[test]
     fn describe_words_rank_and_are_recorded() {
         let d = describe_words(Some("the link to set a password"));
-        assert_eq!(d, ["set", "password"]);
+        assert_eq!(d.wanted, ["set", "password"]);
+        assert!(d.avoided.is_empty());
         let r = rank(
             &bare(
                 "https://blog.test/x?key=abc",

@@ -129,7 +129,8 @@ impl Validator {
                              `describe` out to open the mail's verification or sign-in link",
                         );
                     } else if let Some(word) =
-                        crate::vocabulary::words::undoing(&crate::vocabulary::words::words(d))
+                        // Read as a sentence: "not the link to cancel it" names what to avoid.
+                        crate::vocabulary::negation::Reading::of(d).undoing()
                     {
                         self.problem(
                             format!("{path}.describe"),
@@ -200,6 +201,38 @@ fn show_number(v: f64) -> String {
 mod tests {
     use super::*;
     use crate::plan::validate::problems;
+
+    /// A describe is read as a sentence: what a negation names is what to avoid, not a link
+    /// the step asks for; an undoing phrase with a negation in it is still that phrase.
+    #[test]
+    fn a_describe_that_names_the_link_to_avoid_is_valid() {
+        let plan = |d: &str| {
+            format!(
+                r#"{{"reasoning":"","steps":[{{"type":"open_link_from_inbox","describe":"{d}"}},
+                {{"type":"done","summary":"x"}}]}}"#
+            )
+        };
+        for d in [
+            "the link to confirm the email address (Special:ConfirmEmail), not the link to \
+             cancel or invalidate it",
+            "the confirm link rather than unsubscribe",
+            "instead of the delete link, the confirm link",
+            "the confirm link, never the remove link",
+        ] {
+            assert!(
+                problems(&plan(d)).is_empty(),
+                "{d}: {:?}",
+                problems(&plan(d))
+            );
+        }
+        let p = problems(&plan("the link to cancel or invalidate it"));
+        assert!(
+            p[0].contains("steps[0].describe: asks for a link that says \"cancel\""),
+            "{p:?}"
+        );
+        let p = problems(&plan("the link for if you did not request it"));
+        assert!(p[0].contains("says \"did not request\""), "{p:?}");
+    }
 
     #[test]
     fn numbers_read_as_written() {

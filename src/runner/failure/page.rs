@@ -121,6 +121,7 @@ pub(super) fn blocker_phrase(blocker: &Blocker) -> String {
         Blocker::Animating => "is still animating".into(),
         Blocker::Covered { by: Some(by) } => format!("is covered by {}", cover_phrase(by)),
         Blocker::Covered { by: None } => "is covered by another element".into(),
+        Blocker::Inert => "is inert: the page has taken it out of reach".into(),
     }
 }
 

@@ -6,6 +6,7 @@
 pub mod dovecot;
 pub mod model;
 pub mod ocr;
+pub mod pages;
 pub mod postgres;
 pub mod serve;
 pub mod smtp;

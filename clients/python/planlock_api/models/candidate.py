@@ -35,6 +35,11 @@ class Candidate:
             form (None | str | Unset): The form it belongs to, e.g. `form#signup`.
             submits (bool | None | Unset): It submits its form.
             in_filled_form (bool | None | Unset): It belongs to the form of the field this run filled last.
+            covered (bool | None | Unset): A person could not click it: something is on top where a click would land (a
+                dialog's
+                backdrop, a banner), named in `covered_by`.
+            covered_by (None | str | Unset): What is on top where a click on it would land, e.g. `<div#signup.modal.fade>`.
+            inert (bool | None | Unset): A person could not click it: the page made it `inert`.
      """
 
     element: None | str | Unset = UNSET
@@ -45,6 +50,9 @@ class Candidate:
     form: None | str | Unset = UNSET
     submits: bool | None | Unset = UNSET
     in_filled_form: bool | None | Unset = UNSET
+    covered: bool | None | Unset = UNSET
+    covered_by: None | str | Unset = UNSET
+    inert: bool | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -100,6 +108,24 @@ class Candidate:
         else:
             in_filled_form = self.in_filled_form
 
+        covered: bool | None | Unset
+        if isinstance(self.covered, Unset):
+            covered = UNSET
+        else:
+            covered = self.covered
+
+        covered_by: None | str | Unset
+        if isinstance(self.covered_by, Unset):
+            covered_by = UNSET
+        else:
+            covered_by = self.covered_by
+
+        inert: bool | None | Unset
+        if isinstance(self.inert, Unset):
+            inert = UNSET
+        else:
+            inert = self.inert
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -121,6 +147,12 @@ class Candidate:
             field_dict["submits"] = submits
         if in_filled_form is not UNSET:
             field_dict["in_filled_form"] = in_filled_form
+        if covered is not UNSET:
+            field_dict["covered"] = covered
+        if covered_by is not UNSET:
+            field_dict["covered_by"] = covered_by
+        if inert is not UNSET:
+            field_dict["inert"] = inert
 
         return field_dict
 
@@ -209,6 +241,36 @@ class Candidate:
         in_filled_form = _parse_in_filled_form(d.pop("in_filled_form", UNSET))
 
 
+        def _parse_covered(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        covered = _parse_covered(d.pop("covered", UNSET))
+
+
+        def _parse_covered_by(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        covered_by = _parse_covered_by(d.pop("covered_by", UNSET))
+
+
+        def _parse_inert(data: object) -> bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(bool | None | Unset, data)
+
+        inert = _parse_inert(d.pop("inert", UNSET))
+
+
         candidate = cls(
             element=element,
             tag=tag,
@@ -218,6 +280,9 @@ class Candidate:
             form=form,
             submits=submits,
             in_filled_form=in_filled_form,
+            covered=covered,
+            covered_by=covered_by,
+            inert=inert,
         )
 
 

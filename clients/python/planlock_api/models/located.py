@@ -44,7 +44,9 @@ class Located:
                 buttons (`form_submit` pressed that form's one submit control, `implicit_submit` its
                 default button, as Enter would).
             hidden (int | None | Unset): Matches that were not visible.
-            behind_modal (int | None | Unset): Matches behind an open modal dialog.
+            behind_modal (int | None | Unset): Matches behind an open modal dialog, or inert.
+            covered (int | None | Unset): Matches something else covered where a click would land (a person could not click
+                them).
             locate_ms (float | None | Unset): Milliseconds the locator spent choosing (for benchmarks).
             fallback (None | str | Unset): What marked the code field when the step's selector matched none
                 (`autocomplete`, `name`, `boxes`).
@@ -66,6 +68,7 @@ class Located:
     passed_over: list[Candidate] | Unset = UNSET
     hidden: int | None | Unset = UNSET
     behind_modal: int | None | Unset = UNSET
+    covered: int | None | Unset = UNSET
     locate_ms: float | None | Unset = UNSET
     fallback: None | str | Unset = UNSET
     boxes: int | None | Unset = UNSET
@@ -155,6 +158,12 @@ class Located:
         else:
             behind_modal = self.behind_modal
 
+        covered: int | None | Unset
+        if isinstance(self.covered, Unset):
+            covered = UNSET
+        else:
+            covered = self.covered
+
         locate_ms: float | None | Unset
         if isinstance(self.locate_ms, Unset):
             locate_ms = UNSET
@@ -214,6 +223,8 @@ class Located:
             field_dict["hidden"] = hidden
         if behind_modal is not UNSET:
             field_dict["behind_modal"] = behind_modal
+        if covered is not UNSET:
+            field_dict["covered"] = covered
         if locate_ms is not UNSET:
             field_dict["locate_ms"] = locate_ms
         if fallback is not UNSET:
@@ -359,6 +370,16 @@ class Located:
         behind_modal = _parse_behind_modal(d.pop("behind_modal", UNSET))
 
 
+        def _parse_covered(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        covered = _parse_covered(d.pop("covered", UNSET))
+
+
         def _parse_locate_ms(data: object) -> float | None | Unset:
             if data is None:
                 return data
@@ -422,6 +443,7 @@ class Located:
             passed_over=passed_over,
             hidden=hidden,
             behind_modal=behind_modal,
+            covered=covered,
             locate_ms=locate_ms,
             fallback=fallback,
             boxes=boxes,
