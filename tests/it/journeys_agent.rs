@@ -747,3 +747,97 @@ fn the_bench_names_each_journey_apart_and_fills_its_goal() {
         }
     }
 }
+
+/// The agent's one command (`client.py`, the official Python SDK over `/mcp` of a real
+/// `planlock serve`): a call for a goal reaches the server with `--plan`'s file as its plan,
+/// prints the answer's text, and is appended, request and answer with their bytes, to that
+/// goal's transcript; the tool list is measured; a call that names no goal, or a goal the
+/// bench has not, is refused before it leaves.
+#[test]
+fn the_agents_command_calls_the_server_and_keeps_each_call_in_its_goals_transcript() {
+    let python = crate::need_mcp!();
+    let j = journeys::journey("allauth", "reset-password");
+    let inbox = inbox_name(j);
+    let token = "bench-test-token";
+    let bound = format!("{inbox}={}", binding(j, 0));
+    let server = ServeProcess::start(&["--inbox", &bound], &[("PLANLOCK_TOKEN", token)]);
+    let dir = tempfile::tempdir().unwrap();
+    let private = harness_dir(dir.path());
+    std::fs::create_dir_all(&private).unwrap();
+    write_json(
+        &private.join("state.json"),
+        &json!({
+            "server": {"url": server.base, "mcp": server.url("/mcp"), "token": token},
+            "journeys": {j.id(): {"inbox": inbox, "sent_by_another": false, "domain": MAIL_DOMAIN}},
+        }),
+    );
+    let plan = json!({"reasoning": "r", "steps": [
+        {"type": "navigate", "url": "http://127.0.0.1:9/"},
+        {"type": "wait_for_email"},
+        {"type": "done", "summary": "s"},
+    ]});
+    let plan_file = dir.path().join("plan.json");
+    write_json(&plan_file, &plan);
+    let command = |args: &[&str]| {
+        let out = std::process::Command::new(&python)
+            .arg(journeys::journeys_dir().join("agent/client.py"))
+            .args(args)
+            .env("PLANLOCK_AGENT_DIR", dir.path())
+            .output()
+            .expect("run the bench's command");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+
+    let arguments = json!({"inbox": inbox, "allowed_hosts": ["127.0.0.1"]}).to_string();
+    let (code, said, err) = command(&[
+        &j.id(),
+        "validate_plan",
+        &arguments,
+        "--plan",
+        plan_file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(said.starts_with("The plan is valid: 3 steps"), "{said}");
+    let lines = transcript(&private.join("transcripts").join(format!("{inbox}.jsonl")));
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let line = &lines[0];
+    assert_eq!(line["goal"], j.id().as_str());
+    assert_eq!(line["tool"], "validate_plan");
+    assert_eq!(line["arguments"]["plan"], plan, "the file went as the plan");
+    assert_eq!(line["answer"]["structured"]["valid"], true, "{line:#}");
+    assert_eq!(line["answer"]["text"].as_str(), Some(said.trim_end()));
+    assert!(line["answer_bytes"].as_u64().unwrap() > said.len() as u64);
+    assert!(line["request_bytes"].as_u64().unwrap() > 0);
+
+    let (code, said, err) = command(&["list"]);
+    assert_eq!(code, Some(0), "{err}");
+    let listed: Value = serde_json::from_str(&said).expect("the tool list is JSON");
+    let measured = read_json(&private.join("tools_list.json"));
+    assert_eq!(
+        measured["bytes"].as_u64(),
+        Some(said.trim_end().len() as u64)
+    );
+    assert_eq!(
+        measured["tools"].as_u64(),
+        listed["tools"].as_array().map(|t| t.len() as u64)
+    );
+
+    let (code, _, err) = command(&["validate_plan", &arguments]);
+    assert_ne!(code, Some(0));
+    assert!(
+        err.contains("name the goal this validate_plan call is for"),
+        "{err}"
+    );
+    let (code, _, err) = command(&["nowhere/goal", "look", "{}"]);
+    assert_ne!(code, Some(0));
+    assert!(err.contains("no goal 'nowhere/goal'"), "{err}");
+    assert_eq!(
+        transcript(&private.join("transcripts").join(format!("{inbox}.jsonl"))).len(),
+        1,
+        "refused calls are not sent"
+    );
+}
