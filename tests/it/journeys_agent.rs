@@ -259,7 +259,9 @@ fn harness() {
     for inbox in &inboxes {
         args.extend(["--inbox", inbox]);
     }
-    let mut server = ServeProcess::start(&args, &[("PLANLOCK_TOKEN", &token)]);
+    // No model of planlock's own: the agent writes the plans (`act` and `plan` say so).
+    let mut server =
+        ServeProcess::start(&args, &[("PLANLOCK_TOKEN", &token), ("PLANLOCK_MODEL", "")]);
     write_json(
         &private.join("state.json"),
         &json!({
