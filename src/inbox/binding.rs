@@ -63,15 +63,19 @@ pub struct ImapUrl {
     pub connect_to: Vec<std::net::IpAddr>,
 }
 
-/// `smtp://HOST:PORT?domain=DOMAIN&allow_remote=true`: the embedded receiver listens on
-/// HOST:PORT.
+/// `smtp://HOST:PORT?domain=DOMAIN&allow_remote=true` (or `?address=ADDR` instead of
+/// `domain=`): the embedded receiver listens on HOST:PORT.
 #[derive(Clone, PartialEq, Eq)]
 pub struct SmtpUrl {
     /// Port 0 picks a free port; see `SmtpInbox::local_addr`. Loopback unless
     /// [`SmtpUrl::allow_remote`].
     pub listen: SocketAddr,
-    /// Lower-cased; each run receives at `run-RUNID@DOMAIN`.
+    /// Lower-cased; each run receives at `run-RUNID@DOMAIN`, or at [`SmtpUrl::address`]
+    /// (whose domain this is) when the URL fixed one.
     pub domain: String,
+    /// `address=`, lower-cased: every run receives at this one address, as with a mailbox
+    /// without plus addressing, so an account made before the run can be used.
+    pub address: Option<String>,
     /// The URL says `allow_remote=true`: `listen` may be an address other machines reach.
     pub allow_remote: bool,
 }
@@ -137,7 +141,10 @@ impl fmt::Debug for ImapUrl {
 
 impl fmt::Display for SmtpUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "smtp://{}?domain={}", self.listen, self.domain)?;
+        match &self.address {
+            Some(address) => write!(f, "smtp://{}?address={address}", self.listen)?,
+            None => write!(f, "smtp://{}?domain={}", self.listen, self.domain)?,
+        }
         if self.allow_remote {
             f.write_str("&allow_remote=true")?;
         }
@@ -287,12 +294,19 @@ pub enum UrlProblem {
          HTTP service)"
     )]
     RemoteListen { ip: IpAddr },
-    /// An SMTP URL without `domain=`.
+    /// An SMTP URL with neither `domain=` nor `address=`.
     #[error(
         "no domain: add ?domain=DOMAIN (each run receives at run-RUNID@DOMAIN), e.g. \
-         smtp://127.0.0.1:{port}?domain=demo.test"
+         smtp://127.0.0.1:{port}?domain=demo.test, or ?address=ADDR (every run receives at \
+         that one address)"
     )]
     NoDomain { port: u16 },
+    /// An SMTP URL with both `domain=` and `address=`.
+    #[error(
+        "domain= and address= together: write ?domain=DOMAIN for an address per run \
+         (run-RUNID@DOMAIN), or ?address=ADDR for one address every run shares, not both"
+    )]
+    DomainAndAddress,
     /// `domain=` is not a domain name.
     #[error(
         "domain=`{domain}` is not a domain name (letters, digits, `-` and dots, e.g. demo.test)"
@@ -320,7 +334,7 @@ impl fmt::Display for UrlPart {
 
 fn parameters_of(scheme: &str) -> &'static str {
     match scheme {
-        "smtp" => "an smtp URL takes domain= and allow_remote=",
+        "smtp" => "an smtp URL takes domain= or address=, and allow_remote=",
         _ => "an imap URL takes address=, plus=, poll_ms= and max_connections=",
     }
 }
@@ -505,10 +519,12 @@ fn parse_smtp(url: &Url, caller: Caller) -> Result<SmtpUrl, UrlProblem> {
     };
     let port = url.port().unwrap_or(DEFAULT_SMTP_PORT);
     let mut domain = None;
+    let mut address = None;
     let mut allow_remote = false;
     for (key, value) in url.query_pairs() {
         match key.as_ref() {
             "domain" => domain = Some(value.trim().to_lowercase()),
+            "address" => address = Some(value.trim().to_lowercase()),
             "allow_remote" => allow_remote = parse_bool(&value, "allow_remote")?,
             other => return Err(unknown_parameter("smtp", other)),
         }
@@ -519,22 +535,38 @@ fn parse_smtp(url: &Url, caller: Caller) -> Result<SmtpUrl, UrlProblem> {
     if !ip.is_loopback() && !allow_remote {
         return Err(UrlProblem::RemoteListen { ip });
     }
-    let Some(domain) = domain.filter(|d| !d.is_empty()) else {
-        return Err(UrlProblem::NoDomain { port });
+    let (domain, address) = match (domain, address) {
+        (Some(_), Some(_)) => return Err(UrlProblem::DomainAndAddress),
+        (Some(domain), None) if !domain.is_empty() => (domain, None),
+        (None, Some(address)) => {
+            check_address(&address)?;
+            let (_, domain) = address.rsplit_once('@').unwrap_or_default();
+            if !is_domain(domain) {
+                return Err(UrlProblem::BadAddress { address });
+            }
+            (domain.to_string(), Some(address))
+        }
+        _ => return Err(UrlProblem::NoDomain { port }),
     };
-    if !domain
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
-        || domain.starts_with('.')
-        || domain.ends_with('.')
-    {
+    if !is_domain(&domain) {
         return Err(UrlProblem::BadDomain { domain });
     }
     Ok(SmtpUrl {
         listen: SocketAddr::new(ip, port),
         domain,
+        address,
         allow_remote,
     })
+}
+
+/// Letters, digits, `-` and dots, neither first nor last a dot.
+fn is_domain(domain: &str) -> bool {
+    !domain.is_empty()
+        && domain
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
 }
 
 fn check_address(address: &str) -> Result<(), UrlProblem> {
@@ -623,181 +655,4 @@ pub fn redact(s: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn imap(s: &str) -> ImapUrl {
-        match parse_url(s).unwrap() {
-            InboxUrl::Imap(u) => u,
-            other => panic!("not imap: {other:?}"),
-        }
-    }
-
-    /// The problem's sentence, checked to name no flag and never to show a password.
-    fn error(s: &str) -> String {
-        match parse_binding(s) {
-            Err(InboxError::InvalidUrl { given, problem }) => {
-                let m = problem.to_string();
-                assert!(!m.contains("--"), "{m}");
-                for secret in ["hunter2", "s3cret"] {
-                    assert!(
-                        !given.contains(secret) && !m.contains(secret),
-                        "{given}: {m}"
-                    );
-                }
-                m
-            }
-            other => panic!("expected InvalidUrl for {s}, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn imap_url_with_everything() {
-        let (name, url) = parse_binding(
-            "work=imap://bob%40corp:p%40ss%3Aw%2Frd@127.0.0.1:1143/Sent%20Items?address=Bob@Demo.test&plus=true&poll_ms=40",
-        )
-        .unwrap();
-        assert_eq!(name.as_deref(), Some("work"));
-        let InboxUrl::Imap(u) = url else { panic!() };
-        assert!(!u.tls);
-        assert_eq!(u.host, "127.0.0.1");
-        assert_eq!(u.port, 1143);
-        assert_eq!(u.user, "bob@corp");
-        assert_eq!(u.password, "p@ss:w/rd");
-        assert_eq!(u.mailbox, "Sent Items");
-        assert_eq!(u.address, "bob@demo.test");
-        assert!(u.plus);
-        assert_eq!(u.poll, Duration::from_millis(40));
-        assert_eq!(u.max_connections, DEFAULT_MAX_CONNECTIONS);
-        assert_eq!(u.run_address("ab12"), "bob+ab12@demo.test");
-        assert_eq!(u.to_string(), "imap://bob%40corp@127.0.0.1:1143/Sent Items");
-        assert!(!format!("{u:?}").contains("p@ss"));
-    }
-
-    #[test]
-    fn imap_defaults() {
-        let u = imap("imaps://me%40gmail.com:secret@imap.gmail.com");
-        assert!(u.tls);
-        assert_eq!(u.port, 993);
-        assert_eq!(u.mailbox, "INBOX");
-        assert_eq!(u.address, "me@gmail.com");
-        assert!(!u.plus);
-        assert_eq!(u.poll, DEFAULT_POLL_REMOTE);
-        assert_eq!(u.run_address("x"), "me@gmail.com");
-        let u = imap("imap://bob:pw@localhost/?address=bob@demo.test");
-        assert_eq!(u.port, 143);
-        assert_eq!(u.poll, DEFAULT_POLL_LOOPBACK);
-        let u = imap("imap://bob:pw@localhost/?address=bob@demo.test&max_connections=2");
-        assert_eq!(u.max_connections, 2);
-    }
-
-    #[test]
-    fn smtp_url() {
-        let (name, url) = parse_binding("smtp://127.0.0.1:0?domain=Demo.Test").unwrap();
-        assert_eq!(name, None);
-        let InboxUrl::Smtp(u) = url else { panic!() };
-        assert_eq!(u.listen, "127.0.0.1:0".parse().unwrap());
-        assert_eq!(u.domain, "demo.test");
-        let InboxUrl::Smtp(u) = parse_url("smtp://localhost?domain=d.test").unwrap() else {
-            panic!()
-        };
-        assert_eq!(u.listen.port(), DEFAULT_SMTP_PORT);
-        assert!(!u.allow_remote);
-    }
-
-    #[test]
-    fn smtp_beyond_loopback_only_when_asked_and_never_for_the_service() {
-        let url = "smtp://0.0.0.0:2525?domain=d.test&allow_remote=true";
-        let InboxUrl::Smtp(u) = parse_url(url).unwrap() else {
-            panic!()
-        };
-        assert!(u.allow_remote);
-        assert_eq!(u.to_string(), url);
-        assert!(parse_url("smtp://[::1]:0?domain=d.test").is_ok());
-        assert!(parse_url("smtp://127.0.0.2:0?domain=d.test").is_ok());
-        for refused in [
-            "smtp://0.0.0.0:2525?domain=d.test",
-            "smtp://[::]:2525?domain=d.test",
-            "smtp://192.168.1.5:2525?domain=d.test&allow_remote=false",
-        ] {
-            assert!(
-                error(refused).contains("add &allow_remote=true"),
-                "{refused}"
-            );
-        }
-        for refused in [url, "smtp://127.0.0.1:2525?domain=d.test&allow_remote=true"] {
-            let Err(InboxError::InvalidUrl { problem, .. }) =
-                parse_binding_as(refused, Caller::Service)
-            else {
-                panic!("the service refuses {refused}");
-            };
-            assert_eq!(problem, UrlProblem::ServiceListensOnLoopback);
-        }
-        assert!(parse_binding_as("smtp://127.0.0.1:0?domain=d.test", Caller::Service).is_ok());
-        assert!(
-            parse_binding_as(
-                "imap://b:pw@mail.example/?address=a@b.test",
-                Caller::Service
-            )
-            .is_ok()
-        );
-    }
-
-    #[test]
-    fn errors_name_the_wrong_part_and_hide_the_password() {
-        let m = error("imap://bob:hunter2@127.0.0.1:1143/INBOX");
-        assert!(m.contains("add ?address="), "{m}");
-        assert!(!m.contains("hunter2"), "{m}");
-        assert!(error("imap://bob@host/INBOX?address=a@b").contains("no password"));
-        assert!(error("imap://:pw@host/INBOX?address=a@b").contains("no user name"));
-        assert!(error("imap://b:pw@host/?address=nope").contains("not an e-mail address"));
-        assert!(
-            error("imap://b:pw@host/?address=a@b&adress=x").contains("unknown parameter `adress`")
-        );
-        assert!(error("imap://b:pw@host/?address=a@b&plus=maybe").contains("plus=`maybe`"));
-        assert!(error("imap://b:pw@host/?address=a@b&poll_ms=0").contains("poll_ms=`0`"));
-        assert!(
-            error("imap://b:pw@host/?address=a@b&max_connections=0")
-                .contains("max_connections=`0` must be a whole number from 1 to 32")
-        );
-        assert!(error("imap://b:p%zz@host/?address=a@b").contains("password has a `%`"));
-        assert!(error("pop3://b:pw@host/").contains("the scheme `pop3` is not an inbox's"));
-        assert!(error("bob@example.com").starts_with("not a URL"));
-        assert!(error("my inbox=imap://b:pw@h/?address=a@b").contains("name `my inbox`"));
-        assert!(error("smtp://127.0.0.1:2525").contains("add ?domain="));
-        assert!(error("smtp://mail.example.com:25?domain=x.test").contains("IP address"));
-        assert!(error("smtp://127.0.0.1:25?domain=x_y").contains("not a domain name"));
-        assert!(error("smtp://127.0.0.1:25/box?domain=x.test").contains("no mailbox path"));
-        assert!(error("imap://bob:s3cret@[::1:1143/INBOX").contains("not a valid URL"));
-    }
-
-    #[test]
-    fn an_error_carries_the_binding_as_given_without_its_password() {
-        let Err(InboxError::InvalidUrl { given, problem }) =
-            parse_binding(" work=imap://bob:hunter2@mail.test:1143/INBOX?plus=maybe ")
-        else {
-            panic!("plus=maybe is refused");
-        };
-        assert_eq!(
-            given,
-            "work=imap://bob:••••@mail.test:1143/INBOX?plus=maybe"
-        );
-        assert_eq!(
-            problem,
-            UrlProblem::NotABool {
-                key: "plus",
-                value: "maybe".into()
-            }
-        );
-        let Err(InboxError::InvalidUrl { problem, .. }) = parse_url("imap://me%40x.test@h/") else {
-            panic!("no password is refused");
-        };
-        // The hint repeats the user name as it must be written in a URL.
-        assert!(
-            problem
-                .to_string()
-                .starts_with("no password: write imap://me%40x.test:PASSWORD@h:143/"),
-            "{problem}"
-        );
-    }
-}
+mod tests;

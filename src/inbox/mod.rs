@@ -128,6 +128,7 @@ pub async fn connect(url: &InboxUrl) -> Result<Arc<dyn Inbox>, InboxError> {
         InboxUrl::Smtp(u) => {
             let options = smtp::SmtpOptions {
                 allow_remote: u.allow_remote,
+                address: u.address.clone(),
                 ..smtp::SmtpOptions::default()
             };
             smtp::SmtpInbox::start_with(u.listen, &u.domain, options).await?

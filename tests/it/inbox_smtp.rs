@@ -9,7 +9,7 @@ use crate::util::smtp::{SmtpClient, message, send_mail};
 use planlock::inbox::smtp::{SmtpInbox, SmtpOptions};
 use planlock::inbox::{
     Caller, Inbox, InboxError, InboxUrl, MailFilter, connect, parse_binding, parse_binding_as,
-    wait_for_message,
+    parse_url, wait_for_message,
 };
 use tokio::time::Instant;
 
@@ -350,6 +350,97 @@ async fn recipients_outside_the_domain_or_without_a_run_are_refused() {
     assert_eq!(code, 250, "{text}");
     let held: Vec<String> = inbox.messages().into_iter().map(|m| m.subject).collect();
     assert_eq!(held, ["kept"]);
+}
+
+/// A receiver bound to one address (`?address=`): every run reads at that address, as with a
+/// mailbox without plus addressing, and sees the mail to it that arrived after it opened; mail
+/// to any other address is refused; a run that uses a message leaves it whole for another run
+/// open on the same address.
+#[tokio::test]
+async fn a_receiver_bound_to_one_address_gives_every_run_that_address() {
+    let url = parse_url("smtp://127.0.0.1:0?address=Ada@Demo.Test").unwrap();
+    let bound = connect(&url).await.expect("start");
+    assert!(
+        bound
+            .describe()
+            .ends_with("?address=ada@demo.test (embedded receiver)"),
+        "{}",
+        bound.describe()
+    );
+    assert_eq!(bound.open("k3x9").await.unwrap().address(), "ada@demo.test");
+    drop(bound);
+
+    let inbox = SmtpInbox::start_with(
+        "127.0.0.1:0".parse().unwrap(),
+        "demo.test",
+        SmtpOptions {
+            address: Some("Ada@Demo.Test".into()),
+            ..SmtpOptions::default()
+        },
+    )
+    .await
+    .unwrap();
+    let addr = inbox.local_addr();
+    let mut c = SmtpClient::connect(addr).await;
+    assert_eq!(c.command("EHLO client.test").await.0, 250);
+    assert_eq!(c.command("MAIL FROM:<a@shop.example>").await.0, 250);
+    let (code, text) = c.command("RCPT TO:<ada@demo.test>").await;
+    assert_eq!(code, 550, "no run reads it yet: {text}");
+
+    let mut first = inbox.open("r1").await.unwrap();
+    assert_eq!(first.address(), "ada@demo.test");
+    let (code, text) = c.command("RCPT TO:<run-r1@demo.test>").await;
+    assert_eq!(code, 550, "{text}");
+    assert_eq!(
+        text,
+        "5.1.1 <run-r1@demo.test> is not ada@demo.test: this receiver only takes mail for that \
+         one address, the address its runs read, and relays nothing"
+    );
+    let (code, text) = c.command("RCPT TO:<ada@elsewhere.example>").await;
+    assert_eq!(code, 550, "{text}");
+    assert!(text.contains("only takes mail for ada@demo.test"), "{text}");
+    drop(c);
+
+    let none = HashSet::new();
+    let mail = |subject: &str| message("a@shop.example", "Ada@Demo.Test", subject, "482913");
+    send_mail(addr, "a@shop.example", &["Ada@Demo.Test"], &mail("before")).await;
+    let found = wait_for_message(&mut *first, &ANY, &none, within(5.0))
+        .await
+        .unwrap();
+    assert_eq!(found.subject, "before");
+
+    let mut second = inbox.open("r2").await.unwrap();
+    assert_eq!(second.address(), "ada@demo.test");
+    assert!(
+        second.arrived().await.unwrap().is_empty(),
+        "mail from before the second run opened is not its"
+    );
+    let shared = mail("shared");
+    send_mail(addr, "a@shop.example", &["ada@demo.test"], &shared).await;
+    let seen_first = wait_for_message(
+        &mut *first,
+        &ANY,
+        &HashSet::from([found.id.clone()]),
+        within(5.0),
+    )
+    .await
+    .unwrap();
+    assert_eq!(seen_first.subject, "shared");
+    first.consumed(&seen_first.id);
+    let seen_second = wait_for_message(&mut *second, &ANY, &none, within(5.0))
+        .await
+        .unwrap();
+    assert_eq!(
+        seen_second.subject, "shared",
+        "both runs see the mail to it"
+    );
+    assert_eq!(
+        seen_second.raw, shared,
+        "the first run using it left the message whole for the second"
+    );
+    second.consumed(&seen_second.id);
+    drop((first, second));
+    assert_eq!(inbox.held_bytes(), 0, "let go once both runs closed");
 }
 
 /// The peak resident memory of this process so far, and what is resident now, in bytes.

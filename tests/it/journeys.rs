@@ -180,12 +180,17 @@ pub(crate) fn mail() -> &'static Arc<SmtpInbox> {
 pub(crate) struct Running {
     pub url: String,
     pub db: PathBuf,
+    /// Its folder (database, log, whatever the app keeps).
+    pub data: PathBuf,
     /// Where it sends its mail (a loopback port).
-    smtp_port: u16,
+    pub smtp_port: u16,
     log: PathBuf,
     /// How long it took to start (migrations included).
     pub started_in: Duration,
-    _data: tempfile::TempDir,
+    /// Its process group, killed when the test binary exits.
+    pub group: i32,
+    /// The folder, removed with it, unless the caller gave one to keep.
+    _temporary: Option<tempfile::TempDir>,
 }
 
 impl Running {
@@ -231,6 +236,12 @@ pub(crate) fn start_mailing_to(key: &str, smtp_port: u16) -> Running {
     start(app_def(key), smtp_port).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// [`start_mailing_to`], its database and log in `data` (a new folder, kept after it stops).
+pub(crate) fn start_in(key: &str, smtp_port: u16, data: &Path) -> Result<Running, String> {
+    std::fs::create_dir_all(data).map_err(|e| format!("{}: {e}", data.display()))?;
+    start_with(app_def(key), smtp_port, data.to_path_buf(), None)
+}
+
 fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -239,6 +250,16 @@ fn free_port() -> u16 {
 }
 
 fn start(def: &AppDef, smtp_port: u16) -> Result<Running, String> {
+    let data = tempfile::tempdir().map_err(|e| format!("a folder for {}: {e}", def.key))?;
+    start_with(def, smtp_port, data.path().to_path_buf(), Some(data))
+}
+
+fn start_with(
+    def: &AppDef,
+    smtp_port: u16,
+    folder: PathBuf,
+    temporary: Option<tempfile::TempDir>,
+) -> Result<Running, String> {
     static AT_EXIT: OnceLock<()> = OnceLock::new();
     AT_EXIT.get_or_init(|| {
         // SAFETY: registering a plain `extern "C"` function with libc.
@@ -247,9 +268,8 @@ fn start(def: &AppDef, smtp_port: u16) -> Result<Running, String> {
         }
     });
     let began = Instant::now();
-    let data = tempfile::tempdir().map_err(|e| format!("a folder for {}: {e}", def.key))?;
-    let db = data.path().join("app.db");
-    let log = data.path().join("server.log");
+    let db = folder.join("app.db");
+    let log = folder.join("server.log");
     let port = free_port();
     let url = format!("http://127.0.0.1:{port}");
     let out = std::fs::File::create(&log).map_err(|e| e.to_string())?;
@@ -259,7 +279,7 @@ fn start(def: &AppDef, smtp_port: u16) -> Result<Running, String> {
         .env("JOURNEY_PORT", port.to_string())
         .env("JOURNEY_BASE_URL", &url)
         .env("JOURNEY_DB", &db)
-        .env("JOURNEY_DATA", data.path())
+        .env("JOURNEY_DATA", &folder)
         .env("JOURNEY_SMTP_PORT", smtp_port.to_string())
         .env("JOURNEY_MAIL_DOMAIN", MAIL_DOMAIN)
         .stdin(Stdio::null())
@@ -268,15 +288,18 @@ fn start(def: &AppDef, smtp_port: u16) -> Result<Running, String> {
         .process_group(0)
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", def.key))?;
-    GROUPS.lock().unwrap().push(child.id() as i32);
+    let group = child.id() as i32;
+    GROUPS.lock().unwrap().push(group);
     let addr: SocketAddr = ([127, 0, 0, 1], port).into();
     let running = Running {
         url,
         db,
+        data: folder,
         smtp_port,
         log,
         started_in: Duration::ZERO,
-        _data: data,
+        group,
+        _temporary: temporary,
     };
     while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
         if let Ok(Some(status)) = child.try_wait() {
@@ -313,12 +336,33 @@ pub(crate) fn records(
     email: &str,
     env: &[(&str, String)],
 ) -> Value {
+    records_of(def, &app.records_env(), command, email, env)
+}
+
+impl Running {
+    /// What `DIR/records` needs to know of this instance, beside the app's own settings.
+    pub(crate) fn records_env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("JOURNEY_DB", self.db.display().to_string()),
+            ("JOURNEY_BASE_URL", self.url.clone()),
+            ("JOURNEY_SMTP_PORT", self.smtp_port.to_string()),
+        ]
+    }
+}
+
+/// [`records`] of an instance known by its [`Running::records_env`] (one this binary did not
+/// start: the agent bench's, started by another run of it).
+pub(crate) fn records_of(
+    def: &AppDef,
+    instance: &[(&str, String)],
+    command: &str,
+    email: &str,
+    env: &[(&str, String)],
+) -> Value {
     let out = Command::new(journeys_dir().join(def.dir).join("records"))
         .arg(command)
         .envs(def.env.iter().copied())
-        .env("JOURNEY_DB", &app.db)
-        .env("JOURNEY_BASE_URL", &app.url)
-        .env("JOURNEY_SMTP_PORT", app.smtp_port.to_string())
+        .envs(instance.iter().map(|(k, v)| (k, v)))
         .env("JOURNEY_EMAIL", email)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
@@ -595,7 +639,7 @@ impl Journey {
             .join(format!("{}.{}.json", self.name, kind.suffix()))
     }
 
-    fn id(&self) -> String {
+    pub(crate) fn id(&self) -> String {
         format!("{}/{}", self.app, self.name)
     }
 
@@ -607,7 +651,7 @@ impl Journey {
     }
 
     /// Its goal in `goals.json`, as a user would type it.
-    fn goal(&self) -> String {
+    pub(crate) fn goal(&self) -> String {
         static GOALS: LazyLock<Value> = LazyLock::new(|| {
             let path = journeys_dir().join("goals.json");
             let text = std::fs::read_to_string(&path)
@@ -625,13 +669,20 @@ impl Journey {
 pub(crate) enum PlanKind {
     Hand,
     Blind,
+    /// Written by a model that had planlock's MCP tools and nothing else
+    /// (`fixtures/journeys/agent/`), kept as it ran with the bench's literals put back as
+    /// the journeys' variables.
+    Agent,
 }
 
 impl PlanKind {
+    pub(crate) const ALL: [PlanKind; 3] = [PlanKind::Hand, PlanKind::Blind, PlanKind::Agent];
+
     fn suffix(self) -> &'static str {
         match self {
             PlanKind::Hand => "hand",
             PlanKind::Blind => "blind",
+            PlanKind::Agent => "agent",
         }
     }
 }
@@ -796,12 +847,12 @@ pub(crate) fn fresh_password() -> String {
 }
 
 /// Runs one journey's plan of `kind` against its app (started once) and judges it by the
-/// app's records. `None` when there is no such plan (a blind plan not written yet).
+/// app's records. `None` when there is no such plan (a blind or agent plan not written yet).
 pub(crate) fn run_journey(j: &Journey, kind: PlanKind) -> Option<Outcome> {
     let path = j.file(kind);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && kind == PlanKind::Blind => {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && kind != PlanKind::Hand => {
             return None;
         }
         Err(e) => panic!("{}: {e}", path.display()),
@@ -986,20 +1037,22 @@ fn hand(app: &str, name: &str) {
     );
 }
 
-/// A blind plan runs as written: a failure is recorded (the table), a false success fails.
-fn blind(app: &str, name: &str) {
+/// A blind or agent plan runs as written: a failure is recorded (the table), a false success
+/// fails.
+fn as_written(app: &str, name: &str, kind: PlanKind) {
     if !ready() {
         return;
     }
     let j = journey(app, name);
-    let Some(o) = run_journey(j, PlanKind::Blind) else {
-        eprintln!("{}: no blind plan yet", j.id());
+    let Some(o) = run_journey(j, kind) else {
+        eprintln!("{}: no {} plan yet", j.id(), kind.suffix());
         return;
     };
     eprintln!("{}", row(&o));
     assert!(
         !o.false_success(),
-        "FALSE SUCCESS: the blind plan of {} reported succeeded, but {}",
+        "FALSE SUCCESS: the {} plan of {} reported succeeded, but {}",
+        kind.suffix(),
         j.id(),
         o.evidence.seen
     );
@@ -1024,7 +1077,16 @@ macro_rules! journey_tests {
             $(
                 #[test]
                 fn $test() {
-                    super::blind($app, $name);
+                    super::as_written($app, $name, super::PlanKind::Blind);
+                }
+            )*
+        }
+        /// The agent's plans, as kept: none may succeed without its goal.
+        mod agent {
+            $(
+                #[test]
+                fn $test() {
+                    super::as_written($app, $name, super::PlanKind::Agent);
                 }
             )*
         }
@@ -1066,10 +1128,10 @@ fn every_journey_has_its_test_and_plans() {
             j.id()
         );
         let vars = journey_vars(j.def(), "http://127.0.0.1:1", "run-x@journeys.example");
-        for kind in [PlanKind::Hand, PlanKind::Blind] {
+        for kind in PlanKind::ALL {
             let path = j.file(kind);
             let Ok(text) = std::fs::read_to_string(&path) else {
-                assert_eq!(kind, PlanKind::Blind, "{}: missing", path.display());
+                assert_ne!(kind, PlanKind::Hand, "{}: missing", path.display());
                 continue;
             };
             if kind == PlanKind::Hand {
@@ -1116,6 +1178,7 @@ fn every_journey_has_its_test_and_plans() {
             if let Some(stem) = file
                 .strip_suffix(".hand.json")
                 .or_else(|| file.strip_suffix(".blind.json"))
+                .or_else(|| file.strip_suffix(".agent.json"))
             {
                 assert!(
                     JOURNEYS
@@ -1213,7 +1276,7 @@ fn write_blind_requests() {
     }
 }
 
-/// Every journey's hand and blind plan, one after another, as one table
+/// Every journey's hand, blind and agent plan, one after another, as one table
 /// (`scripts/bench --journeys`); fails after printing it when a run was a false success.
 #[test]
 #[ignore = "the whole table, one journey after another: scripts/bench --journeys"]
@@ -1223,7 +1286,7 @@ fn journeys_table() {
     }
     let mut outcomes = Vec::new();
     for j in JOURNEYS {
-        for kind in [PlanKind::Hand, PlanKind::Blind] {
+        for kind in PlanKind::ALL {
             if let Some(o) = run_journey(j, kind) {
                 eprintln!("{}", row(&o));
                 outcomes.push(o);
@@ -1260,9 +1323,10 @@ fn journeys_table() {
     let worst = times.last().copied().unwrap_or(0.0);
     let false_successes: Vec<&Outcome> = outcomes.iter().filter(|o| o.false_success()).collect();
     println!(
-        "goals reached: hand {}, blind {}; median {median:.1} s, worst {worst:.1} s",
+        "goals reached: hand {}, blind {}, agent {}; median {median:.1} s, worst {worst:.1} s",
         reached(PlanKind::Hand),
-        reached(PlanKind::Blind)
+        reached(PlanKind::Blind),
+        reached(PlanKind::Agent)
     );
     println!("FALSE SUCCESSES: {}", false_successes.len());
     for o in &false_successes {

@@ -17,6 +17,7 @@ mod extract_corpus;
 mod inbox_imap;
 mod inbox_smtp;
 mod journeys;
+mod journeys_agent;
 mod locator_answers;
 mod lock_ports;
 mod lock_probes;

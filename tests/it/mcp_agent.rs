@@ -103,6 +103,13 @@ fn the_tool_list_fits_in_16_kb_and_serves_the_guide_and_the_plan_schema() {
         assert!(text_of(info).contains("## Steps"), "{info:#}");
         assert_eq!(info["structured"]["version"], env!("CARGO_PKG_VERSION"));
         assert!(info["structured"]["inboxes"].is_array(), "{info:#}");
+        if std::env::var_os("PLANLOCK_MODEL").is_none() {
+            assert_eq!(info["structured"]["planner"], false, "{info:#}");
+            assert!(
+                text_of(info).contains("Planner model: none (write the plan yourself"),
+                "{info:#}"
+            );
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! Embedded SMTP receiver: the app under test sends mail to planlock itself, each run at
-//! `run-RUNID@DOMAIN`; messages live in memory and wake waiting steps at once.
+//! `run-RUNID@DOMAIN` (or every run at one fixed address); messages live in memory and wake
+//! waiting steps at once.
 //!
 //! Why not a crate: `mailin-embedded` (the maintained embeddable server) is blocking and
 //! thread-per-connection, and its `serve()` never returns — no shutdown, no port-0 address
@@ -41,6 +42,11 @@ pub struct SmtpOptions {
     /// Message bytes held at once, over every run; beyond it, mail is refused with a 452
     /// until runs read theirs or close their mailbox.
     pub max_held_bytes: usize,
+    /// Every run receives at this one address (in the receiver's domain) instead of its own
+    /// `run-RUNID@DOMAIN`: an account made before the run, at an address nobody could know
+    /// per run, can be used. Like a mailbox without plus addressing, runs open at the same
+    /// time see each other's mail to it.
+    pub address: Option<String>,
 }
 
 impl Default for SmtpOptions {
@@ -48,6 +54,7 @@ impl Default for SmtpOptions {
         SmtpOptions {
             allow_remote: false,
             max_held_bytes: MAX_HELD_BYTES,
+            address: None,
         }
     }
 }
@@ -92,7 +99,16 @@ impl SmtpInbox {
         let local_addr = listener.local_addr().map_err(|e| {
             InboxError::Unreachable(format!("the embedded SMTP receiver on {addr}: {e}"))
         })?;
-        let store = Arc::new(Store::new(domain, options.max_held_bytes));
+        let address = match options.address {
+            Some(a) if !is_in_domain(&a, domain) => {
+                return Err(InboxError::Unreachable(format!(
+                    "the embedded SMTP receiver for {domain} cannot take mail for {a}: the \
+                     address must be in {domain}"
+                )));
+            }
+            a => a,
+        };
+        let store = Arc::new(Store::new(domain, address, options.max_held_bytes));
         let acceptor = tokio::spawn(session::accept_loop(listener, store.clone()));
         tracing::debug!(%local_addr, domain = %store.domain, "embedded SMTP receiver listening");
         Ok(Arc::new(SmtpInbox {
@@ -111,9 +127,12 @@ impl SmtpInbox {
         &self.store.domain
     }
 
-    /// The address a run with this id receives mail at.
+    /// The address a run with this id receives mail at: its own, or the fixed one.
     pub fn run_address(&self, run_id: &str) -> String {
-        format!("run-{}@{}", run_id.to_lowercase(), self.store.domain)
+        match &self.store.address {
+            Some(address) => address.clone(),
+            None => format!("run-{}@{}", run_id.to_lowercase(), self.store.domain),
+        }
     }
 
     /// Every message held for open runs, oldest first (at most [`MAX_STORED_MESSAGES`]). A
@@ -164,10 +183,16 @@ impl Inbox for SmtpInbox {
     }
 
     fn describe(&self) -> String {
-        format!(
-            "smtp://{}?domain={} (embedded receiver)",
-            self.local_addr, self.store.domain
-        )
+        match &self.store.address {
+            Some(address) => format!(
+                "smtp://{}?address={address} (embedded receiver)",
+                self.local_addr
+            ),
+            None => format!(
+                "smtp://{}?domain={} (embedded receiver)",
+                self.local_addr, self.store.domain
+            ),
+        }
     }
 }
 
@@ -226,6 +251,13 @@ impl RunMailbox for SmtpRunMailbox {
             self.store.consumed(&self.address, seq);
         }
     }
+}
+
+/// Whether `address` is `local@domain`, in any letter case.
+fn is_in_domain(address: &str, domain: &str) -> bool {
+    address
+        .rsplit_once('@')
+        .is_some_and(|(local, d)| !local.is_empty() && d.eq_ignore_ascii_case(domain.trim()))
 }
 
 /// A message's headers without its bytes.

@@ -244,9 +244,20 @@ fn rcpt_to(tx: &mut Transaction, arg: &str, store: &Store) -> String {
             tx.recipients.push(path.to_lowercase());
             "250 2.1.5 OK".into()
         }
-        Recipient::OutsideDomain => format!(
-            "550 5.1.2 <{path}> is not in {domain}: this receiver only takes mail for the runs \
-             it serves (run-RUNID@{domain}) and relays nothing"
+        Recipient::OutsideDomain => match &store.address {
+            Some(address) => format!(
+                "550 5.1.2 <{path}> is not {address}: this receiver only takes mail for \
+                 {address}, the address its runs read, and relays nothing"
+            ),
+            None => format!(
+                "550 5.1.2 <{path}> is not in {domain}: this receiver only takes mail for the \
+                 runs it serves (run-RUNID@{domain}) and relays nothing"
+            ),
+        },
+        Recipient::NotTheAddress => format!(
+            "550 5.1.1 <{path}> is not {}: this receiver only takes mail for that one \
+             address, the address its runs read, and relays nothing",
+            store.address.as_deref().unwrap_or_default()
         ),
         Recipient::NoRun => format!(
             "550 5.1.1 <{path}>: no run is reading mail at this address (mail is taken only \
@@ -413,7 +424,7 @@ mod tests {
     }
 
     fn store(max_held_bytes: usize) -> Store {
-        Store::new("demo.test", max_held_bytes)
+        Store::new("demo.test", None, max_held_bytes)
     }
 
     async fn read(input: &[u8], store: &Store) -> Data {

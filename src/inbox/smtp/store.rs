@@ -17,6 +17,9 @@ use crate::inbox::message::parse_message;
 pub(super) struct Store {
     /// Lower-cased; recipients elsewhere are refused.
     pub(super) domain: String,
+    /// Lower-cased: the one address every run receives at, when the receiver was bound to
+    /// one; other addresses in the domain are refused.
+    pub(super) address: Option<String>,
     max_held_bytes: usize,
     state: Mutex<StoreState>,
     /// The sequence number of the latest delivery; waiters watch it.
@@ -46,13 +49,16 @@ pub(super) struct Held {
 pub(super) enum Recipient {
     Open,
     OutsideDomain,
+    /// In the domain, but not the one address the receiver takes mail for.
+    NotTheAddress,
     NoRun,
 }
 
 impl Store {
-    pub(super) fn new(domain: &str, max_held_bytes: usize) -> Store {
+    pub(super) fn new(domain: &str, address: Option<String>, max_held_bytes: usize) -> Store {
         Store {
             domain: domain.trim().to_lowercase(),
+            address: address.map(|a| a.trim().to_lowercase()),
             max_held_bytes,
             state: Mutex::new(StoreState::default()),
             delivered: watch::Sender::new(0),
@@ -69,6 +75,12 @@ impl Store {
             .is_some_and(|(_, domain)| domain.eq_ignore_ascii_case(&self.domain));
         if !in_domain {
             Recipient::OutsideDomain
+        } else if self
+            .address
+            .as_ref()
+            .is_some_and(|a| !a.eq_ignore_ascii_case(address))
+        {
+            Recipient::NotTheAddress
         } else if self.lock().open.contains_key(&address.to_lowercase()) {
             Recipient::Open
         } else {
@@ -129,10 +141,14 @@ impl Store {
 
     /// A run consumed message `seq`: when no open recipient still needs it, its bytes go. A
     /// stub (sender, subject, recipients) stays while a recipient is open, so a later wait can
-    /// still say that the message was already used.
+    /// still say that the message was already used. While another run has the same address
+    /// open (a fixed address), the bytes stay for it until it consumes them or closes.
     pub(super) fn consumed(&self, address: &str, seq: u64) {
         let mut state = self.lock();
         let state = &mut *state;
+        if state.open.get(address).is_some_and(|&n| n > 1) {
+            return;
+        }
         if let Some(held) = state.messages.iter_mut().find(|h| h.seq == seq) {
             held.unread_by.retain(|a| a != address);
             if held.unread_by.is_empty() {

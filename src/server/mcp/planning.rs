@@ -70,7 +70,8 @@ fn server_info(state: &AppState) -> ServerInfo {
             .map(str::to_string)
             .collect(),
         request_inboxes: state.inboxes().takes_request_urls(),
-        planner: state.planner().is_ok(),
+        // A configuration parses without a model; only a named one plans.
+        planner: state.planner().is_ok_and(|p| p.model.is_some()),
         lock: json!({
             "hosts": "the hosts of the plan's navigate URLs (for act and plan: of the goal) \
                       and allowed_hosts, with their subdomains; fixed before any page is read",
