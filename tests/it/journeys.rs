@@ -190,6 +190,15 @@ pub(crate) const APPS: &[AppDef] = &[
         postgres: true,
         username: Username::LettersAndDigits,
     },
+    AppDef {
+        key: "plone",
+        dir: "plone",
+        var: "plone",
+        what: "Plone 6.2.2 Classic UI (Zope 6.3, waitress)",
+        env: &[],
+        postgres: false,
+        username: Username::LocalPart,
+    },
 ];
 
 fn app_def(key: &str) -> &'static AppDef {
@@ -665,6 +674,26 @@ pub(crate) const JOURNEYS: &[Journey] = &[
         // Misago writes an account's creation time as its last log-in: the records count a
         // sign-in only after that.
         proofs: &[Exists, Confirmed, Password("PASSWORD"), SignedInDuringRun],
+    },
+    Journey {
+        app: "plone",
+        name: "register-set-password-login",
+        account: Account::New,
+        sent_by_another: false,
+        // Plone keeps no confirmation: a registered user's password is a random one until it
+        // is set through the emailed link, so the secret being the password is that record.
+        proofs: &[Exists, Password("PASSWORD"), SignedInDuringRun],
+    },
+    Journey {
+        app: "plone",
+        name: "reset-password",
+        account: Account::Seeded("seed"),
+        sent_by_another: false,
+        proofs: &[
+            Password("NEW_PASSWORD"),
+            NotPassword("PASSWORD"),
+            SignedInDuringRun,
+        ],
     },
     Journey {
         app: "misago",
@@ -1163,6 +1192,8 @@ journey_tests! {
     wagtail_reset_password: "wagtail" / "reset-password";
     misago_register_activate_login: "misago" / "register-activate-login";
     misago_reset_password: "misago" / "reset-password";
+    plone_register_set_password_login: "plone" / "register-set-password-login";
+    plone_reset_password: "plone" / "reset-password";
 }
 
 /// Every journey has a test, a hand plan that validates, and its app; every plan on disk
