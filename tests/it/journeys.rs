@@ -394,7 +394,8 @@ fn start(def: &AppDef, smtp_port: u16) -> Result<Running, String> {
 
 // ---- The app's own records ----
 
-/// Runs `DIR/records COMMAND` for the account `email` with `env`; its JSON answer.
+/// Runs `DIR/records COMMAND` for the account `email` (its username in `JOURNEY_USERNAME`)
+/// with `env`; its JSON answer.
 pub(crate) fn records(
     def: &AppDef,
     app: &Running,
