@@ -42,6 +42,7 @@ pub mod lock;
 pub mod pipeline;
 pub mod plan;
 pub mod planner;
+mod reading;
 pub mod report;
 pub mod runner;
 #[cfg(feature = "server")]

@@ -206,6 +206,14 @@ impl LockedRequest {
         sites
     }
 
+    /// The user message the planner's model would get (the goal, the hosts, the variables'
+    /// names and the look's outline, masked as the model is shown it), and what it was shown
+    /// of the page: what an agent that writes the plan itself is shown, by the same way.
+    pub fn planner_message(&self) -> (String, Option<planner::Looked>) {
+        let req = self.plan_request(PlannerConfig::default());
+        planner::user_message_prepared(&self.prepared, &self.sites_for_model(), &req)
+    }
+
     /// Plans with one model call (none when the cache has the plan).
     pub async fn plan(&self, config: PlannerConfig) -> Result<PlanOutcome, PlannerError> {
         let req = self.plan_request(config);

@@ -168,11 +168,12 @@ pub async fn mcp_command(args: McpArgs) -> Result<u8, CliError> {
     let inboxes = server_inboxes(&args.service.inboxes, &args.service.inbox_files).await?;
     // Each process its own replica: an agent may start several on one store, and a replica
     // marks the live runs of its own name interrupted when it starts.
-    let config = args.service.config(
+    let mut config = args.service.config(
         secrets,
         inboxes,
         format!("{}:mcp-{}", default_replica_id_host(), std::process::id()),
     )?;
+    config.command = "planlock mcp";
     let (state, browser) = args.service.start(config).await?;
     eprintln!(
         "planlock: MCP on stdio (runs kept in {} as replica {}; runs in {browser})",

@@ -76,10 +76,23 @@ fn embedded_v4(v6: Ipv6Addr) -> Vec<Ipv4Addr> {
     found
 }
 
+/// The address `ip` reaches: an IPv6 spelling of an IPv4 address, IPv4-mapped
+/// (`::ffff:a.b.c.d`) or IPv4-compatible (`::a.b.c.d`), as that IPv4 address, however it is
+/// written out; any other address as it is. `::` and `::1` stay the IPv6 unspecified and
+/// loopback addresses they are (as IPv4-compatible ones they would read 0.0.0.0 and 0.0.0.1).
+pub(crate) fn canonical(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) if !v6.is_loopback() && !v6.is_unspecified() => {
+            v6.to_ipv4().map_or(ip, IpAddr::V4)
+        }
+        _ => ip,
+    }
+}
+
 /// Whether `ip` is an address of this machine: loopback, unspecified, or one of its
 /// interfaces' addresses. A service listening on `0.0.0.0` or `[::]` answers on all of them.
 pub(crate) fn is_this_machine(ip: IpAddr) -> bool {
-    let ip = ip.to_canonical();
+    let ip = canonical(ip);
     ip.is_loopback() || ip.is_unspecified() || interface_addresses().contains(&ip)
 }
 

@@ -6,6 +6,7 @@ use std::net::IpAddr;
 use url::{Host, Url};
 
 use super::LockError;
+use super::address::canonical;
 
 /// The registrable domain of a host (`a.shop.example` → `shop.example`), or the IP itself.
 pub fn site_of(host: &str) -> String {
@@ -51,7 +52,7 @@ pub(crate) fn parse_allowed_host(host: &str) -> Result<AllowedHost, LockError> {
         return Err(not_a_host());
     }
     if let Ok(IpAddr::V6(v6)) = trimmed.parse::<IpAddr>() {
-        if v6.is_unspecified() {
+        if canonical(IpAddr::V6(v6)).is_unspecified() {
             return Err(LockError::Unspecified {
                 given: trimmed.to_string(),
             });
@@ -80,13 +81,14 @@ pub(crate) fn parse_allowed_host(host: &str) -> Result<AllowedHost, LockError> {
     }
 }
 
-/// `0.0.0.0` or `[::]` (as a URL writes a host): the address that means "any of this
-/// machine's", to listen on. A connection to it reaches this machine.
+/// `0.0.0.0` or `[::]` (as a URL writes a host), or 0.0.0.0 spelt as IPv6
+/// (`[::ffff:0.0.0.0]`): the address that means "any of this machine's", to listen on. A
+/// connection to it reaches this machine.
 pub(crate) fn is_unspecified(host: &str) -> bool {
     host.trim_start_matches('[')
         .trim_end_matches(']')
         .parse::<IpAddr>()
-        .is_ok_and(|ip| ip.is_unspecified())
+        .is_ok_and(|ip| canonical(ip).is_unspecified())
 }
 
 /// The port an authority (`host:port`, `[v6]:port`) writes out, even the scheme's default

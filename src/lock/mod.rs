@@ -438,10 +438,12 @@ impl Lock {
     /// The service's own listen address, or — when it listens on every interface — any
     /// address of this machine on that port.
     fn is_service(&self, addr: SocketAddr) -> bool {
-        let ip = addr.ip().to_canonical();
+        // Judged on the address reached: `[::127.0.0.1]` and `[::ffff:127.0.0.1]` are
+        // 127.0.0.1, `[::ffff:0.0.0.0]` is 0.0.0.0.
+        let ip = address::canonical(addr.ip());
         self.service.iter().any(|own| {
             own.port() == addr.port()
-                && (own.ip().to_canonical() == ip
+                && (address::canonical(own.ip()) == ip
                     || ip.is_unspecified()
                     || (own.ip().is_unspecified() && address::is_this_machine(ip)))
         })

@@ -84,11 +84,21 @@ fn an_unspecified_address_is_never_an_allowed_host() {
         "::",
         "[::]:8080",
         "http://0.0.0.0:3000/",
+        // 0.0.0.0 spelt as IPv6: IPv4-mapped, written out or zero-compressed.
+        "[::ffff:0.0.0.0]",
+        "::ffff:0.0.0.0",
+        "[::ffff:0:0]:8080",
+        "[0:0:0:0:0:ffff:0.0.0.0]",
+        "http://[::ffff:0000:0000]:3000/",
     ] {
         let e = Lock::of_hosts([allowed]).unwrap_err();
         assert!(matches!(e, LockError::Unspecified { .. }), "{allowed}: {e}");
         let e = service(None, &["https://shop.example/"], &[allowed]).unwrap_err();
         assert!(matches!(e, LockError::Unspecified { .. }), "{allowed}: {e}");
+    }
+    for spelt in ["http://[::ffff:0.0.0.0]:8000/", "http://[::ffff:0:0]:8000/"] {
+        let e = service(None, &[spelt], &["127.0.0.1"]).unwrap_err();
+        assert!(matches!(e, LockError::Unspecified { .. }), "{spelt}: {e}");
     }
     let e = service(None, &["http://0.0.0.0:8000/signup"], &["127.0.0.1"]).unwrap_err();
     assert_eq!(
@@ -508,10 +518,28 @@ fn a_run_never_reaches_the_service_that_runs_it() {
     assert!(reach(&lock, "x", "127.0.0.1").is_ok());
     let at = |ip: &str, port| lock.is_service(SocketAddr::new(ip.parse().unwrap(), port));
     assert!(at("::ffff:127.0.0.1", 8080) && at("0.0.0.0", 8080) && !at("127.0.0.2", 8080));
+    // Its address spelt as IPv6, IPv4-compatible or mapped, is its address, and so is the
+    // unspecified address however it is spelt.
+    assert!(at("::127.0.0.1", 8080) && at("::7f00:1", 8080) && at("::ffff:0.0.0.0", 8080));
+    assert!(!at("::127.0.0.2", 8080));
+    // Even where the request allows that spelling as a host.
+    let allow = vec!["127.0.0.1".to_string(), "[::127.0.0.1]".to_string()];
+    let spelt = built(&LockRequest {
+        allow_hosts: &allow,
+        policy: AddressPolicy::Service,
+        service_addresses: &[own],
+        ..LockRequest::default()
+    })
+    .unwrap();
+    let r = spelt
+        .check(&url("http://[::127.0.0.1]:8080/v1/runs"))
+        .unwrap_err();
+    assert!(matches!(r.why, Why::ServiceAddress { .. }), "{r}");
     // Listening on every interface: every address of this machine on that port.
     let lock = build(&["0.0.0.0:8080".parse().unwrap()]);
     let at = |ip: &str, port| lock.is_service(SocketAddr::new(ip.parse().unwrap(), port));
     assert!(at("127.0.0.1", 8080) && at("127.9.9.9", 8080) && at("::1", 8080));
+    assert!(at("::127.0.0.8", 8080) && at("::ffff:127.0.0.8", 8080));
     assert!(!at("127.0.0.1", 8081) && !at("93.184.216.34", 8080));
 }
 

@@ -468,6 +468,19 @@ pub async fn plan_prepared(
     })
 }
 
+/// The user message the model gets for a goal already prepared, told that the run may visit
+/// `allowed`, with the look as the model is shown it (and what it was shown, counted): what a
+/// writer of the plan other than the model (an agent) is shown too, made the same way.
+pub fn user_message_prepared(
+    goal: &goal::Goal,
+    allowed: &[String],
+    req: &PlanRequest,
+) -> (String, Option<Looked>) {
+    let shown = look::shown(req);
+    let message = user_message_for(goal, allowed, req, shown.as_ref());
+    (message, shown.as_ref().map(Looked::of))
+}
+
 /// The user message of a plan request, with the look as the model is shown it.
 fn user_message_for(
     goal: &goal::Goal,

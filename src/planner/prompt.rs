@@ -7,6 +7,20 @@ use sha2::{Digest, Sha256};
 /// The system prompt, identical for every request so providers can cache it.
 pub const SYSTEM_PROMPT: &str = include_str!("prompt.md");
 
+/// One complete plan, for writers other than planlock's own model (an agent's model, a
+/// person): not part of the system prompt, whose tokens every plan pays for.
+pub const EXAMPLE_PLAN: &str = include_str!("example.json");
+
+/// The system prompt's reference for whoever writes a plan: its steps, rules, values and
+/// habits, the very text the planner's model reads (not a copy), from `## Steps` on. Its
+/// opening (how the model answers, what the outline block is) is the planner's own.
+pub fn writing_reference() -> &'static str {
+    let start = SYSTEM_PROMPT
+        .find("## Steps")
+        .expect("the system prompt has a steps section");
+    &SYSTEM_PROMPT[start..]
+}
+
 /// Bumped when the user message's layout changes (it is part of the prompt version).
 const USER_MESSAGE_LAYOUT: &str = "user-message/v2";
 
@@ -240,6 +254,27 @@ mod tests {
                 chars / 4
             );
         }
+    }
+
+    #[test]
+    fn the_writing_reference_is_the_prompts_own_text_and_the_example_is_valid() {
+        let reference = writing_reference();
+        assert!(SYSTEM_PROMPT.ends_with(reference));
+        for step in crate::plan::step_types() {
+            assert!(reference.contains(&format!("`{step}`")), "lacks {step}");
+        }
+        assert!(reference.contains("## Rules"));
+        assert!(
+            !reference.contains("submit_plan"),
+            "the planner's own answer is left out"
+        );
+        let plan = crate::plan::parse_and_validate(
+            EXAMPLE_PLAN,
+            &crate::plan::Limits::default(),
+            &crate::plan::Vars::default(),
+        )
+        .expect("the example plan is valid");
+        assert!(plan.steps.len() >= 6);
     }
 
     #[test]

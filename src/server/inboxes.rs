@@ -40,6 +40,16 @@ impl ServerInboxes {
         }
     }
 
+    /// The names of the server's inboxes, as requests choose them.
+    pub fn names(&self) -> Vec<&str> {
+        self.named.iter().map(|(n, _)| n.as_str()).collect()
+    }
+
+    /// Whether requests may bring mailbox URLs of their own.
+    pub fn takes_request_urls(&self) -> bool {
+        self.allow_request
+    }
+
     fn get(&self, name: &str) -> Option<&Arc<dyn Inbox>> {
         self.named.iter().find(|(n, _)| n == name).map(|(_, i)| i)
     }

@@ -1,43 +1,50 @@
-//! MCP: the service's tools for agents (`plan`, `act`, `run_plan`, `get_run`, `cancel_run`),
-//! over stdio (`planlock mcp`) and streamable HTTP (`/mcp` on `planlock serve`).
+//! MCP: the service's tools for agents, over stdio (`planlock mcp`) and streamable HTTP
+//! (`/mcp` on `planlock serve`), with the planner's guidance as a prompt and the plan's
+//! JSON Schema as a resource.
 //!
-//! Each tool reads the body its HTTP endpoint reads (`POST /v1/plans`, `/v1/act`,
-//! `/v1/runs`) and answers in the API's shapes, through the same pipeline and run queue: the
-//! lock, the secrets rule and the inbox rules are the HTTP API's. `act` asks the plan's
-//! questions by elicitation when the client can answer them, else takes the suggestions and
-//! says so; a run reports each step as a progress notification and ends when the client
-//! cancels the call or calls `cancel_run`.
+//! An agent is the planner: `look` shows it the start page as planlock's planner would be
+//! shown it (the same path: the lock fixed first, the same masking and withholding),
+//! `validate_plan` checks what it wrote, `run_plan` runs it. `act` and `plan` plan with the
+//! server's own model instead. Each tool reads a request body of the HTTP API and goes
+//! through the same pipeline and run queue, so the lock, secrets and inbox rules are the
+//! API's. A run reports each step as a progress notification, or with `wait: false` answers
+//! its id at once for `get_run` (which long-polls) and `cancel_run`. The MCP tasks extension
+//! is not offered: the clients' SDKs do not take it yet, and these tools cover it.
+
+mod asking;
+mod planning;
+mod running;
+mod schema;
+mod text;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequest,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, Implementation,
-    InputRequest, InputRequests, InputRequiredResult, JsonObject, ListToolsResult,
-    PaginatedRequestParams, PrimitiveSchemaDefinition, ProgressNotificationParam, ProtocolVersion,
-    ServerCapabilities, ServerConfig, StringSchema, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, Prompt, PromptArgument, PromptMessage,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, Role, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::api::{PlanPreview, Planned, PlannedLine, PlannedTag, RunView};
 use super::error::{ApiError, ApiErrorKind};
-use super::openapi;
-use super::request::{ActBody, PlansBody, RunBody};
-use super::routes::{self, Planning};
-use super::runs::{self, Launch, Started};
+use super::routes::Planning;
 use super::state::{AppState, Caller};
-use crate::pipeline::{Answer, AnswerSource};
-use crate::plan::StepType;
-use crate::runner::RunResult;
 
-/// How long a planned `act` waits for its client to answer the plan's questions.
-const ANSWER_WAIT: Duration = Duration::from_secs(600);
+pub use planning::writing_guide;
+pub use schema::tools;
+
+/// The resource holding the plan's JSON Schema.
+const PLAN_SCHEMA_URI: &str = "planlock://schema/plan.json";
+/// The resource holding what `server_info` answers.
+const SERVER_INFO_URI: &str = "planlock://server-info.json";
 
 /// The tools, over one service state (its store, browser, queue and inboxes).
 #[derive(Clone)]
@@ -69,142 +76,18 @@ impl Tools {
     }
 }
 
-/// The tool list with input and output schemas. The schemas are the OpenAPI document's,
-/// so a tool takes exactly what its endpoint takes.
-pub fn tools() -> Vec<Tool> {
-    let run_out = object_schema(&[("result", "RunResult"), ("events", "EventLog")], &[]);
-    vec![
-        Tool::new(
-            "plan",
-            "Turn a goal into a plan with one model call (none when cached), without running \
-             it: the plan, its review (the hosts the run may visit, what each step does, steps \
-             that look destructive or costly) and its questions with their suggested answers. \
-             Arguments as POST /v1/plans.",
-            input_schema("PlansBody"),
-        )
-        .with_raw_output_schema(Arc::new(object_schema(
-            &[],
-            &[("planning", "Planned"), ("preview", "PlanPreview")],
-        )))
-        .with_annotations(ToolAnnotations::new().read_only(true)),
-        Tool::new(
-            "act",
-            "Plan a goal with one model call, then run the plan in a browser and the bound \
-             inbox inside a lock fixed from the request. The plan's questions are asked by \
-             elicitation when the client supports it, else their suggested answers are taken \
-             (said in `planning.answers`). Progress: one notification per step. Arguments as \
-             POST /v1/act.",
-            input_schema("ActBody"),
-        )
-        .with_raw_output_schema(Arc::new(object_schema(
-            &[
-                ("planning", "Planned"),
-                ("result", "RunResult"),
-                ("events", "EventLog"),
-            ],
-            &[],
-        ))),
-        Tool::new(
-            "run_plan",
-            "Replay a plan (a committed plan file's JSON) with no model: its lock is the \
-             plan's navigate hosts and allowed_hosts. Arguments as POST /v1/runs.",
-            input_schema("RunBody"),
-        )
-        .with_raw_output_schema(Arc::new(run_out)),
-        Tool::new(
-            "get_run",
-            "A run by id: its result once it ended, else its progress.",
-            id_schema(),
-        )
-        .with_raw_output_schema(Arc::new(object_schema(&[("run", "RunView")], &[])))
-        .with_annotations(ToolAnnotations::new().read_only(true)),
-        Tool::new(
-            "cancel_run",
-            "Cancel a queued or running run; answers the run (`cancelled`, or as it ended \
-             before).",
-            id_schema(),
-        )
-        .with_raw_output_schema(Arc::new(object_schema(&[("run", "RunView")], &[]))),
-    ]
-}
-
-/// The OpenAPI document's schemas, as JSON Schema definitions (`#/$defs/NAME`), with the
-/// tools' own: where a run's events are.
-fn definitions() -> Value {
-    let mut defs = openapi::document()["components"]["schemas"].clone();
-    if let Some(map) = defs.as_object_mut() {
-        map.insert(
-            "EventLog".into(),
-            json!({
-                "type": "object",
-                "description": "Where the run's event log is: the get_run tool, or GET href.",
-                "properties": {
-                    "run_id": {"type": "string"},
-                    "href": {"type": "string", "description": "/v1/runs/RUN_ID on the HTTP API"},
-                    "count": {"type": "integer", "description": "Events the run wrote."}
-                },
-                "required": ["run_id", "href", "count"]
-            }),
-        );
-    }
-    let text = defs
-        .to_string()
-        .replace("#/components/schemas/", "#/$defs/");
-    serde_json::from_str(&text).unwrap_or(Value::Null)
-}
-
-/// A request body's schema as a tool's input schema.
-fn input_schema(body: &str) -> JsonObject {
-    let defs = definitions();
-    let mut schema = defs[body].as_object().cloned().unwrap_or_default();
-    schema.insert("type".into(), json!("object"));
-    schema.insert("$defs".into(), defs);
-    schema
-}
-
-/// `{"id": "RUN_ID"}`.
-fn id_schema() -> JsonObject {
-    json!({
-        "type": "object",
-        "properties": {"id": {"type": "string", "description": "The run's id."}},
-        "required": ["id"],
-        "additionalProperties": false
-    })
-    .as_object()
-    .cloned()
-    .unwrap_or_default()
-}
-
-/// An object whose `required` and `optional` properties are the named definitions.
-fn object_schema(required: &[(&str, &str)], optional: &[(&str, &str)]) -> JsonObject {
-    let mut properties = serde_json::Map::new();
-    for (name, def) in required.iter().chain(optional) {
-        properties.insert((*name).into(), json!({"$ref": format!("#/$defs/{def}")}));
-    }
-    let names: Vec<&str> = required.iter().map(|(n, _)| *n).collect();
-    json!({
-        "type": "object",
-        "properties": properties,
-        "required": names,
-        "$defs": definitions(),
-    })
-    .as_object()
-    .cloned()
-    .unwrap_or_default()
-}
-
 /// The arguments read as the endpoint reads its body.
 fn arguments<T: DeserializeOwned>(request: &CallToolRequestParams) -> Result<T, ApiError> {
     let value = Value::Object(request.arguments.clone().unwrap_or_default());
     serde_json::from_value(value).map_err(|e| {
         ApiError::new(
             ApiErrorKind::InvalidRequest,
-            format!("the arguments are not a valid request: {e}"),
+            format!("the arguments are not valid: {e}"),
         )
     })
 }
 
-/// A tool's structured answer, with the same JSON as its text.
+/// A tool's structured answer, with the text a model reads.
 fn answer(value: &impl Serialize, text: String) -> CallToolResult {
     let value = serde_json::to_value(value).unwrap_or(Value::Null);
     let mut result = CallToolResult::structured(value);
@@ -213,309 +96,10 @@ fn answer(value: &impl Serialize, text: String) -> CallToolResult {
 }
 
 /// An error as the API words it: `{"error": {"kind", "message", "problems"?}}`, flagged as
-/// the tool's.
-fn failed(e: ApiError) -> CallToolResult {
-    let body = serde_json::to_string(&e.body()).unwrap_or_default();
+/// the tool's, its hints naming the command serving.
+fn failed(e: ApiError, command: &str) -> CallToolResult {
+    let body = serde_json::to_string(&e.naming(command).body()).unwrap_or_default();
     CallToolResult::error(vec![ContentBlock::text(body)])
-}
-
-/// Where a run's events are.
-#[derive(Serialize)]
-struct EventLog {
-    run_id: String,
-    href: String,
-    count: usize,
-}
-
-#[derive(Serialize)]
-struct Ran {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    planning: Option<Planned>,
-    result: RunResult,
-    events: EventLog,
-}
-
-/// One line for the model reading the answer: how the run ended, and why.
-fn result_line(result: &RunResult) -> String {
-    let mut line = format!(
-        "run {} {}: {}",
-        result.run_id,
-        result.status.as_str(),
-        result.summary
-    );
-    if let Some(e) = &result.error {
-        let kind = serde_json::to_value(e.kind).unwrap_or(Value::Null);
-        line.push_str(&format!(
-            "\n{}: {}",
-            kind.as_str().unwrap_or("error"),
-            e.message
-        ));
-    }
-    if !result.warnings.is_empty() {
-        line.push_str(&format!("\n{} warning(s)", result.warnings.len()));
-    }
-    line
-}
-
-/// What the answers say about who answered.
-fn answers_line(answers: &[Answer]) -> Option<String> {
-    let taken: Vec<String> = answers
-        .iter()
-        .filter(|a| a.source == AnswerSource::Suggested)
-        .map(|a| format!("{{{{{}}}}} = \"{}\"", a.var, a.value))
-        .collect();
-    (!taken.is_empty()).then(|| {
-        format!(
-            "nobody answered the plan's questions, so their suggestions were taken: {}",
-            taken.join(", ")
-        )
-    })
-}
-
-impl Tools {
-    async fn plan(&self, request: &CallToolRequestParams) -> Result<CallToolResult, ApiError> {
-        let body: PlansBody = arguments(request)?;
-        let (goal, ask, dry_run) = body.read(&self.state)?;
-        if dry_run {
-            self.state.accepting()?;
-            let config = self.state.planner()?;
-            let _permit = self.state.planning_permit()?;
-            let (locked, _) = routes::lock_and_look(&self.state, goal, &ask, false).await?;
-            let preview = PlanPreview {
-                request: locked.preview(config),
-            };
-            let text = serde_json::to_string_pretty(&preview.request).unwrap_or_default();
-            return Ok(answer(&json!({"preview": preview}), text));
-        }
-        let planning = routes::plan_goal(&self.state, goal, &ask, false).await?;
-        let answers = planning.request.answers(&planning.outcome.plan, &[]);
-        let planned = Planned::of(&planning.request, planning.outcome, answers);
-        let text = planned.review.text.clone();
-        Ok(answer(&json!({"planning": planned}), text))
-    }
-
-    async fn act(
-        &self,
-        request: &CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ApiError> {
-        let body: ActBody = arguments(request)?;
-        let (goal, ask) = body.read(&self.state)?;
-        // The client's retry with the answers to the questions it was asked.
-        let caller = caller_of(&self.state, context);
-        let resumed = request.request_state.as_ref().and_then(|handle| {
-            let mut waiting = self.waiting();
-            waiting.retain(|_, w| w.since.elapsed() < ANSWER_WAIT);
-            match waiting.get(handle) {
-                Some(w) if w.caller == caller => waiting.remove(handle),
-                _ => None,
-            }
-        });
-        let (planning, asked) = match resumed {
-            Some(w) => {
-                let asked = answered(&w.planning, request.input_responses.as_ref())?;
-                (w.planning, asked)
-            }
-            None => {
-                let planning = routes::plan_goal(&self.state, goal, &ask, true).await?;
-                let open = planning
-                    .request
-                    .open_questions(&planning.outcome.plan)
-                    .len();
-                match how_to_ask(context) {
-                    Asking::None => (planning, Vec::new()),
-                    _ if open == 0 => (planning, Vec::new()),
-                    Asking::Retry => return Ok(self.ask_by_retry(planning, caller).into()),
-                    Asking::Request => {
-                        let asked = ask_by_request(&planning, context).await?;
-                        (planning, asked)
-                    }
-                }
-            }
-        };
-        let Planning {
-            request: locked,
-            outcome,
-        } = planning;
-        let answers = locked.answers(&outcome.plan, &asked);
-        let spec = locked.run(outcome.plan.clone(), &answers)?;
-        let planned = Planned::of(&locked, outcome, answers);
-        let launch = runs::prepare(&self.state, spec.named("act"), ask).await?;
-        let launch = Launch {
-            prelude: Some(PlannedLine {
-                event: PlannedTag::Planned,
-                planned: planned.clone(),
-            }),
-            ..launch
-        };
-        let mut text = planned.review.text.clone();
-        if let Some(line) = answers_line(&planned.answers) {
-            text.push_str(&format!("\n{line}\n"));
-        }
-        let (result, events) = self.follow(launch, context).await?;
-        text.push('\n');
-        text.push_str(&result_line(&result));
-        let ran = Ran {
-            planning: Some(planned),
-            events,
-            result,
-        };
-        Ok(answer(&ran, text).into())
-    }
-
-    /// Asks the plan's open questions as input the client's retry of the call carries
-    /// (MCP 2026-07-28): the planning waits here under a handle the client echoes.
-    fn ask_by_retry(&self, planning: Planning, caller: Caller) -> InputRequiredResult {
-        let mut requests = InputRequests::new();
-        for q in planning.request.open_questions(&planning.outcome.plan) {
-            let params = form_for(&q.ask, &q.suggested);
-            requests.insert(
-                q.var.clone(),
-                InputRequest::Elicitation(ElicitRequest::new(params)),
-            );
-        }
-        // Unguessable: the handle alone takes up the planning.
-        let handle = format!("act-{:032x}", rand::random::<u128>());
-        let mut waiting = self.waiting();
-        // Plans whose questions were never answered are dropped after the wait.
-        waiting.retain(|_, w| w.since.elapsed() < ANSWER_WAIT);
-        waiting.insert(
-            handle.clone(),
-            Waiting {
-                planning,
-                caller,
-                since: Instant::now(),
-            },
-        );
-        InputRequiredResult::new(Some(requests), Some(handle))
-    }
-
-    async fn run_plan(
-        &self,
-        request: &CallToolRequestParams,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ApiError> {
-        let body: RunBody = arguments(request)?;
-        let (plan, ask) = body.read(&self.state)?;
-        self.state.accepting()?;
-        let spec = runs::replay_spec(&self.state, plan, &ask);
-        let launch = runs::prepare(&self.state, spec, ask).await?;
-        let (result, events) = self.follow(launch, context).await?;
-        let text = result_line(&result);
-        let ran = Ran {
-            planning: None,
-            result,
-            events,
-        };
-        Ok(answer(&ran, text))
-    }
-
-    /// Starts a run and follows it to its end: each step as a progress notification (sent
-    /// from the run's lines, so a slow client never holds the run up), cancelled with the
-    /// call.
-    async fn follow(
-        &self,
-        launch: Launch,
-        context: &RequestContext<RoleServer>,
-    ) -> Result<(RunResult, EventLog), ApiError> {
-        let total = launch.run.plan().steps.len();
-        let Started {
-            run_id,
-            mut done,
-            lines,
-        } = runs::start(&self.state, &caller_of(&self.state, context), launch, true).await?;
-        let token = context.meta.get_progress_token();
-        let peer = context.peer.clone();
-        let mut count = 0usize;
-        let mut lines = lines;
-        let ended = async {
-            loop {
-                let next = match lines.as_mut() {
-                    Some(rx) => rx.recv().await,
-                    None => None,
-                };
-                let Some(bytes) = next else {
-                    // The stream is over; the result is (about to be) stored.
-                    let _ = done.wait_for(Option::is_some).await;
-                    return done.borrow().clone();
-                };
-                let Ok(line) = serde_json::from_slice::<Value>(&bytes) else {
-                    continue;
-                };
-                match line["event"].as_str() {
-                    Some("planned") => continue,
-                    Some("result") => {
-                        let _ = done.wait_for(Option::is_some).await;
-                        return done.borrow().clone();
-                    }
-                    _ => count += 1,
-                }
-                if let (Some(token), Some(message)) =
-                    (&token, progress_message(&line, total, &run_id))
-                {
-                    let index = line["index"].as_u64().unwrap_or(0) as f64;
-                    let _ = peer
-                        .notify_progress(
-                            ProgressNotificationParam::new(token.clone(), index + 1.0)
-                                .with_total(total as f64)
-                                .with_message(message),
-                        )
-                        .await;
-                }
-            }
-        };
-        let result = tokio::select! {
-            r = ended => r,
-            _ = context.ct.cancelled() => {
-                // The client gave up on the call: the run ends as cancelled.
-                routes::cancel(&self.state, &run_id).await?;
-                let mut done = self.state.registry().handle(&run_id).map(|(_, d)| d);
-                match done.as_mut() {
-                    Some(d) => { let _ = d.wait_for(Option::is_some).await; d.borrow().clone() }
-                    None => None,
-                }
-            }
-        };
-        let result = match result {
-            Some(r) => r.as_ref().clone(),
-            None => match self.state.store().get(&run_id).await? {
-                Some(stored) => match stored.result {
-                    Some(r) => r,
-                    None => return Err(ApiError::internal("a run ended without a result")),
-                },
-                None => return Err(ApiError::internal("a run ended without a result")),
-            },
-        };
-        let events = EventLog {
-            href: format!("/v1/runs/{run_id}"),
-            run_id,
-            count,
-        };
-        Ok((result, events))
-    }
-
-    async fn get_run(&self, request: &CallToolRequestParams) -> Result<CallToolResult, ApiError> {
-        let id = run_id(request)?;
-        let run = self
-            .state
-            .store()
-            .get(&id)
-            .await?
-            .ok_or_else(|| routes::unknown_run(&id))?;
-        let view = runs::view(&self.state, &run).await?;
-        let text = view_line(&view);
-        Ok(answer(&json!({"run": view}), text))
-    }
-
-    async fn cancel_run(
-        &self,
-        request: &CallToolRequestParams,
-    ) -> Result<CallToolResult, ApiError> {
-        let id = run_id(request)?;
-        let (_, view) = routes::cancel(&self.state, &id).await?;
-        let text = view_line(&view);
-        Ok(answer(&json!({"run": view}), text))
-    }
 }
 
 /// Who asks, as the HTTP API counts callers: a server with a token has let in only its
@@ -537,163 +121,41 @@ fn caller_of(state: &AppState, context: &RequestContext<RoleServer>) -> Caller {
         })
 }
 
-fn view_line(view: &RunView) -> String {
-    match view {
-        RunView::Ended(ended) => result_line(&ended.result),
-        RunView::InFlight(progress) => {
-            serde_json::to_string(progress).unwrap_or_else(|_| "in flight".into())
-        }
-    }
-}
-
-fn run_id(request: &CallToolRequestParams) -> Result<String, ApiError> {
-    #[derive(serde::Deserialize)]
-    #[serde(deny_unknown_fields)]
-    struct Id {
-        id: String,
-    }
-    Ok(arguments::<Id>(request)?.id)
-}
-
-/// "run ID step 2 of 7: the Email field", or "run ID step 5 of 7: waiting for mail": the
-/// run's id first, for `get_run` and `cancel_run`.
-fn progress_message(line: &Value, total: usize, run_id: &str) -> Option<String> {
-    let index = line["index"].as_u64()? + 1;
-    match line["event"].as_str()? {
-        "step_started" => {
-            let step_type = line["type"].as_str().unwrap_or_default();
-            let reads_mail = serde_json::from_value::<StepType>(line["type"].clone())
-                .is_ok_and(StepType::reads_mail);
-            let what = match line["describe"].as_str() {
-                _ if reads_mail => "waiting for mail",
-                Some(describe) => describe,
-                None => step_type,
-            };
-            Some(format!("run {run_id} step {index} of {total}: {what}"))
-        }
-        "step_failed" => Some(format!("run {run_id} step {index} of {total} failed")),
-        _ => None,
-    }
-}
-
-/// How the plan's questions reach the person behind the client.
-enum Asking {
-    /// The client cannot elicit: suggestions are taken.
-    None,
-    /// MCP 2026-07-28 and later: as input the client's retry carries.
-    Retry,
-    /// Older protocol versions: as requests to the client.
-    Request,
-}
-
-fn how_to_ask(context: &RequestContext<RoleServer>) -> Asking {
-    let can = context
-        .client_capabilities()
-        .is_some_and(|c| c.elicitation.is_some());
-    if !can {
-        return Asking::None;
-    }
-    match context.protocol_version() {
-        Some(v) if v >= ProtocolVersion::V_2026_07_28 => Asking::Retry,
-        _ => Asking::Request,
-    }
-}
-
-/// A form of one string field, `answer`, the suggestion as its default.
-fn form_for(ask: &str, suggested: &str) -> ElicitRequestParams {
-    let field = StringSchema::new()
-        .title("answer")
-        .description(ask.to_string())
-        .with_default(suggested.to_string());
-    let schema = ElicitationSchema::builder()
-        .required_property("answer", PrimitiveSchemaDefinition::String(field))
-        .build()
-        .unwrap_or_else(|_| ElicitationSchema::new(Default::default()));
-    ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message: format!("{ask} (suggested: {suggested})"),
-        requested_schema: schema,
-    }
-}
-
-/// The value an elicitation's answer gives its question: accepted → what was typed (the
-/// suggestion when nothing was); declined → `None` (the suggestion is taken); cancelled →
-/// nothing runs.
-fn elicited(var: &str, result: &ElicitResult) -> Result<Option<String>, ApiError> {
-    match result.action {
-        ElicitationAction::Accept => Ok(result
-            .content
-            .as_ref()
-            .and_then(|c| c.get("answer"))
-            .and_then(Value::as_str)
-            .map(str::to_string)),
-        ElicitationAction::Decline => Ok(None),
-        _ => Err(ApiError::new(
-            ApiErrorKind::Cancelled,
-            format!("the question for {{{{{var}}}}} was dismissed, so nothing ran"),
-        )),
-    }
-}
-
-/// The answers a client's retry carries, by question.
-fn answered(
-    planning: &Planning,
-    responses: Option<&rmcp::model::InputResponses>,
-) -> Result<Vec<(String, String)>, ApiError> {
-    let mut asked = Vec::new();
-    for q in planning.request.open_questions(&planning.outcome.plan) {
-        let Some(raw) = responses.and_then(|r| r.get(&q.var)) else {
-            continue;
-        };
-        let result: ElicitResult = serde_json::from_value(raw.clone()).map_err(|e| {
-            ApiError::new(
-                ApiErrorKind::InvalidRequest,
-                format!("inputResponses.{}: not an elicitation result: {e}", q.var),
-            )
-        })?;
-        if let Some(value) = elicited(&q.var, &result)? {
-            asked.push((q.var.clone(), value));
-        }
-    }
-    Ok(asked)
-}
-
-/// Asks each open question as a request to the client (protocol versions before
-/// 2026-07-28).
-async fn ask_by_request(
-    planning: &Planning,
-    context: &RequestContext<RoleServer>,
-) -> Result<Vec<(String, String)>, ApiError> {
-    let mut asked = Vec::new();
-    for q in planning.request.open_questions(&planning.outcome.plan) {
-        let result = context
-            .peer
-            .create_elicitation_with_timeout(form_for(&q.ask, &q.suggested), Some(ANSWER_WAIT))
-            .await;
-        match result {
-            Ok(result) => {
-                if let Some(value) = elicited(&q.var, &result)? {
-                    asked.push((q.var.clone(), value));
-                }
-            }
-            // A client that cannot answer after all: the suggestion stands.
-            Err(e) => tracing::warn!(error = %e, var = %q.var, "question not answered"),
-        }
-    }
-    Ok(asked)
+/// The `write_plan` prompt: the guide, and the goal when one is given.
+fn write_plan_prompt() -> Prompt {
+    let mut prompt = Prompt::new(
+        "write_plan",
+        Some(
+            "How to write a planlock plan yourself: the ten steps with their fields, the rules, \
+             one complete plan, and the loop (look, write, validate_plan, run_plan).",
+        ),
+        Some(vec![
+            PromptArgument::new("goal")
+                .with_description("What the plan should do, naming the site.")
+                .with_required(false),
+        ]),
+    );
+    prompt.title = Some("Write a planlock plan".into());
+    prompt
 }
 
 impl ServerHandler for Tools {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("planlock", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "planlock runs browser tasks with a verdict you can trust: `act` plans a goal \
-                 (naming its site) with one model call and runs it inside a lock fixed from \
-                 the request; `plan` only plans; `run_plan` replays a plan with no model. A \
-                 run's `result.status` is succeeded, failed (with `error.message`, a sentence \
-                 saying what was looked for and found) or cancelled.",
-            )
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(Implementation::new("planlock", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "planlock runs a JSON plan in a real browser with a real mailbox, with no model, \
+             inside a lock on where it may go, and gives a verdict you can trust. Write the \
+             plan yourself: server_info (how to write one, the inboxes), look (the start \
+             page's outline), validate_plan, run_plan. Keep the plan: `planlock run plan.json` \
+             replays it in CI.",
+        )
     }
 
     async fn list_tools(
@@ -710,22 +172,115 @@ impl ServerHandler for Tools {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let answered = match request.name.as_ref() {
+            "server_info" => match request.arguments.as_ref().filter(|a| !a.is_empty()) {
+                Some(_) => Err(ApiError::new(
+                    ApiErrorKind::InvalidRequest,
+                    "server_info takes no arguments",
+                )),
+                None => Ok(self.server_info().into()),
+            },
+            "look" => self.look(&request).await.map(Into::into),
+            "validate_plan" => self.validate_plan(&request).await.map(Into::into),
+            "run_plan" => self.run_plan(request, &context).await.map(Into::into),
+            "act" => self.act(request, &context).await,
             "plan" => self.plan(&request).await.map(Into::into),
-            "act" => self.act(&request, &context).await,
-            "run_plan" => self.run_plan(&request, &context).await.map(Into::into),
-            "get_run" => self.get_run(&request).await.map(Into::into),
+            "get_run" => self.get_run(&request, &context).await.map(Into::into),
             "cancel_run" => self.cancel_run(&request).await.map(Into::into),
             other => {
+                let names: Vec<String> = tools().iter().map(|t| t.name.to_string()).collect();
                 return Err(ErrorData::invalid_params(
                     format!(
-                        "there is no tool `{other}`: the tools are plan, act, run_plan, \
-                         get_run and cancel_run"
+                        "there is no tool `{other}`: the tools are {}",
+                        names.join(", ")
                     ),
                     None,
                 ));
             }
         };
-        Ok(answered.unwrap_or_else(|e| failed(e).into()))
+        Ok(answered.unwrap_or_else(|e| failed(e, self.state.command()).into()))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(vec![write_plan_prompt()]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name != "write_plan" {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "there is no prompt `{}`: the prompt is write_plan",
+                    request.name
+                ),
+                None,
+            ));
+        }
+        let mut text = writing_guide();
+        if let Some(goal) = request
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get("goal"))
+            .and_then(Value::as_str)
+        {
+            text.push_str(&format!(
+                "\nThe goal: {goal}\nLook at its start page first (`look`), then write the \
+                 plan, check it with `validate_plan` and run it with `run_plan`.\n"
+            ));
+        }
+        let mut result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]);
+        result.description = Some("How to write a planlock plan".into());
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let schema = Resource::new(PLAN_SCHEMA_URI, "plan.schema.json")
+            .with_title("The plan's JSON Schema")
+            .with_description(
+                "The JSON Schema (draft 2020-12) of a plan, as `planlock schema` prints it.",
+            )
+            .with_mime_type("application/schema+json");
+        let info = Resource::new(SERVER_INFO_URI, "server-info.json")
+            .with_title("About this planlock server")
+            .with_description("Its inbox names, the lock's defaults, limits and version.")
+            .with_mime_type("application/json");
+        Ok(ListResourcesResult::with_all_items(vec![schema, info]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let (text, mime) = match request.uri.as_str() {
+            PLAN_SCHEMA_URI => (crate::plan::json_schema_text(), "application/schema+json"),
+            SERVER_INFO_URI => (
+                serde_json::to_string_pretty(&planning::server_info_json(&self.state))
+                    .unwrap_or_default(),
+                "application/json",
+            ),
+            other => {
+                return Err(ErrorData::resource_not_found(
+                    format!(
+                        "there is no resource `{other}`: the resources are {PLAN_SCHEMA_URI} \
+                         and {SERVER_INFO_URI}"
+                    ),
+                    None,
+                ));
+            }
+        };
+        let contents = ResourceContents::text(text, request.uri.clone()).with_mime_type(mime);
+        Ok(ReadResourceResult::new(vec![contents]).into())
     }
 }
 
@@ -734,7 +289,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_tool_has_an_object_input_and_output_schema_whose_refs_resolve() {
+    fn every_schema_is_an_object_whose_refs_resolve_in_its_own_defs() {
         for tool in tools() {
             let output = tool.output_schema.as_ref().expect("an output schema");
             for schema in [tool.input_schema.as_ref(), output.as_ref()] {
@@ -749,37 +304,133 @@ mod tests {
                         tool.name
                     );
                 }
+                // Each definition is reached from the schema itself.
+                if let Some(defs) = schema.get("$defs").and_then(Value::as_object) {
+                    for name in defs.keys() {
+                        assert!(
+                            text.contains(&format!("\"#/$defs/{name}\"")),
+                            "{}: {name} is defined but never used",
+                            tool.name
+                        );
+                    }
+                }
             }
         }
     }
 
     #[test]
-    fn a_tool_error_is_the_apis_error_body() {
+    fn every_tool_has_a_title_hints_and_a_description_without_the_http_api() {
+        for tool in tools() {
+            let annotations = tool.annotations.as_ref().expect("annotations");
+            assert!(tool.title.is_some(), "{}", tool.name);
+            assert!(annotations.read_only_hint.is_some(), "{}", tool.name);
+            assert!(annotations.destructive_hint.is_some(), "{}", tool.name);
+            assert!(annotations.open_world_hint.is_some(), "{}", tool.name);
+            let description = tool.description.as_deref().unwrap_or_default();
+            for http in ["POST ", "GET ", "/v1/", "422", "503"] {
+                assert!(!description.contains(http), "{}: {description}", tool.name);
+            }
+            let text = Value::Object(tool.input_schema.as_ref().clone()).to_string();
+            for http in ["POST /v1", "GET /v1", "/v1/act"] {
+                assert!(!text.contains(http), "{}: {text}", tool.name);
+            }
+        }
+    }
+
+    #[test]
+    fn the_tools_that_reach_hosts_say_that_loopback_needs_allowed_hosts() {
+        for tool in tools() {
+            let name = tool.name.as_ref();
+            if ["look", "run_plan", "act"].contains(&name) {
+                let description = tool.description.as_deref().unwrap_or_default();
+                let lower = description.to_lowercase();
+                assert!(
+                    lower.contains("allowed_hosts") && lower.contains("loopback"),
+                    "{name}: {description}"
+                );
+            }
+        }
+    }
+
+    /// The bytes a host loads into every turn (the SDK's measure, through a real client, is in
+    /// tests/it/mcp.rs): printed for the numbers, bounded here too.
+    #[test]
+    fn the_tool_list_fits_in_16_kb() {
+        let list = serde_json::to_string(&ListToolsResult::with_all_items(tools())).unwrap();
+        for tool in tools() {
+            eprintln!(
+                "{}: {} bytes",
+                tool.name,
+                serde_json::to_string(&tool).unwrap().len()
+            );
+        }
+        eprintln!("tools/list result: {} bytes", list.len());
+        if let Ok(path) = std::env::var("PLANLOCK_DUMP_TOOLS") {
+            std::fs::write(path, &list).unwrap();
+        }
+        assert!(list.len() <= 16 * 1024, "{} bytes", list.len());
+    }
+
+    #[test]
+    fn the_look_argument_takes_exactly_true_false_or_required() {
+        let act = tools().into_iter().find(|t| t.name == "act").expect("act");
+        let look = &act.input_schema["properties"]["look"];
+        let text = look.to_string();
+        assert!(text.contains("\"boolean\""), "{text}");
+        assert!(text.contains("\"required\""), "{text}");
+        assert!(!text.contains("\"object\""), "{text}");
+    }
+
+    #[test]
+    fn a_tool_error_is_the_apis_error_body_naming_the_command_serving() {
         let invalid = ApiError::invalid_plan(&crate::plan::PlanError::Invalid(vec![
             crate::plan::Problem::new("steps[0].url", "not absolute"),
         ]));
         let api_body = serde_json::to_value(invalid.body()).unwrap();
-        let result = failed(invalid);
+        let result = failed(invalid, "planlock serve");
         assert_eq!(result.is_error, Some(true));
         let text = &result.content[0].as_text().expect("text").text;
         let body: Value = serde_json::from_str(text).unwrap();
         assert_eq!(body, api_body);
         assert_eq!(body["error"]["kind"], "invalid_plan");
+
+        let hint = ApiError::new(
+            ApiErrorKind::InvalidInbox,
+            "this server has no inbox named `x` (it has none: planlock serve --inbox NAME=URL)",
+        );
+        let result = failed(hint, "planlock mcp");
+        let text = &result.content[0].as_text().expect("text").text;
+        assert!(text.contains("planlock mcp --inbox NAME=URL"), "{text}");
+        assert!(!text.contains("planlock serve"), "{text}");
     }
 
     #[test]
     fn progress_says_the_step_and_when_it_waits_for_mail() {
+        use serde_json::json;
         let line = json!({"event": "step_started", "index": 1, "type": "fill", "describe": "the Email field"});
         assert_eq!(
-            progress_message(&line, 5, "r1").as_deref(),
+            running::progress_message(&line, 5, "r1").as_deref(),
             Some("run r1 step 2 of 5: the Email field")
         );
         let line = json!({"event": "step_started", "index": 3, "type": "wait_for_email"});
         assert_eq!(
-            progress_message(&line, 5, "r1").as_deref(),
+            running::progress_message(&line, 5, "r1").as_deref(),
             Some("run r1 step 4 of 5: waiting for mail")
         );
         let done = json!({"event": "step_succeeded", "index": 0});
-        assert_eq!(progress_message(&done, 5, "r1"), None);
+        assert_eq!(running::progress_message(&done, 5, "r1"), None);
+    }
+
+    #[test]
+    fn the_guide_holds_the_planners_reference_and_a_valid_example() {
+        let guide = writing_guide();
+        assert!(guide.contains(crate::planner::prompt::writing_reference()));
+        assert!(guide.contains(crate::planner::prompt::EXAMPLE_PLAN));
+        for tool in ["look", "validate_plan", "run_plan", "planlock schema"] {
+            assert!(
+                guide.contains(&format!("`{tool}")),
+                "the guide lacks {tool}"
+            );
+        }
     }
 }

@@ -46,7 +46,7 @@ use tower_http::trace::TraceLayer;
 
 pub use browser::{BROWSER_WS_VAR, BrowserHandle, BrowserSource};
 pub use error::ApiError;
-pub use mcp::{Tools as McpTools, tools as mcp_tools};
+pub use mcp::{Tools as McpTools, tools as mcp_tools, writing_guide};
 pub use openapi::document as openapi_document;
 pub use state::{
     AppState, DEFAULT_BODY_LIMIT, DEFAULT_KEEP_DAYS, DEFAULT_QUEUE, DEFAULT_READ_TIMEOUT,

@@ -91,10 +91,11 @@ pub struct ActBody {
     /// A failed `should` step fails the run, as a `must` step does.
     #[serde(default)]
     pub strict: bool,
-    /// Look at the goal's start page before planning (default), or not (`false`: no page
-    /// text reaches the model), or insist (`"required"`: 422 when the page cannot be read).
+    /// Look at the goal's start page before planning (`true`, the default), or not
+    /// (`false`: no page text reaches the model), or insist (`"required"`: an error when the
+    /// page cannot be read).
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[schema(schema_with = look_values)]
     pub look: LookField,
 }
 
@@ -147,13 +148,63 @@ pub struct PlansBody {
     pub allowed_hosts: Vec<String>,
     #[serde(default)]
     pub no_cache: bool,
-    /// As in `POST /v1/act`.
+    /// Look at the goal's start page before planning (`true`, the default), or not
+    /// (`false`), or insist (`"required"`: an error when the page cannot be read).
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[schema(schema_with = look_values)]
     pub look: LookField,
     /// Answer with the exact request the model would get (no model call, no key needed).
     #[serde(default)]
     pub dry_run: bool,
+}
+
+/// The `look` tool: a page to outline as the planner would be shown it, for an agent that
+/// writes the plan itself.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LookBody {
+    /// The page to look at: an absolute http(s) URL. Give this or `goal`.
+    #[serde(default, deserialize_with = "given")]
+    pub url: Option<String>,
+    /// Or the goal as `act` takes it: its first URL is the page looked at.
+    #[serde(default, deserialize_with = "given")]
+    pub goal: Option<String>,
+    /// Caller variables: their values are masked where the page shows them.
+    #[serde(default)]
+    pub vars: BTreeMap<String, String>,
+    /// The inboxes the run will bind (the outline's context names them).
+    #[serde(default)]
+    #[schema(schema_with = inbox_entries)]
+    pub inbox: Inboxes,
+    /// More hosts the run may visit; loopback and private addresses (127.0.0.1, localhost,
+    /// 10.x) only when listed here.
+    #[serde(default)]
+    pub allowed_hosts: Vec<String>,
+}
+
+/// A string that is there when its field is (never `null`: one of two fields is given).
+fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
+}
+
+/// The `validate_plan` tool: a plan to check as a run would read it, with nothing run.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckBody {
+    /// The plan object `{reasoning, steps, questions?}`, or a string holding its JSON. Any
+    /// value is read: what is wrong with it is the answer.
+    #[schema(schema_with = any_plan)]
+    pub plan: Value,
+    #[serde(default)]
+    pub vars: BTreeMap<String, String>,
+    /// The values for `{{secret.NAME}}` the run will be given (the key is NAME).
+    #[serde(default)]
+    pub secrets: BTreeMap<String, String>,
+    #[serde(default)]
+    #[schema(schema_with = inbox_entries)]
+    pub inbox: Inboxes,
+    #[serde(default)]
+    pub allowed_hosts: Vec<String>,
 }
 
 /// Caller variables from the request's `vars` object.
@@ -242,6 +293,72 @@ impl PlansBody {
     }
 }
 
+impl LookBody {
+    /// The goal to look for (a bare URL is a goal naming it), and what else is asked: the
+    /// look is required, as the caller asked for nothing else.
+    pub fn read(self, state: &AppState) -> Result<(String, Ask), ApiError> {
+        let goal = match (self.url, self.goal) {
+            (Some(url), None) => url,
+            (None, Some(goal)) => goal,
+            (Some(_), Some(_)) => {
+                return Err(ApiError::new(
+                    ApiErrorKind::InvalidRequest,
+                    "give `url` or `goal`, not both",
+                ));
+            }
+            (None, None) => {
+                return Err(ApiError::new(
+                    ApiErrorKind::InvalidRequest,
+                    "give `url` (the page to look at) or `goal` (naming it)",
+                ));
+            }
+        };
+        let vars = caller_vars(&self.vars)?;
+        let ask = Ask {
+            look: LookChoice::Required,
+            ..Ask::bound(state, vars, &self.inbox, self.allowed_hosts)?
+        };
+        Ok((goal, ask))
+    }
+}
+
+impl CheckBody {
+    /// The plan as given, and what else is asked. The plan is not read here: checking it
+    /// is the point.
+    pub fn read(self, state: &AppState) -> Result<(Value, Ask), ApiError> {
+        if !(self.plan.is_object() || self.plan.is_string()) {
+            return Err(ApiError::new(
+                ApiErrorKind::InvalidRequest,
+                format!(
+                    "`plan` is a plan object or a string holding one, not {}",
+                    plan::json_kind(&self.plan)
+                ),
+            ));
+        }
+        let vars = caller_vars(&self.vars)?;
+        let ask = Ask {
+            secrets: self.secrets,
+            ..Ask::bound(state, vars, &self.inbox, self.allowed_hosts)?
+        };
+        Ok((self.plan, ask))
+    }
+}
+
+/// Every problem of `plan` (an object, or a string holding one), as a run reads it.
+pub fn plan_problems(
+    value: &Value,
+    limits: &Limits,
+    vars: &Vars,
+) -> Result<Plan, Vec<plan::Problem>> {
+    plan_from(value, limits, vars).map_err(|e| {
+        if e.problems.is_empty() {
+            vec![plan::Problem::new("plan", e.message)]
+        } else {
+            e.problems
+        }
+    })
+}
+
 impl Ask {
     /// What every body asks: its variables, its inbox entries bound and its hosts; nothing
     /// else (no secrets, no callback, not strict, the cache used, no look) until the body
@@ -294,20 +411,43 @@ fn plan_or_text() -> impl Into<RefOr<Schema>> {
         .description(Some("The plan, or a string holding its JSON."))
 }
 
+/// `look`: exactly the values [`LookField`] reads (`null` is the default too).
+fn look_values() -> impl Into<RefOr<Schema>> {
+    use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(Type::Boolean))
+        .item(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some(["required"])),
+        )
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .description(Some(
+            "`true` (the default): look at the start page first; `false`: no page text reaches \
+             the model; `\"required\"`: an error when the page cannot be read.",
+        ))
+}
+
+/// `plan` of `validate_plan`: any object or string.
+fn any_plan() -> impl Into<RefOr<Schema>> {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::Object, Type::String]))
+        .description(Some(
+            "The plan object {reasoning, steps, questions?}, or a string holding its JSON.",
+        ))
+}
+
 /// `inbox`: one entry or a list of them.
 fn inbox_entries() -> impl Into<RefOr<Schema>> {
     use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
-    let entry = || {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .description(Some(
-                "`[BINDING=]NAME`: one of the server's inboxes (unnamed: the default inbox); or \
-                 `[BINDING=]URL` when the server allows request inboxes.",
-            ))
-    };
+    let entry = || ObjectBuilder::new().schema_type(Type::String);
     OneOfBuilder::new()
         .item(entry())
         .item(ArrayBuilder::new().items(entry()))
-        .description(Some("The inboxes to bind, chosen by name."))
+        .description(Some(
+            "The inboxes to bind: `NAME` of a server inbox (the default one), `BINDING=NAME` \
+             for `inbox_id`, a mailbox URL if the server takes them, or a list.",
+        ))
         .examples([json!("support"), json!(["support", "billing=sales"])])
 }

@@ -84,6 +84,9 @@ pub struct ServerConfig {
     /// The longest a client may take to send a request's head (from the connection's start,
     /// or the end of its previous answer) and, then, its body.
     pub read_timeout: Duration,
+    /// The command serving: `planlock serve`, or `planlock mcp` over stdio. Hints that name
+    /// a server option name this one (both take the same options).
+    pub command: &'static str,
 }
 
 impl ServerConfig {
@@ -115,6 +118,7 @@ impl ServerConfig {
             webhook_secret: None,
             webhook_retries: DEFAULT_WEBHOOK_RETRIES.to_vec(),
             read_timeout: DEFAULT_READ_TIMEOUT,
+            command: "planlock serve",
         }
     }
 }
@@ -133,6 +137,7 @@ impl WeakState {
 }
 
 struct Shared {
+    command: &'static str,
     planner: Result<PlannerConfig, ApiError>,
     token: Option<String>,
     max_runs: usize,
@@ -265,6 +270,7 @@ impl AppState {
         let max_runs = config.max_runs.max(1);
         let metrics = Arc::new(Metrics::default());
         Ok(AppState(Arc::new(Shared {
+            command: config.command,
             planner: config.planner,
             token: config.token.filter(|t| !t.is_empty()),
             max_runs,
@@ -336,6 +342,10 @@ impl AppState {
     }
     pub(crate) fn secrets(&self) -> &Secrets {
         &self.0.secrets
+    }
+    /// `planlock serve` or `planlock mcp`: the command whose options hints name.
+    pub(crate) fn command(&self) -> &'static str {
+        self.0.command
     }
     pub(crate) fn inboxes(&self) -> &ServerInboxes {
         &self.0.inboxes

@@ -281,7 +281,8 @@ async fn malformed_mime_is_kept_and_read() {
         b"Subject: junk 1\r\nFrom: =?utf-8?B?!!!?=\r\nContent-Type: multipart/mixed; boundary=\"\"\r\n\r\n--\r\n--\r\n",
         b"Subject: junk 2\r\nFrom: <<<@@@>>>, \"unterminated\r\nContent-Type: message/rfc822\r\n\r\nContent-Type: message/rfc822\r\n\r\n",
         b"Subject: junk 3\r\nTo: \xff\xfe\xc3\x28\r\nContent-Transfer-Encoding: base64\r\n\r\n@@@@=\r\n",
-        b"Subject: junk 4\r\n\x00\x01\x02",
+        // Other control bytes; a NUL is refused (a_message_holding_a_nul_is_refused).
+        b"Subject: junk 4\r\n\x01\x02\x7f",
     ];
     for raw in junk {
         send_mail(inbox.local_addr(), "x@y.test", &["run-m@demo.test"], raw).await;
@@ -583,6 +584,57 @@ async fn a_bare_line_end_never_ends_data_so_no_second_message_is_smuggled() {
         let held: Vec<String> = inbox.messages().iter().map(|m| m.subject.clone()).collect();
         assert_eq!(held, ["Well formed"]);
     }
+}
+
+/// A command line ends only with CRLF (RFC 5321 2.3.8, 4.1.1.4). A command ended by a bare LF,
+/// or holding a bare CR, is refused and never carried out, and the connection is closed:
+/// where the client meant its lines to end is no longer known.
+#[tokio::test]
+async fn a_command_ended_by_a_bare_lf_or_holding_a_bare_cr_is_refused() {
+    for (line, bare) in [
+        (&b"EHLO client.test\n"[..], "bare LF"),
+        (
+            b"MAIL FROM:<noreply@shop.example>\nRCPT TO:<run-c1@demo.test>\r\n",
+            "bare LF",
+        ),
+        (b"NOOP\rMAIL FROM:<noreply@shop.example>\r\n", "bare CR"),
+    ] {
+        let inbox = receiver().await;
+        let _run = inbox.open("c1").await.unwrap();
+        let mut c = SmtpClient::connect(inbox.local_addr()).await;
+        if !line.starts_with(b"EHLO") {
+            assert_eq!(c.command("EHLO client.test").await.0, 250);
+        }
+        c.send(line).await;
+        let (code, text) = c.reply().await;
+        let shown = String::from_utf8_lossy(line);
+        assert_eq!(code, 500, "{shown:?} is refused: {text}");
+        assert!(text.contains(bare), "{shown:?}: {text}");
+        assert!(c.closed().await, "{shown:?}: the connection is closed");
+    }
+}
+
+/// Mail carries no NUL (MIME's 7bit and 8bit data allow none, RFC 2045 2.7 and 2.8): a
+/// message holding one is refused whole, and the session goes on.
+#[tokio::test]
+async fn a_message_holding_a_nul_is_refused() {
+    let inbox = receiver().await;
+    let _run = inbox.open("n1").await.unwrap();
+    let mut c = SmtpClient::connect(inbox.local_addr()).await;
+    assert_eq!(c.command("EHLO client.test").await.0, 250);
+    assert_eq!(c.command("MAIL FROM:<noreply@shop.example>").await.0, 250);
+    assert_eq!(c.command("RCPT TO:<run-n1@demo.test>").await.0, 250);
+    let raw = message(
+        "noreply@shop.example",
+        "run-n1@demo.test",
+        "Your code",
+        "Your code is 48\u{0}2913",
+    );
+    let (code, text) = c.data(&raw).await;
+    assert_eq!(code, 550, "{text}");
+    assert!(text.contains("NUL"), "{text}");
+    assert!(inbox.messages().is_empty(), "nothing was queued");
+    assert_eq!(c.command("NOOP").await.0, 250, "the session goes on");
 }
 
 /// 135 connections from one peer that say nothing must not keep a run's real mail out: they

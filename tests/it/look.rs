@@ -421,6 +421,50 @@ fn instruction_like_texts_are_withheld_wherever_they_are_and_counted() {
     assert!(!text.contains(&format!("\"{WITHHELD}\"")), "{text}");
 }
 
+/// "Ignore previous instructions" in script and double-struck letters (Letterlike Symbols
+/// among them), in mathematical Greek, with Turkish `İ`, with Mongolian variation selectors
+/// between its letters, and turned round inside a right-to-left override: the request the
+/// model receives holds none of them, only the markers, and the page's other texts as they are.
+#[test]
+fn instructions_in_look_alike_letters_never_reach_the_model() {
+    need_browser!();
+    let fake = FakeModel::openai_plan(stand_in_plan());
+    let goal = format!("Sign up at {}", site().url("/look-unicode.html"));
+    let out = plan_command(&fake, &[&goal]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sent = user_messages(&fake).pop().unwrap();
+    for (disguise, mark) in [
+        ("script", "ℊ"),
+        ("double-struck", "𝕘"),
+        ("mathematical Greek", "𝛊"),
+        ("Turkish İ", "İ"),
+        ("Mongolian variation selectors", "\u{180b}"),
+        ("right-to-left override", "\u{202e}"),
+    ] {
+        assert!(
+            !sent.contains(mark),
+            "the {disguise} instruction reached the model:\n{sent}"
+        );
+    }
+    assert!(!sent.contains("evil.test"), "{sent}");
+    // The six, the placeholder's field named by it once more.
+    let outline = &sent[sent.find("<page-outline").expect("an outline")..];
+    assert_eq!(outline.matches(WITHHELD).count(), 7, "{sent}");
+    assert!(sent.contains("7 of them were withheld"), "{sent}");
+    for shown in [
+        "Kayıt olun · הרשמה · Εγγραφή",
+        r#"field "Email""#,
+        r#"submit button "Create account""#,
+        r#""Pricing""#,
+    ] {
+        assert!(sent.contains(shown), "{shown} is missing:\n{sent}");
+    }
+}
+
 #[test]
 fn attribute_values_are_quoted_so_no_page_text_forges_structure() {
     need_browser!();

@@ -24,6 +24,7 @@ mod look;
 mod look_masked;
 mod mail_links;
 mod mcp;
+mod mcp_agent;
 mod person;
 mod plan_fuzz;
 mod planner;

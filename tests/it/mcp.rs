@@ -21,7 +21,7 @@ use crate::util::{self, rt};
 const MAIL_DOMAIN: &str = "demo.planlock.test";
 
 /// The Python with the MCP SDK (scripts/test makes it: target/mcp-venv).
-fn python() -> Option<PathBuf> {
+pub(crate) fn python() -> Option<PathBuf> {
     let python = std::env::var_os("PLANLOCK_MCP_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
@@ -40,12 +40,13 @@ fn python() -> Option<PathBuf> {
     None
 }
 
-macro_rules! need {
+#[macro_export]
+macro_rules! need_mcp {
     () => {{
-        if util::browser().is_none() {
+        if $crate::util::browser().is_none() {
             return;
         }
-        match python() {
+        match $crate::mcp::python() {
             Some(p) => p,
             None => return,
         }
@@ -53,7 +54,7 @@ macro_rules! need {
 }
 
 /// Runs `tests/mcp/client.py` with `scenario`: what each call answered.
-fn client(python: &Path, scenario: &Value) -> Vec<Value> {
+pub(crate) fn client(python: &Path, scenario: &Value) -> Vec<Value> {
     let mut child = Command::new(python)
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py"))
         .stdin(Stdio::piped())
@@ -75,7 +76,7 @@ fn client(python: &Path, scenario: &Value) -> Vec<Value> {
         .unwrap_or_else(|e| panic!("{e}: {}\n{stderr}", String::from_utf8_lossy(&out.stdout)))
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -85,13 +86,13 @@ fn free_port() -> u16 {
 
 /// The demo shop, mailing to an embedded receiver the service binds as inbox `demo` on
 /// `port`.
-fn shop(port: u16) -> DemoSite {
+pub(crate) fn shop(port: u16) -> DemoSite {
     let mailer = Arc::new(SmtpMailer::new(([127, 0, 0, 1], port).into()));
     rt().block_on(DemoSite::start(mailer))
         .expect("the demo shop")
 }
 
-fn inbox_arg(port: u16) -> String {
+pub(crate) fn inbox_arg(port: u16) -> String {
     format!("demo=smtp://127.0.0.1:{port}?domain={MAIL_DOMAIN}")
 }
 
@@ -125,7 +126,7 @@ fn planned_signup(base: &str) -> Value {
     plan
 }
 
-fn model_env(model: &FakeModel, cache: &Path) -> Vec<(String, String)> {
+pub(crate) fn model_env(model: &FakeModel, cache: &Path) -> Vec<(String, String)> {
     vec![
         ("PLANLOCK_MODEL".into(), "openai:test-model".into()),
         ("OPENAI_BASE_URL".into(), model.openai_url()),
@@ -134,14 +135,14 @@ fn model_env(model: &FakeModel, cache: &Path) -> Vec<(String, String)> {
 }
 
 /// The one run's result of a call, after checking the call did not fail.
-fn result_of(outcome: &Value) -> &Value {
+pub(crate) fn result_of(outcome: &Value) -> &Value {
     assert!(!outcome["is_error"].as_bool().unwrap(), "{outcome:#}");
     &outcome["structured"]["result"]
 }
 
 #[test]
 fn run_plan_over_stdio_replays_the_committed_demo_plan_and_the_shop_verifies_the_account() {
-    let python = need!();
+    let python = need_mcp!();
     let port = free_port();
     let site = shop(port);
     let store = tempfile::tempdir().unwrap();
@@ -185,7 +186,7 @@ fn run_plan_over_stdio_replays_the_committed_demo_plan_and_the_shop_verifies_the
 /// question answered by the client's user: in `mode` (`auto`: the 2026-07-28 retry with the
 /// answers; `legacy`: an elicitation request).
 fn act_with_an_elicited_answer(mode: &str) {
-    let python = need!();
+    let python = need_mcp!();
     let port = free_port();
     let site = shop(port);
     let model = FakeModel::openai_plan(planned_signup(&site.url("")));
@@ -245,7 +246,7 @@ fn act_over_http_asks_the_plans_question_by_elicitation_request() {
 
 #[test]
 fn act_without_elicitation_takes_the_suggestion_and_says_so() {
-    let python = need!();
+    let python = need_mcp!();
     let port = free_port();
     let site = shop(port);
     let model = FakeModel::openai_plan(planned_signup(&site.url("")));
@@ -288,7 +289,7 @@ fn act_without_elicitation_takes_the_suggestion_and_says_so() {
 }
 
 /// A plan that opens a page, then waits a minute at step 2 of 3.
-fn waiting_plan() -> Value {
+pub(crate) fn waiting_plan() -> Value {
     json!({
         "reasoning": "Open a page, then wait long.",
         "steps": [
@@ -301,7 +302,7 @@ fn waiting_plan() -> Value {
 
 #[test]
 fn cancel_run_ends_a_run_the_client_is_following_as_cancelled() {
-    let python = need!();
+    let python = need_mcp!();
     let server = ServeProcess::start(&[], &[]);
     let plan = waiting_plan();
     let began = std::time::Instant::now();
@@ -348,7 +349,7 @@ fn give_up_a_waiting_run(python: &Path, server: Value) -> Value {
 /// Over stdio the client's SDK sends `notifications/cancelled` for the call it gave up.
 #[test]
 fn giving_up_a_run_plan_call_over_stdio_cancels_its_run() {
-    let python = need!();
+    let python = need_mcp!();
     let store = tempfile::tempdir().unwrap();
     give_up_a_waiting_run(
         &python,
@@ -362,14 +363,14 @@ fn giving_up_a_run_plan_call_over_stdio_cancels_its_run() {
 /// Over streamable HTTP (MCP 2026-07-28) the client gives up a call by closing its request.
 #[test]
 fn giving_up_a_run_plan_call_over_http_cancels_its_run() {
-    let python = need!();
+    let python = need_mcp!();
     let server = ServeProcess::start(&[], &[]);
     give_up_a_waiting_run(&python, json!({"http": server.url("/mcp")}));
 }
 
 #[test]
 fn a_navigation_outside_the_lock_is_refused_with_its_sentence_in_the_result() {
-    let python = need!();
+    let python = need_mcp!();
     let site = util::site().url("");
     let elsewhere = site.replace("127.0.0.1", "localhost");
     let model = FakeModel::openai_plan(json!({
@@ -458,7 +459,7 @@ fn mcp_over_http_is_behind_the_apis_token_and_origin_guards() {
 
 #[test]
 fn run_plan_over_http_registers_on_a_stock_django_app() {
-    let python = need!();
+    let python = need_mcp!();
     if !crate::corpus::installed() {
         return;
     }
@@ -501,7 +502,7 @@ fn run_plan_over_http_registers_on_a_stock_django_app() {
 /// link, sign in with the same password. Judged by allauth's own records, as the journeys are.
 #[test]
 fn run_plan_over_stdio_takes_a_stock_app_through_its_emailed_confirmation() {
-    let python = need!();
+    let python = need_mcp!();
     if !journeys::ready() {
         return;
     }
@@ -576,7 +577,7 @@ fn comparable(result: &Value) -> Value {
 
 #[test]
 fn cli_act_http_act_and_mcp_act_make_the_same_lock_review_and_result() {
-    let python = need!();
+    let python = need_mcp!();
     let site = util::site().url("");
     let port = site.rsplit(':').next().unwrap().to_string();
     let host = format!("127.0.0.1:{port}");
@@ -662,7 +663,7 @@ fn cli_act_http_act_and_mcp_act_make_the_same_lock_review_and_result() {
 #[test]
 fn the_plan_tool_sends_no_echoed_value_to_the_model_nor_shows_one_in_a_dry_run() {
     use crate::look_masked::{CALLER, SECRET, assert_unsaid, goal};
-    let python = need!();
+    let python = need_mcp!();
     let model = FakeModel::openai_plan(json!({"reasoning": "r", "steps": [
         {"type": "navigate", "url": util::site().url("/welcome.html")},
         {"type": "done", "summary": "ok"}]}));

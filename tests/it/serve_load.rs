@@ -448,7 +448,9 @@ impl Server {
 }
 
 /// A callback at the service's own API would have it POST to itself, with retries: refused
-/// before anything runs, as a run's page is refused that address.
+/// before anything runs, as a run's page is refused that address. Its address spelt as IPv6
+/// (IPv4-compatible `[::127.0.0.1]`, IPv4-mapped `[::ffff:127.0.0.1]`) is its address too,
+/// even where the request allows that spelling as a host.
 #[test]
 fn a_callback_at_the_services_own_address_is_refused() {
     let Some(mut config) = with_browser() else {
@@ -457,17 +459,26 @@ fn a_callback_at_the_services_own_address_is_refused() {
     config.webhook_secret = Some(WEBHOOK_SECRET.to_string());
     let server = Server::start(config);
     util::rt().block_on(async {
-        for own in [server.url("/v1/runs"), server.url("/healthz")] {
+        let api = server.url("/v1/runs");
+        let spelt = |host: &str| api.replace("127.0.0.1", host);
+        for (own, allowed) in [
+            (api.clone(), "127.0.0.1"),
+            (server.url("/healthz"), "127.0.0.1"),
+            (spelt("[::127.0.0.1]"), "[::127.0.0.1]"),
+            (spelt("[::7f00:1]"), "::7f00:1"),
+            (spelt("[::ffff:127.0.0.1]"), "[::ffff:127.0.0.1]"),
+        ] {
             let mut body = quick_run();
             body["callback_url"] = json!(own);
+            body["allowed_hosts"] = json!(["127.0.0.1", allowed]);
             let (status, error) = server.post_json("/v1/runs", &body).await;
-            assert_eq!(status, 422, "{error}");
+            assert_eq!(status, 422, "{own}: {error}");
             assert_eq!(error["error"]["kind"], "lock_refused", "{error}");
             let message = error["error"]["message"].as_str().unwrap();
             assert!(
                 message.starts_with("callback_url: ")
                     && message.contains("this service's own address"),
-                "{message}"
+                "{own}: {message}"
             );
         }
     });
@@ -487,6 +498,10 @@ fn an_unspecified_address_is_never_an_allowed_host() {
             "::",
             "[::]:9222",
             "http://0.0.0.0:8080/",
+            "[::ffff:0.0.0.0]",
+            "[::ffff:0.0.0.0]:9222",
+            "::ffff:0:0",
+            "http://[0:0:0:0:0:ffff:0.0.0.0]:8080/",
         ] {
             let mut body = quick_run();
             body["allowed_hosts"] = json!(["127.0.0.1", host]);

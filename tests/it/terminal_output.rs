@@ -1,6 +1,8 @@
 //! What a page, a mail or a plan can make planlock print: nothing that drives a terminal or
-//! a CI log. Control characters (C0, C1, DEL; CR and LF included) are escaped in every
-//! string that came from outside, so no line can be forged. Checked on stderr's bytes.
+//! a CI log. Control characters (C0, C1, DEL; CR and LF included), the controls that reorder
+//! a line (bidirectional overrides, embeddings, isolates and marks) and the line and
+//! paragraph separators are escaped in every string that came from outside, so no line can
+//! be forged or shown in another order than it is written. Checked on stderr's bytes.
 
 use std::io::Read;
 use std::net::TcpListener;
@@ -37,6 +39,14 @@ fn run_address(events: &std::path::Path) -> String {
     panic!("no run_started event in {}", events.display());
 }
 
+/// The characters that reorder what a terminal shows (Unicode's Bidi_Control property) or
+/// break its line (the line and paragraph separators): written here by hand, so the test does
+/// not lean on the table planlock reads.
+const REORDERING: &[char] = &[
+    '\u{061c}', '\u{200e}', '\u{200f}', '\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}', '\u{202e}',
+    '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}', '\u{2028}', '\u{2029}',
+];
+
 /// Lines a page or mail must never be able to start.
 const FORGED: &[&str] = &[
     "✓ succeeded",
@@ -60,7 +70,7 @@ fn page_mail_and_plan_text_reach_stderr_with_every_control_character_escaped() {
         r#"{"reasoning":"","steps":[
           {"type":"navigate","url":"{SITE}/terminal-forgery.html"},
           {"type":"wait_for_email","timeout_seconds":30},
-          {"type":"click","describe":"the Confirm button\u001b[2J\n::error title=plan::forged","text":"Confirm order","timeout_seconds":2},
+          {"type":"click","describe":"the Confirm button\u001b[2J\n::error title=plan::forged\u202edeliaf\u202c\u2028::warning x","text":"Confirm order","timeout_seconds":2},
           {"type":"done","summary":"x"}]}"#
             .replace("{SITE}", &util::site().url("")),
     )
@@ -81,10 +91,12 @@ fn page_mail_and_plan_text_reach_stderr_with_every_control_character_escaped() {
         .spawn()
         .unwrap();
     let address = run_address(&events);
-    // A subject whose encoded words hold line ends, OSC 52, a screen clear and a C1 CSI.
+    // A subject whose encoded words hold line ends, OSC 52, a screen clear and a C1 CSI, an
+    // override that shows "failed" as "succeeded" reversed, isolates, marks and separators.
     let subject = "Welcome\n✓ succeeded in 1 ms: done\n1 passed, 0 failed\n\
                    ::error title=Build::forged\r::add-mask::secret\u{1b}]52;c;cHduZWQ=\u{7}\
-                   \u{1b}[2J\u{9b}2J\u{7f}";
+                   \u{1b}[2J\u{9b}2J\u{7f} \u{202e}dedeeccus\u{202c} \u{2066}\u{2067}\u{2068}x\u{2069}\
+                   \u{202a}\u{202b}\u{202d}\u{200e}\u{200f}\u{61c}\u{2028}::error x\u{2029}::warning y";
     let encoded = format!(
         "=?utf-8?b?{}?=",
         base64::Engine::encode(&base64::engine::general_purpose::STANDARD, subject)
@@ -112,7 +124,7 @@ fn page_mail_and_plan_text_reach_stderr_with_every_control_character_escaped() {
 
     for (i, c) in text.char_indices() {
         assert!(
-            c == '\n' || !c.is_control(),
+            c == '\n' || !(c.is_control() || REORDERING.contains(&c)),
             "control character {c:?} at byte {i} of stderr:\n{}",
             text.escape_debug()
         );
@@ -133,4 +145,13 @@ fn page_mail_and_plan_text_reach_stderr_with_every_control_character_escaped() {
     );
     assert!(text.contains(r"\u{1b}]52;c;cHduZWQ=\u{7}"), "{text}");
     assert!(text.contains(r"Confirm button\u{1b}[2J\n::error"), "{text}");
+    assert!(
+        text.contains(r"\u{202e}dedeeccus\u{202c} \u{2066}\u{2067}\u{2068}x\u{2069}")
+            && text.contains(r"\u{200e}\u{200f}\u{61c}\u{2028}::error x\u{2029}::warning y"),
+        "{text}"
+    );
+    assert!(
+        text.contains(r"forged\u{202e}deliaf\u{202c}\u{2028}::warning"),
+        "{text}"
+    );
 }

@@ -8,16 +8,32 @@ Scenario: {"server": {"stdio": [argv...]} | {"http": URL, "token": T},
            "calls": [{"tool": NAME, "arguments": {...},
                       "cancel_at": "words in a progress message",   # then cancel_run it
                       "abandon_at": "words in a progress message"}]}  # then give up the call
-Each call's outcome: {"is_error", "structured", "text", "progress": [...], "asked": [...]}; a
+Each call's outcome: {"is_error", "structured", "text", "progress": [...], "asked": [...],
+"seconds": how long it took}; a
 call given up: {"abandoned": RUN_ID, "run": the run once it ended, as get_run answers it}.
+
+In a call's arguments, the string "$run_id[N]" stands for the `run_id` the N-th call answered
+(a run started with `wait: false`).
+
+Besides tool calls, an entry of "calls" may be:
+  {"list_tools": true}        -> {"bytes": the tools/list answer as the SDK holds it, in JSON,
+                                  "tools": [each tool as JSON]}
+  {"get_prompt": NAME, "arguments": {...}} -> {"text": the messages' text}
+  {"read_resource": URI}      -> {"text", "mime"}
+  {"schema_cases": [{"tool", "arguments"}]} -> for each case, whether the tool's input schema
+                                  accepts the arguments (jsonschema, the SDK's validator) and
+                                  whether the server read them: {"schema": bool, "server": bool,
+                                  "kind": the error's kind or null}
 """
 
 import asyncio
 import json
 import re
 import sys
+import time
 
 import httpx2
+import jsonschema
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import ElicitResult
@@ -73,9 +89,31 @@ async def main() -> None:
             if call.get("abandon_at"):
                 outcomes.append(await abandoned(client, call))
                 continue
+            if call.get("list_tools"):
+                listed = await client.list_tools(cache_mode="refresh")
+                answer = listed.model_dump_json(by_alias=True, exclude_none=True)
+                outcomes.append({
+                    "bytes": len(answer.encode()),
+                    "tools": [t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools],
+                })
+                continue
+            if "get_prompt" in call:
+                prompt = await client.get_prompt(call["get_prompt"], call.get("arguments"))
+                outcomes.append({"text": "\n".join(m.content.text for m in prompt.messages)})
+                continue
+            if "read_resource" in call:
+                read = await client.read_resource(call["read_resource"])
+                outcomes.append({"text": read.contents[0].text, "mime": read.contents[0].mime_type})
+                continue
+            if "schema_cases" in call:
+                outcomes.append(await schema_cases(client, call["schema_cases"]))
+                continue
+            began = time.monotonic()
             result = await client.call_tool(
-                call["tool"], call.get("arguments", {}), progress_callback=on_progress
+                call["tool"], resolved(call.get("arguments", {}), outcomes),
+                progress_callback=on_progress,
             )
+            seconds = time.monotonic() - began
             outcomes_cancel = [await c for c in cancels]
             text = "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
             outcomes.append(
@@ -86,9 +124,44 @@ async def main() -> None:
                     "progress": progress,
                     "asked": list(asked),
                     "cancel": [c.structured_content for c in outcomes_cancel],
+                    "seconds": seconds,
                 }
             )
     json.dump(outcomes, sys.stdout)
+
+
+def resolved(value, outcomes):
+    """`value` with each "$run_id[N]" replaced by the run id of the N-th outcome."""
+    if isinstance(value, dict):
+        return {k: resolved(v, outcomes) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolved(v, outcomes) for v in value]
+    if isinstance(value, str):
+        m = re.fullmatch(r"\$run_id\[(\d+)\]", value)
+        if m:
+            return outcomes[int(m.group(1))]["structured"]["run_id"]
+    return value
+
+
+async def schema_cases(client, cases) -> list:
+    """Each case judged twice: by the tool's input schema, and by the server reading it (an
+    error of kind `invalid_request` or `invalid_plan` is the server refusing the arguments)."""
+    listed = await client.list_tools(cache_mode="refresh")
+    schemas = {t.name: t.input_schema for t in listed.tools}
+    judged = []
+    for case in cases:
+        validator = jsonschema.Draft202012Validator(schemas[case["tool"]])
+        schema_ok = validator.is_valid(case["arguments"])
+        result = await client.call_tool(case["tool"], case["arguments"])
+        kind = None
+        if result.is_error:
+            text = "\n".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+            kind = json.loads(text)["error"]["kind"]
+        judged.append({
+            "tool": case["tool"], "arguments": case["arguments"], "schema": schema_ok,
+            "server": kind not in ("invalid_request", "invalid_plan"), "kind": kind,
+        })
+    return judged
 
 
 async def abandoned(client, call) -> dict:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -12,7 +13,13 @@ from conftest import TOKEN, WEBHOOK_SECRET, plan_for
 from planlock_api.api.runs import get_run
 from planlock_api.api.service import healthz
 from planlock_api.models import ApiErrorKind, ErrorBody
-from planlock_client import SIGNATURE_HEADER, Planlock, PlanlockError, verify_webhook
+from planlock_client import (
+    SIGNATURE_HEADER,
+    AsyncPlanlock,
+    Planlock,
+    PlanlockError,
+    verify_webhook,
+)
 
 
 @pytest.fixture
@@ -114,3 +121,60 @@ def test_a_real_delivery_verifies(client, site):
         assert json.loads(body)["run_id"] == result["run_id"]
     finally:
         receiver.shutdown()
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_server_that_is_down_is_the_clients_own_error_unreachable():
+    down = f"http://127.0.0.1:{_closed_port()}"
+    with pytest.raises(PlanlockError) as caught:
+        Planlock(down).get_run("anything")
+    assert caught.value.kind == "unreachable"
+    assert caught.value.status == 0
+    assert down in caught.value.message
+    with pytest.raises(PlanlockError) as streamed:
+        list(Planlock(down).stream({"reasoning": "", "steps": []}))
+    assert streamed.value.kind == "unreachable"
+
+    async def down_async():
+        async with AsyncPlanlock(down) as planlock:
+            await planlock.list_runs()
+
+    with pytest.raises(PlanlockError) as awaited:
+        asyncio.run(down_async())
+    assert awaited.value.kind == "unreachable"
+
+
+def test_list_runs_pages_newest_first_and_filters_by_status(client, site):
+    ids = [client.run(plan_for(site), allowed_hosts=["127.0.0.1"])["run_id"] for _ in range(2)]
+    page = client.list_runs(status="succeeded", limit=1)
+    assert [r["run_id"] for r in page["runs"]] == [ids[1]]
+    assert page["next_cursor"]
+    following = client.list_runs(status="succeeded", limit=1, cursor=page["next_cursor"])
+    assert [r["run_id"] for r in following["runs"]] == [ids[0]]
+    with pytest.raises(PlanlockError) as bad:
+        client.list_runs(status="sideways")
+    assert bad.value.kind == "invalid_query"
+
+
+def test_the_async_client_runs_follows_streams_and_lists(planlock, site):
+    async def scenario():
+        async with AsyncPlanlock(planlock, token=TOKEN) as p:
+            result = await p.run(plan_for(site), allowed_hosts=["127.0.0.1"])
+            accepted = await p.run(plan_for(site), allowed_hosts=["127.0.0.1"], wait=False)
+            waited = await p.wait(accepted["run_id"], timeout=120)
+            lines = [line async for line in p.stream(plan_for(site), allowed_hosts=["127.0.0.1"])]
+            listed = await p.list_runs(limit=3)
+            return result, accepted, waited, lines, listed
+
+    result, accepted, waited, lines, listed = asyncio.run(scenario())
+    assert result["status"] == "succeeded" and result["extracted"] == ["planlock"]
+    assert waited["run_id"] == accepted["run_id"] and waited["status"] == "succeeded"
+    assert lines[-1]["event"] == "result" and lines[-1]["status"] == "succeeded"
+    assert lines[-1]["run_id"] in [r["run_id"] for r in listed["runs"]]

@@ -1,11 +1,12 @@
 /**
  * A thin layer over the types generated from planlock's `/openapi.json` (`schema.d.ts`):
- * `act`, `run`, `wait`, streaming a run's events (NDJSON), errors carrying the API's `kind`
- * and `message`, and webhook signature verification.
+ * `act`, `run`, `wait`, `listRuns`, streaming a run's events (NDJSON), errors carrying the
+ * API's `kind` and `message` (`unreachable` when the server cannot be reached), and webhook
+ * signature verification. Results narrow on `status`:
  *
  *     const planlock = new Planlock("http://127.0.0.1:8080", { token: "..." });
- *     const result = await planlock.act("sign up at https://shop.example with {{inbox_address}}", { inbox: "support" });
- *     console.log(result.status, result.error);
+ *     const result = await planlock.run(plan, { allowed_hosts: ["127.0.0.1"] });
+ *     if (result.status === "failed") console.log(result.failed_step, result.error.message);
  */
 
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -13,21 +14,36 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import type { components } from "./schema.js";
 
 export type Schemas = components["schemas"];
+/** A run's result as the API describes it; [`Result`] narrows it on `status`. */
 export type RunResult = Schemas["RunResult"];
+/** A run that reached its `done` step (or its last one): no error. */
+export type Succeeded = RunResult & { status: "succeeded"; error?: null; failed_step?: null };
+/** A run that stopped at a step: which one, and why in one sentence. */
+export type Failed = RunResult & { status: "failed"; error: Schemas["StepError"]; failed_step: number };
+/** A run cancelled (by `cancel`, or the server shutting down). */
+export type Cancelled = RunResult & { status: "cancelled" };
+/** A run that ended: `if (result.status === "failed") result.error.message`. */
+export type Result = Succeeded | Failed | Cancelled;
+/** `act`'s result: the run's, with the plan it made beside it. */
+export type ActResult = Result & { planning: Schemas["Planned"] };
 export type Planned = Schemas["Planned"];
-export type ActResult = Schemas["ActResult"];
 export type Accepted = Schemas["Accepted"];
 export type Plan = Schemas["Plan"];
 export type ActBody = Schemas["ActBody"];
 export type RunBody = Schemas["RunBody"];
 export type PlansBody = Schemas["PlansBody"];
+/** A page of runs, newest first, and where the next page starts. */
+export type RunList = Schemas["RunList"];
+/** A run while it goes on (`queued`, `running`), else its result. */
+export type RunView = Result | Schemas["RunProgress"];
 /** One NDJSON line of a streamed run: `planned`, each event, then `result`. */
 export type StreamLine = { event: string } & Record<string, unknown>;
 
 /** The header a webhook delivery is signed in: `t=UNIX_SECONDS,v1=HEX`. */
 export const SIGNATURE_HEADER = "Planlock-Signature";
 
-/** An answer of the API that is not a success: its `kind`, `message` and HTTP `status`. */
+/** An answer of the API that is not a success: its `kind`, `message` and HTTP `status`. A
+ * server that cannot be reached is kind `unreachable`, status 0. */
 export class PlanlockError extends Error {
   constructor(
     readonly status: number,
@@ -45,8 +61,8 @@ export interface Options {
   token?: string;
 }
 
-type Ask = Partial<Omit<ActBody, "goal">> & { wait?: boolean };
-type RunAsk = Partial<Omit<RunBody, "plan">> & { wait?: boolean };
+type Ask = Partial<Omit<ActBody, "goal">>;
+type RunAsk = Partial<Omit<RunBody, "plan">>;
 
 const ENDED = new Set(["succeeded", "failed", "cancelled"]);
 
@@ -62,13 +78,17 @@ export class Planlock {
 
   /** Plans `goal` with one model call, then runs the plan: the result (its `planning`
    * beside it) once it ended, or with `wait: false` the accepted run at once. */
-  async act(goal: string, ask: Ask = {}): Promise<ActResult | Accepted> {
+  act(goal: string, ask?: Ask & { wait?: true }): Promise<ActResult>;
+  act(goal: string, ask: Ask & { wait: false }): Promise<Accepted>;
+  async act(goal: string, ask: Ask & { wait?: boolean } = {}): Promise<ActResult | Accepted> {
     const { wait = true, ...rest } = ask;
     return this.json("POST", "/v1/act", { goal, ...rest }, wait ? {} : { prefer: "respond-async" });
   }
 
   /** Replays `plan` with no model, answered as `act` is. */
-  async run(plan: Plan | string, ask: RunAsk = {}): Promise<RunResult | Accepted> {
+  run(plan: Plan | string, ask?: RunAsk & { wait?: true }): Promise<Result>;
+  run(plan: Plan | string, ask: RunAsk & { wait: false }): Promise<Accepted>;
+  async run(plan: Plan | string, ask: RunAsk & { wait?: boolean } = {}): Promise<Result | Accepted> {
     const { wait = true, ...rest } = ask;
     return this.json("POST", "/v1/runs", { plan, ...rest }, wait ? {} : { prefer: "respond-async" });
   }
@@ -79,22 +99,33 @@ export class Planlock {
   }
 
   /** The run's result once it ended, else its progress. */
-  async getRun(runId: string): Promise<Schemas["RunView"]> {
+  async getRun(runId: string): Promise<RunView> {
     return this.json("GET", `/v1/runs/${encodeURIComponent(runId)}`);
   }
 
   /** Cancels a queued or running run. */
-  async cancel(runId: string): Promise<Schemas["RunView"]> {
+  async cancel(runId: string): Promise<RunView> {
     return this.json("DELETE", `/v1/runs/${encodeURIComponent(runId)}`);
   }
 
+  /** A page of runs, newest first (`status` keeps runs in that state); pass the page's
+   * `next_cursor` as `cursor` for the next one. */
+  async listRuns(query: { status?: string; limit?: number; cursor?: string } = {}): Promise<RunList> {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined) params.set(key, String(value));
+    }
+    const q = params.toString();
+    return this.json("GET", `/v1/runs${q ? `?${q}` : ""}`);
+  }
+
   /** Polls the run until it ended; its result. Rejects after `timeoutMs`. */
-  async wait(runId: string, timeoutMs = 660_000, everyMs = 500): Promise<RunResult> {
+  async wait(runId: string, timeoutMs = 660_000, everyMs = 500): Promise<Result> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const run = (await this.getRun(runId)) as Record<string, unknown>;
       if (ENDED.has(run.status as string) && Array.isArray(run.steps)) {
-        return run as unknown as RunResult;
+        return run as unknown as Result;
       }
       if (Date.now() >= deadline) {
         throw new Error(`run ${runId} had not ended after ${timeoutMs} ms`);
@@ -128,11 +159,21 @@ export class Planlock {
     const all: Record<string, string> = { ...headers };
     if (body !== undefined) all["content-type"] = "application/json";
     if (this.token) all.authorization = `Bearer ${this.token}`;
-    return fetch(this.baseUrl + path, {
-      method,
-      headers: all,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    try {
+      return await fetch(this.baseUrl + path, {
+        method,
+        headers: all,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (e) {
+      // fetch rejects only when no answer came: the server is down or unreachable.
+      const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : "";
+      throw new PlanlockError(
+        0,
+        "unreachable",
+        `cannot reach the planlock server at ${this.baseUrl} (${String(e)}${cause}): is \`planlock serve\` running there?`,
+      );
+    }
   }
 
   private async json<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {

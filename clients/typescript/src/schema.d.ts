@@ -206,7 +206,7 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * @description The inboxes to bind, chosen by name.
+             * @description The inboxes to bind: `NAME` of a server inbox (the default one), `BINDING=NAME` for `inbox_id`, a mailbox URL if the server takes them, or a list.
              * @example support
              * @example [
              *       "support",
@@ -221,11 +221,8 @@ export interface components {
             callback_url?: string | null;
             /** @description A failed `should` step fails the run, as a `must` step does. */
             strict?: boolean;
-            /**
-             * @description Look at the goal's start page before planning (default), or not (`false`: no page
-             *     text reaches the model), or insist (`"required"`: 422 when the page cannot be read).
-             */
-            look?: Record<string, never>;
+            /** @description `true` (the default): look at the start page first; `false`: no page text reaches the model; `"required"`: an error when the page cannot be read. */
+            look?: boolean | "required" | null;
         };
         /** @description The result of `POST /v1/act`: a run result with the planning. */
         ActResult: components["schemas"]["RunResult"] & {
@@ -589,7 +586,7 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * @description The inboxes to bind, chosen by name.
+             * @description The inboxes to bind: `NAME` of a server inbox (the default one), `BINDING=NAME` for `inbox_id`, a mailbox URL if the server takes them, or a list.
              * @example support
              * @example [
              *       "support",
@@ -599,8 +596,8 @@ export interface components {
             inbox?: string | string[];
             allowed_hosts?: string[];
             no_cache?: boolean;
-            /** @description As in `POST /v1/act`. */
-            look?: Record<string, never>;
+            /** @description `true` (the default): look at the start page first; `false`: no page text reaches the model; `"required"`: an error when the page cannot be read. */
+            look?: boolean | "required" | null;
             /** @description Answer with the exact request the model would get (no model call, no key needed). */
             dry_run?: boolean;
         };
@@ -690,7 +687,7 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * @description The inboxes to bind, chosen by name.
+             * @description The inboxes to bind: `NAME` of a server inbox (the default one), `BINDING=NAME` for `inbox_id`, a mailbox URL if the server takes them, or a list.
              * @example support
              * @example [
              *       "support",

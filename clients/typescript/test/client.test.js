@@ -162,3 +162,27 @@ test("a real delivery verifies", async () => {
     receiver.close();
   }
 });
+
+test("a server that is down is the client's own error, kind unreachable", async () => {
+  const closed = await listen(() => {});
+  const down = base(closed);
+  await new Promise((r) => closed.close(r));
+  await assert.rejects(new Planlock(down).getRun("x"), (e) => {
+    assert.ok(e instanceof PlanlockError, String(e));
+    assert.equal(e.kind, "unreachable");
+    assert.equal(e.status, 0);
+    assert.ok(e.message.includes(down), e.message);
+    return true;
+  });
+});
+
+test("listRuns pages newest first and filters by status", async () => {
+  const first = await planlock.run(planFor(base(site)), hosts);
+  const second = await planlock.run(planFor(base(site)), hosts);
+  const page = await planlock.listRuns({ status: "succeeded", limit: 1 });
+  assert.deepEqual(page.runs.map((r) => r.run_id), [second.run_id]);
+  assert.ok(page.next_cursor);
+  const next = await planlock.listRuns({ status: "succeeded", limit: 1, cursor: page.next_cursor });
+  assert.deepEqual(next.runs.map((r) => r.run_id), [first.run_id]);
+  await assert.rejects(planlock.listRuns({ status: "sideways" }), (e) => e.kind === "invalid_query");
+});

@@ -102,6 +102,21 @@ async fn serve_session(stream: TcpStream, store: &Store, slot: &Slot) -> std::io
                 .await?;
             return Ok(());
         }
+        // Only CRLF ends a line (RFC 5321 2.3.8, 4.1.1.4): a bare LF or CR is no line end,
+        // so where the client meant this line to end, and the next to start, is unknown.
+        // Nothing of it is carried out, and the conversation ends.
+        if let Some(bare) = bare_line_end(&line, false) {
+            write
+                .write_all(
+                    format!(
+                        "500 5.5.2 command refused: it holds a bare {bare}, and SMTP ends a \
+                         line only with CRLF (RFC 5321 2.3.8); closing\r\n"
+                    )
+                    .as_bytes(),
+                )
+                .await?;
+            return Ok(());
+        }
         let text = String::from_utf8_lossy(&line);
         let text = text.trim_end_matches(['\r', '\n']);
         let (verb, arg) = match text.split_once(' ') {
@@ -153,6 +168,9 @@ async fn serve_session(stream: TcpStream, store: &Store, slot: &Slot) -> std::io
                          line only with CRLF and a message only with <CRLF>.<CRLF> (RFC 5321 \
                          2.3.8)"
                     ),
+                    Data::Nul => "550 5.6.0 message refused: it holds a NUL byte, which \
+                                  neither 7bit nor 8bit mail may carry (RFC 2045 2.7, 2.8)"
+                        .into(),
                 };
                 tx.reset();
                 reply
@@ -270,11 +288,13 @@ enum Data {
     OverCapacity,
     /// A line ended with a bare LF or a bare CR.
     BareLineEnd(&'static str),
+    /// The message holds a NUL byte.
+    Nul,
 }
 
 /// Reads a DATA body up to `<CRLF>.<CRLF>`, undoing dot-stuffing (RFC 5321 §4.5.2). Only
 /// CRLF ends a line (§2.3.8): a bare LF or CR is neither a line end nor the end of the
-/// message, and a message holding one is refused whole. Reading `<LF>.<LF>` as the end is
+/// message, and a message holding one, or a NUL, is refused whole. Reading `<LF>.<LF>` as the end is
 /// what lets a sender smuggle a second transaction inside a message's body. The bytes are
 /// counted in `reservation` as they arrive; past a limit the rest is read and dropped, so
 /// the client gets its reply, and memory stays bounded even for a line that never ends.
@@ -316,6 +336,9 @@ async fn read_data<R: AsyncRead + Unpin>(
         }
         if let Some(bare) = bare_line_end(&piece, after_cr) {
             refused.get_or_insert(Data::BareLineEnd(bare));
+        }
+        if piece.contains(&0) {
+            refused.get_or_insert(Data::Nul);
         }
         let content = if at_line_start && piece.starts_with(b".") {
             &piece[1..]

@@ -64,6 +64,12 @@ impl SmtpClient {
         }
     }
 
+    /// Whether the server closed the connection: the next read finds its end, not a reply.
+    pub async fn closed(&mut self) -> bool {
+        let mut rest = String::new();
+        matches!(self.reader.read_line(&mut rest).await, Ok(0) | Err(_))
+    }
+
     /// `DATA`, the dot-stuffed message, and the final `.`; returns the final reply.
     pub async fn data(&mut self, raw: &[u8]) -> Reply {
         let (code, text) = self.command("DATA").await;

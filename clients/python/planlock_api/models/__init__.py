@@ -2,7 +2,7 @@
 
 from .accepted import Accepted
 from .act_body import ActBody
-from .act_body_look import ActBodyLook
+from .act_body_look_type_1 import ActBodyLookType1
 from .act_body_secrets import ActBodySecrets
 from .act_body_vars import ActBodyVars
 from .act_result import ActResult
@@ -31,7 +31,7 @@ from .planned import Planned
 from .planned_line import PlannedLine
 from .planned_tag import PlannedTag
 from .plans_body import PlansBody
-from .plans_body_look import PlansBodyLook
+from .plans_body_look_type_1 import PlansBodyLookType1
 from .plans_body_vars import PlansBodyVars
 from .problem import Problem
 from .question import Question
@@ -73,7 +73,7 @@ from .warning import Warning_
 __all__ = (
     "Accepted",
     "ActBody",
-    "ActBodyLook",
+    "ActBodyLookType1",
     "ActBodySecrets",
     "ActBodyVars",
     "ActResult",
@@ -101,7 +101,7 @@ __all__ = (
     "PlanPreview",
     "PlanPreviewRequest",
     "PlansBody",
-    "PlansBodyLook",
+    "PlansBodyLookType1",
     "PlansBodyVars",
     "PlanSchemaResponse200",
     "Problem",

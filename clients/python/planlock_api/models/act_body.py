@@ -8,11 +8,11 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.act_body_look_type_1 import ActBodyLookType1
 from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
-  from ..models.act_body_look import ActBodyLook
   from ..models.act_body_secrets import ActBodySecrets
   from ..models.act_body_vars import ActBodyVars
 
@@ -36,13 +36,14 @@ class ActBody:
             goal (str): What to do, naming the site.
             vars_ (ActBodyVars | Unset):
             secrets (ActBodySecrets | Unset):
-            inbox (list[str] | str | Unset): The inboxes to bind, chosen by name.
+            inbox (list[str] | str | Unset): The inboxes to bind: `NAME` of a server inbox (the default one), `BINDING=NAME`
+                for `inbox_id`, a mailbox URL if the server takes them, or a list.
             allowed_hosts (list[str] | Unset):
             no_cache (bool | Unset): Ask the model even if a cached plan exists.
             callback_url (None | str | Unset): Where to POST the result, signed, when the run ends.
             strict (bool | Unset): A failed `should` step fails the run, as a `must` step does.
-            look (ActBodyLook | Unset): Look at the goal's start page before planning (default), or not (`false`: no page
-                text reaches the model), or insist (`"required"`: 422 when the page cannot be read).
+            look (ActBodyLookType1 | bool | None | Unset): `true` (the default): look at the start page first; `false`: no
+                page text reaches the model; `"required"`: an error when the page cannot be read.
      """
 
     goal: str
@@ -53,14 +54,13 @@ class ActBody:
     no_cache: bool | Unset = UNSET
     callback_url: None | str | Unset = UNSET
     strict: bool | Unset = UNSET
-    look: ActBodyLook | Unset = UNSET
+    look: ActBodyLookType1 | bool | None | Unset = UNSET
 
 
 
 
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.act_body_look import ActBodyLook # noqa: PLC0415
         from ..models.act_body_secrets import ActBodySecrets # noqa: PLC0415
         from ..models.act_body_vars import ActBodyVars # noqa: PLC0415
         goal = self.goal
@@ -99,9 +99,13 @@ class ActBody:
 
         strict = self.strict
 
-        look: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.look, Unset):
-            look = self.look.to_dict()
+        look: bool | None | str | Unset
+        if isinstance(self.look, Unset):
+            look = UNSET
+        elif isinstance(self.look, ActBodyLookType1):
+            look = self.look.value
+        else:
+            look = self.look
 
 
         field_dict: dict[str, Any] = {}
@@ -132,7 +136,6 @@ class ActBody:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.act_body_look import ActBodyLook # noqa: PLC0415
         from ..models.act_body_secrets import ActBodySecrets # noqa: PLC0415
         from ..models.act_body_vars import ActBodyVars # noqa: PLC0415
         d = dict(src_dict)
@@ -191,14 +194,24 @@ class ActBody:
 
         strict = d.pop("strict", UNSET)
 
-        _look = d.pop("look", UNSET)
-        look: ActBodyLook | Unset
-        if isinstance(_look,  Unset):
-            look = UNSET
-        else:
-            look = ActBodyLook.from_dict(_look)
+        def _parse_look(data: object) -> ActBodyLookType1 | bool | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                look_type_1 = ActBodyLookType1(data)
 
 
+
+                return look_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ActBodyLookType1 | bool | None | Unset, data)
+
+        look = _parse_look(d.pop("look", UNSET))
 
 
         act_body = cls(

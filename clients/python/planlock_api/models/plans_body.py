@@ -8,11 +8,11 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.plans_body_look_type_1 import PlansBodyLookType1
 from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
-  from ..models.plans_body_look import PlansBodyLook
   from ..models.plans_body_vars import PlansBodyVars
 
 
@@ -33,10 +33,12 @@ class PlansBody:
         Attributes:
             goal (str):
             vars_ (PlansBodyVars | Unset): Only the names are used: the plan may refer to them.
-            inbox (list[str] | str | Unset): The inboxes to bind, chosen by name.
+            inbox (list[str] | str | Unset): The inboxes to bind: `NAME` of a server inbox (the default one), `BINDING=NAME`
+                for `inbox_id`, a mailbox URL if the server takes them, or a list.
             allowed_hosts (list[str] | Unset):
             no_cache (bool | Unset):
-            look (PlansBodyLook | Unset): As in `POST /v1/act`.
+            look (bool | None | PlansBodyLookType1 | Unset): `true` (the default): look at the start page first; `false`: no
+                page text reaches the model; `"required"`: an error when the page cannot be read.
             dry_run (bool | Unset): Answer with the exact request the model would get (no model call, no key needed).
      """
 
@@ -45,7 +47,7 @@ class PlansBody:
     inbox: list[str] | str | Unset = UNSET
     allowed_hosts: list[str] | Unset = UNSET
     no_cache: bool | Unset = UNSET
-    look: PlansBodyLook | Unset = UNSET
+    look: bool | None | PlansBodyLookType1 | Unset = UNSET
     dry_run: bool | Unset = UNSET
 
 
@@ -53,7 +55,6 @@ class PlansBody:
 
 
     def to_dict(self) -> dict[str, Any]:
-        from ..models.plans_body_look import PlansBodyLook # noqa: PLC0415
         from ..models.plans_body_vars import PlansBodyVars # noqa: PLC0415
         goal = self.goal
 
@@ -79,9 +80,13 @@ class PlansBody:
 
         no_cache = self.no_cache
 
-        look: dict[str, Any] | Unset = UNSET
-        if not isinstance(self.look, Unset):
-            look = self.look.to_dict()
+        look: bool | None | str | Unset
+        if isinstance(self.look, Unset):
+            look = UNSET
+        elif isinstance(self.look, PlansBodyLookType1):
+            look = self.look.value
+        else:
+            look = self.look
 
         dry_run = self.dry_run
 
@@ -110,7 +115,6 @@ class PlansBody:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
-        from ..models.plans_body_look import PlansBodyLook # noqa: PLC0415
         from ..models.plans_body_vars import PlansBodyVars # noqa: PLC0415
         d = dict(src_dict)
         goal = d.pop("goal")
@@ -146,14 +150,24 @@ class PlansBody:
 
         no_cache = d.pop("no_cache", UNSET)
 
-        _look = d.pop("look", UNSET)
-        look: PlansBodyLook | Unset
-        if isinstance(_look,  Unset):
-            look = UNSET
-        else:
-            look = PlansBodyLook.from_dict(_look)
+        def _parse_look(data: object) -> bool | None | PlansBodyLookType1 | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                look_type_1 = PlansBodyLookType1(data)
 
 
+
+                return look_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(bool | None | PlansBodyLookType1 | Unset, data)
+
+        look = _parse_look(d.pop("look", UNSET))
 
 
         dry_run = d.pop("dry_run", UNSET)

@@ -39,7 +39,8 @@ class RunBody:
             secrets (RunBodySecrets | Unset): The caller's own values for `{{secret.NAME}}` (the key is NAME), usable on any
                 host
                 of the run; masked in every answer.
-            inbox (list[str] | str | Unset): The inboxes to bind, chosen by name.
+            inbox (list[str] | str | Unset): The inboxes to bind: `NAME` of a server inbox (the default one), `BINDING=NAME`
+                for `inbox_id`, a mailbox URL if the server takes them, or a list.
             allowed_hosts (list[str] | Unset): More hosts the run may visit, and private addresses it (and its inbox and
                 webhook)
                 may reach.

@@ -1,0 +1,350 @@
+//! The tools that run: `run_plan` and `act` (following the run to its end, or with `wait:
+//! false` answering its id at once), `get_run` (long-polling up to a minute) and
+//! `cancel_run`. Runs go through the service's queue and store, as the HTTP API's do.
+
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ProgressNotificationParam,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::schema::MAX_WAIT_SECONDS;
+use super::text::{result_text, view_text};
+use super::{Tools, answer, arguments, asking, caller_of};
+use crate::plan::StepType;
+use crate::runner::RunResult;
+use crate::server::api::{Planned, PlannedLine, PlannedTag};
+use crate::server::error::{ApiError, ApiErrorKind};
+use crate::server::request::{ActBody, RunBody};
+use crate::server::routes::{self, Planning};
+use crate::server::runs::{self, Launch, Started};
+use crate::wait;
+
+/// Where a run's events are.
+#[derive(Serialize)]
+pub(super) struct EventLog {
+    run_id: String,
+    href: String,
+    count: usize,
+}
+
+/// A run that ended, as `run_plan` and `act` answer it.
+#[derive(Serialize)]
+struct Ran {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    planning: Option<Planned>,
+    result: RunResult,
+    events: EventLog,
+}
+
+/// A run started with `wait: false`.
+#[derive(Serialize)]
+struct Accepted {
+    run_id: String,
+    /// `queued` or `running`.
+    status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    planning: Option<Planned>,
+}
+
+/// `wait` taken out of the arguments (the request bodies do not have it): `true` unless
+/// `false`.
+fn take_wait(request: &mut CallToolRequestParams) -> Result<bool, ApiError> {
+    let Some(args) = request.arguments.as_mut() else {
+        return Ok(true);
+    };
+    match args.remove("wait") {
+        None | Some(Value::Null) => Ok(true),
+        Some(Value::Bool(b)) => Ok(b),
+        Some(other) => Err(ApiError::new(
+            ApiErrorKind::InvalidRequest,
+            format!("`wait` is true or false, not {other}"),
+        )),
+    }
+}
+
+impl Tools {
+    pub(super) async fn run_plan(
+        &self,
+        mut request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ApiError> {
+        let wait = take_wait(&mut request)?;
+        let body: RunBody = arguments(&request)?;
+        let (plan, ask) = body.read(&self.state)?;
+        self.state.accepting()?;
+        let spec = runs::replay_spec(&self.state, plan, &ask);
+        let launch = runs::prepare(&self.state, spec, ask).await?;
+        if !wait {
+            return self.accept(launch, None, context).await;
+        }
+        let (result, events) = self.follow(launch, context).await?;
+        let text = result_text(&result);
+        let ran = Ran {
+            planning: None,
+            result,
+            events,
+        };
+        Ok(answer(&ran, text))
+    }
+
+    pub(super) async fn act(
+        &self,
+        mut request: CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ApiError> {
+        let wait = take_wait(&mut request)?;
+        let body: ActBody = arguments(&request)?;
+        let (goal, ask) = body.read(&self.state)?;
+        let (planning, asked) = match self.planned(&request, goal, &ask, context).await? {
+            asking::Planned::Ready(planning, asked) => (planning, asked),
+            asking::Planned::Asking(input) => return Ok(input.into()),
+        };
+        let Planning {
+            request: locked,
+            outcome,
+        } = *planning;
+        let answers = locked.answers(&outcome.plan, &asked);
+        let spec = locked.run(outcome.plan.clone(), &answers)?;
+        let planned = Planned::of(&locked, outcome, answers);
+        let launch = runs::prepare(&self.state, spec.named("act"), ask).await?;
+        let launch = Launch {
+            prelude: Some(PlannedLine {
+                event: PlannedTag::Planned,
+                planned: planned.clone(),
+            }),
+            ..launch
+        };
+        let mut text = planned.review.text.clone();
+        if let Some(line) = asking::answers_line(&planned.answers) {
+            text.push_str(&format!("\n{line}\n"));
+        }
+        if !wait {
+            let accepted = self.accept(launch, Some(planned), context).await?;
+            let mut accepted = accepted;
+            if let Some(first) = accepted.content.first_mut()
+                && let Some(t) = first.as_text()
+            {
+                let said = format!("{text}\n{}", t.text);
+                *first = rmcp::model::ContentBlock::text(said);
+            }
+            return Ok(accepted.into());
+        }
+        let (result, events) = self.follow(launch, context).await?;
+        text.push('\n');
+        text.push_str(&result_text(&result));
+        let ran = Ran {
+            planning: Some(planned),
+            events,
+            result,
+        };
+        Ok(answer(&ran, text).into())
+    }
+
+    /// Starts a run and answers its id at once: the agent follows it with `get_run`.
+    async fn accept(
+        &self,
+        launch: Launch,
+        planning: Option<Planned>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ApiError> {
+        let started =
+            runs::start(&self.state, &caller_of(&self.state, context), launch, false).await?;
+        let status = match self.state.store().get(&started.run_id).await? {
+            Some(run) => run.status.as_str().to_string(),
+            None => "queued".to_string(),
+        };
+        let text = format!(
+            "Run {id} started ({status}). Follow it with get_run {{\"id\": \"{id}\", \
+             \"wait_seconds\": 60}} until it ends; cancel it with cancel_run {{\"id\": \"{id}\"}}.",
+            id = started.run_id
+        );
+        let accepted = Accepted {
+            run_id: started.run_id,
+            status,
+            planning,
+        };
+        Ok(answer(&accepted, text))
+    }
+
+    /// Starts a run and follows it to its end: each step as a progress notification (sent
+    /// from the run's lines, so a slow client never holds the run up), cancelled with the
+    /// call.
+    async fn follow(
+        &self,
+        launch: Launch,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(RunResult, EventLog), ApiError> {
+        let total = launch.run.plan().steps.len();
+        let Started {
+            run_id,
+            mut done,
+            lines,
+        } = runs::start(&self.state, &caller_of(&self.state, context), launch, true).await?;
+        let token = context.meta.get_progress_token();
+        let peer = context.peer.clone();
+        let mut count = 0usize;
+        let mut lines = lines;
+        let ended = async {
+            loop {
+                let next = match lines.as_mut() {
+                    Some(rx) => rx.recv().await,
+                    None => None,
+                };
+                let Some(bytes) = next else {
+                    // The stream is over; the result is (about to be) stored.
+                    let _ = done.wait_for(Option::is_some).await;
+                    return done.borrow().clone();
+                };
+                let Ok(line) = serde_json::from_slice::<Value>(&bytes) else {
+                    continue;
+                };
+                match line["event"].as_str() {
+                    Some("planned") => continue,
+                    Some("result") => {
+                        let _ = done.wait_for(Option::is_some).await;
+                        return done.borrow().clone();
+                    }
+                    _ => count += 1,
+                }
+                if let (Some(token), Some(message)) =
+                    (&token, progress_message(&line, total, &run_id))
+                {
+                    let index = line["index"].as_u64().unwrap_or(0) as f64;
+                    let _ = peer
+                        .notify_progress(
+                            ProgressNotificationParam::new(token.clone(), index + 1.0)
+                                .with_total(total as f64)
+                                .with_message(message),
+                        )
+                        .await;
+                }
+            }
+        };
+        let result = tokio::select! {
+            r = ended => r,
+            _ = context.ct.cancelled() => {
+                // The client gave up on the call: the run ends as cancelled.
+                routes::cancel(&self.state, &run_id).await?;
+                let mut done = self.state.registry().handle(&run_id).map(|(_, d)| d);
+                match done.as_mut() {
+                    Some(d) => { let _ = d.wait_for(Option::is_some).await; d.borrow().clone() }
+                    None => None,
+                }
+            }
+        };
+        let result = match result {
+            Some(r) => r.as_ref().clone(),
+            None => match self.state.store().get(&run_id).await? {
+                Some(stored) => match stored.result {
+                    Some(r) => r,
+                    None => return Err(ApiError::internal("a run ended without a result")),
+                },
+                None => return Err(ApiError::internal("a run ended without a result")),
+            },
+        };
+        let events = EventLog {
+            href: format!("/v1/runs/{run_id}"),
+            run_id,
+            count,
+        };
+        Ok((result, events))
+    }
+
+    pub(super) async fn get_run(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ApiError> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct GetRun {
+            id: String,
+            #[serde(default)]
+            wait_seconds: f64,
+        }
+        let GetRun { id, wait_seconds } = arguments(request)?;
+        if !(0.0..=MAX_WAIT_SECONDS as f64).contains(&wait_seconds) {
+            return Err(ApiError::new(
+                ApiErrorKind::InvalidRequest,
+                format!(
+                    "wait_seconds {wait_seconds} is out of range: give 0 to {MAX_WAIT_SECONDS} \
+                     and call again while the run goes on"
+                ),
+            ));
+        }
+        if wait_seconds > 0.0 {
+            let deadline = tokio::time::Instant::now() + Duration::from_secs_f64(wait_seconds);
+            tokio::select! {
+                () = self.until_ended(&id, deadline) => {}
+                () = context.ct.cancelled() => {}
+            }
+        }
+        let run = self
+            .state
+            .store()
+            .get(&id)
+            .await?
+            .ok_or_else(|| routes::unknown_run(&id))?;
+        let view = runs::view(&self.state, &run).await?;
+        let text = view_text(&view);
+        Ok(answer(&serde_json::json!({"run": view}), text))
+    }
+
+    /// Returns when run `id` has ended (its result stored) or at `deadline`: through the
+    /// run's own signal when this server runs it, else by reading the shared store.
+    async fn until_ended(&self, id: &str, deadline: tokio::time::Instant) {
+        if let Some((_, mut done)) = self.state.registry().handle(id) {
+            let _ = tokio::time::timeout_at(deadline, done.wait_for(Option::is_some)).await;
+            return;
+        }
+        let store = self.state.store();
+        let _ = wait::until(deadline, Duration::from_millis(250), || async {
+            match store.get(id).await {
+                Ok(Some(run)) if run.result.is_none() => None,
+                // Ended, unknown, or the store failed: the answer says which.
+                _ => Some(()),
+            }
+        })
+        .await;
+    }
+
+    pub(super) async fn cancel_run(
+        &self,
+        request: &CallToolRequestParams,
+    ) -> Result<CallToolResult, ApiError> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Id {
+            id: String,
+        }
+        let Id { id } = arguments(request)?;
+        let (_, view) = routes::cancel(&self.state, &id).await?;
+        let text = view_text(&view);
+        Ok(answer(&serde_json::json!({"run": view}), text))
+    }
+}
+
+/// "run ID step 2 of 7: the Email field", or "run ID step 5 of 7: waiting for mail": the
+/// run's id first, for `get_run` and `cancel_run`.
+pub(super) fn progress_message(line: &Value, total: usize, run_id: &str) -> Option<String> {
+    let index = line["index"].as_u64()? + 1;
+    match line["event"].as_str()? {
+        "step_started" => {
+            let step_type = line["type"].as_str().unwrap_or_default();
+            let reads_mail = serde_json::from_value::<StepType>(line["type"].clone())
+                .is_ok_and(StepType::reads_mail);
+            let what = match line["describe"].as_str() {
+                _ if reads_mail => "waiting for mail",
+                Some(describe) => describe,
+                None => step_type,
+            };
+            Some(format!("run {run_id} step {index} of {total}: {what}"))
+        }
+        "step_failed" => Some(format!("run {run_id} step {index} of {total} failed")),
+        _ => None,
+    }
+}
