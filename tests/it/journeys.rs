@@ -1324,6 +1324,54 @@ fn an_account_nobody_used_proves_nothing() {
     }
 }
 
+/// An account made once the run has started, which nobody signed in to, shows no sign-in
+/// during the run, in every app that seeds accounts: an app that writes something else into
+/// the field its records read as the last sign-in (Misago writes an account's creation time
+/// into `last_login`) must not prove a sign-in that never happened.
+#[test]
+fn an_account_made_during_the_run_shows_no_sign_in() {
+    for def in APPS.iter().filter(|def| ready_for(def)) {
+        let Some(seed) = JOURNEYS.iter().find_map(|j| match j.account {
+            Account::Seeded(command) if j.app == def.key => Some(command),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let app = running(def.key);
+        let address = mail().run_address(&runner::new_run_id());
+        let since = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64();
+        let password = fresh_password();
+        records(
+            def,
+            app,
+            seed,
+            &address,
+            &[("JOURNEY_PASSWORD", password.clone())],
+        );
+        let facts = records(
+            def,
+            app,
+            "show",
+            &address,
+            &[(
+                "JOURNEY_PASSWORDS",
+                json!({ "PASSWORD": password }).to_string(),
+            )],
+        );
+        let made = judge(&[Exists, Password("PASSWORD")], &facts, since);
+        assert!(
+            made.reached,
+            "{}: `{seed}` made no account: {}",
+            def.key, made.seen
+        );
+        let signed_in = judge(&[SignedInDuringRun], &facts, since);
+        assert!(!signed_in.reached, "{}: {}", def.key, signed_in.seen);
+    }
+}
+
 /// Writes each journey's missing `.request.txt`: exactly what `planlock plan GOAL --dry-run`
 /// prints with the app running, the request a blind writer gets and nothing else. A request
 /// that exists is never rewritten: a blind plan may have been written from it (delete it
