@@ -180,7 +180,7 @@ async fn main() -> Result<()> {
     measure("screenshot", n, || async {
         tab.screenshot(&[])
             .await
-            .ok_or_else(|| anyhow!("no screenshot"))?;
+            .map_err(|why| anyhow!("no screenshot: {why}"))?;
         Ok(())
     })
     .await?;

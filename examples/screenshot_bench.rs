@@ -101,7 +101,7 @@ async fn main() -> Result<()> {
         .map_err(|e| anyhow::anyhow!("{e:?}"))?;
     for _ in 0..args.runs * 2 {
         let began = std::time::Instant::now();
-        if tab.screenshot(&[]).await.is_none() {
+        if tab.screenshot(&[]).await.is_err() {
             bail!("no screenshot of a loaded page");
         }
         capture.push(began.elapsed().as_secs_f64() * 1000.0);
@@ -112,7 +112,7 @@ async fn main() -> Result<()> {
     let (mut masked_none, mut masked_one) = (Vec::new(), Vec::new());
     for _ in 0..args.runs * 2 {
         let began = std::time::Instant::now();
-        if tab.screenshot(&hidden).await.is_none() {
+        if tab.screenshot(&hidden).await.is_err() {
             bail!("no masked screenshot of a loaded page");
         }
         masked_none.push(began.elapsed().as_secs_f64() * 1000.0);
@@ -123,10 +123,26 @@ async fn main() -> Result<()> {
         .map_err(|e| anyhow::anyhow!("{e:?}"))?;
     for _ in 0..args.runs * 2 {
         let began = std::time::Instant::now();
-        if tab.screenshot(&hidden).await.is_none() {
+        if tab.screenshot(&hidden).await.is_err() {
             bail!("no masked screenshot of a loaded page");
         }
         masked_one.push(began.elapsed().as_secs_f64() * 1000.0);
+    }
+    // A long page (a 3,000-row table: about 26,000 nodes, a ::before on each row): what
+    // looking costs where there is much to look through (the layout snapshot above all).
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    tab.navigate(&format!("http://{site}/long-table.html"), deadline)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    let (mut long_plain, mut long_masked) = (Vec::new(), Vec::new());
+    for _ in 0..args.runs {
+        for (hidden, times) in [(&[][..], &mut long_plain), (&hidden[..], &mut long_masked)] {
+            let began = std::time::Instant::now();
+            if let Err(why) = tab.screenshot(hidden).await {
+                bail!("no screenshot of the long page: {why}");
+            }
+            times.push(began.elapsed().as_secs_f64() * 1000.0);
+        }
     }
     browser.close_tab(tab).await;
     browser.close().await;
@@ -152,6 +168,8 @@ async fn main() -> Result<()> {
         "… with a secret a field shows, painted over (ms)",
         &mut masked_one,
     );
+    row("capture alone, long page (ms)", &mut long_plain);
+    row("… with a secret it does not show (ms)", &mut long_masked);
     row(
         "run time outside steps, all − none, per step (ms)",
         &mut diff.clone(),
@@ -210,6 +228,16 @@ fn row(name: &str, ms: &mut [f64]) {
 
 async fn serve_site() -> Result<SocketAddr> {
     async fn file(uri: Uri) -> Response {
+        if uri.path() == "/long-table.html" {
+            let rows: String = (0..3000)
+                .map(|i| format!("<tr><td>Row {i}</td><td><span class=n>{}</span></td><td><a href=#{i}>open {i}</a></td></tr>", i * 7))
+                .collect();
+            let page = format!(
+                "<!doctype html><html><head><style>.n::before {{ content: '#' }}</style></head>\
+                 <body><table>{rows}</table></body></html>"
+            );
+            return ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response();
+        }
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/site");
         let path = uri.path().trim_start_matches('/');
         if path.contains("..") {

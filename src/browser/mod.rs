@@ -35,7 +35,7 @@ pub use facts::{
 pub use locate::Accessible;
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
-pub use shot::MASK_COLOUR;
+pub use shot::{MASK_COLOUR, NoPicture};
 pub use tab::{CLICK_WINDOW, HopRule, QUIET, Tab};
 
 use crate::lock::{AddressPolicy, Lock};

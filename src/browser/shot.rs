@@ -1,9 +1,14 @@
-//! Screenshots that never show a secret or an emailed code: the boxes of every element whose
-//! value or visible text holds one are found in the page, before and after the capture, and
-//! painted over in the PNG itself, as Playwright's `mask` option paints them (but in the
-//! image, where no page script can lift the paint).
+//! Screenshots that never show a secret or an emailed code. The places to cover are found two
+//! ways: by the masker's script in planlock's isolated world, before and after the capture
+//! (every element whose value, placeholder or visible text holds one, and every frame, canvas
+//! or made image whose pixels it cannot read), and in Chromium's layout snapshot right after
+//! it (closed shadow roots, CSS generated text: [`layout`]). They are painted over in the PNG itself, as
+//! Playwright's `mask` option paints them (but in the image, where no page script can lift the
+//! paint). Where they cannot be told, no picture is written, and [`NoPicture`] says why.
 
 use serde::Deserialize;
+
+pub(super) mod layout;
 
 /// Finds the boxes to paint over (see the script's own comment).
 pub(super) const SCREEN_MASK_JS: &str = include_str!("screen_mask.js");
@@ -23,6 +28,65 @@ impl MaskBoxes {
         self.boxes.extend(other.boxes);
         if self.dpr <= 0.0 {
             self.dpr = other.dpr;
+        }
+    }
+}
+
+/// Why a step has no screenshot.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NoPicture {
+    /// The page gave no picture (it was between documents).
+    NotCaptured,
+    /// The masker's script could not run (the page was between documents).
+    NoMasker,
+    /// Chromium gave no layout snapshot of the page.
+    NoSnapshot,
+    /// Something to cover is in a frame the snapshot does not place in the page.
+    UnplacedFrame,
+    /// The captured PNG could not be read to be painted over.
+    NotPainted,
+}
+
+impl std::fmt::Display for NoPicture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const WITHHELD: &str = "no picture is written rather than one that might show it";
+        match self {
+            NoPicture::NotCaptured => {
+                write!(
+                    f,
+                    "the page could not be captured (it was between documents)"
+                )
+            }
+            NoPicture::NoMasker => write!(
+                f,
+                "where a secret or the emailed code shows on the page could not be looked for \
+                 (the page was between documents); {WITHHELD}"
+            ),
+            NoPicture::NoSnapshot => write!(
+                f,
+                "Chromium gave no layout snapshot of the page, so what no script can read \
+                 (closed shadow roots, CSS generated text) could not be checked for a secret or \
+                 the emailed code; {WITHHELD}"
+            ),
+            NoPicture::UnplacedFrame => write!(
+                f,
+                "a frame of the page may show a secret or the emailed code and could not be \
+                 placed in the picture to be covered; {WITHHELD}"
+            ),
+            NoPicture::NotPainted => write!(
+                f,
+                "the picture could not be painted over where a secret or the emailed code may \
+                 show (its PNG could not be read); {WITHHELD}"
+            ),
+        }
+    }
+}
+
+impl From<layout::Unplaced> for NoPicture {
+    fn from(why: layout::Unplaced) -> NoPicture {
+        match why {
+            layout::Unplaced::NoSnapshot => NoPicture::NoSnapshot,
+            layout::Unplaced::Frame => NoPicture::UnplacedFrame,
         }
     }
 }

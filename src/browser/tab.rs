@@ -5,7 +5,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use base64::Engine;
 use chromiumoxide::Page;
 use chromiumoxide::cdp::IntoEventKind;
 use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
@@ -17,9 +16,9 @@ use chromiumoxide::cdp::browser_protocol::network::{
     EventRequestWillBeSent, EventResponseReceived, ResourceType,
 };
 use chromiumoxide::cdp::browser_protocol::page::{
-    CaptureScreenshotFormat, CaptureScreenshotParams, ClientNavigationReason, EventFrameNavigated,
-    EventFrameRequestedNavigation, EventFrameStoppedLoading, EventJavascriptDialogOpening,
-    EventLifecycleEvent, EventNavigatedWithinDocument, NavigateParams,
+    ClientNavigationReason, EventFrameNavigated, EventFrameRequestedNavigation,
+    EventFrameStoppedLoading, EventJavascriptDialogOpening, EventLifecycleEvent,
+    EventNavigatedWithinDocument, NavigateParams,
 };
 use chromiumoxide::cdp::js_protocol::runtime::EvaluateParams;
 use chromiumoxide::listeners::EventStream;
@@ -46,6 +45,7 @@ use super::{BrowserError, CDP_TIMEOUT, timed};
 use crate::lock::{Lock, Refusal, Undoing};
 use crate::wait;
 
+mod camera;
 mod click;
 mod navigate;
 
@@ -290,60 +290,6 @@ impl Tab {
             Ok(Ok(Some(u))) => u,
             _ => String::new(),
         }
-    }
-
-    /// A PNG of the viewport, for reports, with every element whose value or visible text
-    /// holds one of `hidden` (secrets, emailed codes) painted over. `None` if the page cannot
-    /// be captured, or where those elements are cannot be told: then there is no picture,
-    /// rather than one that might show what it must not.
-    pub async fn screenshot(&self, hidden: &[String]) -> Option<Vec<u8>> {
-        if hidden.is_empty() {
-            return self.capture().await;
-        }
-        // Found before and after the capture: whatever moved in between is covered where it
-        // was and where it went.
-        let mut mask = self.mask_boxes(hidden).await?;
-        let png = self.capture().await?;
-        mask.extend(self.mask_boxes(hidden).await?);
-        super::shot::paint_over(&png, &mask)
-    }
-
-    async fn capture(&self) -> Option<Vec<u8>> {
-        let params = CaptureScreenshotParams {
-            format: Some(CaptureScreenshotFormat::Png),
-            // Faster compression: `--screenshots all` takes one after every step.
-            optimize_for_speed: Some(true),
-            ..Default::default()
-        };
-        let shot = tokio::time::timeout(Duration::from_secs(5), self.page.execute(params))
-            .await
-            .ok()?
-            .ok()?;
-        let data: &str = shot.result.data.as_ref();
-        base64::engine::general_purpose::STANDARD.decode(data).ok()
-    }
-
-    /// The boxes to paint over for `hidden`, found in planlock's world of the page, where no
-    /// page script can change what the DOM answers. `None` while a new document has not made
-    /// that world yet.
-    async fn mask_boxes(&self, hidden: &[String]) -> Option<super::shot::MaskBoxes> {
-        let script = super::shot::SCREEN_MASK_JS;
-        let values = serde_json::to_string(hidden).ok()?;
-        let world = self.world.lock().ok().and_then(|w| w.clone())?;
-        let params = EvaluateParams::builder()
-            .expression(format!("({script})({values})"))
-            .unique_context_id(world)
-            .return_by_value(true)
-            .build()
-            .ok()?;
-        let answer = tokio::time::timeout(Duration::from_secs(5), self.page.execute(params))
-            .await
-            .ok()?
-            .ok()?;
-        if answer.result.exception_details.is_some() {
-            return None;
-        }
-        serde_json::from_value(answer.result.result.value.clone()?).ok()
     }
 
     fn browser_gone(&self) -> Option<PageError> {

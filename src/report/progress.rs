@@ -234,6 +234,8 @@ impl Listener for Progress {
                     say(&format!("{p}    {what}: {}", err.message));
                     if let Some(shot) = &detail.screenshot {
                         say(&format!("{p}    screenshot: {shot}"));
+                    } else if let Some(why) = &detail.no_screenshot {
+                        say(&format!("{p}    no screenshot: {why}"));
                     }
                     if let Some(url) = detail.url.as_ref().filter(|u| !u.is_empty()) {
                         say(&format!("{p}    page: {url}"));

@@ -62,6 +62,9 @@ pub struct StepDetail {
     /// A screenshot of the page after the step (a file path; services give a URL instead).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub screenshot: Option<String>,
+    /// Why a step that was to have a screenshot has none, in one sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_screenshot: Option<String>,
     /// `step_started`: the step's deadline, in ms from its start.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
@@ -93,6 +96,7 @@ impl StepDetail {
             seconds: _,
             summary,
             screenshot,
+            no_screenshot,
             timeout_ms: _,
             screenshot_url,
         } = self;
@@ -105,6 +109,7 @@ impl StepDetail {
             text,
             summary,
             screenshot,
+            no_screenshot,
             screenshot_url,
         ]
         .into_iter()
@@ -268,6 +273,7 @@ mod tests {
             seconds: Some(1.0),
             summary: t(),
             screenshot: t(),
+            no_screenshot: t(),
             timeout_ms: Some(1),
             screenshot_url: t(),
         };

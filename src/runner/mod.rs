@@ -1,6 +1,7 @@
 //! The model-free executor: runs a validated plan step by step in one tab and the bound
 //! mailboxes, stops at the first failure, and always returns a complete [`RunResult`].
 
+mod camera;
 mod detail;
 pub mod event;
 mod failure;
@@ -27,11 +28,11 @@ pub use result::{
 };
 pub use spec::{Binding, LockedRun, RunSpec, Secrets, SpecError};
 
-use crate::browser::{Chromium, Tab};
+use crate::browser::Chromium;
 use crate::error::StepError;
 use crate::inbox::{Message, RunMailbox};
 use crate::plan::{Criticality, Masker, Step, Template, Vars, VarsError};
-use crate::wait;
+use camera::Camera;
 
 /// Default deadline of steps that locate elements.
 pub const STEP_TIMEOUT: Duration = Duration::from_secs(10);
@@ -456,8 +457,9 @@ impl<'l> Run<'l> {
                             self.extracted.push(shown);
                         }
                         if req.settings.screenshots == Screenshots::All {
-                            detail.screenshot =
-                                self.camera(&req.settings).screenshot(&tab, index).await;
+                            self.camera(&req.settings)
+                                .take(&tab, index, &mut detail)
+                                .await;
                         }
                         self.emit_step_ended(index, &step, took, None, &detail);
                         self.record(index, &step, StepStatus::Succeeded, took, detail, None);
@@ -704,50 +706,6 @@ async fn open_mailboxes(
         opened.insert(name.clone(), mailbox);
     }
     Ok(opened)
-}
-
-/// What a step's screenshot needs of its run, borrowed apart from the run so that a run's
-/// future stays `Send`.
-struct Camera<'a> {
-    run_id: &'a str,
-    settings: &'a Settings,
-    never_shown: &'a [String],
-}
-
-impl Camera<'_> {
-    /// The page URL and a screenshot of a failed step.
-    async fn failure_detail(&self, tab: &Tab, index: usize) -> StepDetail {
-        let mut detail = StepDetail {
-            url: Some(tab.url().await),
-            ..StepDetail::default()
-        };
-        if self.settings.screenshots != Screenshots::None {
-            detail.screenshot = self.screenshot(tab, index).await;
-        }
-        detail
-    }
-
-    /// Saves a PNG of the viewport as `RUN_ID-step-N.png`, every element that shows one of
-    /// `never_shown` painted over; its path, or `None` when the page cannot be captured (or
-    /// masked) or the file written.
-    async fn screenshot(&self, tab: &Tab, index: usize) -> Option<String> {
-        // A page mid-navigation (a click that submitted a form) cannot be captured until the
-        // next document paints: try again shortly, for as long as a page takes to paint.
-        let give_up = Instant::now() + Duration::from_millis(200);
-        let png = wait::until(give_up, Duration::from_millis(10), || {
-            tab.screenshot(self.never_shown)
-        })
-        .await?;
-        let run_id = self.run_id;
-        let dir = self
-            .settings
-            .artifacts_dir
-            .clone()
-            .unwrap_or_else(|| std::env::temp_dir().join("planlock").join(run_id));
-        let path = dir.join(format!("{}-step-{}.png", run_id, index + 1));
-        (std::fs::create_dir_all(&dir).is_ok() && std::fs::write(&path, png).is_ok())
-            .then(|| path.display().to_string())
-    }
 }
 
 /// Substitutes every `{{variable}}` of a step.

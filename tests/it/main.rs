@@ -35,6 +35,7 @@ mod report_junit;
 mod roles;
 mod schema;
 mod screenshot_mask;
+mod screenshot_ocr;
 mod serve;
 mod serve_errors;
 mod serve_handlers;

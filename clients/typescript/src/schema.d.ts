@@ -898,6 +898,8 @@ export interface components {
             summary?: string | null;
             /** @description A screenshot of the page after the step (a file path; services give a URL instead). */
             screenshot?: string | null;
+            /** @description Why a step that was to have a screenshot has none, in one sentence. */
+            no_screenshot?: string | null;
             /**
              * Format: int64
              * @description `step_started`: the step's deadline, in ms from its start.

@@ -5,6 +5,7 @@
 
 pub mod dovecot;
 pub mod model;
+pub mod ocr;
 pub mod postgres;
 pub mod serve;
 pub mod smtp;
@@ -137,19 +138,43 @@ impl Site {
 }
 
 pub fn site() -> &'static Site {
-    static SITE: LazyLock<Site> = LazyLock::new(|| {
-        let listener = rt()
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .expect("bind the fixture site");
-        let addr = listener.local_addr().expect("addr");
-        rt().spawn(async move {
-            axum::serve(listener, site_routes())
-                .await
-                .expect("serve the fixture site");
-        });
-        Site { addr }
-    });
+    static SITE: LazyLock<Site> = LazyLock::new(serve_site);
     &SITE
+}
+
+/// The fixture site again, on another port of the same address: another origin (a frame from
+/// it is cross-origin to the site's pages) on the same site.
+pub fn other_origin() -> &'static Site {
+    static OTHER: LazyLock<Site> = LazyLock::new(serve_site);
+    &OTHER
+}
+
+/// The fixture site on 127.0.0.2: another site (Chromium puts a frame from it in a process
+/// of its own). `None` where that address cannot be bound.
+pub fn other_site() -> Option<&'static Site> {
+    static OTHER: LazyLock<Option<Site>> = LazyLock::new(|| {
+        rt().block_on(tokio::net::TcpListener::bind("127.0.0.2:0"))
+            .ok()
+            .map(serve_site_on)
+    });
+    OTHER.as_ref()
+}
+
+fn serve_site() -> Site {
+    let listener = rt()
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("bind the fixture site");
+    serve_site_on(listener)
+}
+
+fn serve_site_on(listener: tokio::net::TcpListener) -> Site {
+    let addr = listener.local_addr().expect("addr");
+    rt().spawn(async move {
+        axum::serve(listener, site_routes())
+            .await
+            .expect("serve the fixture site");
+    });
+    Site { addr }
 }
 
 fn site_routes() -> Router {

@@ -48,6 +48,7 @@ class StepDetail:
             summary (None | str | Unset): `done`: the summary.
             screenshot (None | str | Unset): A screenshot of the page after the step (a file path; services give a URL
                 instead).
+            no_screenshot (None | str | Unset): Why a step that was to have a screenshot has none, in one sentence.
             timeout_ms (int | None | Unset): `step_started`: the step's deadline, in ms from its start.
             screenshot_url (None | str | Unset): Where a service serves that screenshot.
      """
@@ -67,6 +68,7 @@ class StepDetail:
     seconds: float | None | Unset = UNSET
     summary: None | str | Unset = UNSET
     screenshot: None | str | Unset = UNSET
+    no_screenshot: None | str | Unset = UNSET
     timeout_ms: int | None | Unset = UNSET
     screenshot_url: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -169,6 +171,12 @@ class StepDetail:
         else:
             screenshot = self.screenshot
 
+        no_screenshot: None | str | Unset
+        if isinstance(self.no_screenshot, Unset):
+            no_screenshot = UNSET
+        else:
+            no_screenshot = self.no_screenshot
+
         timeout_ms: int | None | Unset
         if isinstance(self.timeout_ms, Unset):
             timeout_ms = UNSET
@@ -216,6 +224,8 @@ class StepDetail:
             field_dict["summary"] = summary
         if screenshot is not UNSET:
             field_dict["screenshot"] = screenshot
+        if no_screenshot is not UNSET:
+            field_dict["no_screenshot"] = no_screenshot
         if timeout_ms is not UNSET:
             field_dict["timeout_ms"] = timeout_ms
         if screenshot_url is not UNSET:
@@ -368,6 +378,16 @@ class StepDetail:
         screenshot = _parse_screenshot(d.pop("screenshot", UNSET))
 
 
+        def _parse_no_screenshot(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        no_screenshot = _parse_no_screenshot(d.pop("no_screenshot", UNSET))
+
+
         def _parse_timeout_ms(data: object) -> int | None | Unset:
             if data is None:
                 return data
@@ -404,6 +424,7 @@ class StepDetail:
             seconds=seconds,
             summary=summary,
             screenshot=screenshot,
+            no_screenshot=no_screenshot,
             timeout_ms=timeout_ms,
             screenshot_url=screenshot_url,
         )
