@@ -189,6 +189,11 @@ impl Postgres {
         self.port
     }
 
+    /// The folder of this server's own tools (`psql`, `pg_dump`), of the server's version.
+    pub fn bin(&self) -> &Path {
+        &self.bin
+    }
+
     /// Runs one statement as the test role, with `psql` from the same installation.
     pub fn sql(&self, statement: &str) {
         let psql = if self.bin.join("psql").is_file() {
