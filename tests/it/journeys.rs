@@ -437,6 +437,9 @@ impl Running {
             ("JOURNEY_BASE_URL", self.url.clone()),
             ("JOURNEY_SMTP_PORT", self.smtp_port.to_string()),
         ]
+        .into_iter()
+        .chain(self.postgres.iter().cloned())
+        .collect()
     }
 }
 
@@ -455,7 +458,6 @@ pub(crate) fn records_of(
         .envs(instance.iter().map(|(k, v)| (k, v)))
         .env("JOURNEY_EMAIL", email)
         .env("JOURNEY_USERNAME", def.username.of(email))
-        .envs(app.postgres.iter().map(|(k, v)| (k, v)))
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .output()
