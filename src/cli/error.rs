@@ -176,7 +176,8 @@ mod tests {
         assert_eq!(
             chain(&e),
             "--inbox work=smtp://127.0.0.1:25: no domain: add ?domain=DOMAIN (each run receives \
-             at run-RUNID@DOMAIN), e.g. smtp://127.0.0.1:25?domain=demo.test"
+             at run-RUNID@DOMAIN), e.g. smtp://127.0.0.1:25?domain=demo.test, or ?address=ADDR (every \
+             run receives at that one address)"
         );
         let e = CliError::from(planlock::plan::Vars::from_pairs(["1st=x"]).unwrap_err());
         assert_eq!(
