@@ -210,8 +210,10 @@ pub fn what_to_change(kind: ErrorKind, step: StepType, index: usize) -> String {
         ErrorKind::Navigation => {
             format!("check the URL of {at} (a path the site has) and that the site is up")
         }
-        ErrorKind::LockRefused => "the plan went to a host this run may not visit: add it to \
-             `allowed_hosts` only if the task needs it, else fix the URL"
+        ErrorKind::LockRefused => "read the sentence above: a host outside the lock goes into \
+             `allowed_hosts` only if the task needs it (else fix the URL); a value the run typed \
+             (a secret, a code) that the page sent elsewhere than the form it was typed into, or \
+             an emailed link leading to an undoing page, is refused whatever the plan says"
             .into(),
         ErrorKind::EmailTimeout => format!(
             "no mail came for {at}: check the form before it was sent with \
