@@ -44,7 +44,8 @@ const CHANNELS: [Channel; 7] = [
 enum Rule {
     /// A destination outside the lock (another site).
     Lock,
-    /// The typed secret in a request of the site's own, outside any submission.
+    /// The typed secret in a request of the site's own, outside any submission (the run then
+    /// leaves the page, so that it does not end on a form it never sent).
     Secret,
     /// An undoing page of the site's own, from the page an emailed link opened.
     Hop,
@@ -153,15 +154,14 @@ async fn one(
             (
                 "/ok?leak".to_string(),
                 format!(
-                    "<h1>Log in</h1><form action=\"/session\" method=\"post\">\
-                     <label for=\"pw\">Password</label> \
-                     <input id=\"pw\" name=\"password\" type=\"password\">\
-                     <button>Log in</button></form>\
+                    "<h1>Log in</h1><label for=\"pw\">Password</label> \
+                     <input id=\"pw\" type=\"password\">\
                      <script>pw.addEventListener('change', () => {{ {send} }});</script>"
                 ),
                 r#"{"type":"navigate","url":"{SITE}/start"},
                 {"type":"fill","describe":"the Password field","label":"Password","value":"{{secret.PW}}"},
-                {"type":"wait_seconds","seconds":1}"#,
+                {"type":"wait_seconds","seconds":1},
+                {"type":"navigate","url":"{SITE}/elsewhere"}"#,
             )
         }
         Rule::Hop => {
