@@ -11,11 +11,9 @@ use chromiumoxide::cdp::js_protocol::runtime::EventExecutionContextCreated;
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use tokio::task::JoinHandle;
-use url::Url;
 
 use super::facts::{Blocker, FormError, InvalidField, Rejection, Target};
 use super::{BrowserError, timed};
-use crate::plan::Masker;
 
 /// The locator itself: `locator.js` (a function of the accessible-name computation, the word
 /// lists and what a person can click) applied to `vendor/accname.js`, the pinned
@@ -246,63 +244,6 @@ pub struct FormErrors {
     pub errors: Vec<FormError>,
     #[serde(default)]
     pub form_back: bool,
-}
-
-/// A value the run typed (a secret, a code) and the places it may be sent: the actions of the
-/// forms this run typed it into (sign up, then log in with the same secret).
-#[derive(Debug, Clone)]
-pub(crate) struct Sealed {
-    value: String,
-    finder: Masker,
-    actions: Vec<Url>,
-}
-
-impl Sealed {
-    pub fn new(value: &str, action: Option<&str>) -> Sealed {
-        let mut sealed = Sealed {
-            value: value.to_string(),
-            finder: Masker::new([value]),
-            actions: Vec::new(),
-        };
-        sealed.typed_into(action);
-        sealed
-    }
-
-    /// Whether this is the seal of `value`.
-    pub fn holds(&self, value: &str) -> bool {
-        self.value == value
-    }
-
-    /// The value was typed into a form with this action too: it may leave through it.
-    pub fn typed_into(&mut self, action: Option<&str>) {
-        let Some(action) = action.and_then(|a| Url::parse(a).ok()) else {
-            return;
-        };
-        if !self.actions.iter().any(|a| same_address(a, &action)) {
-            self.actions.push(action);
-        }
-    }
-
-    /// Whether `text` holds the value, in any encoding a request may give it.
-    pub fn found_in(&self, text: &str) -> bool {
-        self.finder.mask(text) != text
-    }
-
-    /// Whether a request to `url` is the submission of a form the value was typed into.
-    pub fn allows(&self, url: &Url) -> bool {
-        self.actions.iter().any(|a| same_address(a, url))
-    }
-
-    /// The forms' actions, in the order the run typed the value into them.
-    pub fn actions(&self) -> &[Url] {
-        &self.actions
-    }
-}
-
-/// Two URLs name the same address: scheme, host, port and path (the query and fragment of a
-/// form's action do not decide where its submission goes).
-fn same_address(a: &Url, b: &Url) -> bool {
-    a[..url::Position::AfterPath] == b[..url::Position::AfterPath]
 }
 
 /// An operation with how long the locator may wait inside the page before it answers.

@@ -6,7 +6,7 @@ mod dialogs;
 mod egress;
 mod explain;
 mod facts;
-mod guard;
+mod gate;
 mod locate;
 pub mod outline;
 mod process;
@@ -37,11 +37,11 @@ pub use locate::Accessible;
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
 pub use shot::{MASK_COLOUR, NoPicture};
-pub use tab::{CLICK_WINDOW, HopRule, QUIET, Tab};
+pub use tab::{CLICK_WINDOW, HopRule, QUIET, SUBMISSION_WINDOW, Tab};
 
 use crate::lock::{AddressPolicy, Lock};
 use egress::Egress;
-use guard::{GuardedTab, GuardedTabs};
+use gate::{Gate, GuardedTab};
 use process::{LAUNCH_TIMEOUT, Process, stderr_tail};
 
 /// The longest any single CDP command may take before it counts as unanswered.
@@ -90,8 +90,8 @@ pub struct LaunchOptions {
 pub struct Chromium {
     browser: Arc<chromiumoxide::Browser>,
     handler: JoinHandle<()>,
-    /// The tabs' browser contexts, for the navigation guard.
-    guarded: GuardedTabs,
+    /// The runs' tabs, for the gate every request passes.
+    gate: Gate,
     navigation_guard: JoinHandle<()>,
     /// Flips to `Some(reason)` when the CDP connection ends.
     gone: watch::Receiver<Option<String>>,
@@ -217,8 +217,8 @@ impl Chromium {
             }
             let _ = gone_tx.send(Some(reason));
         });
-        let guarded = GuardedTabs::default();
-        let navigation_guard = match guard::start(&browser, &guarded).await {
+        let gate = Gate::default();
+        let navigation_guard = match gate::start(&browser, &gate).await {
             Ok(task) => task,
             Err(e) => {
                 handler.abort();
@@ -231,7 +231,7 @@ impl Chromium {
         Ok(Chromium {
             browser,
             handler,
-            guarded,
+            gate,
             navigation_guard,
             gone,
             process: None,
@@ -320,30 +320,28 @@ impl Chromium {
         if let Some(egress) = &egress {
             egress.admit(handles.lock.clone(), handles.refusals.clone());
         }
-        if let Ok(mut g) = self.guarded.lock() {
-            g.insert(
-                context,
-                GuardedTab {
-                    main_frame: tab.main_frame(),
-                    lock: handles.lock,
-                    refusals: handles.refusals,
-                    sealed: handles.sealed,
-                    hops: handles.hops,
-                    calls: handles.calls,
-                    activity: handles.activity,
-                    egress,
-                },
-            );
-        }
+        self.gate.admit(
+            context,
+            GuardedTab {
+                main_frame: tab.main_frame(),
+                page: handles.page,
+                lock: handles.lock,
+                refusals: handles.refusals,
+                sealed: handles.sealed,
+                hops: handles.hops,
+                submitting: handles.submitting,
+                calls: handles.calls,
+                activity: handles.activity,
+                egress,
+            },
+        );
         Ok(tab)
     }
 
     /// Disposes of a tab's browser context (cookies, storage, pages).
     pub async fn close_tab(&self, tab: Tab) {
         let context = tab.context_id();
-        if let Ok(mut g) = self.guarded.lock() {
-            g.remove(&context);
-        }
+        self.gate.release(&context);
         tab.close();
         // Disposing of the context closes its pages too: one command instead of two.
         let _ = timed(self.browser.dispose_browser_context(context)).await;

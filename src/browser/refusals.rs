@@ -35,6 +35,13 @@ impl Refusals {
         self.connections.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// A request refused without failing a step (a frame of another site, a script's
+    /// request): counted with the refused connections.
+    pub(crate) fn count_quietly(&self, refusal: &Refusal) {
+        tracing::debug!(url = %refusal.url, "the lock refused a request quietly");
+        self.connections.fetch_add(1, Ordering::Relaxed);
+    }
+
     pub(super) fn new() -> Refusals {
         Refusals {
             list: Mutex::new(Vec::new()),

@@ -36,9 +36,11 @@ use super::facts::{
     Clicked, Difference, Effect, EffectKind, Extracted, Filled, Located, Navigated, PageEffect,
     PageError, Rejection, Target,
 };
+use super::gate::Submitting;
+use super::gate::seals::Sealed;
 use super::locate::{
     Accessible, AccessibleElements, Asking, Describe, FormCheck, FormErrors, LOCATOR_GLOBAL,
-    LOCATOR_JS, Operation, PendingForm, Quiet, Request, Sealed, Verdict, Watched, install_locator,
+    LOCATOR_JS, Operation, PendingForm, Quiet, Request, Verdict, Watched, install_locator,
 };
 use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
@@ -63,6 +65,11 @@ pub const QUIET: Duration = Duration::from_secs(2);
 /// How often a guessed check looks at whether the page has gone quiet.
 const QUIET_POLL: Duration = Duration::from_millis(250);
 
+/// How long after a click's press a page's script may send a value the run typed, to the site
+/// it was typed on (an AJAX sign-in, and the site's own re-post of it): the submission window.
+/// The run's next action (a fill, a click, a navigation) closes it sooner.
+pub const SUBMISSION_WINDOW: Duration = Duration::from_secs(10);
+
 /// The longest a click waits for the navigation it started to commit.
 const NAVIGATION_SETTLE: Duration = Duration::from_secs(10);
 /// How much longer than its grace the late-refusal watch waits for a page that is too busy to
@@ -79,6 +86,8 @@ pub struct Tab {
     sealed: Arc<Mutex<Vec<Sealed>>>,
     /// A rule every document the tab loads must pass too, while it is set.
     hops: HopRules,
+    /// Until when the last click's submission window is open, if it is.
+    submitting: Submitting,
     gone: watch::Receiver<Option<String>>,
     guard: JoinHandle<()>,
     /// CDP commands sent on behalf of steps (interception included), for the benchmark.
@@ -144,6 +153,7 @@ impl Tab {
             refusals,
             sealed: Arc::default(),
             hops: Arc::default(),
+            submitting: Arc::default(),
             gone,
             guard,
             calls,
@@ -201,12 +211,29 @@ impl Tab {
     /// command count.
     pub(super) fn guard_handles(&self) -> GuardHandles {
         GuardHandles {
+            page: self.page.clone(),
             lock: self.lock.clone(),
             refusals: Arc::downgrade(&self.refusals),
             sealed: self.sealed.clone(),
             hops: self.hops.clone(),
+            submitting: self.submitting.clone(),
             calls: self.calls.clone(),
             activity: self.activity.clone(),
+        }
+    }
+
+    /// A click's submission starts now: for [`SUBMISSION_WINDOW`], a page's script may send
+    /// what the run typed to the site it was typed on.
+    pub(super) fn start_submission(&self) {
+        if let Ok(mut until) = self.submitting.lock() {
+            *until = Some(Instant::now() + SUBMISSION_WINDOW);
+        }
+    }
+
+    /// The run acts again: the last click's submission window is over.
+    pub(super) fn end_submission(&self) {
+        if let Ok(mut until) = self.submitting.lock() {
+            *until = None;
         }
     }
 
@@ -405,6 +432,12 @@ impl Tab {
         sensitive: bool,
         deadline: Instant,
     ) -> Result<Filled, PageError> {
+        self.end_submission();
+        if sensitive {
+            // Sealed before it is typed: a request the typing itself starts (a handler of
+            // `input` or `change`) is judged with it.
+            self.seal(value, None).await;
+        }
         let op = Operation::Fill {
             label,
             selector,
@@ -427,20 +460,27 @@ impl Tab {
             other => other,
         })?;
         if sensitive {
-            self.seal(value, filled.action.as_deref());
+            self.seal(value, filled.action.as_deref()).await;
         }
         Ok(filled)
     }
 
-    /// From now on, a document request of this tab that carries `value` (in any encoding)
-    /// is refused unless it goes to `action` or the action of another form `value` was typed
-    /// into before.
-    fn seal(&self, value: &str, action: Option<&str>) {
+    /// From now on, a request of this run that carries `value` (in any encoding) is judged by
+    /// the typed-value rule: a document goes only to `action` or the action of another form
+    /// `value` was typed into before, a script's request only during a click's submission, to
+    /// their site (or this page's, when there is no form).
+    async fn seal(&self, value: &str, action: Option<&str>) {
+        let page = self.url().await;
         if let Ok(mut sealed) = self.sealed.lock() {
-            match sealed.iter_mut().find(|s| s.holds(value)) {
-                Some(seal) => seal.typed_into(action),
-                None => sealed.push(Sealed::new(value, action)),
-            }
+            let seal = match sealed.iter().position(|s| s.holds(value)) {
+                Some(i) => &mut sealed[i],
+                None => {
+                    sealed.push(Sealed::new(value, None));
+                    sealed.last_mut().expect("just pushed")
+                }
+            };
+            seal.typed_into(action);
+            seal.typed_on(&page);
         }
     }
 
@@ -452,13 +492,18 @@ impl Tab {
         code: &str,
         deadline: Instant,
     ) -> Result<Filled, PageError> {
+        self.end_submission();
+        let compact: String = code.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+        self.seal(code, None).await;
+        if compact != code {
+            self.seal(&compact, None).await;
+        }
         let filled: Filled = self
             .locate(&Operation::Code { selector, code }, deadline)
             .await?;
-        self.seal(code, filled.action.as_deref());
-        let compact: String = code.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
+        self.seal(code, filled.action.as_deref()).await;
         if compact != code {
-            self.seal(&compact, filled.action.as_deref());
+            self.seal(&compact, filled.action.as_deref()).await;
         }
         Ok(filled)
     }
@@ -663,10 +708,12 @@ impl Tab {
 
 /// A tab as the browser-wide guard holds it.
 pub(super) struct GuardHandles {
+    pub page: Page,
     pub lock: Arc<Lock>,
     pub refusals: std::sync::Weak<Refusals>,
     pub sealed: Arc<Mutex<Vec<Sealed>>>,
     pub hops: HopRules,
+    pub submitting: Submitting,
     pub calls: Arc<AtomicU64>,
     pub activity: Arc<Activity>,
 }

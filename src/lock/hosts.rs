@@ -175,6 +175,19 @@ pub(crate) fn is_port_bound(host: &Host<&str>) -> bool {
     }
 }
 
+/// Whether two URLs are on one site: the same registrable domain (`api.shop.example` and
+/// `shop.example`), or, for an IP address or a name of this machine, the same host and port.
+pub fn same_site(a: &Url, b: &Url) -> bool {
+    let (Some(ha), Some(hb)) = (a.host(), b.host()) else {
+        return false;
+    };
+    if is_port_bound(&ha) || is_port_bound(&hb) {
+        return ha.to_string().eq_ignore_ascii_case(&hb.to_string())
+            && a.port_or_known_default() == b.port_or_known_default();
+    }
+    site_of_host(&ha) == site_of_host(&hb)
+}
+
 /// `[::1]` → `::1`; other hosts unchanged. A `host:port` keeps only the host.
 pub(crate) fn bare_host(host: &str) -> &str {
     if let Some(inner) = host.strip_prefix('[') {

@@ -12,7 +12,7 @@ use std::net::{IpAddr, SocketAddr};
 use url::{Host, Url};
 
 pub use address::is_private;
-pub use hosts::{hosts_in_text, site_of};
+pub use hosts::{hosts_in_text, same_site, site_of};
 pub use undoing::{Undoing, UndoingPlace};
 
 use hosts::{
@@ -81,6 +81,20 @@ pub struct Refusal {
     /// The refused URL (for the event log and the sentence).
     pub url: String,
     pub why: Why,
+    /// Who asked, when it was not the run's own tab: a popup, a frame, a script.
+    pub by: Option<Asker>,
+}
+
+/// What asked for a refused request, besides the run's own tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Asker {
+    /// A page the run's page opened (`window.open`, a `target=_blank` link or form).
+    Popup,
+    /// A frame of one of the run's pages.
+    Frame,
+    /// A script of one of the run's pages or of its workers (`fetch`, XHR, a beacon).
+    Script,
 }
 
 /// Why the lock refused a destination: the facts its sentence is made of.
@@ -107,6 +121,9 @@ pub enum Why {
     /// is not one of the forms it was typed into (`forms`, each up to its path; none when it
     /// was typed outside any form).
     SecretLeaving { forms: Vec<String> },
+    /// A script's request carrying a value the run typed, outside the submission of a click
+    /// of the run or to another site than the one it was typed on (`sites`).
+    SecretByScript { sites: Vec<String> },
     /// A hop of an emailed link's navigation landing on a page whose address says it undoes or
     /// destroys something; `said` is what says so (its address, or one it carries).
     UndoingHop { said: Undoing },
@@ -117,7 +134,14 @@ impl Refusal {
         Refusal {
             url: url.into(),
             why,
+            by: None,
         }
+    }
+
+    /// The same refusal, asked for by `by`.
+    pub fn by(mut self, by: Asker) -> Refusal {
+        self.by = Some(by);
+        self
     }
 }
 

@@ -14,6 +14,8 @@ mod corpus;
 mod email_flows;
 mod extract_codes;
 mod extract_corpus;
+mod gate;
+mod gate_channels;
 mod inbox_imap;
 mod inbox_smtp;
 mod journeys;

@@ -18,6 +18,7 @@ impl Tab {
         filled: &[String],
         deadline: Instant,
     ) -> Result<Clicked, PageError> {
+        self.end_submission();
         let op = Operation::Click {
             text,
             selector,
@@ -45,6 +46,7 @@ impl Tab {
             .store(self.activity.refused_submissions(), Ordering::Relaxed);
         let tabs_before = self.activity.popups();
         let clicked_at = Instant::now();
+        self.start_submission();
         if enter {
             self.press_enter().await?;
         } else {

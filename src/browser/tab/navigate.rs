@@ -6,6 +6,7 @@ use super::*;
 impl Tab {
     /// Goes to `url` and waits for its `load` event. HTTP errors (4xx/5xx) fail the step.
     pub async fn navigate(&self, url: &str, deadline: Instant) -> Result<Navigated, PageError> {
+        self.end_submission();
         let parsed = Url::parse(url).map_err(|e| PageError::BadUrl {
             url: url.to_string(),
             problem: e.to_string(),

@@ -5,10 +5,28 @@
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 
-use crate::lock::{LockError, Refusal, Sites, Undoing, UndoingPlace, Why, is_literally};
+use crate::lock::{Asker, LockError, Refusal, Sites, Undoing, UndoingPlace, Why, is_literally};
 
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.said(f)?;
+        match self.by {
+            None => Ok(()),
+            Some(Asker::Popup) => f.write_str(
+                " It was asked for by a popup the page opened (`window.open`, a \
+                 `target=_blank` link or form), which was closed.",
+            ),
+            Some(Asker::Frame) => f.write_str(" It was asked for by a frame of the page."),
+            Some(Asker::Script) => f.write_str(
+                " It was asked for by a script of the page (`fetch`, XHR, a beacon or a worker).",
+            ),
+        }
+    }
+}
+
+impl Refusal {
+    /// The sentence of the refusal itself, whoever asked.
+    fn said(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let url = &self.url;
         match &self.why {
             Why::Scheme { scheme, allowed } => write!(
@@ -50,6 +68,18 @@ impl fmt::Display for Refusal {
                     )?,
                 }
                 write!(f, ". It was not sent.")
+            }
+            Why::SecretByScript { sites } => {
+                let sites = match sites.as_slice() {
+                    [] => "the page it was typed on".to_string(),
+                    many => many.join(" and "),
+                };
+                write!(
+                    f,
+                    "[plan] a request to {url} carries a value this run typed (a secret or an \
+                     emailed code): a page's script may send it only while a click of the run \
+                     submits it, and only to {sites}. It was not sent."
+                )
             }
             Why::UndoingHop { said } => write!(
                 f,

@@ -8,6 +8,7 @@ pub mod model;
 pub mod ocr;
 pub mod pages;
 pub mod postgres;
+pub mod recorded;
 pub mod serve;
 pub mod smtp;
 
