@@ -21,6 +21,11 @@ use serde_json::Value;
 
 /// How long the server takes to answer the registration after it mailed the link.
 const ANSWER_AFTER: Duration = Duration::from_millis(1500);
+/// The same for a server slower than a click step's deadline ([`SHORT_STEPS`]).
+const SLOW_ANSWER_AFTER: Duration = Duration::from_secs(5);
+/// A step timeout shorter than [`SLOW_ANSWER_AFTER`]: the click's own step ends before the
+/// answer.
+const SHORT_STEPS: Duration = Duration::from_secs(3);
 
 /// The registration dialog's page: the form is posted by `fetch`, a spinner shows while it
 /// runs, and the answer replaces the form with the server's words.
@@ -67,6 +72,7 @@ struct App {
     committed: Arc<Mutex<Vec<String>>>,
     mailer: Arc<dyn Mailer>,
     base: Arc<Mutex<String>>,
+    answer_after: Duration,
 }
 
 #[derive(serde::Deserialize)]
@@ -80,12 +86,13 @@ struct Registration {
 }
 
 impl App {
-    async fn start(mailer: Arc<dyn Mailer>) -> (App, String) {
+    async fn start(mailer: Arc<dyn Mailer>, answer_after: Duration) -> (App, String) {
         let app = App {
             records: Arc::default(),
             committed: Arc::default(),
             mailer,
             base: Arc::default(),
+            answer_after,
         };
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
@@ -116,7 +123,7 @@ impl App {
 }
 
 /// Mails the link at once (as Plone does, `immediate=True`), and commits the token only as it
-/// answers, `ANSWER_AFTER` later.
+/// answers, the app's `answer_after` later.
 async fn register(
     State(app): State<App>,
     axum::extract::Form(form): axum::extract::Form<Registration>,
@@ -135,7 +142,7 @@ async fn register(
         .send("noreply@site.test", &form.email, raw.into_bytes())
         .await;
     app.record("mailed");
-    tokio::time::sleep(ANSWER_AFTER).await;
+    tokio::time::sleep(app.answer_after).await;
     app.committed.lock().unwrap().push(token);
     app.record("committed");
     Html(match sent {
@@ -158,6 +165,16 @@ fn rand_token() -> u64 {
     use std::hash::{BuildHasher, RandomState};
     RandomState::new().hash_one(std::time::SystemTime::now())
 }
+
+/// Navigates to the registration page, registers the run's address, opens the emailed link and
+/// checks what the page it opens says.
+const REGISTER_PLAN: &str = r#"{"reasoning":"","steps":[
+    {"type":"navigate","url":"{BASE}/register"},
+    {"type":"fill","describe":"the Email field","label":"Email","value":"{{inbox_address}}"},
+    {"type":"click","describe":"the Register button","text":"Register"},
+    {"type":"open_link_from_inbox","describe":"the link to set the password"},
+    {"type":"wait_for_text","text":"Set your password"},
+    {"type":"done","summary":"registered"}]}"#;
 
 fn plan(json: &str, base: &str) -> Plan {
     let json = json.replace("{BASE}", base);
@@ -184,17 +201,8 @@ fn an_emailed_link_is_opened_only_after_the_click_that_sent_the_form_was_answere
             .await
             .unwrap();
         let mailer = Arc::new(SmtpMailer::new(smtp.local_addr()));
-        let (app, base) = App::start(mailer).await;
-        let plan = plan(
-            r#"{"reasoning":"","steps":[
-            {"type":"navigate","url":"{BASE}/register"},
-            {"type":"fill","describe":"the Email field","label":"Email","value":"{{inbox_address}}"},
-            {"type":"click","describe":"the Register button","text":"Register"},
-            {"type":"open_link_from_inbox","describe":"the link to set the password"},
-            {"type":"wait_for_text","text":"Set your password"},
-            {"type":"done","summary":"registered"}]}"#,
-            &base,
-        );
+        let (app, base) = App::start(mailer, ANSWER_AFTER).await;
+        let plan = plan(REGISTER_PLAN, &base);
         let spec = RunSpec::new(plan)
             .run_id(runner::new_run_id())
             .inbox(None, smtp.clone());
@@ -235,7 +243,7 @@ fn a_request_the_click_started_that_is_never_answered_does_not_hold_the_step() {
             .await
             .unwrap();
         let mailer = Arc::new(SmtpMailer::new(smtp.local_addr()));
-        let (_app, base) = App::start(mailer).await;
+        let (_app, base) = App::start(mailer, ANSWER_AFTER).await;
         let plan = plan(
             r#"{"reasoning":"","steps":[
             {"type":"navigate","url":"{BASE}/updates"},
@@ -264,6 +272,55 @@ fn a_request_the_click_started_that_is_never_answered_does_not_hold_the_step() {
             Duration::from_millis(click.duration_ms) < step_timeout / 2,
             "the click ended at its bound for answers, not at its deadline: {} ms",
             click.duration_ms
+        );
+    });
+}
+
+#[test]
+fn an_inbox_step_after_a_click_whose_deadline_came_first_waits_for_the_answer_before_the_mail() {
+    if util::browser().is_none() {
+        return;
+    }
+    util::rt().block_on(async {
+        let smtp = SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), "inbox.test")
+            .await
+            .unwrap();
+        let mailer = Arc::new(SmtpMailer::new(smtp.local_addr()));
+        let (app, base) = App::start(mailer, SLOW_ANSWER_AFTER).await;
+        // Steps of 3 s: the click's own step ends before the answer (5 s); the inbox step has
+        // its own 120 s.
+        let spec = RunSpec::new(plan(REGISTER_PLAN, &base))
+            .run_id(runner::new_run_id())
+            .inbox(None, smtp.clone())
+            .settings(Settings {
+                step_timeout: SHORT_STEPS,
+                ..Settings::default()
+            });
+        let (result, _) = util::run_locked(spec).await;
+        assert_eq!(
+            app.records(),
+            ["mailed", "committed", "opened committed"],
+            "the site's records: the link was opened after the commit\n{}",
+            dump(&result)
+        );
+        util::assert_succeeded(&result);
+        let click = effect(&result, 2);
+        assert!(
+            click["answers"]["unanswered"]
+                .to_string()
+                .contains(&format!("POST {base}/register"))
+                && click["answers"]["said"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .ends_with("(the step's deadline came first)"),
+            "the click's step ended at its deadline, unanswered: {click:#}"
+        );
+        let open = serde_json::to_value(&result.steps[3].detail).unwrap();
+        assert!(
+            open["answers"]["answered"]
+                .to_string()
+                .contains(&format!("POST {base}/register")),
+            "the inbox step waited for it and says so: {open:#}"
         );
     });
 }

@@ -9,10 +9,13 @@ const NAMED: usize = 3;
 
 impl Tab {
     /// Waits until every request the page sent since `mark` (from the document it showed then)
-    /// is answered (a response, a failure, a refusal), until `until` at the latest; then, when
-    /// it waited for any, what for and how long. Once all are answered the page is given one
-    /// task turn to read the answers, and what that sends is waited for too.
-    pub(super) async fn answers_since(&self, mark: Mark, until: Instant) -> Option<Answers> {
+    /// is answered (a response, a failure, a refusal), until [`ANSWER_BOUND`] after the mark or
+    /// `deadline`, whichever comes first; then, when it waited for any, what for and how long.
+    /// Once all are answered the page is given one task turn to read the answers, and what
+    /// that sends is waited for too.
+    pub(super) async fn answers_since(&self, mark: Mark, deadline: Instant) -> Option<Answers> {
+        let bound = mark.at + ANSWER_BOUND;
+        let until = deadline.min(bound);
         if !self.activity.sent_since(mark) || Instant::now() >= until {
             return None;
         }
@@ -55,7 +58,11 @@ impl Tab {
             .into_iter()
             .filter(|s| !unanswered.contains(s))
             .collect();
-        Some(Answers::new(began.elapsed(), answered, unanswered))
+        let ended = match bound <= deadline {
+            true => Ended::Bound,
+            false => Ended::Deadline,
+        };
+        Some(Answers::new(began.elapsed(), answered, unanswered, ended))
     }
 
     /// Before an inbox step reads the mail: the requests the last click caused are answered,
@@ -63,14 +70,31 @@ impl Tab {
     /// [`ANSWER_BOUND`] from the click. What it waited for, if it did.
     pub async fn answers_to_click(&self, deadline: Instant) -> Option<Answers> {
         let mark = (*self.clicked.lock().ok()?)?;
-        self.answers_since(mark, deadline.min(mark.at + ANSWER_BOUND))
-            .await
+        self.answers_since(mark, deadline).await
     }
 }
 
+/// What ended a wait that left requests unanswered.
+#[derive(Clone, Copy)]
+enum Ended {
+    /// [`ANSWER_BOUND`]: they are taken as long-lived.
+    Bound,
+    /// The step's deadline came first.
+    Deadline,
+}
+
 impl Answers {
-    fn new(waited: Duration, answered: Vec<String>, unanswered: Vec<String>) -> Answers {
+    fn new(
+        waited: Duration,
+        answered: Vec<String>,
+        unanswered: Vec<String>,
+        ended: Ended,
+    ) -> Answers {
         let secs = format!("{:.1} s", waited.as_secs_f64());
+        let why = match ended {
+            Ended::Bound => "a long poll or a stream",
+            Ended::Deadline => "the step's deadline came first",
+        };
         let list = |all: &[String]| {
             let mut said = all
                 .iter()
@@ -86,12 +110,12 @@ impl Answers {
         let said = match (answered.is_empty(), unanswered.is_empty()) {
             (false, true) => format!("waited {secs} for {} to be answered", list(&answered)),
             (true, false) => format!(
-                "waited {secs} for {} and went on without an answer (a long poll or a stream)",
+                "waited {secs} for {} and went on without an answer ({why})",
                 list(&unanswered)
             ),
             _ => format!(
                 "waited {secs} for {} to be answered; {} had no answer then and the step went \
-                 on without it (a long poll or a stream)",
+                 on without it ({why})",
                 list(&answered),
                 list(&unanswered)
             ),
@@ -113,8 +137,9 @@ mod tests {
     fn the_sentence_says_how_long_and_what_for() {
         let post = "POST http://127.0.0.1:1/register".to_string();
         let poll = "GET http://127.0.0.1:1/poll".to_string();
-        let said =
-            |a: Vec<String>, u: Vec<String>| Answers::new(Duration::from_millis(1460), a, u).said;
+        let said = |a: Vec<String>, u: Vec<String>| {
+            Answers::new(Duration::from_millis(1460), a, u, Ended::Bound).said
+        };
         assert_eq!(
             said(vec![post.clone()], vec![]),
             "waited 1.5 s for POST http://127.0.0.1:1/register to be answered"
@@ -132,7 +157,14 @@ mod tests {
                  long poll or a stream)"
             )
         );
-        let kept = Answers::new(Duration::ZERO, vec![post; 5], vec![]);
+        let cut = Answers::new(Duration::ZERO, vec![], vec![post.clone()], Ended::Deadline);
+        assert!(
+            cut.said
+                .ends_with("went on without an answer (the step's deadline came first)"),
+            "{}",
+            cut.said
+        );
+        let kept = Answers::new(Duration::ZERO, vec![post; 5], vec![], Ended::Bound);
         assert_eq!(kept.answered.len(), 3, "the first three are named");
     }
 }

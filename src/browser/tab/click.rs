@@ -205,9 +205,7 @@ impl Tab {
         }
         // What the click caused is answered before the step ends: the next one judges the page,
         // or reads the mail, once the page has answered, as a person does.
-        effect.answers = self
-            .answers_since(mark, deadline.min(clicked_at + ANSWER_BOUND))
-            .await;
+        effect.answers = self.answers_since(mark, deadline).await;
         if let Some(e) = self.refused() {
             return Err(e);
         }
