@@ -120,6 +120,10 @@ impl Activity {
     }
 
     fn sent(&self, ev: &EventRequestWillBeSent, said: String) {
+        // A socket is open for as long as the page wants: nothing to wait for.
+        if ev.r#type == Some(ResourceType::WebSocket) {
+            return;
+        }
         if let Ok(mut unanswered) = self.unanswered.lock() {
             // A redirect is the same request, still waiting.
             if !unanswered.iter().any(|u| u.id == ev.request_id) {
