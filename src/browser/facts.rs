@@ -278,6 +278,43 @@ pub struct Effect {
     /// How long the executor watched a click that did nothing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watched_ms: Option<u64>,
+    /// The requests the click caused that its step waited for until they were answered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers: Option<Answers>,
+}
+
+/// The requests a click caused (documents of its frames, its scripts' requests) that a step
+/// waited for, until each was answered or the wait's bound: how long, and what for.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
+pub struct Answers {
+    /// How long the step waited, in milliseconds.
+    pub waited_ms: u64,
+    /// The requests answered while it waited (`POST http://…/register`), the first three.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub answered: Vec<String>,
+    /// The requests still unanswered when it stopped waiting (a long poll, a stream), the
+    /// first three: the step went on without them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unanswered: Vec<String>,
+    /// The same in a sentence: `waited 0.8 s for POST http://…/register to be answered`.
+    pub said: String,
+}
+
+impl Answers {
+    /// Every text in these facts, to be masked in place.
+    pub fn strings_mut(&mut self) -> Vec<&mut String> {
+        let Answers {
+            waited_ms: _,
+            answered,
+            unanswered,
+            said,
+        } = self;
+        let mut out = vec![said];
+        out.extend(answered.iter_mut());
+        out.extend(unanswered.iter_mut());
+        out
+    }
 }
 
 impl Effect {
@@ -311,11 +348,13 @@ impl Effect {
             sent: _,
             after_ms: _,
             watched_ms: _,
+            answers,
         } = self;
         let mut out: Vec<&mut String> = [url, focus, dialog]
             .into_iter()
             .flat_map(Option::as_mut)
             .collect();
+        out.extend(answers.iter_mut().flat_map(Answers::strings_mut));
         out.extend(requests.iter_mut());
         out.extend(changes.iter_mut());
         out.extend(states.iter_mut());

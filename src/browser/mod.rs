@@ -30,14 +30,14 @@ use tokio::task::JoinHandle;
 
 pub use explain::{Considered, Explained, RuleKept};
 pub use facts::{
-    Blocker, Candidate, Clicked, Cover, Destined, Difference, Effect, EffectKind, Extracted,
-    Filled, FormError, InvalidField, Located, Navigated, PageError, Rejection, Target,
+    Answers, Blocker, Candidate, Clicked, Cover, Destined, Difference, Effect, EffectKind,
+    Extracted, Filled, FormError, InvalidField, Located, Navigated, PageError, Rejection, Target,
 };
 pub use locate::Accessible;
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
 pub use shot::{MASK_COLOUR, NoPicture};
-pub use tab::{CLICK_WINDOW, HopRule, QUIET, SUBMISSION_WINDOW, Tab};
+pub use tab::{ANSWER_BOUND, CLICK_WINDOW, HopRule, QUIET, SUBMISSION_WINDOW, Tab};
 
 use crate::lock::{AddressPolicy, Lock};
 use egress::Egress;

@@ -31,7 +31,7 @@ use url::Url;
 
 use serde::de::DeserializeOwned;
 
-use super::activity::Activity;
+use super::activity::{Activity, Mark};
 use super::facts::{
     Clicked, Difference, Effect, EffectKind, Extracted, Filled, Located, Navigated, PageEffect,
     PageError, Rejection, Target,
@@ -47,6 +47,7 @@ use super::{BrowserError, CDP_TIMEOUT, timed};
 use crate::lock::{Lock, Refusal, Undoing};
 use crate::wait;
 
+mod answers;
 mod camera;
 mod click;
 mod navigate;
@@ -72,6 +73,11 @@ pub const SUBMISSION_WINDOW: Duration = Duration::from_secs(10);
 
 /// The longest a click waits for the navigation it started to commit.
 const NAVIGATION_SETTLE: Duration = Duration::from_secs(10);
+/// The longest a click, and an inbox step after it, wait for the requests the click caused to
+/// be answered, from the click: a request still unanswered then is taken as long-lived (a long
+/// poll, a stream) and named in the click's effect. A server's answer comes as fast as a
+/// navigation's; the margin is for a slow one.
+pub const ANSWER_BOUND: Duration = Duration::from_secs(NAVIGATION_SETTLE.as_secs() + 2);
 /// How much longer than its grace the late-refusal watch waits for a page that is too busy to
 /// run its timers, and then for a navigation requested in the grace to be judged.
 const SETTLE_CAP: Duration = Duration::from_secs(1);
@@ -103,6 +109,8 @@ pub struct Tab {
     shape: Mutex<Option<serde_json::Value>>,
     /// Submissions the server had refused (4xx) just before the last click.
     refused_before: AtomicU64,
+    /// The moment of the last click: what it caused is what the page sent after it.
+    clicked: Mutex<Option<Mark>>,
     watcher: JoinHandle<()>,
 }
 
@@ -164,6 +172,7 @@ impl Tab {
             dialogs,
             shape: Mutex::new(None),
             refused_before: AtomicU64::new(0),
+            clicked: Mutex::new(None),
         })
     }
 

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::browser::{Effect, Located};
+use crate::browser::{Answers, Effect, Located};
 
 /// The facts of one step. Which fields are set depends on the step type; absent ones are
 /// left out of the JSON.
@@ -32,6 +32,10 @@ pub struct StepDetail {
     /// The element a `click`, `fill`, `extract_text` or code step used, and how it was chosen.
     #[serde(flatten, default)]
     pub located: Option<Located>,
+    /// An inbox step right after a click: the requests the click caused that it waited for
+    /// to be answered before it read the mail (absent when they already were).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers: Option<Answers>,
     /// The email an inbox step read.
     #[serde(flatten, default)]
     pub email: Option<EmailSeen>,
@@ -86,6 +90,7 @@ impl StepDetail {
             form_errors,
             effect,
             located,
+            answers,
             email,
             code,
             link,
@@ -120,6 +125,7 @@ impl StepDetail {
         out.extend(describe_matched.iter_mut());
         out.extend(located.iter_mut().flat_map(Located::strings_mut));
         out.extend(effect.iter_mut().flat_map(Effect::strings_mut));
+        out.extend(answers.iter_mut().flat_map(Answers::strings_mut));
         if let Some(EmailSeen {
             subject,
             from,
@@ -261,8 +267,20 @@ mod tests {
                 sent: Some(true),
                 after_ms: Some(1.0),
                 watched_ms: Some(1),
+                answers: Some(Answers {
+                    waited_ms: 1,
+                    answered: vec![t().unwrap()],
+                    unanswered: vec![t().unwrap()],
+                    said: t().unwrap(),
+                }),
             }),
             located: Some(located),
+            answers: Some(Answers {
+                waited_ms: 1,
+                answered: vec![t().unwrap()],
+                unanswered: vec![t().unwrap()],
+                said: t().unwrap(),
+            }),
             email: Some(EmailSeen {
                 subject: "s".into(),
                 from: "f".into(),

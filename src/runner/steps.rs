@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 use super::failure::form_error_phrase;
 use super::{EmailSeen, Failure, Previous, PreviousAction, Run, StepDetail};
-use crate::browser::{Candidate, Effect, EffectKind, Located, Tab};
+use crate::browser::{Answers, Candidate, Effect, EffectKind, Located, Tab};
 use crate::inbox::Message;
 use crate::inbox::extract;
 use crate::inbox::wait::{MailFilter, wait_for_message};
@@ -203,12 +203,14 @@ impl Run<'_> {
                     from: from.clone(),
                     subject: subject.clone(),
                 };
+                let answers = self.answers_to_click(tab, deadline).await;
                 let msg = self
                     .message_unless_form_back(tab, inbox_id, &filter, deadline, Mail::Next)
                     .await?;
                 let email = email_seen(&msg);
                 self.remembered.insert(inbox_id.clone(), msg);
                 Ok(StepDetail {
+                    answers,
                     email: Some(email),
                     ..StepDetail::default()
                 })
@@ -217,6 +219,7 @@ impl Run<'_> {
                 inbox_id, selector, ..
             } => {
                 let any = MailFilter::default();
+                let answers = self.answers_to_click(tab, deadline).await;
                 let msg = self
                     .message_unless_form_back(tab, inbox_id, &any, deadline, Mail::Remembered)
                     .await?;
@@ -237,6 +240,7 @@ impl Run<'_> {
                 self.filled_at(index, filled.field, tab.page_requests());
                 Ok(StepDetail {
                     located: Some(filled.located),
+                    answers,
                     email: Some(email_seen(&msg)),
                     code: Some(extract::mask_code(&otp.code)),
                     chosen_by: otp.reasons,
@@ -253,6 +257,7 @@ impl Run<'_> {
                     from: from.clone(),
                     subject: None,
                 };
+                let answers = self.answers_to_click(tab, deadline).await;
                 let msg = self
                     .message_unless_form_back(tab, inbox_id, &filter, deadline, Mail::Remembered)
                     .await?;
@@ -271,6 +276,7 @@ impl Run<'_> {
                 Ok(StepDetail {
                     url: Some(nav.url),
                     status: nav.status,
+                    answers,
                     email: Some(email_seen(&msg)),
                     link: Some(link.url.to_string()),
                     anchor_text: Some(link.anchor_text),
@@ -278,6 +284,29 @@ impl Run<'_> {
                     describe_matched: link.described,
                     ..StepDetail::default()
                 })
+            }
+        }
+    }
+
+    /// Right after a click: the requests it caused are answered before the mail is read, as
+    /// a person reads it once the page has answered (the click's own step waited for them;
+    /// what it left unanswered within its bound is not waited for again).
+    fn answers_to_click<'t>(
+        &self,
+        tab: &'t Tab,
+        deadline: Instant,
+    ) -> impl Future<Output = Option<Answers>> + 't {
+        let clicked = matches!(
+            &self.previous,
+            Some(Previous {
+                action: PreviousAction::Clicked { .. },
+                ..
+            })
+        );
+        async move {
+            match clicked {
+                true => tab.answers_to_click(deadline).await,
+                false => None,
             }
         }
     }

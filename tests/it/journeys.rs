@@ -1259,8 +1259,7 @@ journey_tests! {
         #[ignore = "after the sign-in Misago's own reload does not show Start thread (FINDINGS.md 6)"];
     misago_reset_password: "misago" / "reset-password",
         #[ignore = "after the sign-in Misago's own reload does not show Start thread (FINDINGS.md 6)"];
-    plone_register_set_password_login: "plone" / "register-set-password-login",
-        #[ignore = "executor: the dialog's twin or covered Register chosen; the emailed link opened before Plone committed it (FINDINGS.md 7)"];
+    plone_register_set_password_login: "plone" / "register-set-password-login";
     plone_reset_password: "plone" / "reset-password";
 }
 

@@ -5,6 +5,7 @@
 mod util;
 
 mod act;
+mod answered;
 mod blind;
 mod browser;
 mod ci_pipeline;

@@ -241,6 +241,26 @@ export interface components {
          */
         AnswerSource: "given" | "asked" | "suggested";
         /**
+         * @description The requests a click caused (documents of its frames, its scripts' requests) that a step
+         *     waited for, until each was answered or the wait's bound: how long, and what for.
+         */
+        Answers: {
+            /**
+             * Format: int64
+             * @description How long the step waited, in milliseconds.
+             */
+            waited_ms: number;
+            /** @description The requests answered while it waited (`POST http://…/register`), the first three. */
+            answered?: string[];
+            /**
+             * @description The requests still unanswered when it stopped waiting (a long poll, a stream), the
+             *     first three: the step went on without them.
+             */
+            unanswered?: string[];
+            /** @description The same in a sentence: `waited 0.8 s for POST http://…/register to be answered`. */
+            said: string;
+        };
+        /**
          * @description What went wrong, for programs: the `kind` of every error answer, of the HTTP API and of
          *     the MCP tools alike. A kind always comes with the same HTTP status.
          *
@@ -331,6 +351,7 @@ export interface components {
              * @description How long the executor watched a click that did nothing.
              */
             watched_ms?: number | null;
+            answers?: null | components["schemas"]["Answers"];
         };
         /**
          * @description One kind of thing a click can do.
@@ -886,6 +907,7 @@ export interface components {
             /** @description The error texts the page showed about the form a click submitted, once it came back. */
             form_errors?: string[];
             effect?: null | components["schemas"]["Effect"];
+            answers?: null | components["schemas"]["Answers"];
             /** @description The one-time code, masked (`48••••`). */
             code?: string | null;
             /** @description The link an `open_link_from_inbox` chose. */

@@ -6,7 +6,8 @@ use super::*;
 impl Tab {
     /// Clicks the element found by `text` (preferred) or `selector`, with real mouse events,
     /// and watches what the click does (see [`Effect`]) for up to [`CLICK_WINDOW`] when it
-    /// does not start a navigation at once.
+    /// does not start a navigation at once. It ends once the navigation it started is
+    /// committed and the requests it caused are answered (see [`ANSWER_BOUND`]).
     /// `describe` names the role a person would look for ("the Sign Up button").
     /// `filled`: the fields this run filled on the page since it was opened (their names), to
     /// recognise the form when a submission brings it back, and to say whether it was sent.
@@ -45,7 +46,11 @@ impl Tab {
         self.refused_before
             .store(self.activity.refused_submissions(), Ordering::Relaxed);
         let tabs_before = self.activity.popups();
-        let clicked_at = Instant::now();
+        let mark = self.activity.mark();
+        if let Ok(mut clicked) = self.clicked.lock() {
+            *clicked = Some(mark);
+        }
+        let clicked_at = mark.at;
         self.start_submission();
         if enter {
             self.press_enter().await?;
@@ -200,6 +205,9 @@ impl Tab {
             let settle_by = deadline.min(Instant::now() + NAVIGATION_SETTLE);
             self.wait_until(settle_by, settled).await?;
         }
+        // What the click caused is answered before the step ends: the next one judges the page,
+        // or reads the mail, once the page has answered, as a person does.
+        effect.answers = self.answers_since(mark, deadline).await;
         if let Some(e) = self.refused() {
             return Err(e);
         }

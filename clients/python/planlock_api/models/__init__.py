@@ -8,6 +8,7 @@ from .act_body_vars import ActBodyVars
 from .act_result import ActResult
 from .answer import Answer
 from .answer_source import AnswerSource
+from .answers import Answers
 from .api_error_kind import ApiErrorKind
 from .bound_inbox import BoundInbox
 from .callback_state import CallbackState
@@ -78,6 +79,7 @@ __all__ = (
     "ActBodyVars",
     "ActResult",
     "Answer",
+    "Answers",
     "AnswerSource",
     "ApiErrorKind",
     "BoundInbox",

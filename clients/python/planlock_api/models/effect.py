@@ -12,6 +12,8 @@ from ..models.effect_kind import EffectKind
 from ..types import UNSET, Unset
 from typing import cast
 
+if TYPE_CHECKING:
+  from ..models.answers import Answers
 
 
 
@@ -42,6 +44,7 @@ class Effect:
                 of this page was filled.
             after_ms (float | None | Unset): Milliseconds from the click to its first effect, as the page saw it.
             watched_ms (int | None | Unset): How long the executor watched a click that did nothing.
+            answers (Answers | None | Unset):
      """
 
     did: list[EffectKind] | Unset = UNSET
@@ -55,6 +58,7 @@ class Effect:
     sent: bool | None | Unset = UNSET
     after_ms: float | None | Unset = UNSET
     watched_ms: int | None | Unset = UNSET
+    answers: Answers | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -62,6 +66,7 @@ class Effect:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.answers import Answers # noqa: PLC0415
         did: list[str] | Unset = UNSET
         if not isinstance(self.did, Unset):
             did = []
@@ -131,6 +136,14 @@ class Effect:
         else:
             watched_ms = self.watched_ms
 
+        answers: dict[str, Any] | None | Unset
+        if isinstance(self.answers, Unset):
+            answers = UNSET
+        elif isinstance(self.answers, Answers):
+            answers = self.answers.to_dict()
+        else:
+            answers = self.answers
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -158,6 +171,8 @@ class Effect:
             field_dict["after_ms"] = after_ms
         if watched_ms is not UNSET:
             field_dict["watched_ms"] = watched_ms
+        if answers is not UNSET:
+            field_dict["answers"] = answers
 
         return field_dict
 
@@ -165,6 +180,7 @@ class Effect:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.answers import Answers # noqa: PLC0415
         d = dict(src_dict)
         _did = d.pop("did", UNSET)
         did: list[EffectKind] | Unset = UNSET
@@ -257,6 +273,26 @@ class Effect:
         watched_ms = _parse_watched_ms(d.pop("watched_ms", UNSET))
 
 
+        def _parse_answers(data: object) -> Answers | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                answers_type_1 = Answers.from_dict(data)
+
+
+
+                return answers_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Answers | None | Unset, data)
+
+        answers = _parse_answers(d.pop("answers", UNSET))
+
+
         effect = cls(
             did=did,
             url=url,
@@ -269,6 +305,7 @@ class Effect:
             sent=sent,
             after_ms=after_ms,
             watched_ms=watched_ms,
+            answers=answers,
         )
 
 

@@ -12,6 +12,7 @@ from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
+  from ..models.answers import Answers
   from ..models.effect import Effect
 
 
@@ -35,6 +36,7 @@ class StepDetail:
             form_errors (list[str] | Unset): The error texts the page showed about the form a click submitted, once it came
                 back.
             effect (Effect | None | Unset):
+            answers (Answers | None | Unset):
             code (None | str | Unset): The one-time code, masked (`48••••`).
             link (None | str | Unset): The link an `open_link_from_inbox` chose.
             anchor_text (None | str | Unset):
@@ -59,6 +61,7 @@ class StepDetail:
     navigation: None | str | Unset = UNSET
     form_errors: list[str] | Unset = UNSET
     effect: Effect | None | Unset = UNSET
+    answers: Answers | None | Unset = UNSET
     code: None | str | Unset = UNSET
     link: None | str | Unset = UNSET
     anchor_text: None | str | Unset = UNSET
@@ -78,6 +81,7 @@ class StepDetail:
 
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.answers import Answers # noqa: PLC0415
         from ..models.effect import Effect # noqa: PLC0415
         url: None | str | Unset
         if isinstance(self.url, Unset):
@@ -116,6 +120,14 @@ class StepDetail:
             effect = self.effect.to_dict()
         else:
             effect = self.effect
+
+        answers: dict[str, Any] | None | Unset
+        if isinstance(self.answers, Unset):
+            answers = UNSET
+        elif isinstance(self.answers, Answers):
+            answers = self.answers.to_dict()
+        else:
+            answers = self.answers
 
         code: None | str | Unset
         if isinstance(self.code, Unset):
@@ -206,6 +218,8 @@ class StepDetail:
             field_dict["form_errors"] = form_errors
         if effect is not UNSET:
             field_dict["effect"] = effect
+        if answers is not UNSET:
+            field_dict["answers"] = answers
         if code is not UNSET:
             field_dict["code"] = code
         if link is not UNSET:
@@ -237,6 +251,7 @@ class StepDetail:
 
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.answers import Answers # noqa: PLC0415
         from ..models.effect import Effect # noqa: PLC0415
         d = dict(src_dict)
         def _parse_url(data: object) -> None | str | Unset:
@@ -300,6 +315,26 @@ class StepDetail:
             return cast(Effect | None | Unset, data)
 
         effect = _parse_effect(d.pop("effect", UNSET))
+
+
+        def _parse_answers(data: object) -> Answers | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                answers_type_1 = Answers.from_dict(data)
+
+
+
+                return answers_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Answers | None | Unset, data)
+
+        answers = _parse_answers(d.pop("answers", UNSET))
 
 
         def _parse_code(data: object) -> None | str | Unset:
@@ -415,6 +450,7 @@ class StepDetail:
             navigation=navigation,
             form_errors=form_errors,
             effect=effect,
+            answers=answers,
             code=code,
             link=link,
             anchor_text=anchor_text,
