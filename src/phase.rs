@@ -8,7 +8,7 @@
 //! slot), `mailboxes open`, `context ready` (its browser context and page), `step` (each, with
 //! `step` counting from 1 and `step_type`), `mail delivered` (an inbox step has its mail),
 //! `settled` (the watch for a late refusal ended), `tab closed`, `result stored`, `answered`.
-//! A `planlock run` marks `browser ready` and the runner's phases.
+//! A `planlock run` marks `browser ready`, the runner's phases and `browser closed`.
 
 /// The target every phase event is logged under.
 pub const TARGET: &str = "planlock::phase";

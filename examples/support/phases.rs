@@ -22,7 +22,10 @@ pub fn unix_ms(t: SystemTime) -> f64 {
 
 /// The phase marks a `planlock serve` logged, by run id: (phase, Unix ms), in log order.
 #[derive(Clone, Default)]
-pub struct Marks(Arc<Mutex<HashMap<String, Vec<(String, f64)>>>>);
+pub struct Marks(Arc<Mutex<HashMap<String, Vec<Mark>>>>);
+
+/// A phase and when it ended (Unix ms).
+type Mark = (String, f64);
 
 impl Marks {
     /// Reads one line of the server's log; keeps it when it is a phase mark.

@@ -612,6 +612,7 @@ async fn run_locked(
     }
     let done = futures::future::join_all(pending).await;
     browser.close().await;
+    planlock::phase::process("browser closed");
     events.take();
     Ok(done)
 }

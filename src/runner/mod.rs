@@ -577,7 +577,7 @@ impl<'l> Run<'l> {
         }
         crate::phase::mark(&self.run_id, "settled");
         self.refused = tab.refused_count();
-        browser.close_tab(tab).await;
+        browser.release_tab(tab);
         crate::phase::mark(&self.run_id, "tab closed");
         if let Some(Stop::At(index, _)) = &stop {
             for (i, s) in req.plan.steps.iter().enumerate().skip(index + 1) {
