@@ -19,6 +19,8 @@
 
 #[path = "../tests/it/util/dovecot.rs"]
 mod dovecot;
+#[path = "support/phases.rs"]
+mod phases;
 #[path = "support/procfs.rs"]
 mod procfs;
 
@@ -31,6 +33,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, anyhow, bail};
 use async_trait::async_trait;
 use clap::Parser;
+use phases::{Marks, Timeline, unix_ms};
 use planlock::browser::Preference;
 use planlock::demo::{DemoSite, Mailer, SIGNUP_PLAN};
 use procfs::{Sampler, Usage, browser_pss_kib};
@@ -72,6 +75,11 @@ struct Args {
     /// Also write every batch as JSON here.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Instead of the levels: this many whole processes of each side, alternating, one after
+    /// another: `planlock run PLAN` against `node throughput.js --once` (launch, one signup,
+    /// close), each timed from spawn to exit.
+    #[arg(long)]
+    whole: Option<usize>,
 }
 
 /// The shop's mail, appended to the benchmark's Dovecot over a few kept sessions.
@@ -108,6 +116,8 @@ struct Batch {
     idle_pss_mib: f64,
     peak_pss_mib: f64,
     mean_pss_mib: f64,
+    /// Each run's phases, where the side reports them.
+    timelines: Vec<Timeline>,
 }
 
 impl Batch {
@@ -194,6 +204,8 @@ fn planlock_binary() -> Result<PathBuf> {
 struct Server {
     child: Child,
     base: String,
+    /// Its runs' phase marks, read from its log.
+    marks: Marks,
 }
 
 impl Server {
@@ -206,6 +218,9 @@ impl Server {
             .arg(max_runs.to_string())
             .args(inboxes)
             .env_remove("PLANLOCK_TOKEN")
+            // Its phase marks, with microsecond timestamps, for the per-phase table.
+            .env("PLANLOCK_LOG", "planlock=warn,planlock::phase=debug")
+            .env("PLANLOCK_LOG_FORMAT", "json")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -225,9 +240,15 @@ impl Server {
                     .to_string();
             }
         };
-        // Keep draining its output.
-        std::thread::spawn(move || for _ in lines.by_ref() {});
-        Ok(Server { child, base })
+        // Keep draining its output, keeping the phase marks.
+        let marks = Marks::default();
+        let kept = marks.clone();
+        std::thread::spawn(move || {
+            for line in lines.by_ref().map_while(Result::ok) {
+                kept.read(&line);
+            }
+        });
+        Ok(Server { child, base, marks })
     }
 
     fn pid(&self) -> u32 {
@@ -276,13 +297,16 @@ async fn serve_batch(
             let mut done = Vec::new();
             while next.fetch_add(1, std::sync::atomic::Ordering::Relaxed) < runs {
                 let t = Instant::now();
+                let sent = unix_ms(std::time::SystemTime::now());
                 let answer = client.post(&url).json(&body).send().await;
                 let outcome = match answer {
                     Ok(r) => {
                         let status = r.status();
                         let v: Value = r.json().await.unwrap_or(Value::Null);
+                        let received = unix_ms(std::time::SystemTime::now());
                         if status.is_success() && v["status"] == "succeeded" {
-                            Ok(t.elapsed().as_secs_f64() * 1e3)
+                            let id = v["run_id"].as_str().unwrap_or_default().to_string();
+                            Ok((t.elapsed().as_secs_f64() * 1e3, id, sent, received))
                         } else {
                             Err(format!(
                                 "{status}: {}",
@@ -298,17 +322,29 @@ async fn serve_batch(
         });
     }
     let mut runs_ms = Vec::new();
+    let mut answered = Vec::new();
     let mut failures = Vec::new();
     while let Some(done) = workers.join_next().await {
         for outcome in done? {
             match outcome {
-                Ok(ms) => runs_ms.push(ms),
+                Ok((ms, id, sent, received)) => {
+                    runs_ms.push(ms);
+                    answered.push((id, sent, received));
+                }
                 Err(e) => failures.push(e),
             }
         }
     }
     let wall_s = began.elapsed().as_secs_f64();
     let (cpu, peak, mean) = sampler.finish();
+    let marks = server.marks.clone();
+    let timelines = tokio::task::spawn_blocking(move || {
+        answered
+            .iter()
+            .filter_map(|(id, sent, received)| marks.timeline(id, *sent, *received))
+            .collect()
+    })
+    .await?;
     Ok(Batch {
         side,
         level,
@@ -319,6 +355,7 @@ async fn serve_batch(
         idle_pss_mib: idle,
         peak_pss_mib: peak,
         mean_pss_mib: mean,
+        timelines,
     })
 }
 
@@ -390,6 +427,7 @@ fn cli_batch(
         idle_pss_mib: 0.0,
         peak_pss_mib: peak,
         mean_pss_mib: mean,
+        timelines: Vec::new(),
     })
 }
 
@@ -401,23 +439,45 @@ struct Playwright {
     about: Value,
 }
 
+/// `node bench/playwright/throughput.js MODE`, configured for the benchmark's shop and mailbox.
+fn playwright_command(
+    mode: &str,
+    site: &str,
+    dovecot: &dovecot::Dovecot,
+    chrome: &Path,
+) -> Result<Command> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/playwright");
+    if !dir.join("node_modules/imapflow").exists() {
+        bail!("bench/playwright/node_modules is missing: run `npm ci` there (scripts/bench does)");
+    }
+    let mut cmd = Command::new("node");
+    cmd.arg(dir.join("throughput.js"))
+        .arg(mode)
+        .env("BASE", site)
+        .env("IMAP_PORT", dovecot.port().to_string())
+        .env("IMAP_USER", dovecot::USER)
+        .env("IMAP_PASS", dovecot::PASSWORD)
+        .env("MAIL_DOMAIN", DOMAIN)
+        .env("CHROME", chrome);
+    Ok(cmd)
+}
+
+/// The step types of the benchmark's plan, in order.
+fn step_types() -> Vec<String> {
+    let plan: Value = serde_json::from_str(SIGNUP_PLAN).expect("the bundled plan is JSON");
+    plan["steps"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|s| s["type"].as_str().unwrap_or("?").to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 impl Playwright {
     fn start(site: &str, dovecot: &dovecot::Dovecot, chrome: &Path) -> Result<Playwright> {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/playwright");
-        if !dir.join("node_modules/imapflow").exists() {
-            bail!(
-                "bench/playwright/node_modules is missing: run `npm ci` there (scripts/bench does)"
-            );
-        }
-        let mut child = Command::new("node")
-            .arg(dir.join("throughput.js"))
-            .arg("--serve")
-            .env("BASE", site)
-            .env("IMAP_PORT", dovecot.port().to_string())
-            .env("IMAP_USER", dovecot::USER)
-            .env("IMAP_PASS", dovecot::PASSWORD)
-            .env("MAIL_DOMAIN", DOMAIN)
-            .env("CHROME", chrome)
+        let mut child = playwright_command("--serve", site, dovecot, chrome)?
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -457,11 +517,22 @@ impl Playwright {
                 .map(|a| a.iter().filter_map(Value::as_f64).collect())
                 .unwrap_or_default()
         };
+        let runs_ms = nums("runs_ms");
+        let types = step_types();
+        let timelines = v["phases"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .zip(&runs_ms)
+                    .map(|(marks, ms)| phases::playwright_timeline(marks, *ms, &types))
+                    .collect()
+            })
+            .unwrap_or_default();
         Ok(Batch {
             side: "Playwright",
             level,
             wall_s: v["wall_ms"].as_f64().unwrap_or(f64::NAN) / 1e3,
-            runs_ms: nums("runs_ms"),
+            runs_ms,
             failures: v["failures"]
                 .as_array()
                 .map(|a| {
@@ -474,6 +545,7 @@ impl Playwright {
             idle_pss_mib: idle,
             peak_pss_mib: peak,
             mean_pss_mib: mean,
+            timelines,
         })
     }
 }
@@ -482,6 +554,150 @@ impl Drop for Playwright {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// Spawns `cmd`, waits for it to exit successfully: its wall time in ms and, when it logged
+/// phase marks as JSON lines on stderr, their times since the spawn.
+fn timed_process(cmd: &mut Command) -> Result<(f64, Vec<(String, f64)>)> {
+    let spawned = unix_ms(std::time::SystemTime::now());
+    let t = Instant::now();
+    let out = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .with_context(|| format!("start {cmd:?}"))?;
+    let ms = t.elapsed().as_secs_f64() * 1e3;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        bail!("{:?} exited {}: {stderr}", cmd.get_program(), out.status);
+    }
+    let marks = Marks::default();
+    for line in stderr.lines() {
+        marks.read(line);
+    }
+    Ok((ms, marks.since(spawned)))
+}
+
+/// `n` whole processes of each side, alternating: `planlock run` of the plan against the
+/// Playwright script of the same flow (launch, one signup, close). Prints a table.
+fn whole_processes(n: usize, mut cli: Command, mut node: Command) -> Result<()> {
+    let load_before = load();
+    // One of each first, unmeasured: the page cache and the shop's first requests.
+    timed_process(&mut cli)?;
+    timed_process(&mut node)?;
+    let (mut ours, mut theirs, mut marks) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..n {
+        let (ms, m) = timed_process(&mut cli)?;
+        ours.push(ms);
+        marks.push(m);
+        theirs.push(timed_process(&mut node)?.0);
+        eprintln!(
+            "  {}/{n}: planlock run {ms:.0} ms, Playwright {:.0} ms",
+            i + 1,
+            theirs[i]
+        );
+    }
+    let load_after = load();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    println!(
+        "### A whole process: `planlock run PLAN` against a Playwright script, one signup each
+"
+    );
+    println!("Load average {load_before} before, {load_after} after; {n} processes of each side, alternating.
+");
+    println!(
+        "| side | processes | p50 ms | p95 ms | mean ms |
+|---|---:|---:|---:|---:|"
+    );
+    for (side, v) in [
+        ("planlock run", &ours),
+        ("Playwright script (node)", &theirs),
+    ] {
+        println!(
+            "| {side} | {} | {:.0} | {:.0} | {:.0} |",
+            v.len(),
+            percentile(v, 50.0),
+            percentile(v, 95.0),
+            mean(v)
+        );
+    }
+    println!(
+        "
+planlock run / Playwright: {:.2}× at p50, {:.2}× in the mean (time; lower is faster).\n",
+        percentile(&ours, 50.0) / percentile(&theirs, 50.0),
+        mean(&ours) / mean(&theirs)
+    );
+    // When each phase of `planlock run` ended, in ms since its spawn (p50 over the processes).
+    let mut names: Vec<String> = Vec::new();
+    for m in &marks {
+        for (name, _) in m {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+    }
+    if !names.is_empty() {
+        println!("`planlock run`, when each phase ended (ms since the process was spawned):\n");
+        println!(
+            "| phase | p50 ms | p95 ms |
+|---|---:|---:|"
+        );
+        for name in &names {
+            let v: Vec<f64> = marks
+                .iter()
+                .flat_map(|m| m.iter().filter(|(n, _)| n == name).map(|(_, t)| *t))
+                .collect();
+            println!(
+                "| {name} | {:.0} | {:.0} |",
+                percentile(&v, 50.0),
+                percentile(&v, 95.0)
+            );
+        }
+        println!(
+            "| exited | {:.0} | {:.0} |",
+            percentile(&ours, 50.0),
+            percentile(&ours, 95.0)
+        );
+    }
+    Ok(())
+}
+
+/// The per-phase table of the sides that report phases, at one level.
+fn phase_table(batches: &[Batch], level: usize) {
+    let sides: Vec<&Batch> = batches
+        .iter()
+        .filter(|b| b.level == level && !b.timelines.is_empty())
+        .collect();
+    if sides.is_empty() {
+        return;
+    }
+    println!(
+        "\nWhere one run's time goes at {level} concurrent, phase by phase (ms; a row is the time from the end of the row above):\n"
+    );
+    let mut head = "| phase |".to_string();
+    let mut rule = "|---|".to_string();
+    for b in &sides {
+        head.push_str(&format!(" {} p50 | p95 |", b.side));
+        rule.push_str("---:|---:|");
+    }
+    println!("{head}\n{rule}");
+    for name in phases::row_names(sides.iter().flat_map(|b| b.timelines.iter())) {
+        let mut row = format!("| {name} |");
+        for b in &sides {
+            let v = phases::samples(&b.timelines, &name);
+            if v.is_empty() {
+                row.push_str(" – | – |");
+            } else {
+                row.push_str(&format!(
+                    " {:.1} | {:.1} |",
+                    percentile(&v, 50.0),
+                    percentile(&v, 95.0)
+                ));
+            }
+        }
+        println!("{row}");
     }
 }
 
@@ -519,19 +735,47 @@ async fn main() -> Result<()> {
 
     let max_level = args.levels.iter().copied().max().unwrap_or(1);
     let chrome = planlock::browser::find_executable(None, false, Preference::HeadlessShell)?;
+    if let Some(n) = args.whole {
+        let cli = |plan: &Path| {
+            let mut cmd = Command::new(&bin);
+            cmd.env("CHROME", &chrome)
+                .arg("run")
+                .arg(plan)
+                .args(["--inbox", &inbox, "--allow-host", "127.0.0.1"])
+                .args(["--var", &format!("base_url={base}")])
+                .args(["--var", "password=correct horse battery staple"])
+                .env("PLANLOCK_LOG", "planlock=warn,planlock::phase=debug")
+                .env("PLANLOCK_LOG_FORMAT", "json");
+            cmd
+        };
+        let node = playwright_command("--once", &base, &dovecot, &chrome)?;
+        return tokio::task::block_in_place(|| whole_processes(n, cli(plan_file.path()), node));
+    }
     let server = Server::start(&bin, max_level, &server_inbox, &chrome)?;
     // Two unmeasured runs: the browser's first contexts, the IMAP connection.
     let warm = serve_batch(SERVE, &server, &body, 2, 1).await?;
     if !warm.failures.is_empty() {
         bail!("the warm-up runs through serve failed: {:?}", warm.failures);
     }
+    // A baseline that knows server inboxes reads the mail as `serve` does; an older one is
+    // given the mailbox URL in each request.
+    let mut baseline_body = baseline_body;
     let baseline = match &args.baseline {
         Some(path) => {
-            let server = Server::start(path, max_level, &[], &chrome)?;
-            let warm = serve_batch(BASELINE, &server, &baseline_body, 2, 1).await?;
-            if !warm.failures.is_empty() {
-                bail!("the baseline's warm-up runs failed: {:?}", warm.failures);
-            }
+            let server = Server::start(path, max_level, &server_inbox, &chrome)?;
+            let warm = serve_batch(BASELINE, &server, &body, 2, 1).await?;
+            let server = if warm.failures.is_empty() {
+                baseline_body = body.clone();
+                server
+            } else {
+                drop(server);
+                let server = Server::start(path, max_level, &[], &chrome)?;
+                let warm = serve_batch(BASELINE, &server, &baseline_body, 2, 1).await?;
+                if !warm.failures.is_empty() {
+                    bail!("the baseline's warm-up runs failed: {:?}", warm.failures);
+                }
+                server
+            };
             Some(server)
         }
         None => None,
@@ -663,6 +907,9 @@ async fn main() -> Result<()> {
             p.about["node"].as_str().unwrap_or("?"),
             p.about["browser"].as_str().unwrap_or("?")
         );
+    }
+    for &level in &args.levels {
+        phase_table(&batches, level);
     }
     for b in &batches {
         for f in b.failures.iter().take(3) {

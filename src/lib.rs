@@ -39,6 +39,7 @@ pub mod demo;
 pub mod error;
 pub mod inbox;
 pub mod lock;
+pub mod phase;
 pub mod pipeline;
 pub mod plan;
 pub mod planner;

@@ -9,6 +9,7 @@ const ROOMS: &[&str] = &[
     "reading",
     "vocabulary",
     "wait",
+    "phase",
     "error",
     "lock",
     "plan",

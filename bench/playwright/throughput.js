@@ -4,13 +4,16 @@
 // from the same Dovecot planlock reads, as a hand-written script would do it.
 //
 //   node throughput.js --serve      one command per stdin line, one JSON line back
+//   node throughput.js --once       a whole script: launch, one signup, close, exit
 //
 // Configuration comes from the environment: BASE (the demo shop's origin), IMAP_PORT, IMAP_USER,
 // IMAP_PASS, MAIL_DOMAIN (addresses are IMAP_USER+TAG@MAIL_DOMAIN), CHROME (the browser binary),
 // and optionally PLAYWRIGHT_EXTRA_ARGS (more Chromium flags, space-separated).
 // After launching its browser, connecting to IMAP and two warm-up runs it prints
 // {"ready":true,...}; then `batch RUNS CONCURRENCY` answers
-// {"wall_ms":N,"runs_ms":[...],"failures":[...]}; end of input closes the browser.
+// {"wall_ms":N,"runs_ms":[...],"phases":[{"context ready":MS,"step 1":MS,...},...],"failures":[...]}
+// (phases: when each part of a run ended, in ms since its start); end of input closes the
+// browser.
 'use strict';
 
 const { chromium } = require('playwright-core');
@@ -108,31 +111,48 @@ class Mail {
 
 let serial = 0;
 
+/// One signup; its time and, in `phases`, the milliseconds since its start at which each part
+/// ended (the names the benchmark's per-phase table pairs with planlock's).
 async function signup(browser, mail) {
   const t0 = now();
+  const phases = {};
+  const mark = (name) => {
+    phases[name] = ms(t0);
+  };
   serial += 1;
   const address = `${USER}+pw${process.pid}x${serial}@${DOMAIN}`.toLowerCase();
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
+    mark('context ready');
     await page.goto(`${BASE}/signup`);
+    mark('step 1');
     await page.getByLabel('Email').fill(address);
+    mark('step 2');
     await page.getByLabel('Password').fill('correct horse battery staple');
+    mark('step 3');
     const code = mail.code(address);
     await page.getByRole('button', { name: 'Create account' }).click();
+    mark('step 4');
     const digits = await code;
+    mark('step 5');
     const boxes = page.locator('input.otp');
     for (let i = 0; i < digits.length; i++) await boxes.nth(i).fill(digits[i]);
+    mark('step 6');
     await page.getByRole('button', { name: 'Verify' }).click();
+    mark('step 7');
     await page.getByText('Your email is verified').waitFor({ state: 'visible' });
+    mark('step 8');
   } finally {
     await context.close();
+    mark('tab closed');
   }
-  return ms(t0);
+  return { ms: ms(t0), phases };
 }
 
 async function batch(browser, mail, runs, concurrency) {
   const runsMs = [];
+  const phases = [];
   const failures = [];
   let next = 0;
   const t0 = now();
@@ -140,26 +160,47 @@ async function batch(browser, mail, runs, concurrency) {
     while (next < runs) {
       next += 1;
       try {
-        runsMs.push(await signup(browser, mail));
+        const run = await signup(browser, mail);
+        runsMs.push(run.ms);
+        phases.push(run.phases);
       } catch (e) {
         failures.push(String((e && e.message) || e));
       }
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return { wall_ms: ms(t0), runs_ms: runsMs, failures };
+  return { wall_ms: ms(t0), runs_ms: runsMs, phases, failures };
 }
 
-async function main() {
-  if (process.argv[2] !== '--serve') {
-    console.error('usage: node throughput.js --serve   (configured by the environment: see the top of this file)');
-    process.exit(2);
+/// A whole script: launch, connect to IMAP, one signup, close. What `planlock run` of the
+/// same plan is compared with, process against process.
+async function once() {
+  const browser = await launchBrowser();
+  const mail = new Mail();
+  await mail.open();
+  try {
+    await signup(browser, mail);
+  } finally {
+    await browser.close();
+    await mail.client.logout().catch(() => {});
   }
-  const browser = await chromium.launch({
+}
+
+function launchBrowser() {
+  return chromium.launch({
     executablePath: process.env.CHROME || '/usr/bin/chromium',
     headless: true,
     args: [...FLAGS, ...(process.env.PLAYWRIGHT_EXTRA_ARGS || '').split(' ').filter(Boolean)],
   });
+}
+
+async function main() {
+  if (process.argv[2] === '--once') return once();
+  if (process.argv[2] !== '--serve') {
+    console.error('usage: node throughput.js --serve|--once   (configured by the environment: see the top of this file)');
+    process.exit(2);
+  }
+  const browser = await launchBrowser();
   const mail = new Mail();
   await mail.open();
   try {

@@ -109,6 +109,8 @@ pub struct Chromium {
     /// at a time only makes each slower: 32 runs starting together left each of its commands
     /// unanswered past the CDP deadline. Queued here, a run waits without a deadline running.
     making: Arc<tokio::sync::Semaphore>,
+    /// Contexts of released tabs still being disposed of ([`Chromium::release_tab`]).
+    disposing: Mutex<Vec<JoinHandle<()>>>,
 }
 
 /// How many browser contexts are made at once.
@@ -241,6 +243,7 @@ impl Chromium {
             spare: Mutex::new(None),
             warm: AtomicBool::new(false),
             making: Arc::new(tokio::sync::Semaphore::new(CONTEXTS_MADE_AT_ONCE)),
+            disposing: Mutex::new(Vec::new()),
         })
     }
 
@@ -340,11 +343,33 @@ impl Chromium {
 
     /// Disposes of a tab's browser context (cookies, storage, pages).
     pub async fn close_tab(&self, tab: Tab) {
+        let context = self.forget(tab);
+        // Disposing of the context closes its pages too: one command instead of two.
+        let _ = timed(self.browser.dispose_browser_context(context)).await;
+    }
+
+    /// Disposes of a tab's browser context without waiting for the browser's answer: a run
+    /// that has its result reports it while the browser tears the page down. The tab is
+    /// unguarded and its watchers stopped at once; a browser that closes meanwhile takes the
+    /// context with it.
+    pub fn release_tab(&self, tab: Tab) {
+        let context = self.forget(tab);
+        let browser = self.browser.clone();
+        let disposal = tokio::spawn(async move {
+            let _ = timed(browser.dispose_browser_context(context)).await;
+        });
+        if let Ok(mut disposing) = self.disposing.lock() {
+            disposing.retain(|d| !d.is_finished());
+            disposing.push(disposal);
+        }
+    }
+
+    /// Stops guarding `tab` and its watchers; its context, to be disposed of.
+    fn forget(&self, tab: Tab) -> BrowserContextId {
         let context = tab.context_id();
         self.gate.release(&context);
         tab.close();
-        // Disposing of the context closes its pages too: one command instead of two.
-        let _ = timed(self.browser.dispose_browser_context(context)).await;
+        context
     }
 
     /// `Err` with the reason once the browser is gone.
@@ -379,6 +404,20 @@ impl Chromium {
     /// A remote browser (`--browser-ws`) is left running: only our contexts were closed.
     pub async fn close(mut self) {
         self.navigation_guard.abort();
+        // A browser this value launched takes the released tabs' contexts with it; a remote
+        // one outlives us, so their disposal is seen through. Either way the tasks let go of
+        // the connection, which is then ours alone.
+        let disposing = self
+            .disposing
+            .get_mut()
+            .map(std::mem::take)
+            .unwrap_or_default();
+        for disposal in disposing {
+            if self.process.is_some() {
+                disposal.abort();
+            }
+            let _ = disposal.await;
+        }
         let spare = self.spare.get_mut().ok().and_then(Option::take);
         if let Some(handle) = spare {
             handle.abort();
@@ -422,6 +461,14 @@ impl Drop for Chromium {
         self.navigation_guard.abort();
         if let Some(spare) = self.spare.get_mut().ok().and_then(Option::take) {
             spare.abort();
+        }
+        for disposal in self
+            .disposing
+            .get_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+        {
+            disposal.abort();
         }
         self.handler.abort();
     }

@@ -513,13 +513,34 @@ async fn replay(
     warn_short_secrets(runs.iter().map(|(_, r)| r.plan()));
     let mut ran = Vec::new();
     if !runs.is_empty() {
-        for (_, inbox) in &inboxes {
-            inbox.check().await.map_err(|e| {
-                CliError::environment(format!("the inbox {} is unreachable", inbox.describe()))
-                    .because(e)
-            })?;
+        // The browser starts while the inboxes log in: neither needs the other.
+        let checked = async {
+            for (_, inbox) in &inboxes {
+                inbox.check().await.map_err(|e| {
+                    CliError::environment(format!("the inbox {} is unreachable", inbox.describe()))
+                        .because(e)
+                })?;
+            }
+            Ok::<(), CliError>(())
+        };
+        let started = async {
+            let browser = match browser {
+                Some(browser) => browser,
+                None => Chromium::start(&launch_options(options))
+                    .await
+                    .map_err(error::browser_error)?,
+            };
+            planlock::phase::process("browser ready");
+            Ok::<Chromium, CliError>(browser)
+        };
+        let (checked, started) = tokio::join!(checked, started);
+        if let Err(e) = checked {
+            if let Ok(browser) = started {
+                browser.close().await;
+            }
+            return Err(e);
         }
-        ran = run_locked(runs, browser, options, &cancel).await?;
+        ran = run_locked(runs, started?, options, &cancel).await?;
     } else if let Some(browser) = browser {
         browser.close().await;
     }
@@ -536,27 +557,25 @@ async fn replay(
     })
 }
 
-/// Starts the browser and runs every locked plan, `--jobs` at a time.
+/// Runs every locked plan in `browser`, `--jobs` at a time, then closes it.
 async fn run_locked(
     runs: Vec<(usize, LockedRun)>,
-    browser: Option<Chromium>,
+    browser: Chromium,
     options: &RunOptions,
     cancel: &CancellationToken,
 ) -> Result<Vec<(usize, PlanReport)>, CliError> {
     let mut events = match &options.events {
-        Some(target) => Some(EventLog::open(target).map_err(|e| {
-            CliError::input(format!(
-                "cannot write the event log {target}: {}",
-                io_sentence(&e)
-            ))
-        })?),
+        Some(target) => match EventLog::open(target) {
+            Ok(log) => Some(log),
+            Err(e) => {
+                browser.close().await;
+                return Err(CliError::input(format!(
+                    "cannot write the event log {target}: {}",
+                    io_sentence(&e)
+                )));
+            }
+        },
         None => None,
-    };
-    let browser = match browser {
-        Some(browser) => browser,
-        None => Chromium::start(&launch_options(options))
-            .await
-            .map_err(error::browser_error)?,
     };
     let many = runs.len() > 1;
     if many {
@@ -593,6 +612,7 @@ async fn run_locked(
     }
     let done = futures::future::join_all(pending).await;
     browser.close().await;
+    planlock::phase::process("browser closed");
     events.take();
     Ok(done)
 }

@@ -361,9 +361,18 @@ impl<'l> Run<'l> {
         let run_deadline = self.started + req.settings.run_timeout;
         // Mailboxes are opened before any step can trigger mail (their watermark is "now"),
         // while the browser context starts: both take a while, neither needs the other.
+        let run_id = self.run_id.as_str();
         let (opened, tab) = tokio::join!(
-            open_mailboxes(&req.inboxes, &self.run_id),
-            browser.new_tab(req.lock.clone())
+            async {
+                let opened = open_mailboxes(&req.inboxes, run_id).await;
+                crate::phase::mark(run_id, "mailboxes open");
+                opened
+            },
+            async {
+                let tab = browser.new_tab(req.lock.clone()).await;
+                crate::phase::mark(run_id, "context ready");
+                tab
+            }
         );
         match opened {
             Ok(mailboxes) => self.mailboxes = mailboxes,
@@ -440,6 +449,7 @@ impl<'l> Run<'l> {
                     (o, _) => o,
                 };
                 let took = began.elapsed();
+                crate::phase::step(&self.run_id, index, step.kind());
                 match outcome {
                     Ok(detail) => {
                         if let Step::Done { summary: s, .. } = &step {
@@ -565,8 +575,10 @@ impl<'l> Run<'l> {
         {
             stop = Some(Stop::After(Failure::LateRefusal(refusal)));
         }
+        crate::phase::mark(&self.run_id, "settled");
         self.refused = tab.refused_count();
-        browser.close_tab(tab).await;
+        browser.release_tab(tab);
+        crate::phase::mark(&self.run_id, "tab closed");
         if let Some(Stop::At(index, _)) = &stop {
             for (i, s) in req.plan.steps.iter().enumerate().skip(index + 1) {
                 let skipped = self.skipped(i, s, StepStatus::Skipped);

@@ -519,6 +519,7 @@ impl Run<'_> {
         match wait_for_message(mailbox.as_mut(), filter, consumed, deadline).await {
             Ok(msg) => {
                 consumed.insert(msg.id.clone());
+                crate::phase::mark(&self.run_id, "mail delivered");
                 Ok(msg)
             }
             Err(error) => Err(Failure::Mail {

@@ -375,6 +375,7 @@ async fn respond(
                 Ok(r) => r.clone(),
                 Err(_) => None,
             };
+            crate::phase::mark(&started.run_id, "answered");
             match (result, planning) {
                 (Some(result), None) => axum::Json(result.as_ref()).into_response(),
                 (Some(result), Some(planning)) => axum::Json(ActResult {

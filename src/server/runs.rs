@@ -122,6 +122,8 @@ pub fn replay_spec(state: &AppState, plan: Plan, ask: &Ask) -> RunSpec {
 /// the secrets, the callback, the inboxes bound and reachable, the lock, and a browser.
 /// `spec` is the run as the request made it (its plan, variables and lock or hosts).
 pub async fn prepare(state: &AppState, spec: RunSpec, ask: Ask) -> Result<Launch, ApiError> {
+    let run_id = crate::runner::new_run_id();
+    crate::phase::mark(&run_id, "accepted");
     let secrets = ask.secrets(state)?;
     let callback = match &ask.callback_url {
         Some(url) => Some(webhook::callback_of(state, url, &ask.allowed_hosts).await?),
@@ -131,7 +133,6 @@ pub async fn prepare(state: &AppState, spec: RunSpec, ask: Ask) -> Result<Launch
         .inboxes()
         .connect(&ask.inboxes, &ask.allowed_hosts, &state.listen_addresses())
         .await?;
-    let run_id = crate::runner::new_run_id();
     let spec = spec
         .run_id(run_id.clone())
         .secrets(secrets)
@@ -146,6 +147,7 @@ pub async fn prepare(state: &AppState, spec: RunSpec, ask: Ask) -> Result<Launch
     // Asked now so a dead browser is a 503, not a failed run; the run asks again once it
     // has a slot.
     state.browser().await?;
+    crate::phase::mark(run.run_id(), "checked");
     Ok(Launch {
         run,
         prelude: None,
@@ -178,6 +180,7 @@ pub async fn start(
             callback_url: launch.callback.as_ref().map(|c| c.url.as_str()),
         })
         .await?;
+    crate::phase::mark(&run_id, "queued");
     let cancel = state.shutdown_token().child_token();
     let (done_tx, done) = watch::channel(None);
     state
@@ -216,6 +219,7 @@ pub async fn start(
             if let Err(e) = state.store().finish(&result).await {
                 tracing::error!(error = %e, "result not stored");
             }
+            crate::phase::mark(&id, "result stored");
             if let Some(tx) = lines_tx {
                 let _ = tx.send(line(&StreamLine::Result(Box::new(ResultLine {
                     event: ResultTag::Result,
@@ -254,6 +258,7 @@ async fn execute(
             return RunResult::before_start(&run, &Failure::CancelledWaiting, began.elapsed());
         }
     };
+    crate::phase::mark(run.run_id(), "claimed");
     let browser = match state.browser().await {
         Ok(b) => b,
         Err(e) => return RunResult::before_start(&run, &Failure::from(e), began.elapsed()),
