@@ -15,6 +15,9 @@ use sqlx::{Any, AnyPool, Row};
 
 use crate::runner::{Event, RunResult, RunStatus, StepRef};
 
+mod queue;
+pub use queue::{Admission, Notice, Refusal};
+
 /// Why the store cannot be used, as a sentence.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -48,6 +51,8 @@ pub struct Store {
     backend: Backend,
     /// Where it is, for logs (no password).
     place: String,
+    /// The PostgreSQL URL, for the connection that listens for notifications.
+    url: Option<String>,
 }
 
 /// Where a run stands: waiting for a slot, running, or ended as its result says. The store
@@ -252,6 +257,7 @@ impl Store {
         })?;
         Ok(Store {
             pool,
+            url: (backend == Backend::Postgres).then_some(url),
             backend,
             place,
         })
@@ -348,8 +354,8 @@ impl Store {
         let text = serde_json::to_string(result)
             .map_err(|e| StoreError(format!("a result is not JSON: {e}")))?;
         let statement = sqlx::query(
-            "UPDATE runs SET status = $2, summary = $3, result = $4, finished_ms = $5 \
-             WHERE id = $1 AND status IN ('queued', 'running')",
+            "UPDATE runs SET status = $2, summary = $3, result = $4, finished_ms = $5, \
+             request = NULL WHERE id = $1 AND status IN ('queued', 'running')",
         )
         .bind(&result.run_id)
         .bind(RunState::from(result.status).as_str())
@@ -436,7 +442,8 @@ impl Store {
     }
 
     /// Live runs whose owner is gone: those of `owner` (this replica's earlier life), or
-    /// any whose lease ran out before `stale_before_ms`.
+    /// any whose lease ran out before `stale_before_ms`. A run waiting in the shared queue
+    /// has no owner yet and is never one of them.
     pub async fn orphans(
         &self,
         owner: Option<&str>,
@@ -444,7 +451,7 @@ impl Store {
     ) -> Result<Vec<StoredRun>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM runs WHERE status IN ('queued', 'running') \
-             AND (owner = $1 OR heartbeat_ms < $2)"
+             AND owner <> '' AND (owner = $1 OR heartbeat_ms < $2)"
         ))
         .bind(owner.unwrap_or(""))
         .bind(stale_before_ms)
