@@ -3,6 +3,9 @@
 ALTER TABLE runs ADD COLUMN request TEXT;
 -- Who asked for it (the token, or the client's address), for the per-caller limit.
 ALTER TABLE runs ADD COLUMN caller TEXT;
+-- The hosts the request allowed (JSON), which its webhook is judged by wherever it is sent
+-- from: a run's lock keeps only the sites it may visit.
+ALTER TABLE runs ADD COLUMN callback_hosts TEXT;
 ALTER TABLE runs ADD COLUMN accepted_seq BIGSERIAL;
 CREATE INDEX runs_waiting ON runs (accepted_seq) WHERE status = 'queued';
 CREATE INDEX runs_live_by_caller ON runs (caller) WHERE status IN ('queued', 'running');

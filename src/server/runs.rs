@@ -293,6 +293,11 @@ pub fn new_run<'a>(
         plan_name: launch.run.name(),
         allowed_hosts: sites,
         callback_url: launch.callback.as_ref().map(|c| c.url.as_str()),
+        callback_hosts: launch
+            .callback
+            .as_ref()
+            .map(|c| c.allowed_hosts.as_slice())
+            .unwrap_or_default(),
     }
 }
 
@@ -523,7 +528,12 @@ pub fn deliver(state: &AppState, run: &StoredRun, result: &RunResult) {
             run.id.clone(),
             Callback {
                 url,
-                allowed_hosts: run.allowed_hosts.clone(),
+                // Stores made before the request's hosts were kept have the lock's sites.
+                allowed_hosts: if run.callback_hosts.is_empty() {
+                    run.allowed_hosts.clone()
+                } else {
+                    run.callback_hosts.clone()
+                },
                 service_addresses: state.listen_addresses(),
             },
             result,

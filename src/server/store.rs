@@ -113,6 +113,8 @@ pub struct StoredRun {
     pub summary: Option<String>,
     pub result: Option<RunResult>,
     pub callback: Option<CallbackState>,
+    /// The hosts the request allowed, its webhook's receiver judged by them.
+    pub callback_hosts: Vec<String>,
 }
 
 /// Where a run's webhook delivery stands.
@@ -133,6 +135,7 @@ pub struct NewRun<'a> {
     pub plan_name: Option<&'a str>,
     pub allowed_hosts: &'a [String],
     pub callback_url: Option<&'a str>,
+    pub callback_hosts: &'a [String],
 }
 
 /// One page of `GET /v1/runs`.
@@ -161,7 +164,7 @@ static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("migrations/postgres");
 
 const COLUMNS: &str = "id, status, owner, created_ms, started_ms, finished_ms, cancel_requested, \
                        steps_total, plan_name, allowed_hosts, summary, result, callback_url, \
-                       callback_status, callback_attempts, callback_error, steps";
+                       callback_status, callback_attempts, callback_error, steps, callback_hosts";
 
 /// Where runs go by default: `$XDG_DATA_HOME/planlock/runs.sqlite3`, else
 /// `~/.local/share/planlock/runs.sqlite3`, else the temp dir.
@@ -295,8 +298,8 @@ impl Store {
         let now = now_ms();
         let statement = sqlx::query(
             "INSERT INTO runs (id, status, owner, created_ms, heartbeat_ms, steps_total, \
-             plan_name, allowed_hosts, callback_url, callback_status, steps) \
-             VALUES ($1, 'queued', $2, $3, $3, $4, $5, $6, $7, $8, $9)",
+             plan_name, allowed_hosts, callback_url, callback_status, steps, callback_hosts) \
+             VALUES ($1, 'queued', $2, $3, $3, $4, $5, $6, $7, $8, $9, $10)",
         )
         .bind(run.id)
         .bind(run.owner)
@@ -306,7 +309,8 @@ impl Store {
         .bind(json!(run.allowed_hosts).to_string())
         .bind(run.callback_url.map(str::to_string))
         .bind(run.callback_url.map(|_| "pending".to_string()))
-        .bind(json!(run.steps).to_string());
+        .bind(json!(run.steps).to_string())
+        .bind(json!(run.callback_hosts).to_string());
         self.execute(statement, "record a new run").await?;
         Ok(())
     }
@@ -595,6 +599,7 @@ fn stored_run(r: &AnyRow) -> Result<StoredRun> {
         summary: text("summary")?,
         result: read_json(text("result")?)?,
         callback,
+        callback_hosts: read_json(text("callback_hosts")?)?.unwrap_or_default(),
     })
 }
 
@@ -703,6 +708,7 @@ mod tests {
                         plan_name: None,
                         allowed_hosts: &["shop.example".into()],
                         callback_url: None,
+                        callback_hosts: &[],
                     })
                     .await
                     .unwrap();

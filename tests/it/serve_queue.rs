@@ -184,7 +184,7 @@ fn setup() -> Option<String> {
 #[test]
 fn thirty_runs_posted_to_one_replica_spread_over_all_three_and_all_succeed() {
     let Some(db) = setup() else { return };
-    let servers = replicas(&db, 2, &[]);
+    let servers = replicas(&db, 2, &["--max-runs-per-caller", "30"]);
     util::rt().block_on(async {
         let mut ids = Vec::new();
         for _ in 0..30 {
@@ -287,7 +287,11 @@ fn a_killed_replicas_queued_runs_succeed_elsewhere_and_its_running_one_ends_inte
         tokio::time::sleep(Duration::from_secs(2)).await;
         let counts = hooks.counts();
         for id in &all {
-            assert_eq!(counts.get(*id), Some(&1), "{id}: {counts:?}");
+            assert_eq!(
+                counts.get(*id),
+                Some(&1),
+                "{id} (of the holding {holding:?}, {doomed} on the killed replica): {counts:?}"
+            );
             let view = get(&servers[1].base, &format!("/v1/runs/{id}")).await;
             assert!(ended(&view), "{view:#}");
         }

@@ -145,8 +145,8 @@ impl Store {
         let now = now_ms();
         sqlx::query(
             "INSERT INTO runs (id, status, owner, created_ms, heartbeat_ms, steps_total, \
-             plan_name, allowed_hosts, callback_url, callback_status, steps, request, caller) \
-             VALUES ($1, 'queued', '', $2, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+             plan_name, allowed_hosts, callback_url, callback_status, steps, request, caller, \
+             callback_hosts) VALUES ($1, 'queued', '', $2, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
         )
         .bind(run.id)
         .bind(now)
@@ -158,6 +158,7 @@ impl Store {
         .bind(serde_json::json!(run.steps).to_string())
         .bind(request)
         .bind(admission.caller)
+        .bind(serde_json::json!(run.callback_hosts).to_string())
         .execute(&mut *tx)
         .await
         .map_err(fail)?;
