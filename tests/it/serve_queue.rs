@@ -406,3 +406,112 @@ fn a_cancel_posted_to_one_replica_stops_the_run_on_another_within_a_second() {
         assert!(took < Duration::from_secs(1), "cancelled after {took:?}");
     });
 }
+
+/// The flags of a command line given as a YAML list: `--name` of each `--name[=value]`.
+fn flags(args: &serde_yaml_ng::Value) -> Vec<String> {
+    args.as_sequence()
+        .expect("a list of arguments")
+        .iter()
+        .filter_map(|a| a.as_str())
+        .filter(|a| a.starts_with("--"))
+        .map(|a| a.split('=').next().unwrap().to_string())
+        .collect()
+}
+
+fn seconds_flag(args: &serde_yaml_ng::Value, name: &str) -> u64 {
+    args.as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a.as_str()?.strip_prefix(&format!("{name}=")))
+        .map(|v| v.parse().unwrap())
+        .next()
+        .unwrap_or_else(|| panic!("{name} is given"))
+}
+
+#[test]
+fn the_compose_and_kubernetes_examples_drain_and_probe_with_what_serve_has() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let help = util::planlock()
+        .args(["serve", "--help"])
+        .output()
+        .expect("planlock serve --help");
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    let known = |flag: &str| {
+        assert!(
+            help.contains(&format!("{flag} ")) || help.contains(&format!("{flag}\n")),
+            "{flag} is not an option of planlock serve"
+        )
+    };
+
+    let text = std::fs::read_to_string(root.join("examples/compose/docker-compose.yml")).unwrap();
+    let mut compose: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
+    compose.apply_merge().unwrap();
+    let services = compose["services"].as_mapping().unwrap();
+    let replicas: Vec<_> = services
+        .iter()
+        .filter(|(name, _)| name.as_str().unwrap().starts_with("planlock-"))
+        .map(|(_, s)| s)
+        .collect();
+    assert_eq!(replicas.len(), 3, "three replicas");
+    for service in &replicas {
+        let command = &service["command"];
+        assert_eq!(command[0], "serve");
+        flags(command).iter().for_each(|f| known(f));
+        let store = command
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .find_map(|a| a.as_str()?.strip_prefix("--store="))
+            .unwrap();
+        assert!(store.starts_with("postgres://"), "{store}");
+        let probe = format!("{:?}", service["healthcheck"]["test"]);
+        assert!(probe.contains("/healthz"), "{probe}");
+        let grace: u64 = service["stop_grace_period"]
+            .as_str()
+            .unwrap()
+            .trim_end_matches('s')
+            .parse()
+            .unwrap();
+        assert!(grace > seconds_flag(command, "--drain-seconds"));
+        assert!(service["environment"]["PLANLOCK_REPLICA_ID"].is_string());
+    }
+    let nginx = std::fs::read_to_string(root.join("examples/compose/nginx.conf")).unwrap();
+    for i in 1..=3 {
+        assert!(
+            nginx.contains(&format!("server planlock-{i}:8080")),
+            "{nginx}"
+        );
+    }
+
+    let text = std::fs::read_to_string(root.join("deploy/kubernetes/planlock.yaml")).unwrap();
+    let docs: Vec<serde_yaml_ng::Value> = serde_yaml_ng::Deserializer::from_str(&text)
+        .map(|d| serde::Deserialize::deserialize(d).unwrap())
+        .collect();
+    let kind = |k: &str| {
+        docs.iter()
+            .find(|d| d["kind"] == k)
+            .unwrap_or_else(|| panic!("a {k}"))
+    };
+    let deployment = kind("Deployment");
+    kind("Service");
+    let pod = &deployment["spec"]["template"]["spec"];
+    let container = &pod["containers"][0];
+    let args = &container["args"];
+    assert_eq!(args[0], "serve");
+    flags(args).iter().for_each(|f| known(f));
+    assert_eq!(container["readinessProbe"]["httpGet"]["path"], "/healthz");
+    let pre_stop = format!("{:?}", container["lifecycle"]["preStop"]["exec"]["command"]);
+    assert!(
+        pre_stop.contains("kill -TERM 1"),
+        "the preStop drains: {pre_stop}"
+    );
+    let drain = seconds_flag(args, "--drain-seconds");
+    let grace = pod["terminationGracePeriodSeconds"].as_u64().unwrap();
+    assert!(
+        grace >= drain + 5 + 20,
+        "{grace} s covers the drain of {drain} s"
+    );
+    let env = format!("{:?}", container["env"]);
+    assert!(env.contains("secretKeyRef"), "{env}");
+    assert!(env.contains("PLANLOCK_STORE"), "{env}");
+}

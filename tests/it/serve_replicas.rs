@@ -208,13 +208,24 @@ fn another_replica_marks_a_dead_replicas_runs_interrupted_when_its_lease_runs_ou
         &["--store", &db, "--replica-id", "dead", lease[0], lease[1]],
         &[],
     );
+    // One slot: once its own run holds it, the next run queued goes to `dead`.
     let alive = ServeProcess::start(
-        &["--store", &db, "--replica-id", "alive", lease[0], lease[1]],
+        &[
+            "--store",
+            &db,
+            "--replica-id",
+            "alive",
+            lease[0],
+            lease[1],
+            "--max-runs",
+            "1",
+        ],
         &[],
     );
     util::rt().block_on(async {
         // A run on the survivor stays alive all along: its lease is renewed.
         let kept = start_async(&alive, &waiting_run()).await;
+        poll(&alive, &kept, 20, in_wait_step).await;
         let id = start_async(&dead, &waiting_run()).await;
         poll(&dead, &id, 20, in_wait_step).await;
         dead.kill();
