@@ -204,11 +204,8 @@ fn another_replica_marks_a_dead_replicas_runs_interrupted_when_its_lease_runs_ou
         return;
     };
     let lease = ["--lease-seconds", "2"];
-    let mut dead = ServeProcess::start(
-        &["--store", &db, "--replica-id", "dead", lease[0], lease[1]],
-        &[],
-    );
-    // One slot: once its own run holds it, the next run queued goes to `dead`.
+    // The runs share one queue: the survivor, alone at first with one slot, takes the
+    // first run; the next one can only go to `dead`.
     let alive = ServeProcess::start(
         &[
             "--store",
@@ -226,6 +223,10 @@ fn another_replica_marks_a_dead_replicas_runs_interrupted_when_its_lease_runs_ou
         // A run on the survivor stays alive all along: its lease is renewed.
         let kept = start_async(&alive, &waiting_run()).await;
         poll(&alive, &kept, 20, in_wait_step).await;
+        let mut dead = ServeProcess::start(
+            &["--store", &db, "--replica-id", "dead", lease[0], lease[1]],
+            &[],
+        );
         let id = start_async(&dead, &waiting_run()).await;
         poll(&dead, &id, 20, in_wait_step).await;
         dead.kill();
