@@ -87,6 +87,11 @@ pub struct ServiceArgs {
     /// (interrupted) by another replica.
     #[arg(long = "lease-seconds", default_value_t = 30, value_name = "SECS")]
     lease_seconds: u64,
+    /// With a PostgreSQL store, on SIGTERM: stop taking runs from the shared queue (the
+    /// other replicas take them) and let this replica's runs finish for at most this long,
+    /// then cancel the rest.
+    #[arg(long = "drain-seconds", default_value_t = planlock::server::DEFAULT_DRAIN.as_secs(), value_name = "SECS")]
+    drain_seconds: u64,
     /// Days finished runs are kept.
     #[arg(long = "keep-days", default_value_t = planlock::server::DEFAULT_KEEP_DAYS)]
     keep_days: u32,
@@ -237,6 +242,7 @@ impl ServiceArgs {
         config.max_runs_per_caller = self.max_runs_per_caller;
         config.keep_days = self.keep_days;
         config.lease = Duration::from_secs(self.lease_seconds);
+        config.drain = Duration::from_secs(self.drain_seconds);
         // Renewed several times per lease, so one slow write does not lose it.
         config.heartbeat =
             (config.lease / 4).clamp(Duration::from_millis(250), Duration::from_secs(5));

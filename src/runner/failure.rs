@@ -118,6 +118,8 @@ pub enum Failure {
     CancelledWaiting,
     /// The service's task that ran it stopped unexpectedly (a bug).
     Lost,
+    /// The replica that claimed the run from a shared queue could not start it.
+    NotStarted { replica: String, reason: String },
     /// The service running it (this replica) stopped before the run ended.
     Interrupted { replica: String },
     /// The run's own deadline passed.
@@ -216,7 +218,7 @@ impl Failure {
             Failure::Browser(_) => ErrorKind::Browser,
             Failure::BrowserCrashed { .. } => ErrorKind::BrowserCrashed,
             Failure::Cancelled | Failure::CancelledWaiting => ErrorKind::Cancelled,
-            Failure::Lost => ErrorKind::Browser,
+            Failure::Lost | Failure::NotStarted { .. } => ErrorKind::Browser,
             Failure::Interrupted { .. } => ErrorKind::Interrupted,
             Failure::RunTimeout { .. } => ErrorKind::RunTimeout,
         }
@@ -415,6 +417,11 @@ impl fmt::Display for Failure {
             Failure::Lost => write!(
                 f,
                 "the run stopped unexpectedly inside the server; the details are in its log"
+            ),
+            Failure::NotStarted { replica, reason } => write!(
+                f,
+                "the server that took this run from the queue ({replica}) could not start it: \
+                 {reason}"
             ),
             Failure::Interrupted { replica } => write!(
                 f,

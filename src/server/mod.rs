@@ -4,7 +4,8 @@
 //!
 //! Its modules form one chain, each using only those before it (a test below keeps it so):
 //! the leaves (`store`, `metrics`, `browser`), `error`, `listener`, `api`, `registry`,
-//! `inboxes`, `state`, `guard`, `extract`, `webhook`, `request`, `runs`, `upkeep`, `routes`,
+//! `inboxes`, `state`, `guard`, `extract`, `webhook`, `request`, `runs`, `queue`, `upkeep`,
+//! `routes`,
 //! `openapi`, `mcp`, and this one.
 
 mod api;
@@ -17,6 +18,7 @@ mod listener;
 mod mcp;
 mod metrics;
 mod openapi;
+mod queue;
 mod registry;
 mod request;
 mod routes;
@@ -49,8 +51,8 @@ pub use error::ApiError;
 pub use mcp::{Tools as McpTools, tools as mcp_tools, writing_guide};
 pub use openapi::document as openapi_document;
 pub use state::{
-    AppState, DEFAULT_BODY_LIMIT, DEFAULT_KEEP_DAYS, DEFAULT_QUEUE, DEFAULT_READ_TIMEOUT,
-    ServerConfig,
+    AppState, DEFAULT_BODY_LIMIT, DEFAULT_DRAIN, DEFAULT_KEEP_DAYS, DEFAULT_QUEUE,
+    DEFAULT_READ_TIMEOUT, ServerConfig,
 };
 pub use store::{Store, StoreError, default_sqlite_path};
 pub use webhook::{SECRET_VAR as WEBHOOK_SECRET_VAR, SIGNATURE_HEADER, signature};
@@ -183,9 +185,10 @@ fn answered(metrics: &metrics::Metrics, response: &Response, latency: Duration) 
     tracing::info!(status, duration_ms = latency.as_millis() as u64, "answered");
 }
 
-/// Serves `app` on `listener` until `shutdown` resolves; then stops accepting, cancels the
-/// runs in flight and queued (their callers get `cancelled` results), and closes the
-/// browser and the store.
+/// Serves `app` on `listener` until `shutdown` resolves; then stops accepting. With a shared
+/// queue it drains: it claims no more runs (the queued ones stay for the other replicas) and
+/// lets its own finish, up to the drain deadline. Then it cancels the runs in flight and
+/// queued (their callers get `cancelled` results), and closes the browser and the store.
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
@@ -226,6 +229,16 @@ pub async fn serve(
         });
     }
     drop(listener);
+    if state.shared_queue() {
+        let running = state.registry().running();
+        tracing::info!(runs = ?running, "draining: no more runs are claimed here");
+        if !state.drain().await {
+            tracing::warn!(
+                runs = ?state.registry().running(),
+                "runs did not end within the drain deadline; cancelling them"
+            );
+        }
+    }
     let running = state.registry().running();
     if running.is_empty() {
         tracing::info!("shutting down");
@@ -247,8 +260,8 @@ mod tests {
     /// before it, so the imports have no cycle. A new module must take its place here.
     const LAYERS: &[&str] = &[
         "store", "metrics", "browser", "error", "listener", "api", "registry", "inboxes", "state",
-        "guard", "extract", "webhook", "request", "runs", "upkeep", "routes", "openapi", "mcp",
-        "mod",
+        "guard", "extract", "webhook", "request", "runs", "queue", "upkeep", "routes", "openapi",
+        "mcp", "mod",
     ];
 
     /// The server modules a file's code (its tests left out) names through `super::` or

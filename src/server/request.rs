@@ -239,6 +239,10 @@ fn plan_from(value: &Value, limits: &Limits, vars: &Vars) -> Result<Plan, ApiErr
 /// request brings no secrets, no callback).
 pub struct Ask {
     pub vars: Vars,
+    /// The variables as the caller gave them, to queue the run for another replica.
+    pub given_vars: BTreeMap<String, String>,
+    /// The `inbox` entries as the caller gave them, likewise.
+    pub inbox_entries: Vec<String>,
     /// The caller's own secrets, names not yet checked (see [`Ask::secrets`]).
     pub secrets: BTreeMap<String, String>,
     pub inboxes: Vec<RequestInbox>,
@@ -258,7 +262,7 @@ impl RunBody {
             secrets: self.secrets,
             callback_url: self.callback_url,
             strict: self.strict,
-            ..Ask::bound(state, vars, &self.inbox, self.allowed_hosts)?
+            ..Ask::bound(state, vars, &self.vars, &self.inbox, self.allowed_hosts)?
         };
         Ok((plan, ask))
     }
@@ -274,7 +278,7 @@ impl ActBody {
             strict: self.strict,
             no_cache: self.no_cache,
             look: self.look.choice(),
-            ..Ask::bound(state, vars, &self.inbox, self.allowed_hosts)?
+            ..Ask::bound(state, vars, &self.vars, &self.inbox, self.allowed_hosts)?
         };
         Ok((self.goal, ask))
     }
@@ -287,7 +291,7 @@ impl PlansBody {
         let ask = Ask {
             no_cache: self.no_cache,
             look: self.look.choice(),
-            ..Ask::bound(state, vars, &self.inbox, self.allowed_hosts)?
+            ..Ask::bound(state, vars, &self.vars, &self.inbox, self.allowed_hosts)?
         };
         Ok((self.goal, ask, self.dry_run))
     }
@@ -316,7 +320,7 @@ impl LookBody {
         let vars = caller_vars(&self.vars)?;
         let ask = Ask {
             look: LookChoice::Required,
-            ..Ask::bound(state, vars, &self.inbox, self.allowed_hosts)?
+            ..Ask::bound(state, vars, &self.vars, &self.inbox, self.allowed_hosts)?
         };
         Ok((goal, ask))
     }
@@ -338,7 +342,7 @@ impl CheckBody {
         let vars = caller_vars(&self.vars)?;
         let ask = Ask {
             secrets: self.secrets,
-            ..Ask::bound(state, vars, &self.inbox, self.allowed_hosts)?
+            ..Ask::bound(state, vars, &self.vars, &self.inbox, self.allowed_hosts)?
         };
         Ok((self.plan, ask))
     }
@@ -366,11 +370,14 @@ impl Ask {
     fn bound(
         state: &AppState,
         vars: Vars,
+        given_vars: &BTreeMap<String, String>,
         inbox: &Inboxes,
         allowed_hosts: Vec<String>,
     ) -> Result<Ask, ApiError> {
         Ok(Ask {
             vars,
+            given_vars: given_vars.clone(),
+            inbox_entries: inbox.list(),
             secrets: BTreeMap::new(),
             inboxes: state.inboxes().parse(&inbox.list())?,
             allowed_hosts,

@@ -20,6 +20,7 @@ use super::api::{
 };
 use super::error::{ApiError, ApiErrorKind};
 use super::extract::JsonBody;
+use super::queue;
 use super::request::Ask;
 use super::request::{ActBody, PlansBody, RunBody};
 use super::runs::{self, Launch, Started};
@@ -64,10 +65,12 @@ pub(super) async fn healthz(State(state): State<AppState>) -> axum::Json<Health>
         Ok(()) => "ok".to_string(),
         Err(e) => e,
     };
-    let gauges = state.gauges();
+    let gauges = state.gauges().await;
     axum::Json(Health {
         status: if state.shutting_down() {
             "shutting_down"
+        } else if state.draining_token().is_cancelled() {
+            "draining"
         } else {
             "ok"
         },
@@ -92,7 +95,7 @@ pub(super) async fn metrics(State(state): State<AppState>) -> Response {
             header::CONTENT_TYPE,
             HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
         )],
-        state.metrics().render(&state.gauges()),
+        state.metrics().render(&state.gauges().await),
     )
         .into_response()
 }
@@ -293,7 +296,8 @@ pub(super) async fn act(
     let answers = request.answers(&outcome.plan, &[]);
     let spec = request.run(outcome.plan.clone(), &answers)?;
     let planning = Planned::of(&request, outcome, answers);
-    let launch = runs::prepare(&state, spec.named("act"), ask).await?;
+    let mut launch = runs::prepare(&state, spec.named("act"), ask).await?;
+    launch.replay.answered(&planning.answers);
     let launch = Launch {
         prelude: Some(PlannedLine {
             event: PlannedTag::Planned,
@@ -301,7 +305,7 @@ pub(super) async fn act(
         }),
         ..launch
     };
-    let started = runs::start(&state, &caller, launch, reply == Reply::Stream).await?;
+    let started = queue::start(&state, &caller, launch, reply == Reply::Stream).await?;
     Ok(respond(&state, started, reply, Some(planning)).await)
 }
 
@@ -325,7 +329,7 @@ pub(super) async fn create_run(
     state.accepting()?;
     let spec = runs::replay_spec(&state, plan, &ask);
     let launch = runs::prepare(&state, spec, ask).await?;
-    let started = runs::start(&state, &caller, launch, reply == Reply::Stream).await?;
+    let started = queue::start(&state, &caller, launch, reply == Reply::Stream).await?;
     Ok(respond(&state, started, reply, None).await)
 }
 
@@ -351,24 +355,7 @@ async fn respond(
             )
                 .into_response()
         }
-        (Reply::Async, _) => {
-            let status = match state.store().get(&started.run_id).await {
-                Ok(Some(run)) => run.status.as_str().to_string(),
-                _ => "queued".to_string(),
-            };
-            let body = Accepted {
-                run_id: started.run_id.clone(),
-                status,
-                href: href.clone(),
-                planning,
-            };
-            let mut r = (StatusCode::ACCEPTED, axum::Json(body)).into_response();
-            r.headers_mut().insert(
-                HeaderName::from_static("preference-applied"),
-                HeaderValue::from_static("respond-async"),
-            );
-            r
-        }
+        (Reply::Async, _) => accepted(state, &started.run_id, &href, planning, true).await,
         _ => {
             let mut done = started.done;
             let result = match done.wait_for(Option::is_some).await {
@@ -383,7 +370,8 @@ async fn respond(
                     planning,
                 })
                 .into_response(),
-                (None, _) => ApiError::internal("a run ended without a result").into_response(),
+                // Followed on another replica until this one stopped: it goes on there.
+                (None, planning) => accepted(state, &started.run_id, &href, planning, false).await,
             }
         }
     };
@@ -391,6 +379,35 @@ async fn respond(
         response.headers_mut().insert(header::LOCATION, l);
     }
     response
+}
+
+/// 202: the run was accepted and goes on; poll `href`. `Preference-Applied` when the caller
+/// asked for this answer.
+async fn accepted(
+    state: &AppState,
+    run_id: &str,
+    href: &str,
+    planning: Option<Planned>,
+    asked: bool,
+) -> Response {
+    let status = match state.store().get(run_id).await {
+        Ok(Some(run)) => run.status.as_str().to_string(),
+        _ => "queued".to_string(),
+    };
+    let body = Accepted {
+        run_id: run_id.to_string(),
+        status,
+        href: href.to_string(),
+        planning,
+    };
+    let mut r = (StatusCode::ACCEPTED, axum::Json(body)).into_response();
+    if asked {
+        r.headers_mut().insert(
+            HeaderName::from_static("preference-applied"),
+            HeaderValue::from_static("respond-async"),
+        );
+    }
+    r
 }
 
 /// A run, from the store, so any replica answers, and after a restart.
@@ -514,6 +531,13 @@ pub(super) async fn cancel(state: &AppState, id: &str) -> Result<(bool, RunView)
         let run = stored(state, id).await?;
         if run.result.is_some() {
             true
+        } else if state.shared_queue() {
+            // Waiting in the shared queue: it ends here. Claimed: the store tells the replica
+            // running it (NOTIFY), and tells this one when it has ended.
+            if !queue::cancel_waiting(state, id).await? {
+                state.store().request_cancel(id).await?;
+            }
+            queue::wait_ended(state, id, CANCEL_WAIT).await?
         } else {
             state.store().request_cancel(id).await?;
             let deadline = tokio::time::Instant::now() + CANCEL_WAIT;

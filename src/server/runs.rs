@@ -2,8 +2,12 @@
 //! screenshots and result written to the store as they happen (and streamed when asked),
 //! cancellable by id from any replica sharing the store.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::OwnedSemaphorePermit;
 
 use axum::body::Bytes;
 use tokio::sync::{mpsc, oneshot, watch};
@@ -14,7 +18,7 @@ use super::api::{EndedRun, PlannedLine, ResultLine, ResultTag, RunProgress, RunV
 use super::error::ApiError;
 use super::inboxes;
 use super::registry::{Done, valid_screenshot_name};
-use super::request::Ask;
+use super::request::{Ask, Inboxes, RunBody};
 use super::state::{AppState, Caller, QueueTicket};
 use super::store::{NewRun, StoredRun, now_ms};
 use super::webhook::{self, Callback};
@@ -32,6 +36,55 @@ pub struct Launch {
     pub prelude: Option<PlannedLine>,
     /// Where to POST the result when the run ends.
     pub callback: Option<Callback>,
+    /// The request again, for the replica that claims the run from a shared queue.
+    pub replay: Replay,
+}
+
+/// What a replica needs to run a queued run it did not accept: the request as a replay of
+/// its plan (an `act` run's lock kept as its sites). It holds the caller's secrets, so it
+/// leaves the store when a replica claims the run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Replay {
+    plan: serde_json::Value,
+    name: Option<String>,
+    vars: BTreeMap<String, String>,
+    secrets: BTreeMap<String, String>,
+    inbox: Vec<String>,
+    allowed_hosts: Vec<String>,
+    callback_url: Option<String>,
+    strict: bool,
+}
+
+impl Replay {
+    /// The answers to a plan's questions that the request's variables did not give: run as
+    /// variables wherever the run goes.
+    pub fn answered(&mut self, answers: &[crate::pipeline::Answer]) {
+        for a in answers
+            .iter()
+            .filter(|a| a.source != crate::pipeline::AnswerSource::Given)
+        {
+            self.vars.insert(a.var.clone(), a.value.clone());
+        }
+    }
+
+    /// The run again, on this replica, under the id it was accepted with.
+    pub async fn launch(self, state: &AppState, run_id: &str) -> Result<Launch, ApiError> {
+        let body = RunBody {
+            plan: self.plan,
+            vars: self.vars,
+            secrets: self.secrets,
+            inbox: Inboxes::Many(self.inbox),
+            allowed_hosts: self.allowed_hosts,
+            callback_url: self.callback_url,
+            strict: self.strict,
+        };
+        let (plan, ask) = body.read(state)?;
+        let mut spec = replay_spec(state, plan, &ask);
+        if let Some(name) = self.name {
+            spec = spec.named(name);
+        }
+        prepare_as(state, spec, ask, run_id.to_string()).await
+    }
 }
 
 /// A run that was accepted (queued or running).
@@ -122,7 +175,16 @@ pub fn replay_spec(state: &AppState, plan: Plan, ask: &Ask) -> RunSpec {
 /// the secrets, the callback, the inboxes bound and reachable, the lock, and a browser.
 /// `spec` is the run as the request made it (its plan, variables and lock or hosts).
 pub async fn prepare(state: &AppState, spec: RunSpec, ask: Ask) -> Result<Launch, ApiError> {
-    let run_id = crate::runner::new_run_id();
+    prepare_as(state, spec, ask, crate::runner::new_run_id()).await
+}
+
+/// [`prepare`], under a given run id.
+async fn prepare_as(
+    state: &AppState,
+    spec: RunSpec,
+    ask: Ask,
+    run_id: String,
+) -> Result<Launch, ApiError> {
     crate::phase::mark(&run_id, "accepted");
     let secrets = ask.secrets(state)?;
     let callback = match &ask.callback_url {
@@ -133,6 +195,8 @@ pub async fn prepare(state: &AppState, spec: RunSpec, ask: Ask) -> Result<Launch
         .inboxes()
         .connect(&ask.inboxes, &ask.allowed_hosts, &state.listen_addresses())
         .await?;
+    let plan = serde_json::to_value(spec.plan())
+        .map_err(|e| ApiError::internal(format!("a plan is not JSON: {e}")))?;
     let spec = spec
         .run_id(run_id.clone())
         .secrets(secrets)
@@ -148,10 +212,27 @@ pub async fn prepare(state: &AppState, spec: RunSpec, ask: Ask) -> Result<Launch
     // has a slot.
     state.browser().await?;
     crate::phase::mark(run.run_id(), "checked");
+    let mut allowed_hosts = ask.allowed_hosts;
+    for site in run.lock().sites() {
+        if !allowed_hosts.contains(&site) {
+            allowed_hosts.push(site);
+        }
+    }
+    let replay = Replay {
+        plan,
+        name: run.name().map(str::to_string),
+        vars: ask.given_vars,
+        secrets: ask.secrets,
+        inbox: ask.inbox_entries,
+        allowed_hosts,
+        callback_url: ask.callback_url,
+        strict: ask.strict,
+    };
     Ok(Launch {
         run,
         prelude: None,
         callback,
+        replay,
     })
 }
 
@@ -167,25 +248,15 @@ pub async fn start(
 ) -> Result<Started, ApiError> {
     let ticket = state.admit(caller)?;
     let run_id = launch.run.run_id().to_string();
-    let sites: Vec<String> = launch.run.lock().sites().collect();
-    let steps = step_refs(&launch.run.plan().steps);
+    let (sites, steps) = new_run_parts(&launch);
     state
         .store()
         .create(&NewRun {
-            id: &run_id,
             owner: state.replica_id(),
-            steps: &steps,
-            plan_name: launch.run.name(),
-            allowed_hosts: &sites,
-            callback_url: launch.callback.as_ref().map(|c| c.url.as_str()),
+            ..new_run(&run_id, &launch, &sites, &steps)
         })
         .await?;
     crate::phase::mark(&run_id, "queued");
-    let cancel = state.shutdown_token().child_token();
-    let (done_tx, done) = watch::channel(None);
-    state
-        .registry()
-        .insert(&run_id, cancel.clone(), done.clone());
     let (lines_tx, lines) = if stream {
         let (tx, rx) = mpsc::unbounded_channel();
         (Some(tx), Some(rx))
@@ -195,9 +266,68 @@ pub async fn start(
     if let (Some(tx), Some(prelude)) = (&lines_tx, launch.prelude.clone()) {
         let _ = tx.send(line(&StreamLine::Planned(Box::new(prelude))));
     }
+    let done = spawn_run(state, launch, Slot::Waiting(ticket), lines_tx);
+    Ok(Started {
+        run_id,
+        done,
+        lines,
+    })
+}
+
+/// The lock's sites and the plan's steps, as a new run is recorded with.
+pub fn new_run_parts(launch: &Launch) -> (Vec<String>, Vec<runner::StepRef>) {
+    (
+        launch.run.lock().sites().collect(),
+        step_refs(&launch.run.plan().steps),
+    )
+}
+
+/// How a launch is recorded in the store.
+pub fn new_run<'a>(
+    id: &'a str,
+    launch: &'a Launch,
+    sites: &'a [String],
+    steps: &'a [runner::StepRef],
+) -> NewRun<'a> {
+    NewRun {
+        id,
+        owner: "",
+        steps,
+        plan_name: launch.run.name(),
+        allowed_hosts: sites,
+        callback_url: launch.callback.as_ref().map(|c| c.url.as_str()),
+        callback_hosts: launch
+            .callback
+            .as_ref()
+            .map(|c| c.allowed_hosts.as_slice())
+            .unwrap_or_default(),
+    }
+}
+
+/// How a run gets its slot: it waits in this server's queue, or it was claimed from the
+/// shared queue with a slot already held.
+pub enum Slot {
+    Waiting(QueueTicket),
+    Held(OwnedSemaphorePermit),
+}
+
+/// Runs a launch on its own task (once it has a slot): its events and result go to the
+/// store, and to `lines` when given. Returns its completion.
+pub fn spawn_run(
+    state: &AppState,
+    launch: Launch,
+    slot: Slot,
+    lines_tx: Option<mpsc::UnboundedSender<Bytes>>,
+) -> Done {
+    let run_id = launch.run.run_id().to_string();
+    let cancel = state.shutdown_token().child_token();
+    let (done_tx, done) = watch::channel(None);
+    state
+        .registry()
+        .insert(&run_id, cancel.clone(), done.clone());
     let span = tracing::info_span!("run", run_id = %run_id);
     let state = state.clone();
-    let id = run_id.clone();
+    let id = run_id;
     tokio::spawn(
         async move {
             let Launch { run, callback, .. } = launch;
@@ -207,7 +337,7 @@ pub async fn start(
                 "run queued"
             );
             let (writer, flushed) = spawn_writer(&state, id.clone());
-            let mut result = execute(&state, run, ticket, &writer, lines_tx.as_ref(), cancel).await;
+            let mut result = execute(&state, run, slot, &writer, lines_tx.as_ref(), cancel).await;
             for step in &mut result.steps {
                 link_screenshot(&id, &mut step.detail);
             }
@@ -216,9 +346,15 @@ pub async fn start(
             let status = result.status.as_str();
             tracing::info!(status, duration_ms = result.duration_ms, summary = %result.summary, "run ended");
             state.metrics().run(status, result.duration_ms);
-            if let Err(e) = state.store().finish(&result).await {
-                tracing::error!(error = %e, "result not stored");
-            }
+            // Only the one who ends a run delivers its webhook: a run another replica
+            // already marked interrupted keeps that result, and its one delivery.
+            let ended_here = match state.store().finish(&result).await {
+                Ok(ended) => ended,
+                Err(e) => {
+                    tracing::error!(error = %e, "result not stored");
+                    true
+                }
+            };
             crate::phase::mark(&id, "result stored");
             if let Some(tx) = lines_tx {
                 let _ = tx.send(line(&StreamLine::Result(Box::new(ResultLine {
@@ -226,19 +362,16 @@ pub async fn start(
                     result: result.clone(),
                 }))));
             }
-            if let Some(callback) = callback {
+            if let Some(callback) = callback.filter(|_| ended_here) {
                 webhook::spawn_delivery(&state, id.clone(), callback, &result);
             }
             state.registry().remove(&id);
+            state.wake_claimer();
             let _ = done_tx.send(Some(Arc::new(result)));
         }
         .instrument(span),
     );
-    Ok(Started {
-        run_id,
-        done,
-        lines,
-    })
+    done
 }
 
 /// Waits for a slot, then runs. Always returns a whole result: cancelled while queued, or
@@ -246,16 +379,23 @@ pub async fn start(
 async fn execute(
     state: &AppState,
     run: LockedRun,
-    ticket: QueueTicket,
+    slot: Slot,
     writer: &mpsc::UnboundedSender<Record>,
     lines: Option<&mpsc::UnboundedSender<Bytes>>,
     cancel: CancellationToken,
 ) -> RunResult {
     let began = std::time::Instant::now();
-    let permit = tokio::select! {
-        p = ticket.slot() => p,
-        _ = cancel.cancelled() => {
-            return RunResult::before_start(&run, &Failure::CancelledWaiting, began.elapsed());
+    // The ticket is held until the run ends: it is the run's place among those admitted.
+    let (_ticket, permit) = match slot {
+        Slot::Held(permit) => (None, permit),
+        Slot::Waiting(ticket) => {
+            let permit = tokio::select! {
+                p = ticket.slot() => p,
+                _ = cancel.cancelled() => {
+                    return RunResult::before_start(&run, &Failure::CancelledWaiting, began.elapsed());
+                }
+            };
+            (Some(ticket), permit)
         }
     };
     crate::phase::mark(run.run_id(), "claimed");
@@ -372,27 +512,98 @@ pub async fn sweep_orphans(state: &AppState, own: bool) -> usize {
                 marked += 1;
                 state.metrics().interrupted();
                 tracing::warn!(run_id = %run.id, owner = %run.owner, "run marked interrupted");
-                if let Some(callback) = &run.callback {
-                    let hosts = run.allowed_hosts.clone();
-                    if let Ok(url) = url::Url::parse(&callback.url) {
-                        webhook::spawn_delivery(
-                            state,
-                            run.id.clone(),
-                            Callback {
-                                url,
-                                allowed_hosts: hosts,
-                                service_addresses: state.listen_addresses(),
-                            },
-                            &result,
-                        );
-                    }
-                }
+                deliver(state, &run, &result);
             }
             Ok(false) => {}
             Err(e) => tracing::warn!(error = %e, "cannot mark a run interrupted"),
         }
     }
     marked
+}
+
+/// Delivers the webhook of a stored run this replica has just ended (it ran elsewhere, or
+/// not at all).
+pub fn deliver(state: &AppState, run: &StoredRun, result: &RunResult) {
+    let Some(callback) = &run.callback else {
+        return;
+    };
+    if let Ok(url) = url::Url::parse(&callback.url) {
+        webhook::spawn_delivery(
+            state,
+            run.id.clone(),
+            Callback {
+                url,
+                // Stores made before the request's hosts were kept have the lock's sites.
+                allowed_hosts: if run.callback_hosts.is_empty() {
+                    run.allowed_hosts.clone()
+                } else {
+                    run.callback_hosts.clone()
+                },
+                service_addresses: state.listen_addresses(),
+            },
+            result,
+        );
+    }
+}
+
+/// The result of a run cancelled while it waited in the shared queue.
+pub fn cancelled_waiting(run: &StoredRun) -> RunResult {
+    let record = RunRecord {
+        run_id: &run.id,
+        steps: &run.steps,
+        allowed_hosts: &run.allowed_hosts,
+        plan: run.plan_name.as_deref(),
+        ran_for: std::time::Duration::ZERO,
+    };
+    let mut result =
+        RunResult::interrupted(&record, &Progress::of(&[]), &Failure::CancelledWaiting);
+    result.status = runner::RunStatus::Cancelled;
+    result.summary = format!(
+        "cancelled before the first step: {}",
+        Failure::CancelledWaiting.to_step_error().message
+    );
+    result
+}
+
+/// A run claimed from the shared queue, already `running` in the store and holding one of
+/// this replica's slots: rebuilt from its request and run here. One that cannot be rebuilt
+/// (its inbox unreachable now, say) ends `failed` with the reason.
+pub async fn run_claimed(
+    state: &AppState,
+    id: String,
+    replay: Option<Replay>,
+    slot: OwnedSemaphorePermit,
+) {
+    let launch = match replay {
+        Some(replay) => replay.launch(state, &id).await,
+        None => Err(ApiError::internal(
+            "the queued run kept no request to run it from",
+        )),
+    };
+    match launch {
+        Ok(launch) => {
+            spawn_run(state, launch, Slot::Held(slot), None);
+            // A cancel asked for between the claim and now found no run here to stop.
+            if let Ok(true) = state.store().cancel_asked(&id).await {
+                state.registry().cancel(&id);
+            }
+        }
+        Err(e) => {
+            drop(slot);
+            let failure = Failure::NotStarted {
+                replica: state.replica_id().to_string(),
+                reason: e.to_string(),
+            };
+            let result = RunResult::lost(&id, &failure);
+            tracing::warn!(run_id = %id, error = %e, "a claimed run could not start");
+            if let Ok(true) = state.store().finish(&result).await
+                && let Ok(Some(run)) = state.store().get(&id).await
+            {
+                deliver(state, &run, &result);
+            }
+            state.wake_claimer();
+        }
+    }
 }
 
 /// Screenshots are kept with their run in the store; a local one that has not been stored

@@ -13,7 +13,7 @@ use super::error::{ApiError, ApiErrorKind};
 use super::inboxes::ServerInboxes;
 use super::metrics::{Gauges, Metrics};
 use super::registry::Registry;
-use super::store::{Store, StoreError};
+use super::store::{Admission, Notice, Refusal, Store, StoreError};
 use crate::browser::BrowserError;
 use crate::inbox::Inbox;
 use crate::plan::Limits;
@@ -27,6 +27,8 @@ pub const DEFAULT_BODY_LIMIT: usize = 1 << 20;
 pub const DEFAULT_QUEUE: usize = 32;
 /// Days finished runs are kept by default.
 pub const DEFAULT_KEEP_DAYS: u32 = 7;
+/// How long a draining replica lets its runs finish by default.
+pub const DEFAULT_DRAIN: Duration = Duration::from_secs(60);
 /// How long a client may take to send a request's head, and then its body, by default.
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// Waits before the 2nd, 3rd, … attempt of a webhook, by default.
@@ -77,6 +79,9 @@ pub struct ServerConfig {
     pub lease: Duration,
     /// Finished runs older than this are forgotten.
     pub keep_days: u32,
+    /// With a shared queue: how long a replica told to stop lets its runs finish before it
+    /// cancels them (it claims no new ones meanwhile).
+    pub drain: Duration,
     /// Signs webhook bodies; `callback_url` is refused without it.
     pub webhook_secret: Option<String>,
     /// Waits between webhook attempts.
@@ -115,6 +120,7 @@ impl ServerConfig {
             heartbeat: Duration::from_secs(5),
             lease: Duration::from_secs(30),
             keep_days: DEFAULT_KEEP_DAYS,
+            drain: DEFAULT_DRAIN,
             webhook_secret: None,
             webhook_retries: DEFAULT_WEBHOOK_RETRIES.to_vec(),
             read_timeout: DEFAULT_READ_TIMEOUT,
@@ -172,6 +178,13 @@ struct Shared {
     planning: Arc<Semaphore>,
     /// Cancelled at shutdown; every run's token is a child of it.
     shutdown: CancellationToken,
+    /// Cancelled when a replica stops claiming runs (drain, then shutdown).
+    draining: CancellationToken,
+    drain: Duration,
+    /// Wakes this replica's claimer: a run was queued, or a slot freed.
+    claims: Arc<tokio::sync::Notify>,
+    /// The store's notices (shared queue only), for whoever follows a run.
+    notices: tokio::sync::broadcast::Sender<Notice>,
     /// The addresses the API listens on, once it does: runs never reach them.
     listening: std::sync::Mutex<Vec<std::net::SocketAddr>>,
     /// Failure screenshots until they are stored, and the temporary store.
@@ -244,6 +257,15 @@ impl Drop for QueueTicket {
 }
 
 impl Caller {
+    /// The caller as the store counts it across replicas.
+    pub fn key(&self) -> String {
+        match self {
+            Caller::Token => "token".to_string(),
+            Caller::Address(ip) => ip.to_string(),
+            Caller::Unknown => "unknown".to_string(),
+        }
+    }
+
     /// The caller, in a sentence that answers it.
     fn phrase(&self) -> String {
         match self {
@@ -302,6 +324,10 @@ impl AppState {
             waiting: Arc::new(AtomicUsize::new(0)),
             planning: Arc::new(Semaphore::new(max_runs)),
             shutdown: CancellationToken::new(),
+            draining: CancellationToken::new(),
+            drain: config.drain,
+            claims: Arc::new(tokio::sync::Notify::new()),
+            notices: tokio::sync::broadcast::channel(1024).0,
             listening: std::sync::Mutex::default(),
             _scratch: scratch,
         })))
@@ -423,9 +449,70 @@ impl AppState {
         self.0.max_runs - self.0.runs.available_permits()
     }
 
-    /// Runs waiting for a slot right now.
-    pub fn queue_depth(&self) -> usize {
+    /// Runs waiting for a slot right now: in the shared queue, on every replica's behalf,
+    /// or in this server's own.
+    pub async fn queue_depth(&self) -> usize {
+        if self.shared_queue() {
+            match self.0.store.queue_depth().await {
+                Ok(n) => return n,
+                Err(e) => tracing::warn!(error = %e, "cannot count the shared queue"),
+            }
+        }
         self.0.waiting.load(Ordering::SeqCst)
+    }
+
+    /// Whether queued runs wait in the store for any replica (PostgreSQL).
+    pub fn shared_queue(&self) -> bool {
+        self.0.store.is_shared_queue()
+    }
+
+    /// Slots free on this replica.
+    pub(crate) fn free_slots(&self) -> usize {
+        self.0.runs.available_permits()
+    }
+
+    /// A slot, when one is free now.
+    pub(crate) fn try_slot(&self) -> Option<OwnedSemaphorePermit> {
+        self.0.runs.clone().try_acquire_owned().ok()
+    }
+
+    /// Wakes this replica's claimer.
+    pub(crate) fn wake_claimer(&self) {
+        self.0.claims.notify_one();
+    }
+
+    /// Resolves when the claimer should look at the queue again.
+    pub(crate) fn claims(&self) -> Arc<tokio::sync::Notify> {
+        self.0.claims.clone()
+    }
+
+    /// The store's notices, from now on.
+    pub(crate) fn notices(&self) -> tokio::sync::broadcast::Receiver<Notice> {
+        self.0.notices.subscribe()
+    }
+
+    /// Passes a notice on to whoever follows runs.
+    pub(crate) fn tell(&self, notice: Notice) {
+        let _ = self.0.notices.send(notice);
+    }
+
+    /// Cancelled once this replica stops claiming runs.
+    pub(crate) fn draining_token(&self) -> &CancellationToken {
+        &self.0.draining
+    }
+
+    /// Stops claiming and accepting runs (a shared queue keeps the waiting ones for the
+    /// other replicas), then waits until this replica's runs have ended, at most the drain
+    /// deadline. Returns whether they all did.
+    pub async fn drain(&self) -> bool {
+        self.0.draining.cancel();
+        let deadline = tokio::time::Instant::now() + self.0.drain;
+        let registry = &self.0.registry;
+        wait::until(deadline, Duration::from_millis(25), || async {
+            registry.is_empty().then_some(())
+        })
+        .await
+        .is_some()
     }
 
     /// This replica's name in the store.
@@ -441,6 +528,7 @@ impl AppState {
     /// Cancels every run in flight or queued (their results say `cancelled`) and refuses
     /// new ones.
     pub fn begin_shutdown(&self) {
+        self.0.draining.cancel();
         self.0.shutdown.cancel();
     }
 
@@ -466,7 +554,7 @@ impl AppState {
 
     /// 503 once shutdown has begun.
     pub(crate) fn accepting(&self) -> Result<(), ApiError> {
-        if self.0.shutdown.is_cancelled() {
+        if self.0.shutdown.is_cancelled() || self.0.draining.is_cancelled() {
             return Err(ApiError::new(
                 ApiErrorKind::ShuttingDown,
                 "the server is shutting down and starts no new runs",
@@ -479,33 +567,11 @@ impl AppState {
     /// of them already, or when the queue is full.
     pub(crate) fn admit(&self, caller: &Caller) -> Result<QueueTicket, ApiError> {
         let limit = self.0.max_runs + self.0.queue_limit;
-        let (n, q) = (self.0.max_runs, self.0.queue_limit);
-        // Roughly when a place frees: one run's time spread over the places that free.
-        let retry = |places: usize| {
-            self.0
-                .metrics
-                .mean_run_seconds()
-                .map(|s| (s / places.max(1) as f64).ceil() as u64)
-                .unwrap_or(1)
-                .clamp(1, 60)
-        };
         {
             let mut counts = self.0.by_caller.lock().unwrap_or_else(|e| e.into_inner());
             let held = counts.entry(caller.clone()).or_insert(0);
-            let share = self.0.max_runs_per_caller;
-            if *held >= share {
-                let retry = retry(share.min(n));
-                return Err(ApiError::new(
-                    ApiErrorKind::TooManyRunsForCaller,
-                    format!(
-                        "{} already holds {share} run{} executing or waiting, the most one \
-                         caller may (--max-runs-per-caller {share}), so that others get \
-                         their turn; try again in about {retry} s, when one of them has ended",
-                        caller.phrase(),
-                        if share == 1 { "" } else { "s" }
-                    ),
-                )
-                .retry_after(retry));
+            if *held >= self.0.max_runs_per_caller {
+                return Err(self.refusal(caller, Refusal::Caller));
             }
             *held += 1;
         }
@@ -520,16 +586,78 @@ impl AppState {
             return Ok(ticket);
         }
         drop(ticket);
-        let retry = retry(n);
-        Err(ApiError::new(
-            ApiErrorKind::TooManyRuns,
-            format!(
-                "{n} run{} executing and {q} waiting, the most this server takes \
-                 (--max-runs {n}, --queue {q}); try again in about {retry} s",
-                if n == 1 { " is" } else { "s are" }
-            ),
-        )
-        .retry_after(retry))
+        Err(self.refusal(caller, Refusal::Queue))
+    }
+
+    /// What a shared queue admits a run of `caller` against.
+    pub(crate) fn admission<'a>(&self, caller: &'a str) -> Admission<'a> {
+        Admission {
+            caller,
+            per_caller: self.0.max_runs_per_caller,
+            queue: self.0.queue_limit,
+            free_slots: self.free_slots(),
+        }
+    }
+
+    /// The 429 that says why a run was not admitted.
+    pub(crate) fn refusal(&self, caller: &Caller, refusal: Refusal) -> ApiError {
+        let (n, q) = (self.0.max_runs, self.0.queue_limit);
+        // Roughly when a place frees: one run's time spread over the places that free.
+        let retry = |places: usize| {
+            self.0
+                .metrics
+                .mean_run_seconds()
+                .map(|s| (s / places.max(1) as f64).ceil() as u64)
+                .unwrap_or(1)
+                .clamp(1, 60)
+        };
+        let across = if self.shared_queue() {
+            " on all replicas"
+        } else {
+            ""
+        };
+        match refusal {
+            Refusal::Caller => {
+                let share = self.0.max_runs_per_caller;
+                let retry = retry(share.min(n));
+                ApiError::new(
+                    ApiErrorKind::TooManyRunsForCaller,
+                    format!(
+                        "{} already holds {share} run{} executing or waiting{across}, the most \
+                         one caller may (--max-runs-per-caller {share}), so that others get \
+                         their turn; try again in about {retry} s, when one of them has ended",
+                        caller.phrase(),
+                        if share == 1 { "" } else { "s" }
+                    ),
+                )
+                .retry_after(retry)
+            }
+            Refusal::Queue if self.shared_queue() => {
+                let retry = retry(n);
+                ApiError::new(
+                    ApiErrorKind::TooManyRuns,
+                    format!(
+                        "{q} runs are waiting in the queue the replicas share, the most it \
+                         holds (--queue {q}), and this replica's {n} slot{} busy; try again \
+                         in about {retry} s",
+                        if n == 1 { " is" } else { "s are" }
+                    ),
+                )
+                .retry_after(retry)
+            }
+            Refusal::Queue => {
+                let retry = retry(n);
+                ApiError::new(
+                    ApiErrorKind::TooManyRuns,
+                    format!(
+                        "{n} run{} executing and {q} waiting, the most this server takes \
+                         (--max-runs {n}, --queue {q}); try again in about {retry} s",
+                        if n == 1 { " is" } else { "s are" }
+                    ),
+                )
+                .retry_after(retry)
+            }
+        }
     }
 
     /// Runs one caller may have executing and waiting at once.
@@ -558,10 +686,10 @@ impl AppState {
         self.0.planner.clone()
     }
 
-    pub(crate) fn gauges(&self) -> Gauges {
+    pub(crate) async fn gauges(&self) -> Gauges {
         Gauges {
             runs_in_flight: self.runs_in_flight(),
-            queue_depth: self.queue_depth(),
+            queue_depth: self.queue_depth().await,
             max_runs: self.0.max_runs,
             queue_limit: self.0.queue_limit,
         }

@@ -15,6 +15,9 @@ use sqlx::{Any, AnyPool, Row};
 
 use crate::runner::{Event, RunResult, RunStatus, StepRef};
 
+mod queue;
+pub use queue::{Admission, Notice, Refusal};
+
 /// Why the store cannot be used, as a sentence.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -48,6 +51,8 @@ pub struct Store {
     backend: Backend,
     /// Where it is, for logs (no password).
     place: String,
+    /// The PostgreSQL URL, for the connection that listens for notifications.
+    url: Option<String>,
 }
 
 /// Where a run stands: waiting for a slot, running, or ended as its result says. The store
@@ -108,6 +113,8 @@ pub struct StoredRun {
     pub summary: Option<String>,
     pub result: Option<RunResult>,
     pub callback: Option<CallbackState>,
+    /// The hosts the request allowed, its webhook's receiver judged by them.
+    pub callback_hosts: Vec<String>,
 }
 
 /// Where a run's webhook delivery stands.
@@ -128,6 +135,7 @@ pub struct NewRun<'a> {
     pub plan_name: Option<&'a str>,
     pub allowed_hosts: &'a [String],
     pub callback_url: Option<&'a str>,
+    pub callback_hosts: &'a [String],
 }
 
 /// One page of `GET /v1/runs`.
@@ -156,7 +164,7 @@ static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("migrations/postgres");
 
 const COLUMNS: &str = "id, status, owner, created_ms, started_ms, finished_ms, cancel_requested, \
                        steps_total, plan_name, allowed_hosts, summary, result, callback_url, \
-                       callback_status, callback_attempts, callback_error, steps";
+                       callback_status, callback_attempts, callback_error, steps, callback_hosts";
 
 /// Where runs go by default: `$XDG_DATA_HOME/planlock/runs.sqlite3`, else
 /// `~/.local/share/planlock/runs.sqlite3`, else the temp dir.
@@ -252,6 +260,7 @@ impl Store {
         })?;
         Ok(Store {
             pool,
+            url: (backend == Backend::Postgres).then_some(url),
             backend,
             place,
         })
@@ -289,8 +298,8 @@ impl Store {
         let now = now_ms();
         let statement = sqlx::query(
             "INSERT INTO runs (id, status, owner, created_ms, heartbeat_ms, steps_total, \
-             plan_name, allowed_hosts, callback_url, callback_status, steps) \
-             VALUES ($1, 'queued', $2, $3, $3, $4, $5, $6, $7, $8, $9)",
+             plan_name, allowed_hosts, callback_url, callback_status, steps, callback_hosts) \
+             VALUES ($1, 'queued', $2, $3, $3, $4, $5, $6, $7, $8, $9, $10)",
         )
         .bind(run.id)
         .bind(run.owner)
@@ -300,7 +309,8 @@ impl Store {
         .bind(json!(run.allowed_hosts).to_string())
         .bind(run.callback_url.map(str::to_string))
         .bind(run.callback_url.map(|_| "pending".to_string()))
-        .bind(json!(run.steps).to_string());
+        .bind(json!(run.steps).to_string())
+        .bind(json!(run.callback_hosts).to_string());
         self.execute(statement, "record a new run").await?;
         Ok(())
     }
@@ -348,8 +358,8 @@ impl Store {
         let text = serde_json::to_string(result)
             .map_err(|e| StoreError(format!("a result is not JSON: {e}")))?;
         let statement = sqlx::query(
-            "UPDATE runs SET status = $2, summary = $3, result = $4, finished_ms = $5 \
-             WHERE id = $1 AND status IN ('queued', 'running')",
+            "UPDATE runs SET status = $2, summary = $3, result = $4, finished_ms = $5, \
+             request = NULL WHERE id = $1 AND status IN ('queued', 'running')",
         )
         .bind(&result.run_id)
         .bind(RunState::from(result.status).as_str())
@@ -436,7 +446,8 @@ impl Store {
     }
 
     /// Live runs whose owner is gone: those of `owner` (this replica's earlier life), or
-    /// any whose lease ran out before `stale_before_ms`.
+    /// any whose lease ran out before `stale_before_ms`. A run waiting in the shared queue
+    /// has no owner yet and is never one of them.
     pub async fn orphans(
         &self,
         owner: Option<&str>,
@@ -444,7 +455,7 @@ impl Store {
     ) -> Result<Vec<StoredRun>> {
         let rows = sqlx::query(&format!(
             "SELECT {COLUMNS} FROM runs WHERE status IN ('queued', 'running') \
-             AND (owner = $1 OR heartbeat_ms < $2)"
+             AND owner <> '' AND (owner = $1 OR heartbeat_ms < $2)"
         ))
         .bind(owner.unwrap_or(""))
         .bind(stale_before_ms)
@@ -588,6 +599,7 @@ fn stored_run(r: &AnyRow) -> Result<StoredRun> {
         summary: text("summary")?,
         result: read_json(text("result")?)?,
         callback,
+        callback_hosts: read_json(text("callback_hosts")?)?.unwrap_or_default(),
     })
 }
 
@@ -696,6 +708,7 @@ mod tests {
                         plan_name: None,
                         allowed_hosts: &["shop.example".into()],
                         callback_url: None,
+                        callback_hosts: &[],
                     })
                     .await
                     .unwrap();

@@ -4,9 +4,9 @@
 
 use std::time::Duration;
 
-use super::runs;
 use super::state::{AppState, ServerConfig};
 use super::store::{StoreError, now_ms};
+use super::{queue, runs};
 
 /// How often a replica looks for `DELETE`s of its runs made on other replicas.
 const CANCEL_POLL: Duration = Duration::from_millis(250);
@@ -27,6 +27,7 @@ impl AppState {
         }
         forget_old_runs(&state).await;
         spawn(&state);
+        queue::spawn(&state);
         Ok(state)
     }
 }
@@ -44,7 +45,8 @@ fn spawn(state: &AppState) {
                 _ = stop.cancelled() => return,
             }
             let Some(state) = weak.upgrade() else { return };
-            if !state.registry().is_empty() {
+            // A shared queue's store says so itself (NOTIFY); only SQLite is asked.
+            if !state.shared_queue() && !state.registry().is_empty() {
                 match state.store().cancel_requests(state.replica_id()).await {
                     Ok(ids) => {
                         for id in ids {

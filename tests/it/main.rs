@@ -48,6 +48,7 @@ mod serve_handlers;
 mod serve_inboxes;
 mod serve_load;
 mod serve_openapi;
+mod serve_queue;
 mod serve_replicas;
 mod serve_security;
 mod terminal_output;

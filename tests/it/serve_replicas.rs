@@ -204,17 +204,29 @@ fn another_replica_marks_a_dead_replicas_runs_interrupted_when_its_lease_runs_ou
         return;
     };
     let lease = ["--lease-seconds", "2"];
-    let mut dead = ServeProcess::start(
-        &["--store", &db, "--replica-id", "dead", lease[0], lease[1]],
-        &[],
-    );
+    // The runs share one queue: the survivor, alone at first with one slot, takes the
+    // first run; the next one can only go to `dead`.
     let alive = ServeProcess::start(
-        &["--store", &db, "--replica-id", "alive", lease[0], lease[1]],
+        &[
+            "--store",
+            &db,
+            "--replica-id",
+            "alive",
+            lease[0],
+            lease[1],
+            "--max-runs",
+            "1",
+        ],
         &[],
     );
     util::rt().block_on(async {
         // A run on the survivor stays alive all along: its lease is renewed.
         let kept = start_async(&alive, &waiting_run()).await;
+        poll(&alive, &kept, 20, in_wait_step).await;
+        let mut dead = ServeProcess::start(
+            &["--store", &db, "--replica-id", "dead", lease[0], lease[1]],
+            &[],
+        );
         let id = start_async(&dead, &waiting_run()).await;
         poll(&dead, &id, 20, in_wait_step).await;
         dead.kill();

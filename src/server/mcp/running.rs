@@ -18,6 +18,7 @@ use crate::plan::StepType;
 use crate::runner::RunResult;
 use crate::server::api::{Planned, PlannedLine, PlannedTag};
 use crate::server::error::{ApiError, ApiErrorKind};
+use crate::server::queue;
 use crate::server::request::{ActBody, RunBody};
 use crate::server::routes::{self, Planning};
 use crate::server::runs::{self, Launch, Started};
@@ -110,7 +111,8 @@ impl Tools {
         let answers = locked.answers(&outcome.plan, &asked);
         let spec = locked.run(outcome.plan.clone(), &answers)?;
         let planned = Planned::of(&locked, outcome, answers);
-        let launch = runs::prepare(&self.state, spec.named("act"), ask).await?;
+        let mut launch = runs::prepare(&self.state, spec.named("act"), ask).await?;
+        launch.replay.answered(&planned.answers);
         let launch = Launch {
             prelude: Some(PlannedLine {
                 event: PlannedTag::Planned,
@@ -152,7 +154,7 @@ impl Tools {
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ApiError> {
         let started =
-            runs::start(&self.state, &caller_of(&self.state, context), launch, false).await?;
+            queue::start(&self.state, &caller_of(&self.state, context), launch, false).await?;
         let status = match self.state.store().get(&started.run_id).await? {
             Some(run) => run.status.as_str().to_string(),
             None => "queued".to_string(),
@@ -183,7 +185,7 @@ impl Tools {
             run_id,
             mut done,
             lines,
-        } = runs::start(&self.state, &caller_of(&self.state, context), launch, true).await?;
+        } = queue::start(&self.state, &caller_of(&self.state, context), launch, true).await?;
         let token = context.meta.get_progress_token();
         let peer = context.peer.clone();
         let mut count = 0usize;

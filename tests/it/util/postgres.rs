@@ -214,6 +214,29 @@ impl Postgres {
         );
     }
 
+    /// Runs one query in the database `url` names (one of [`database`]'s) and gives its rows,
+    /// one a line, columns split by `|`.
+    pub fn query(&self, url: &str, statement: &str) -> String {
+        let psql = if self.bin.join("psql").is_file() {
+            self.bin.join("psql")
+        } else {
+            PathBuf::from("psql")
+        };
+        let name = url.rsplit('/').next().expect("a database name");
+        let out = Command::new(psql)
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", USER])
+            .args(["-d", name, "-v", "ON_ERROR_STOP=1", "-At", "-c", statement])
+            .stdin(Stdio::null())
+            .output()
+            .expect("run psql");
+        assert!(
+            out.status.success(),
+            "{statement}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Stops the server by its PID (fast shutdown), then removes its files.
     fn stop(&self) {
         // SAFETY: a plain syscall on the server this harness started.
