@@ -328,13 +328,13 @@ fn a_rolling_restart_under_a_steady_stream_interrupts_and_loses_nothing() {
             }
         })
     };
-    for i in 0..3 {
+    for (i, server) in servers.iter_mut().enumerate() {
         std::thread::sleep(Duration::from_secs(2));
         bases.lock().unwrap()[i] = None;
-        let status = servers[i].terminate();
-        assert!(status.success(), "{status:?}: {}", servers[i].stderr());
-        servers[i] = replica(&db, i, 2, &["--drain-seconds", "20"]);
-        bases.lock().unwrap()[i] = Some(servers[i].base.clone());
+        let status = server.terminate();
+        assert!(status.success(), "{status:?}: {}", server.stderr());
+        *server = replica(&db, i, 2, &["--drain-seconds", "20"]);
+        bases.lock().unwrap()[i] = Some(server.base.clone());
     }
     std::thread::sleep(Duration::from_secs(2));
     stop.store(true, std::sync::atomic::Ordering::SeqCst);
