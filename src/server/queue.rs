@@ -204,7 +204,7 @@ pub async fn cancel_waiting(state: &AppState, id: &str) -> Result<bool, ApiError
 /// With a shared queue: listens to the store's notices and claims runs while slots are free,
 /// until the replica drains.
 pub fn spawn(state: &AppState) {
-    if !state.shared_queue() {
+    if !state.share_queue() {
         return;
     }
     spawn_listener(state);

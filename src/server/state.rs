@@ -181,6 +181,9 @@ struct Shared {
     /// Cancelled when a replica stops claiming runs (drain, then shutdown).
     draining: CancellationToken,
     drain: Duration,
+    /// Set once this replica claims from the store's shared queue (a started PostgreSQL
+    /// store); until then it runs what it accepts itself.
+    shared: std::sync::atomic::AtomicBool,
     /// Wakes this replica's claimer: a run was queued, or a slot freed.
     claims: Arc<tokio::sync::Notify>,
     /// The store's notices (shared queue only), for whoever follows a run.
@@ -326,6 +329,7 @@ impl AppState {
             shutdown: CancellationToken::new(),
             draining: CancellationToken::new(),
             drain: config.drain,
+            shared: std::sync::atomic::AtomicBool::new(false),
             claims: Arc::new(tokio::sync::Notify::new()),
             notices: tokio::sync::broadcast::channel(1024).0,
             listening: std::sync::Mutex::default(),
@@ -461,9 +465,18 @@ impl AppState {
         self.0.waiting.load(Ordering::SeqCst)
     }
 
-    /// Whether queued runs wait in the store for any replica (PostgreSQL).
+    /// Whether queued runs wait in the store for any replica: a PostgreSQL store, once
+    /// [`AppState::start`] has this replica claiming from it. An opened state (handlers
+    /// driven in tests) runs what it accepts itself.
     pub fn shared_queue(&self) -> bool {
-        self.0.store.is_shared_queue()
+        self.0.shared.load(Ordering::SeqCst)
+    }
+
+    /// This replica claims from the store's shared queue from now on, when it has one.
+    pub(crate) fn share_queue(&self) -> bool {
+        let shared = self.0.store.is_shared_queue();
+        self.0.shared.store(shared, Ordering::SeqCst);
+        shared
     }
 
     /// Slots free on this replica.
