@@ -46,11 +46,12 @@ macro_rules! locator_parts {
 // operation, between its cases: `attempt_act` opens the function and the switch, and
 // `attempt_outline` closes them.
 locator_parts!(
-    // The closure's arguments and the request; the tables that rank candidates.
+    // The closure's arguments and the request; the tables that rank candidates, and `rank`
+    // with the facts of what it chose.
     "rules.js",
     // The page model: reading the DOM, the tree, element state, names, roles, landmarks.
     "page.js",
-    // Ranking by the tables, and finding candidates by text, label and selector.
+    // Finding candidates by text, label and selector.
     "find.js",
     // Actionability (waiting on the chosen element) and the in-page actions: click, fill, code.
     "act.js",

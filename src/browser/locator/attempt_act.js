@@ -1,3 +1,4 @@
+  // ---- the operation, retried until actionable or out of budget ----
   async function attempt() {
     tree = null;
     treeRoots = null;

@@ -1,3 +1,5 @@
+      // (A cut inside `attempt()`: its switch runs on from attempt_watch.js and ends here, as
+      // does `attempt()`.)
       case "outline": {
         // The page's structure for a planner that has not seen it: title, headings, each
         // form's fields (label as `fill` matches it, type, name, required, autocomplete,

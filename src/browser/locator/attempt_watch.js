@@ -1,3 +1,5 @@
+      // (A cut inside `attempt()`: its switch on the operation runs on from attempt_act.js; the
+      // cases cannot stand apart without turning each into a function of its own.)
       case "text": {
         const q = norm(req.text);
         // What others posted (a comment saying "your email is verified") says nothing of the

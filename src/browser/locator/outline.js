@@ -1,4 +1,3 @@
-  // ---- the operation, retried until actionable or out of budget ----
   // ---- what a person sees, for the outline: painted, on the page, at a size ----
   // Judged by computed style and geometry, up the tree (across shadow roots and frames):
   // opacity, visibility, clip and clip-path, a box of (nearly) no size or inside one that

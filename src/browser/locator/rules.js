@@ -83,3 +83,90 @@ return async (request) => {
     ["label", (c) => -c.source],
   ];
 
+  // ---- ranking ----
+  // Sorts candidates by `rules` (each a name and a score, higher first; a rule only decides
+  // between candidates the ones before it left tied), then document order, and says which
+  // rule set the winner apart and what came next.
+  function rank(cands, rules, step) {
+    for (const c of cands) c.scores = rules.map(([, score]) => score(c, step));
+    cands.sort((a, b) => {
+      for (let i = 0; i < rules.length; i++) if (a.scores[i] !== b.scores[i]) return b.scores[i] - a.scores[i];
+      return a.order - b.order;
+    });
+    let decidedBy = "only";
+    let ambiguous = false;
+    if (cands.length > 1) {
+      const [a, b] = cands;
+      const i = rules.findIndex((_, k) => a.scores[k] !== b.scores[k]);
+      decidedBy = i < 0 ? "order" : rules[i][0];
+      ambiguous = i < 0;
+    }
+    // Explaining: the candidates each rule kept among those the rules before it kept.
+    let survivors = null;
+    if (req.explain) {
+      let left = cands;
+      survivors = rules.map(([name], i) => {
+        const best = Math.max(...left.map((c) => c.scores[i]));
+        left = left.filter((c) => c.scores[i] === best);
+        return [name, left];
+      });
+    }
+    return { decidedBy, ambiguous, survivors };
+  }
+  function formLabel(form) {
+    if (!form) return null;
+    if (idOf(form)) return "form#" + idOf(form);
+    const name = attr(form, "name") || attr(form, "aria-label") || attr(form, "action");
+    return name ? `form[${name}]` : "form";
+  }
+  // One candidate as the step's detail lists it.
+  function candidate(el) {
+    return {
+      element: describeEl(el),
+      tag: tagOf(el).toLowerCase(),
+      text: cut(norm(textOf(el)) || givenName(el), 40),
+      role: roleOf(el),
+      landmark: landmarkOf(el) || "main",
+      form: formLabel(formOf(el)),
+    };
+  }
+  // A runner-up as the step's detail lists it; one out of reach says why: covered (behind a
+  // modal dialog too), with what covers it, or inert.
+  function runnerUp(c) {
+    if (!c.out) return candidate(c.el);
+    if (c.out.kind === "inert") return { ...candidate(c.el), inert: true };
+    return { ...candidate(c.el), covered: true, covered_by: c.out.by ? c.out.by.element : null };
+  }
+  // The chosen element, with what a failed wait after it needs to explain itself: does it
+  // submit a form, and is that the form this run last filled?
+  function chosenFacts(el) {
+    const form = formOf(el);
+    const filled = lastFilledForm();
+    return { ...candidate(el), submits: !!form && isSubmit(el), in_filled_form: !!form && form === filled };
+  }
+  // What `explain` answers: every candidate in document order (how its text matched, whether
+  // it was visible and reachable), each rule with the indexes of the candidates it kept, the
+  // deciding rule and the chosen candidate's index.
+  const MATCH_NAMES = ["none", "equivalent", "words", "substring", "start", "exact"];
+  function explained(cands, ranked, verdict, chosen) {
+    const index = new Map(cands.map((c, i) => [c, i]));
+    return {
+      candidates: cands.map((c) => ({ ...runnerUp(c), match: MATCH_NAMES[c.match] || null, visible: isVisible(c.el), ranked: ranked.includes(c) })),
+      rules: ((verdict && verdict.survivors) || []).map(([rule, kept]) => ({ rule, kept: kept.map((c) => index.get(c)) })),
+      decided_by: verdict ? verdict.decidedBy : null,
+      chosen: chosen ? index.get(chosen) : null,
+    };
+  }
+  // `left`: matches out of a person's reach, listed after the ranked ones, each saying so.
+  function explain(cands, chosen, verdict, hidden, left) {
+    const out = {
+      candidates: cands.length,
+      decided_by: verdict.decidedBy,
+      ambiguous: verdict.ambiguous,
+      runners_up: [...cands.filter((c) => c !== chosen), ...left].slice(0, 3).map(runnerUp),
+      chosen: chosenFacts(chosen.el),
+    };
+    if (hidden) out.hidden = hidden;
+    return out;
+  }
+

@@ -1,4 +1,10 @@
   // ---- a form that came back ----
+  // Words that say something went wrong, in a message the page shows after a form was sent.
+  const WRONG_WORDS = new RegExp(`\\b(${anyOf(vocabulary.error_words)})\\b`, "i");
+  // Words of a class that mark an error message (at the start of a word of it), and good news
+  // (a whole word of it).
+  const ERROR_MARK = new RegExp(`^(${anyOf(vocabulary.error_marks)})`);
+  const SUCCESS_MARK = new Set(vocabulary.success_marks);
   // The controls `selector` matches in `form` (`form=` attributes included), or on the page.
   function controlsOf(form, selector) {
     const all = queryAll(selector);
@@ -34,12 +40,6 @@
     }));
     return { fields, text: pageText() };
   }
-  // Words that say something went wrong, in a message the page shows after a form was sent.
-  const WRONG_WORDS = new RegExp(`\\b(${anyOf(vocabulary.error_words)})\\b`, "i");
-  // Words of a class that mark an error message (at the start of a word of it), and good news
-  // (a whole word of it).
-  const ERROR_MARK = new RegExp(`^(${anyOf(vocabulary.error_marks)})`);
-  const SUCCESS_MARK = new Set(vocabulary.success_marks);
   // The words of an element's class: `has-error Mui-error` reads has, error, mui, error.
   const classWords = (el) => (attr(el, "class") || "").replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase()
     .split(/[^a-z]+/).filter(Boolean);
