@@ -6,7 +6,7 @@
     const w = view(el);
     return r.bottom > 0 && r.right > 0 && r.top < w.innerHeight && r.left < w.innerWidth;
   }
-  const frame = () => new Promise((res) => requestAnimationFrame(() => res()));
+  const frame = () => new Promise(/** @param {(v?: unknown) => void} res */ (res) => requestAnimationFrame(() => res()));
 
   // Checks one candidate; returns null when actionable, else what holds it back.
   function blocker(el, need) {

@@ -95,6 +95,7 @@
         // What else it does is watched from just before it (the `watch` operation).
         globalThis.__planlockClicked = new WeakRef(el);
         const p = where(el);
+        /** @type {Record<string, any>} */
         const facts = { strategy, x: p.x, y: p.y, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) };
         if (passedOver) facts.passed_over = passedOver;
         return found(facts);

@@ -74,7 +74,7 @@
     last = verdict;
     const left = budget - (performance.now() - started);
     if (left <= 0) break;
-    await new Promise((res) => {
+    await new Promise(/** @param {(v?: unknown) => void} res */ (res) => {
       const done = () => { mo.disconnect(); clearTimeout(t); res(); };
       const mo = new MutationObserver(done);
       mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });

@@ -72,6 +72,7 @@
   }
   // The focused element, inside open shadow roots and same-origin frames.
   function deepActive() {
+    /** @type {Element & { contentDocument?: Document | null }} */
     let a = document.activeElement;
     for (;;) {
       if (a && a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; }
@@ -134,7 +135,7 @@
     if (keyed && keyed.isConnected) keyed.focus();
     const active = deepActive();
     if (el && active && isTextControl(active) && !contains(active, el) && !contains(el, active)) {
-      active.blur();
+      /** @type {HTMLElement} */ (active).blur();
       await frame();
     }
     const w = {
