@@ -10,7 +10,7 @@
 //! cargo run --example corpus_bench -- [--runs 5] [--only NAME]... [--json FILE]
 //! ```
 //!
-//! To compare two locators, run it once per build of `src/browser/locator.js`. Not a test:
+//! To compare two locators, run it once per build of the locator (`src/browser/locator/`). Not a test:
 //! a failing plan is counted, not fatal.
 //!
 //! `--explain CASE`: no measuring; the one plan run once, each click and fill explained before

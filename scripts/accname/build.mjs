@@ -25,7 +25,7 @@ const built = await esbuild.build({
 const code = built.outputFiles[0].text;
 const text = `// dom-accessibility-api ${version} (MIT), bundled by scripts/accname/build.mjs with esbuild
 // ${esbuild.version}: do not edit; run scripts/accname/build to regenerate. One expression, the
-// package's { computeAccessibleName, getRole }, passed to the locator (locator.js).
+// package's { computeAccessibleName, getRole }, passed to the locator (locator/).
 (() => {
 ${code}return accname;
 })()

@@ -15,20 +15,58 @@ use tokio::task::JoinHandle;
 use super::facts::{Blocker, FormError, InvalidField, Rejection, Target};
 use super::{BrowserError, timed};
 
-/// The locator itself: `locator.js` (a function of the accessible-name computation, the word
-/// lists and what a person can click) applied to `vendor/accname.js`, the pinned
-/// dom-accessibility-api bundled by `scripts/accname/build`, `vocabulary.js`, generated from
-/// `src/vocabulary/pages.rs`, and `reach.js`.
-pub(super) const LOCATOR_JS: &str = concat!(
-    "(",
-    include_str!("locator.js"),
-    ")(",
-    include_str!("vendor/accname.js"),
-    ",\n",
-    include_str!("vocabulary.js"),
-    ",\n",
-    include_str!("reach.js"),
-    ")"
+/// Joins the locator's parts, in order, into [`LOCATOR_JS`] and lists them as
+/// [`LOCATOR_PARTS`] (name, text) for the test that checks the join.
+macro_rules! locator_parts {
+    ($($part:literal),+ $(,)?) => {
+        /// The locator itself: the parts of `locator/`, joined in order into one function (of
+        /// the accessible-name computation, the word lists and what a person can click) applied
+        /// to `vendor/accname.js`, the pinned dom-accessibility-api bundled by
+        /// `scripts/accname/build`, `vocabulary.js`, generated from `src/vocabulary/pages.rs`,
+        /// and `reach.js`.
+        pub(super) const LOCATOR_JS: &str = concat!(
+            "(",
+            $(include_str!(concat!("locator/", $part)),)+
+            ")(",
+            include_str!("vendor/accname.js"),
+            ",\n",
+            include_str!("vocabulary.js"),
+            ",\n",
+            include_str!("reach.js"),
+            ")"
+        );
+        #[cfg(test)]
+        const LOCATOR_PARTS: &[(&str, &str)] =
+            &[$(($part, include_str!(concat!("locator/", $part)))),+];
+    };
+}
+// The parts are one closure cut where its sections begin, so none of them parses alone: `rules`
+// opens the closure and the request's function, every part after it lives in that scope, and
+// `retry` closes both. The `attempt_*` parts are cut inside `attempt()`'s `switch` on the
+// operation, between its cases: `attempt_act` opens the function and the switch, and
+// `attempt_outline` closes them.
+locator_parts!(
+    // The closure's arguments and the request; the tables that rank candidates, and `rank`
+    // with the facts of what it chose.
+    "rules.js",
+    // The page model: reading the DOM, the tree, element state, names, roles, landmarks.
+    "page.js",
+    // Finding candidates by text, label and selector.
+    "find.js",
+    // Actionability (waiting on the chosen element) and the in-page actions: click, fill, code.
+    "act.js",
+    // What a click did: the form that came back, its errors, the effect.
+    "watch.js",
+    // What a person sees, for the look's outline.
+    "outline.js",
+    // One attempt of the operation: click, fill, code.
+    "attempt_act.js",
+    // text, sent, errors, watch, effect, asking, quiet, pending.
+    "attempt_watch.js",
+    // outline, accessible, extract.
+    "attempt_outline.js",
+    // What the page offers instead, and the attempts retried until found or out of budget.
+    "retry.js",
 );
 /// The isolated world (per document) where the locator is installed.
 const WORLD: &str = "planlock";
@@ -363,5 +401,43 @@ mod tests {
                 rejection: Rejection::Rewritten { holds: Some(_), .. }
             }
         ));
+    }
+
+    /// The script the browser receives is every part of `locator/`, each once, in the listed
+    /// order; a part left out of the list (or a file left behind) fails here, as does a part
+    /// grown past what a reader takes in at once.
+    #[test]
+    fn the_locator_is_its_parts_joined() {
+        let joined: String = LOCATOR_PARTS.iter().map(|(_, text)| *text).collect();
+        let expected = format!(
+            "({joined})({},\n{},\n{})",
+            include_str!("vendor/accname.js"),
+            include_str!("vocabulary.js"),
+            include_str!("reach.js")
+        );
+        assert!(
+            LOCATOR_JS == expected,
+            "the browser receives the parts joined in order"
+        );
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/browser/locator");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .expect("src/browser/locator")
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        on_disk.sort();
+        let mut listed: Vec<String> = LOCATOR_PARTS.iter().map(|(n, _)| n.to_string()).collect();
+        listed.sort();
+        assert_eq!(
+            on_disk, listed,
+            "every file of src/browser/locator/ is a listed part, once"
+        );
+        for (name, text) in LOCATOR_PARTS {
+            let lines = text.lines().count();
+            assert!(
+                lines <= 450,
+                "locator/{name} has {lines} lines (at most 450)"
+            );
+            assert!(text.ends_with('\n'), "locator/{name} ends its last line");
+        }
     }
 }

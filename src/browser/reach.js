@@ -2,7 +2,7 @@
 // click, as Playwright's actionability check "receives events" judges it. The point is hit-tested
 // in the element's own document and shadow root, and again through every same-origin frame it
 // sits in; an element that is `inert`, or outside an open modal dialog, is out of reach whatever
-// is on top. Given the locator's readers of the DOM (`dom`); locator.js uses it to choose among
+// is on top. Given the locator's readers of the DOM (`dom`); the locator uses it to choose among
 // candidates (a covered one is no candidate while an uncovered one matches) and to wait on the
 // one it chose.
 (dom) => {

@@ -1,6 +1,6 @@
 // Generated from src/vocabulary/pages.rs and codes.rs (`PLANLOCK_BLESS=1 cargo test --lib
 // vocabulary`): edit those, not this file. The word lists the locator reads pages with, given to
-// locator.js as `vocabulary`.
+// the locator (locator/) as `vocabulary`.
 {
   "role_words": {"button":"button","btn":"button","submit":"button","link":"link","hyperlink":"link","anchor":"link","tab":"tab","checkbox":"checkbox","radio":"radio","menuitem":"menuitem","option":"option","switch":"switch","toggle":"switch","dropdown":"combobox","combobox":"combobox","select":"combobox","field":"textbox","input":"textbox","textbox":"textbox"},
   "role_phrases": [["radio\\s*button","radio"],["menu\\s*(item|entry|option)","menuitem"],["(check|tick)\\s*box","checkbox"],["text\\s*(box|field)","textbox"],["drop\\s*-?\\s*down","dropdown"]],

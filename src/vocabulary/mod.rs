@@ -54,7 +54,7 @@ fn locator_tables_js() -> String {
     format!(
         "// Generated from src/vocabulary/pages.rs and codes.rs (`PLANLOCK_BLESS=1 cargo test --lib\n\
          // vocabulary`): edit those, not this file. The word lists the locator reads pages with, given to\n\
-         // locator.js as `vocabulary`.\n{pretty}\n"
+         // the locator (locator/) as `vocabulary`.\n{pretty}\n"
     )
 }
 

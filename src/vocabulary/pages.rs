@@ -2,7 +2,7 @@
 //! names, the phrases that name one action, the words of a submit button, of an email or
 //! password field and of an error message, the class words that mark an error or good news,
 //! the fields that ask for other codes, and the marks of content others posted (with the code words of [`super::codes`]). The
-//! locator reads them (`browser/locator.js`), as `browser/vocabulary.js`, which is generated
+//! locator reads them (`browser/locator/`), as `browser/vocabulary.js`, which is generated
 //! from this file: `PLANLOCK_BLESS=1 cargo test --lib vocabulary` writes it, and the same test
 //! fails while it is stale. Words are matched lower-cased, whole (between non-letters).
 

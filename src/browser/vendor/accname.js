@@ -1,6 +1,6 @@
 // dom-accessibility-api 0.7.1 (MIT), bundled by scripts/accname/build.mjs with esbuild
 // 0.28.2: do not edit; run scripts/accname/build to regenerate. One expression, the
-// package's { computeAccessibleName, getRole }, passed to the locator (locator.js).
+// package's { computeAccessibleName, getRole }, passed to the locator (locator/).
 (() => {
 var accname = (() => {
   var __defProp = Object.defineProperty;
