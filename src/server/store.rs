@@ -381,18 +381,8 @@ impl Store {
 
     /// The run's events, in order.
     pub async fn events(&self, id: &str) -> Result<Vec<Event>> {
-        let rows = sqlx::query("SELECT event FROM run_events WHERE run_id = $1 ORDER BY seq")
-            .bind(id)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(|e| StoreError::db("read a run's events", e))?;
-        rows.iter()
-            .map(|r| {
-                let text: String = r.try_get("event").map_err(|e| StoreError::db("read", e))?;
-                serde_json::from_str(&text)
-                    .map_err(|e| StoreError(format!("a stored event cannot be read: {e}")))
-            })
-            .collect()
+        // Sequence numbers start at 0.
+        self.events_from(id, 0).await
     }
 
     pub async fn screenshot(&self, id: &str, file: &str) -> Result<Option<Vec<u8>>> {

@@ -31,16 +31,6 @@ fn quick_run() -> Value {
         "allowed_hosts": ["127.0.0.1"]})
 }
 
-/// A run that holds its slot until cancelled.
-fn holding_run() -> Value {
-    let site = util::site().url("");
-    json!({"plan": {"reasoning": "r", "steps": [
-        {"type": "navigate", "url": format!("{site}/form.html")},
-        {"type": "wait_for_text", "text": "this text never appears", "timeout_seconds": 60},
-        {"type": "done", "summary": "never reached"}]},
-        "allowed_hosts": ["127.0.0.1"]})
-}
-
 async fn health(server: &Server) -> Value {
     http()
         .get(server.url("/healthz"))
@@ -69,7 +59,7 @@ fn thirty_two_concurrent_runs_wait_in_the_queue_and_all_end() {
             let response = http()
                 .post(server.url("/v1/runs"))
                 .header("prefer", "respond-async")
-                .json(&holding_run())
+                .json(&util::serve::holding_run(60))
                 .send()
                 .await
                 .unwrap();
@@ -549,12 +539,12 @@ fn one_caller_holds_at_most_its_share_of_the_runs() {
         };
         let mut ids = Vec::new();
         for _ in 0..2 {
-            let response = post(from([127, 0, 0, 1]), holding_run()).await;
+            let response = post(from([127, 0, 0, 1]), util::serve::holding_run(60)).await;
             assert_eq!(response.status(), 202);
             let accepted: Value = response.json().await.unwrap();
             ids.push(accepted["run_id"].as_str().unwrap().to_string());
         }
-        let response = post(from([127, 0, 0, 1]), holding_run()).await;
+        let response = post(from([127, 0, 0, 1]), util::serve::holding_run(60)).await;
         assert_eq!(response.status(), 429);
         let retry: u64 = response.headers()["retry-after"]
             .to_str()

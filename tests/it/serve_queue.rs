@@ -31,16 +31,6 @@ fn timed_run(seconds: f64) -> Value {
         "allowed_hosts": ["127.0.0.1"]})
 }
 
-/// A run that holds its slot until cancelled (or 60 s).
-fn holding_run() -> Value {
-    let site = util::site().url("");
-    json!({"plan": {"reasoning": "r", "steps": [
-        {"type": "navigate", "url": format!("{site}/form.html")},
-        {"type": "wait_for_text", "text": "this text never appears", "timeout_seconds": 60},
-        {"type": "done", "summary": "never reached"}]},
-        "allowed_hosts": ["127.0.0.1"]})
-}
-
 /// Three replicas `r0`, `r1`, `r2` on `db`, each with `--max-runs max_runs` and `more` flags.
 fn replicas(db: &str, max_runs: usize, more: &[&str]) -> Vec<ServeProcess> {
     (0..3).map(|i| replica(db, i, max_runs, more)).collect()
@@ -227,7 +217,7 @@ fn a_killed_replicas_queued_runs_succeed_elsewhere_and_its_running_one_ends_inte
         // One holding run on each replica: every slot is busy.
         let mut holding = Vec::new();
         for _ in 0..3 {
-            holding.push(start_async(&servers[0], &hooked(holding_run())).await);
+            holding.push(start_async(&servers[0], &hooked(util::serve::holding_run(60))).await);
         }
         for id in &holding {
             poll(&servers[0].base, id, 30, |v| v["status"] == "running").await;
@@ -354,9 +344,11 @@ fn one_callers_limit_holds_across_replicas() {
     let Some(db) = setup() else { return };
     let servers = replicas(&db, 2, &["--max-runs-per-caller", "2"]);
     util::rt().block_on(async {
-        let first = start_async(&servers[0], &holding_run()).await;
-        let _second = start_async(&servers[1], &holding_run()).await;
-        let (status, refused) = post_async(&servers[2].base, &holding_run()).await.unwrap();
+        let first = start_async(&servers[0], &util::serve::holding_run(60)).await;
+        let _second = start_async(&servers[1], &util::serve::holding_run(60)).await;
+        let (status, refused) = post_async(&servers[2].base, &util::serve::holding_run(60))
+            .await
+            .unwrap();
         assert_eq!(status, 429, "{refused:#}");
         assert_eq!(
             refused["error"]["kind"], "too_many_runs_for_caller",
@@ -368,7 +360,9 @@ fn one_callers_limit_holds_across_replicas() {
             .await
             .unwrap();
         assert_eq!(r.status(), 200);
-        let (status, accepted) = post_async(&servers[2].base, &holding_run()).await.unwrap();
+        let (status, accepted) = post_async(&servers[2].base, &util::serve::holding_run(60))
+            .await
+            .unwrap();
         assert_eq!(status, 202, "{accepted:#}");
     });
 }
@@ -378,7 +372,7 @@ fn a_cancel_posted_to_one_replica_stops_the_run_on_another_within_a_second() {
     let Some(db) = setup() else { return };
     let servers = replicas(&db, 1, &[]);
     util::rt().block_on(async {
-        let id = start_async(&servers[0], &holding_run()).await;
+        let id = start_async(&servers[0], &util::serve::holding_run(60)).await;
         poll(&servers[0].base, &id, 30, |v| {
             v["steps"]
                 .as_array()

@@ -14,16 +14,6 @@ fn http() -> reqwest::Client {
     reqwest::Client::new()
 }
 
-/// A run that waits on the fixture site until cancelled (or 30 s).
-fn waiting_run() -> Value {
-    let site = util::site().url("");
-    json!({"plan": {"reasoning": "r", "steps": [
-        {"type": "navigate", "url": format!("{site}/form.html")},
-        {"type": "wait_for_text", "text": "this text never appears", "timeout_seconds": 30},
-        {"type": "done", "summary": "never reached"}]},
-        "allowed_hosts": ["127.0.0.1"]})
-}
-
 async fn start_async(server: &ServeProcess, body: &Value) -> String {
     let response = http()
         .post(server.url("/v1/runs"))
@@ -78,7 +68,7 @@ fn two_replicas_share_runs_a_run_started_on_one_is_read_and_cancelled_on_the_oth
     let a = ServeProcess::start(&["--store", &db, "--replica-id", "a"], &[]);
     let b = ServeProcess::start(&["--store", &db, "--replica-id", "b"], &[]);
     util::rt().block_on(async {
-        let id = start_async(&a, &waiting_run()).await;
+        let id = start_async(&a, &util::serve::holding_run(30)).await;
         // B reads A's run as it happens: its steps so far, from the shared store.
         let view = poll(&b, &id, 20, in_wait_step).await;
         assert_eq!(view["status"], "running");
@@ -145,7 +135,7 @@ fn restart_marks_interrupted(store: &str) {
     let args = ["--store", store, "--replica-id", "restarted"];
     let mut first = ServeProcess::start(&args, &[]);
     let id = util::rt().block_on(async {
-        let id = start_async(&first, &waiting_run()).await;
+        let id = start_async(&first, &util::serve::holding_run(30)).await;
         poll(&first, &id, 20, in_wait_step).await;
         id
     });
@@ -221,13 +211,13 @@ fn another_replica_marks_a_dead_replicas_runs_interrupted_when_its_lease_runs_ou
     );
     util::rt().block_on(async {
         // A run on the survivor stays alive all along: its lease is renewed.
-        let kept = start_async(&alive, &waiting_run()).await;
+        let kept = start_async(&alive, &util::serve::holding_run(30)).await;
         poll(&alive, &kept, 20, in_wait_step).await;
         let mut dead = ServeProcess::start(
             &["--store", &db, "--replica-id", "dead", lease[0], lease[1]],
             &[],
         );
-        let id = start_async(&dead, &waiting_run()).await;
+        let id = start_async(&dead, &util::serve::holding_run(30)).await;
         poll(&dead, &id, 20, in_wait_step).await;
         dead.kill();
         let result = poll(&alive, &id, 20, |v| v["status"] != "running").await;

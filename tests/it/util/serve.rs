@@ -142,3 +142,14 @@ impl Drop for ServeProcess {
         }
     }
 }
+
+/// The body of a run that holds its slot on the fixture site until cancelled, or until
+/// `seconds` have passed (then it fails: its text never appears).
+pub fn holding_run(seconds: u64) -> serde_json::Value {
+    let site = super::site().url("");
+    serde_json::json!({"plan": {"reasoning": "r", "steps": [
+        {"type": "navigate", "url": format!("{site}/form.html")},
+        {"type": "wait_for_text", "text": "this text never appears", "timeout_seconds": seconds},
+        {"type": "done", "summary": "never reached"}]},
+        "allowed_hosts": ["127.0.0.1"]})
+}
