@@ -23,6 +23,8 @@ mod dovecot;
 mod phases;
 #[path = "support/procfs.rs"]
 mod procfs;
+#[path = "support/shop.rs"]
+mod shop;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -31,18 +33,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
-use async_trait::async_trait;
 use clap::Parser;
 use phases::{Marks, Timeline, unix_ms};
 use planlock::browser::Preference;
-use planlock::demo::{DemoSite, Mailer, SIGNUP_PLAN};
+use planlock::demo::{DemoSite, SIGNUP_PLAN};
 use procfs::{Sampler, Usage, browser_pss_kib};
 use serde_json::{Value, json};
-
-/// The mail domain of the benchmark's addresses (`bob+TAG@bench.test`).
-const DOMAIN: &str = "bench.test";
-/// The name `serve` knows the benchmark's Dovecot mailbox by.
-const INBOX_NAME: &str = "bench";
+use shop::{DOMAIN, DovecotMailer, INBOX_NAME, load, percentile, planlock_binary, run_body};
 
 #[derive(Parser, Debug)]
 #[command(about = "planlock throughput benchmark (side by side with Playwright)")]
@@ -80,28 +77,6 @@ struct Args {
     /// close), each timed from spawn to exit.
     #[arg(long)]
     whole: Option<usize>,
-}
-
-/// The shop's mail, appended to the benchmark's Dovecot over a few kept sessions.
-struct DovecotMailer {
-    dovecot: Arc<dovecot::Dovecot>,
-    sessions: tokio::sync::Mutex<Vec<dovecot::Appender>>,
-    permits: tokio::sync::Semaphore,
-}
-
-#[async_trait]
-impl Mailer for DovecotMailer {
-    async fn send(&self, _from: &str, _to: &str, raw: Vec<u8>) -> Result<(), String> {
-        let _permit = self.permits.acquire().await.map_err(|e| e.to_string())?;
-        let kept = self.sessions.lock().await.pop();
-        let mut session = match kept {
-            Some(s) => s,
-            None => self.dovecot.appender().await,
-        };
-        session.append(&raw).await;
-        self.sessions.lock().await.push(session);
-        Ok(())
-    }
 }
 
 /// One batch: `runs` runs, `level` at a time, on one side.
@@ -168,37 +143,9 @@ impl Batch {
 
 const TABLE_HEAD: &str = "| side | concurrent | runs | runs/s | p50 ms | p95 ms | driver CPU s/run | Chromium CPU s/run | Chromium PSS MiB idle → mean (peak) | PSS MiB per concurrent run (peak − idle) / N |\n|---|---:|---:|---:|---:|---:|---:|---:|---|---:|";
 
-/// Nearest-rank percentile.
-fn percentile(samples: &[f64], p: f64) -> f64 {
-    if samples.is_empty() {
-        return f64::NAN;
-    }
-    let mut s = samples.to_vec();
-    s.sort_by(f64::total_cmp);
-    let rank = ((p / 100.0) * s.len() as f64).ceil() as usize;
-    s[rank.clamp(1, s.len()) - 1]
-}
-
 const SERVE: &str = "planlock serve";
 const BASELINE: &str = "planlock serve (baseline)";
 const OTHER_CHROME: &str = "planlock serve (other Chromium)";
-
-/// The `planlock` binary built next to this example.
-fn planlock_binary() -> Result<PathBuf> {
-    let exe = std::env::current_exe()?;
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .context("no directory above the example")?;
-    let bin = dir.join("planlock");
-    if !bin.exists() {
-        bail!(
-            "{} is missing: build it first (cargo build --bin planlock; scripts/bench --throughput does)",
-            bin.display()
-        );
-    }
-    Ok(bin)
-}
 
 /// `planlock serve` on a port of its choosing, as a child process.
 struct Server {
@@ -264,17 +211,6 @@ impl Drop for Server {
         }
         let _ = self.child.wait();
     }
-}
-
-/// The signup plan's request body for `POST /v1/runs`.
-fn run_body(site: &str, inbox: &str) -> Value {
-    let plan: Value = serde_json::from_str(SIGNUP_PLAN).expect("the bundled plan is JSON");
-    json!({
-        "plan": plan,
-        "vars": {"base_url": site, "password": "correct horse battery staple"},
-        "inbox": inbox,
-        "allowed_hosts": ["127.0.0.1"],
-    })
 }
 
 async fn serve_batch(
@@ -701,12 +637,6 @@ fn phase_table(batches: &[Batch], level: usize) {
     }
 }
 
-fn load() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default()
-}
-
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> Result<()> {
     let args = Args::parse();
@@ -717,11 +647,7 @@ async fn main() -> Result<()> {
     let dovecot = Arc::new(dovecot::Dovecot::start().ok_or_else(|| {
         anyhow!("Dovecot is needed for the mail part (apt-get install dovecot-imapd)")
     })?);
-    let mailer = Arc::new(DovecotMailer {
-        dovecot: dovecot.clone(),
-        sessions: tokio::sync::Mutex::new(Vec::new()),
-        permits: tokio::sync::Semaphore::new(4),
-    });
+    let mailer = Arc::new(DovecotMailer::new(dovecot.clone()));
     let site = DemoSite::start(mailer).await?;
     let base = site.url("");
     let inbox = dovecot.url(&format!("address={}@{DOMAIN}&plus=true", dovecot::USER));

@@ -58,6 +58,16 @@ impl Marks {
         }
     }
 
+    /// The marks of run `run_id` so far, as (phase, Unix ms), in log order; a step's phase
+    /// is named `step N TYPE`.
+    pub fn of(&self, run_id: &str) -> Vec<(String, f64)> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|m| m.get(run_id).cloned())
+            .unwrap_or_default()
+    }
+
     /// Every mark of every run, as (phase, ms since `start`), in log order: one process's
     /// marks (`planlock run` runs one plan).
     pub fn since(&self, start: f64) -> Vec<(String, f64)> {

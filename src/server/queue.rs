@@ -52,6 +52,7 @@ pub async fn start(
     if let Err(refusal) = admitted {
         return Err(state.refusal(caller, refusal));
     }
+    crate::phase::mark(&run_id, "queued");
     tracing::info!(run_id = %run_id, steps = steps.len(), "run queued for any replica");
     // This replica looks at once, without waiting for its own notice.
     state.wake_claimer();

@@ -189,6 +189,11 @@ impl Postgres {
         self.port
     }
 
+    /// The server's process (its backends are below it).
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
     /// The folder of this server's own tools (`psql`, `pg_dump`), of the server's version.
     pub fn bin(&self) -> &Path {
         &self.bin
