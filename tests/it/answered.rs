@@ -5,7 +5,6 @@
 
 use crate::util;
 
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -13,8 +12,7 @@ use axum::Router;
 use axum::extract::{Query, State};
 use axum::response::Html;
 use axum::routing::get;
-use planlock::demo::{Mailer, SmtpMailer};
-use planlock::inbox::smtp::SmtpInbox;
+use planlock::demo::Mailer;
 use planlock::plan::{Limits, Plan, Vars};
 use planlock::runner::{self, RunResult, RunSpec, Settings};
 use serde_json::Value;
@@ -197,10 +195,7 @@ fn an_emailed_link_is_opened_only_after_the_click_that_sent_the_form_was_answere
         return;
     }
     util::rt().block_on(async {
-        let smtp = SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), "inbox.test")
-            .await
-            .unwrap();
-        let mailer = Arc::new(SmtpMailer::new(smtp.local_addr()));
+        let (smtp, mailer) = util::smtp::loopback_inbox().await;
         let (app, base) = App::start(mailer, ANSWER_AFTER).await;
         let plan = plan(REGISTER_PLAN, &base);
         let spec = RunSpec::new(plan)
@@ -239,10 +234,7 @@ fn a_request_the_click_started_that_is_never_answered_does_not_hold_the_step() {
         return;
     }
     util::rt().block_on(async {
-        let smtp = SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), "inbox.test")
-            .await
-            .unwrap();
-        let mailer = Arc::new(SmtpMailer::new(smtp.local_addr()));
+        let (_smtp, mailer) = util::smtp::loopback_inbox().await;
         let (_app, base) = App::start(mailer, ANSWER_AFTER).await;
         let plan = plan(
             r#"{"reasoning":"","steps":[
@@ -282,10 +274,7 @@ fn an_inbox_step_after_a_click_whose_deadline_came_first_waits_for_the_answer_be
         return;
     }
     util::rt().block_on(async {
-        let smtp = SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), "inbox.test")
-            .await
-            .unwrap();
-        let mailer = Arc::new(SmtpMailer::new(smtp.local_addr()));
+        let (smtp, mailer) = util::smtp::loopback_inbox().await;
         let (app, base) = App::start(mailer, SLOW_ANSWER_AFTER).await;
         // Steps of 3 s: the click's own step ends before the answer (5 s); the inbox step has
         // its own 120 s.

@@ -8,16 +8,14 @@
 use crate::util;
 use crate::util::dovecot::{Dovecot, DovecotMailer};
 
-use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::extract::{Query, Request, State};
 use axum::response::Html;
 use axum::routing::get;
-use planlock::demo::{Mailer, SmtpMailer};
+use planlock::demo::Mailer;
 use planlock::error::ErrorKind;
-use planlock::inbox::smtp::SmtpInbox;
 use planlock::inbox::{Inbox, connect, parse_url};
 use planlock::plan::{Limits, Plan, Vars};
 use planlock::runner::{self, RunResult, RunSpec};
@@ -227,10 +225,7 @@ fn the_confirm_link_is_opened_and_never_the_cancel_or_unsubscribe_link_over_smtp
         return;
     }
     util::rt().block_on(async {
-        let smtp = SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), "inbox.test")
-            .await
-            .unwrap();
-        let mailer = Arc::new(SmtpMailer::new(smtp.local_addr()));
+        let (smtp, mailer) = util::smtp::loopback_inbox().await;
         let (app, base) = App::start(mailer, confirm_beside_invalidate).await;
         let result = run(&plan(&base), smtp.clone()).await;
         util::assert_succeeded(&result);
@@ -291,10 +286,7 @@ fn two_links_alike_to_different_places_fail_as_ambiguous_and_neither_is_opened()
         return;
     }
     util::rt().block_on(async {
-        let smtp = SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), "inbox.test")
-            .await
-            .unwrap();
-        let mailer = Arc::new(SmtpMailer::new(smtp.local_addr()));
+        let (smtp, mailer) = util::smtp::loopback_inbox().await;
         let (app, base) = App::start(mailer, two_alike).await;
         let result = run(&plan(&base), smtp.clone()).await;
         assert_eq!(result.failed_step, Some(2), "{result:?}");
@@ -326,10 +318,7 @@ fn a_verify_link_whose_query_carries_an_undoing_path_is_never_opened() {
         (verify_through_redirector_encoded, "close"),
     ] {
         util::rt().block_on(async {
-            let smtp = SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), "inbox.test")
-                .await
-                .unwrap();
-            let mailer = Arc::new(SmtpMailer::new(smtp.local_addr()));
+            let (smtp, mailer) = util::smtp::loopback_inbox().await;
             let (app, base) = App::start(mailer, compose).await;
             let result = run(&plan(&base), smtp.clone()).await;
             assert_eq!(result.failed_step, Some(2), "{result:?}");
@@ -358,10 +347,7 @@ fn a_redirect_from_an_emailed_link_to_an_undoing_path_is_refused() {
         return;
     }
     util::rt().block_on(async {
-        let smtp = SmtpInbox::start(SocketAddr::from(([127, 0, 0, 1], 0)), "inbox.test")
-            .await
-            .unwrap();
-        let mailer = Arc::new(SmtpMailer::new(smtp.local_addr()));
+        let (smtp, mailer) = util::smtp::loopback_inbox().await;
         let (app, base) = App::start(mailer, verify_through_opaque_redirect).await;
         let result = run(&plan(&base), smtp.clone()).await;
         assert_eq!(result.failed_step, Some(2), "{result:?}");

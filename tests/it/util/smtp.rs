@@ -134,3 +134,19 @@ fn rand_id() -> String {
         .as_nanos();
     format!("{nanos}.{}", N.fetch_add(1, Ordering::Relaxed))
 }
+
+/// planlock's SMTP receiver on a free loopback port for `inbox.test`, and the demo site's
+/// mailer sending to it: what a test's mail-sending app and its run's inbox share.
+pub async fn loopback_inbox() -> (
+    std::sync::Arc<planlock::inbox::smtp::SmtpInbox>,
+    std::sync::Arc<planlock::demo::SmtpMailer>,
+) {
+    let inbox = planlock::inbox::smtp::SmtpInbox::start(
+        SocketAddr::from(([127, 0, 0, 1], 0)),
+        "inbox.test",
+    )
+    .await
+    .unwrap();
+    let mailer = std::sync::Arc::new(planlock::demo::SmtpMailer::new(inbox.local_addr()));
+    (inbox, mailer)
+}
