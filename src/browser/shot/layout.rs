@@ -440,11 +440,51 @@ mod tests {
         frame: Option<i64>,
     }
 
+    /// A document's root node.
+    const ROOT: N = N {
+        parent: -1,
+        pseudo: None,
+        shadow: None,
+        frame: None,
+    };
+
     fn child(parent: i64) -> N {
         N {
             parent,
             ..N::default()
         }
+    }
+
+    /// A `::before`/`::after`/`::marker` node of `parent`.
+    fn pseudo(parent: i64, kind: &'static str) -> N {
+        N {
+            pseudo: Some(kind),
+            ..child(parent)
+        }
+    }
+
+    /// A shadow root (`"open"` or `"closed"`) under `parent`.
+    fn shadow(parent: i64, kind: &'static str) -> N {
+        N {
+            shadow: Some(kind),
+            ..child(parent)
+        }
+    }
+
+    /// A frame element under `parent` whose content is document `doc`.
+    fn frame_element(parent: i64, doc: i64) -> N {
+        N {
+            frame: Some(doc),
+            ..child(parent)
+        }
+    }
+
+    /// What [`unreadable`] covers in `snap`, in order, for a comparison that does not depend
+    /// on the order the documents were walked in.
+    fn sorted_boxes(snap: &CaptureSnapshotReturns) -> Vec<[f64; 4]> {
+        let mut boxes = unreadable(snap, &hidden()).unwrap();
+        boxes.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        boxes
     }
 
     /// A laid-out box of a test document: (node, [x, y, w, h], text).
@@ -521,24 +561,13 @@ mod tests {
         // <body><div id=echo>4826</div>…  with #echo::before { content: "walrus" }, and an
         // icon ::after elsewhere.
         let nodes = [
-            N {
-                parent: -1,
-                ..N::default()
-            },
+            ROOT,
             child(0), // body
             child(1), // div#echo
-            N {
-                parent: 2,
-                pseudo: Some("before"),
-                ..N::default()
-            },
+            pseudo(2, "before"),
             child(2), // its text
             child(1), // div.icon
-            N {
-                parent: 5,
-                pseudo: Some("after"),
-                ..N::default()
-            },
+            pseudo(5, "after"),
         ];
         let layout: &[Laid] = &[
             (1, BODY, ""),
@@ -549,10 +578,8 @@ mod tests {
             (6, [20.0, 300.0, 20.0, 20.0], "★"),
         ];
         let snap = snapshot(&[(&nodes, layout, (0.0, 0.0))]);
-        let mut boxes = unreadable(&snap, &hidden()).unwrap();
-        boxes.sort_by(|a, b| a.partial_cmp(b).unwrap());
         assert_eq!(
-            boxes,
+            sorted_boxes(&snap),
             vec![
                 [20.0, 140.0, 300.0, 80.0],
                 [20.0, 140.0, 1000.0, 110.0],
@@ -569,19 +596,7 @@ mod tests {
     fn after_content_reads_after_the_elements_own_text() {
         // <div>WALRUS</div> with ::after { content: "4826" }: the snapshot lists the pseudo
         // first, the page shows it last.
-        let nodes = [
-            N {
-                parent: -1,
-                ..N::default()
-            },
-            child(0),
-            N {
-                parent: 1,
-                pseudo: Some("after"),
-                ..N::default()
-            },
-            child(1),
-        ];
+        let nodes = [ROOT, child(0), pseudo(1, "after"), child(1)];
         let layout: &[Laid] = &[
             (1, ECHO, ""),
             (2, [200.0, 140.0, 100.0, 80.0], "4826"),
@@ -605,26 +620,11 @@ mod tests {
     fn a_closed_shadow_root_is_covered_whole_whatever_it_holds_and_scrolled_into_the_viewport() {
         // <div id=host> with a closed root holding a span (with text) and an open root's node.
         let nodes = [
-            N {
-                parent: -1,
-                ..N::default()
-            },
+            ROOT,
             child(0), // host
-            N {
-                parent: 1,
-                shadow: Some("closed"),
-                ..N::default()
-            },
-            N {
-                parent: 2,
-                shadow: Some("closed"),
-                ..N::default()
-            },
-            N {
-                parent: 2,
-                shadow: Some("open"),
-                ..N::default()
-            },
+            shadow(1, "closed"),
+            shadow(2, "closed"),
+            shadow(2, "open"),
             child(0), // outside
         ];
         let layout: &[Laid] = &[
@@ -634,10 +634,8 @@ mod tests {
             (5, [0.0, 900.0, 50.0, 20.0], "outside"),
         ];
         let snap = snapshot(&[(&nodes, layout, (0.0, 400.0))]);
-        let mut boxes = unreadable(&snap, &hidden()).unwrap();
-        boxes.sort_by(|a, b| a.partial_cmp(b).unwrap());
         assert_eq!(
-            boxes,
+            sorted_boxes(&snap),
             vec![
                 [0.0, 100.0, 100.0, 20.0],
                 [0.0, 100.0, 400.0, 100.0],
@@ -652,31 +650,9 @@ mod tests {
 
     #[test]
     fn in_a_frame_the_frames_box_in_the_page_is_covered_and_an_unplaced_one_withholds() {
-        let page = [
-            N {
-                parent: -1,
-                ..N::default()
-            },
-            child(0),
-            N {
-                parent: 1,
-                frame: Some(1),
-                ..N::default()
-            },
-        ];
+        let page = [ROOT, child(0), frame_element(1, 1)];
         let page_layout: &[Laid] = &[(1, BODY, ""), (2, [10.0, 20.0, 300.0, 150.0], "")];
-        let frame = [
-            N {
-                parent: -1,
-                ..N::default()
-            },
-            child(0),
-            N {
-                parent: 1,
-                shadow: Some("closed"),
-                ..N::default()
-            },
-        ];
+        let frame = [ROOT, child(0), shadow(1, "closed")];
         let frame_layout: &[Laid] = &[(2, [5.0, 5.0, 10.0, 10.0], "")];
         let snap = snapshot(&[
             (&page, page_layout, (0.0, 0.0)),
@@ -698,17 +674,10 @@ mod tests {
         // A closed root inside <div style="text-shadow: 0 200px 0 #000; filter:
         // drop-shadow(10px 15px 4px black)">, itself in a reflected <section>.
         let nodes = [
-            N {
-                parent: -1,
-                ..N::default()
-            },
+            ROOT,
             child(0), // section, reflected
             child(1), // div, shadows
-            N {
-                parent: 2,
-                shadow: Some("closed"),
-                ..N::default()
-            },
+            shadow(2, "closed"),
         ];
         let layout: &[Laid] = &[
             (1, [0.0, 0.0, 100.0, 50.0], ""),
