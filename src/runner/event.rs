@@ -85,33 +85,43 @@ impl Event {
         self.into()
     }
 
+    /// The run it belongs to.
     pub fn run_id(&self) -> &str {
-        match self {
-            Event::RunStarted { run_id, .. }
-            | Event::StepStarted { run_id, .. }
-            | Event::StepSucceeded { run_id, .. }
-            | Event::StepFailed { run_id, .. }
-            | Event::RunFinished { run_id, .. } => run_id,
-        }
+        self.stamp().0
     }
 
     /// When it happened (RFC 3339, UTC).
     pub fn ts(&self) -> &str {
+        self.stamp().1
+    }
+
+    /// The run's id and the time, which every event carries.
+    fn stamp(&self) -> (&str, &str) {
         match self {
-            Event::RunStarted { ts, .. }
-            | Event::StepStarted { ts, .. }
-            | Event::StepSucceeded { ts, .. }
-            | Event::StepFailed { ts, .. }
-            | Event::RunFinished { ts, .. } => ts,
+            Event::RunStarted { run_id, ts, .. }
+            | Event::StepStarted { run_id, ts, .. }
+            | Event::StepSucceeded { run_id, ts, .. }
+            | Event::StepFailed { run_id, ts, .. }
+            | Event::RunFinished { run_id, ts, .. } => (run_id, ts),
         }
     }
 
     /// The step a step event is about.
     pub fn step(&self) -> Option<&StepRef> {
+        self.step_and_detail().map(|(step, _)| step)
+    }
+
+    /// The step's facts, for step events.
+    pub fn step_detail(&self) -> Option<&StepDetail> {
+        self.step_and_detail().map(|(_, detail)| detail)
+    }
+
+    /// The step a step event is about, with its facts.
+    fn step_and_detail(&self) -> Option<(&StepRef, &StepDetail)> {
         match self {
-            Event::StepStarted { step, .. }
-            | Event::StepSucceeded { step, .. }
-            | Event::StepFailed { step, .. } => Some(step),
+            Event::StepStarted { step, detail, .. }
+            | Event::StepSucceeded { step, detail, .. }
+            | Event::StepFailed { step, detail, .. } => Some((step, detail)),
             Event::RunStarted { .. } | Event::RunFinished { .. } => None,
         }
     }
@@ -119,16 +129,6 @@ impl Event {
     /// The step's index, for step events.
     pub fn index(&self) -> Option<usize> {
         self.step().map(|s| s.index)
-    }
-
-    /// The step's facts, for step events.
-    pub fn step_detail(&self) -> Option<&StepDetail> {
-        match self {
-            Event::StepStarted { detail, .. }
-            | Event::StepSucceeded { detail, .. }
-            | Event::StepFailed { detail, .. } => Some(detail),
-            Event::RunStarted { .. } | Event::RunFinished { .. } => None,
-        }
     }
 
     /// The step's facts, for step events, to be changed (a service links screenshots).
