@@ -20,6 +20,7 @@ fn server_mode<const N: usize>(hosts: [&str; N]) -> Lock {
 
 /// Asserts that `lock` lets a run visit each URL of `passing` and refuses each of `refused`,
 /// naming the URL where it does not.
+#[track_caller]
 fn assert_visits(lock: &Lock, passing: &[&str], refused: &[&str]) {
     for u in passing {
         if let Err(r) = lock.check(&url(u)) {
