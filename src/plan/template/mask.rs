@@ -708,6 +708,9 @@ mod tests {
                 let url = url::Url::parse(&format!("https://tiny.test/login?pw={s}!")).unwrap();
                 let masker = Masker::new([&s]);
                 prop_assume!(masker.mask("https://tiny.test/login?pw=!") == "https://tiny.test/login?pw=!");
+                // A secret starting with `=` overlaps the `=` before it (`pw===!` holds `==` at
+                // two places): which one is masked is a choice, and neither leaves it legible.
+                prop_assume!(!url.as_str().starts_with("https://tiny.test/login?pw=="));
                 let shown = masker.mask(url.as_str());
                 prop_assert_eq!(&shown, "https://tiny.test/login?pw=••••!", "{}", url);
             }
