@@ -42,6 +42,15 @@ struct Ends<'c> {
     run_deadline: Instant,
 }
 
+/// One run of a step, once it ended: its tab, its place in the plan, the step, how long it took.
+#[derive(Clone, Copy)]
+struct Ran<'r> {
+    tab: &'r Tab,
+    index: usize,
+    step: &'r Step,
+    took: Duration,
+}
+
 /// How one run of a step ended, for the plan.
 enum Turn {
     /// A person asked to retry it: it runs again.
@@ -191,35 +200,29 @@ impl Run<'_> {
             }),
             (o, _) => o,
         };
-        let took = began.elapsed();
+        let ran = Ran {
+            tab,
+            index,
+            step,
+            took: began.elapsed(),
+        };
         crate::phase::step(&self.run_id, index, step.kind());
         match outcome {
             Ok(detail) => {
-                self.succeeded(tab, index, step, took, detail, &req.settings)
-                    .await;
+                self.succeeded(ran, detail, &req.settings).await;
                 match step {
                     Step::Done { summary, .. } => Turn::Done(summary.clone()),
                     _ => Turn::Next,
                 }
             }
-            Err(failure) => {
-                self.failed(tab, index, step, took, failure, &req.settings)
-                    .await
-            }
+            Err(failure) => self.failed(ran, failure, &req.settings).await,
         }
     }
 
     /// A step that succeeded: the text it read kept (wrapped as untrusted, if asked), its
     /// screenshot taken (if asked), its end told and recorded.
-    async fn succeeded(
-        &mut self,
-        tab: &Tab,
-        index: usize,
-        step: &Step,
-        took: Duration,
-        detail: StepDetail,
-        settings: &Settings,
-    ) {
+    async fn succeeded(&mut self, ran: Ran<'_>, detail: StepDetail, settings: &Settings) {
+        let (tab, index, step, took) = (ran.tab, ran.index, ran.step, ran.took);
         let mut detail = self.masked(detail);
         if step.kind().returns_text() {
             let text = detail.text.clone().unwrap_or_default();
@@ -240,15 +243,8 @@ impl Run<'_> {
 
     /// A step that failed: its facts and screenshot, what its criticality makes of the
     /// failure, its end told; then it runs again, the run goes on after a warning, or stops.
-    async fn failed(
-        &mut self,
-        tab: &Tab,
-        index: usize,
-        step: &Step,
-        took: Duration,
-        failure: Failure,
-        settings: &Settings,
-    ) -> Turn {
+    async fn failed(&mut self, ran: Ran<'_>, failure: Failure, settings: &Settings) -> Turn {
+        let (tab, index, step, took) = (ran.tab, ran.index, ran.step, ran.took);
         let mut detail = self.camera(settings).failure_detail(tab, index).await;
         if let Some((located, effect)) = failure.click_facts() {
             detail.located = Some(located);
@@ -268,7 +264,7 @@ impl Run<'_> {
         match carried {
             Carry::Retry => Turn::Again,
             Carry::On => {
-                self.warned(tab, index, step, took, detail, err).await;
+                self.warned(ran, detail, err).await;
                 Turn::Next
             }
             Carry::Stop => {
@@ -302,15 +298,8 @@ impl Run<'_> {
     }
 
     /// A failed step the run goes on after: a warning, with the page's text as it stands.
-    async fn warned(
-        &mut self,
-        tab: &Tab,
-        index: usize,
-        step: &Step,
-        took: Duration,
-        detail: StepDetail,
-        err: StepError,
-    ) {
+    async fn warned(&mut self, ran: Ran<'_>, detail: StepDetail, err: StepError) {
+        let (tab, index, step, took) = (ran.tab, ran.index, ran.step, ran.took);
         let text = tab.extract_text(None, Instant::now() + PAGE_TEXT_WAIT);
         let text = text.await.ok().map(|t| self.masker.mask(&capped(&t.text)));
         self.warnings.push(Warning {
