@@ -15,7 +15,7 @@ use crate::lock::{AddressPolicy, Lock, LockError, LockRequest};
 use crate::plan::{Limits, Plan, Question, Vars, VarsError};
 use crate::planner::goal::{self, Goal};
 use crate::planner::{
-    self, LookChoice, LookFailure, PlanOutcome, PlanRequest, PlannerConfig, PlannerError, Review,
+    self, GeneratedPlan, LookChoice, LookFailure, PlanRequest, PlannerConfig, PlannerError, Review,
 };
 use crate::runner::{RunSpec, Secrets};
 
@@ -215,7 +215,7 @@ impl LockedRequest {
     }
 
     /// Plans with one model call (none when the cache has the plan).
-    pub async fn plan(&self, config: PlannerConfig) -> Result<PlanOutcome, PlannerError> {
+    pub async fn plan(&self, config: PlannerConfig) -> Result<GeneratedPlan, PlannerError> {
         let req = self.plan_request(config);
         planner::plan_prepared(self.prepared.clone(), &self.sites_for_model(), &req).await
     }

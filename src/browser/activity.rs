@@ -27,7 +27,7 @@ pub(crate) struct Activity {
     /// a script's request that sends (not a `GET`).
     refused: AtomicU64,
     last: Mutex<Instant>,
-    /// The page's own requests (as [`super::tab::page_request`] counts them) not answered yet.
+    /// The page's own requests (as [`page_request`] counts them) not answered yet.
     unanswered: Mutex<Vec<Unanswered>>,
     /// Documents the main frame committed: which document a request was sent from.
     documents: AtomicU64,
@@ -222,7 +222,7 @@ impl Activity {
                         None => break,
                     },
                     ev = sent.next() => match ev {
-                        Some(ev) => if let Some(said) = super::tab::page_request(&ev, &main) {
+                        Some(ev) => if let Some(said) = page_request(&ev, &main) {
                             activity.requests.fetch_add(1, Ordering::Relaxed);
                             activity.touch();
                             activity.sent(&ev, said);
@@ -262,4 +262,18 @@ impl Activity {
             }
         }))
     }
+}
+
+/// A request the page sent itself, as an effect names it (`POST http://…/api`): its scripts'
+/// requests and beacons, and documents of its frames. Not what a document loads as it renders
+/// (images, styles, scripts come with a change of the document anyway), not what the browser
+/// asks for on its own (a favicon, a prefetch), not the main frame's own navigation.
+pub(super) fn page_request(ev: &EventRequestWillBeSent, main: &str) -> Option<String> {
+    use ResourceType::*;
+    let sent = match ev.r#type.as_ref()? {
+        Xhr | Fetch | Ping | EventSource | WebSocket => true,
+        Document => ev.frame_id.as_ref().is_some_and(|f| f.inner() != main),
+        _ => false,
+    };
+    sent.then(|| format!("{} {}", ev.request.method, ev.request.url))
 }

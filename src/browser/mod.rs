@@ -33,11 +33,12 @@ pub use facts::{
     Answers, Blocker, Candidate, Clicked, Cover, Destined, Difference, Effect, EffectKind,
     Extracted, Filled, FormError, InvalidField, Located, Navigated, PageError, Rejection, Target,
 };
+pub use gate::HopRule;
 pub use locate::Accessible;
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
 pub use shot::{MASK_COLOUR, NoPicture};
-pub use tab::{ANSWER_BOUND, CLICK_WINDOW, HopRule, QUIET, SUBMISSION_WINDOW, Tab};
+pub use tab::{ANSWER_BOUND, CLICK_WINDOW, QUIET, SUBMISSION_WINDOW, Tab};
 
 use crate::lock::{AddressPolicy, Lock};
 use egress::Egress;

@@ -31,20 +31,20 @@ use url::Url;
 
 use serde::de::DeserializeOwned;
 
-use super::activity::{Activity, Mark};
+use super::activity::{Activity, Mark, page_request};
 use super::facts::{
     Clicked, Difference, Effect, EffectKind, Extracted, Filled, Located, Navigated, PageEffect,
     PageError, Rejection, Target,
 };
-use super::gate::Submitting;
 use super::gate::seals::Sealed;
+use super::gate::{HopRule, HopRules, Submitting};
 use super::locate::{
     Accessible, AccessibleElements, Asking, Describe, FormCheck, FormErrors, LOCATOR_GLOBAL,
     LOCATOR_JS, Operation, PendingForm, Quiet, Request, Verdict, Watched, install_locator,
 };
 use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
-use crate::lock::{Lock, Refusal, Undoing};
+use crate::lock::{Lock, Refusal};
 use crate::wait;
 
 mod answers;
@@ -726,27 +726,6 @@ pub(super) struct GuardHandles {
     pub calls: Arc<AtomicU64>,
     pub activity: Arc<Activity>,
 }
-
-/// A request the page sent itself, as an effect names it (`POST http://…/api`): its scripts'
-/// requests and beacons, and documents of its frames. Not what a document loads as it renders
-/// (images, styles, scripts come with a change of the document anyway), not what the browser
-/// asks for on its own (a favicon, a prefetch), not the main frame's own navigation.
-pub(super) fn page_request(ev: &EventRequestWillBeSent, main: &str) -> Option<String> {
-    use ResourceType::*;
-    let sent = match ev.r#type.as_ref()? {
-        Xhr | Fetch | Ping | EventSource | WebSocket => true,
-        Document => ev.frame_id.as_ref().is_some_and(|f| f.inner() != main),
-        _ => false,
-    };
-    sent.then(|| format!("{} {}", ev.request.method, ev.request.url))
-}
-
-/// A rule a document request must pass besides the lock: `Some(said)` refuses the URL, `said`
-/// being what says it undoes or destroys something.
-pub type HopRule = Arc<dyn Fn(&Url) -> Option<Undoing> + Send + Sync>;
-
-/// A tab's [`HopRule`], if one is set; shared with the guard.
-pub(super) type HopRules = Arc<Mutex<Option<HopRule>>>;
 
 /// One task turn in the page: a navigation the page scheduled (a form submission, a script
 /// redirect) has been requested once this answers. A message-channel task, because

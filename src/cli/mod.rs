@@ -22,7 +22,7 @@ use planlock::plan::{
 use planlock::report::html::write_html;
 use planlock::report::junit::write_junit;
 use planlock::report::{
-    EventLog, PlanOutcome, PlanReport, Progress, Tally, json_printable, printable,
+    EventLog, PlanOutcome, PlanReport, ProgressLog, Tally, json_printable, printable,
 };
 use planlock::runner::{
     self, Binding, Listener, LockedRun, Recorder, RunSpec, Screenshots, Secrets, Settings,
@@ -592,7 +592,7 @@ async fn run_locked(
         pending.push(async move {
             let _permit = permit.acquire().await;
             let plan = run.name().unwrap_or_default().to_string();
-            let mut progress = Progress::new(many.then(|| plan.clone()));
+            let mut progress = ProgressLog::new(many.then(|| plan.clone()));
             let mut log = log;
             let mut recorder = Recorder::default();
             let mut listeners: Vec<&mut dyn Listener> = vec![&mut progress, &mut recorder];

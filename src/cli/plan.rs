@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use planlock::exit;
 use planlock::pipeline::{LockedRequest, Request, RequestError};
 use planlock::plan::{Limits, Vars};
-use planlock::planner::{LookChoice, PlanOutcome, PlannerConfig, outcome_summary};
+use planlock::planner::{GeneratedPlan, LookChoice, PlannerConfig, outcome_summary};
 use planlock::report::{json_printable, printable};
 use planlock::{BrowserError, Chromium, LaunchOptions, Secrets};
 
@@ -185,7 +185,7 @@ pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> Result<
 pub(super) async fn planned(
     request: &LockedRequest,
     config: PlannerConfig,
-) -> Result<PlanOutcome, CliError> {
+) -> Result<GeneratedPlan, CliError> {
     let outcome = request.plan(config).await?;
     for w in &outcome.warnings {
         eprintln!("planlock: warning: {}", printable(w));

@@ -12,7 +12,7 @@ pub use site::{DemoSite, Mailer, SmtpMailer};
 use crate::browser::Chromium;
 use crate::inbox::Inbox;
 use crate::plan::{self, Limits, Plan, Vars};
-use crate::report::{EventLog, Progress};
+use crate::report::{EventLog, ProgressLog};
 use crate::runner::{self, Listener, RunResult, RunSpec, event::Fanout};
 
 /// The bundled plans, as shipped (also valid input for `planlock run --var base_url=...`).
@@ -56,7 +56,7 @@ pub async fn run_demo(
             .lock()
             .await
             .expect("the bundled plans lock to the demo site");
-        let mut progress = Progress::new(Some(name.to_string()));
+        let mut progress = ProgressLog::new(Some(name.to_string()));
         let mut log = EventLog::open("-").ok().filter(|_| print_events);
         let mut listeners: Vec<&mut dyn Listener> = vec![&mut progress];
         if let Some(l) = log.as_mut() {

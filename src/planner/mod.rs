@@ -59,7 +59,7 @@ impl Usage {
 
 /// A plan and how it was obtained.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PlanOutcome {
+pub struct GeneratedPlan {
     pub plan: Plan,
     /// True when the plan came from the cache (no model request was made).
     pub cached: bool,
@@ -345,7 +345,7 @@ pub(crate) struct ModelReply {
 
 /// Plans `goal`: from the cache when it has the plan (zero requests), else with exactly one
 /// model request (plus bounded transport retries of that same request).
-pub async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<PlanOutcome, PlannerError> {
+pub async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<GeneratedPlan, PlannerError> {
     let goal = goal::prepare_with(goal, req.inbox_address.as_deref(), &req.vars)?;
     let allowed = allowed_sites(&goal, &req.allowed_hosts)?;
     plan_prepared(goal, &allowed, req).await
@@ -357,7 +357,7 @@ pub async fn plan_prepared(
     goal: goal::Goal,
     allowed: &[String],
     req: &PlanRequest,
-) -> Result<PlanOutcome, PlannerError> {
+) -> Result<GeneratedPlan, PlannerError> {
     let spec = req.config.model_spec()?;
     let model = spec.to_string();
     let version = prompt_version();
@@ -387,7 +387,7 @@ pub async fn plan_prepared(
     {
         match plan::parse_and_validate(&text, &req.limits, &req.vars) {
             Ok(plan) => {
-                return Ok(PlanOutcome {
+                return Ok(GeneratedPlan {
                     plan,
                     cached: true,
                     usage: Usage::default(),
@@ -453,7 +453,7 @@ pub async fn plan_prepared(
             ));
         }
     }
-    Ok(PlanOutcome {
+    Ok(GeneratedPlan {
         plan,
         cached: false,
         usage: reply.usage,
@@ -584,7 +584,7 @@ pub(crate) fn truncate(s: &str, max: usize) -> String {
 }
 
 /// One line for stderr: cached or not, the model, usage and retries.
-pub fn outcome_summary(o: &PlanOutcome) -> String {
+pub fn outcome_summary(o: &GeneratedPlan) -> String {
     let steps = review::counted(o.plan.steps.len(), "step", "steps");
     if o.cached {
         let file = o

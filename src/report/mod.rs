@@ -17,7 +17,7 @@ use crate::runner::{Event, EventKind, RunResult, RunStatus};
 
 pub use events::{EventLog, event_line};
 pub use printable::{Printable, json_printable, printable, printable_lines};
-pub use progress::{Progress, WAIT_REPORT_EVERY, wait_line};
+pub use progress::{ProgressLog, WAIT_REPORT_EVERY, wait_line};
 
 /// One plan file given to `run`, and what became of it: what every end-of-run report reads.
 #[derive(Debug, Clone)]

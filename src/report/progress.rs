@@ -16,7 +16,7 @@ use crate::runner::{Event, EventKind, Listener, StepDetail};
 pub const WAIT_REPORT_EVERY: Duration = Duration::from_secs(10);
 
 /// Prints a run's progress on stderr.
-pub struct Progress {
+pub struct ProgressLog {
     prefix: String,
     terminal: bool,
     every: Duration,
@@ -33,10 +33,10 @@ struct Ticker {
     handle: std::thread::JoinHandle<()>,
 }
 
-impl Progress {
+impl ProgressLog {
     /// `label` prefixes every line when several runs share the terminal.
-    pub fn new(label: Option<String>) -> Progress {
-        Progress {
+    pub fn new(label: Option<String>) -> ProgressLog {
+        ProgressLog {
             prefix: label.map(|l| format!("[{l}] ")).unwrap_or_default(),
             terminal: std::io::stderr().is_terminal(),
             every: WAIT_REPORT_EVERY,
@@ -47,7 +47,7 @@ impl Progress {
     }
 
     /// Reports waiting steps every `every` instead of every 10 s (outside a terminal).
-    pub fn every(mut self, every: Duration) -> Progress {
+    pub fn every(mut self, every: Duration) -> ProgressLog {
         self.every = every;
         self
     }
@@ -160,7 +160,7 @@ fn spin(line: &str, stop: &(Mutex<bool>, Condvar), drew: &AtomicBool) {
     }
 }
 
-impl Listener for Progress {
+impl Listener for ProgressLog {
     fn on_event(&mut self, e: &Event) {
         let p = self.prefix.clone();
         match e {
@@ -297,7 +297,7 @@ fn telling_details(detail: &StepDetail) -> String {
     extra
 }
 
-impl Drop for Progress {
+impl Drop for ProgressLog {
     fn drop(&mut self) {
         self.stop_ticker();
     }

@@ -4,6 +4,7 @@
 mod camera;
 mod detail;
 pub mod event;
+mod execute;
 mod failure;
 pub mod result;
 mod spec;
@@ -28,13 +29,12 @@ pub use result::{
     Warning, step_refs,
 };
 pub use spec::{Binding, LockedRun, RunSpec, Secrets, SpecError};
-use untrusted::capped;
 pub use untrusted::wrap_untrusted;
 
 use crate::browser::Chromium;
 use crate::error::StepError;
 use crate::inbox::{Message, RunMailbox};
-use crate::plan::{Criticality, Masker, Step, Template, Vars, VarsError};
+use crate::plan::{Masker, Step};
 use camera::Camera;
 
 /// Default deadline of steps that locate elements.
@@ -47,18 +47,8 @@ pub const INBOX_TIMEOUT: Duration = Duration::from_secs(120);
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(600);
 /// Default time a successful run watches for a late refusal before reporting.
 pub const SETTLE: Duration = Duration::from_millis(200);
-/// How long a warning waits for the page's text.
-const PAGE_TEXT_WAIT: Duration = Duration::from_secs(1);
 /// The most of a page's text a warning keeps.
 const WARNING_TEXT: usize = 1000;
-
-/// Whether a failed step ends the run.
-enum Carry {
-    Retry,
-    /// Record it as a warning and go on.
-    On,
-    Stop,
-}
 
 /// How a run behaves, beyond its plan.
 #[derive(Debug, Clone)]
@@ -355,243 +345,6 @@ impl<'l> Run<'l> {
         detail
     }
 
-    async fn execute(
-        &mut self,
-        browser: &Chromium,
-        req: &LockedRun,
-        cancel: CancellationToken,
-    ) -> RunResult {
-        let run_deadline = self.started + req.settings.run_timeout;
-        // Mailboxes are opened before any step can trigger mail (their watermark is "now"),
-        // while the browser context starts: both take a while, neither needs the other.
-        let run_id = self.run_id.as_str();
-        let (opened, tab) = tokio::join!(
-            async {
-                let opened = open_mailboxes(&req.inboxes, run_id).await;
-                crate::phase::mark(run_id, "mailboxes open");
-                opened
-            },
-            async {
-                let tab = browser.new_tab(req.lock.clone()).await;
-                crate::phase::mark(run_id, "context ready");
-                tab
-            }
-        );
-        match opened {
-            Ok(mailboxes) => self.mailboxes = mailboxes,
-            Err(failure) => {
-                self.emit_run_started(req);
-                if let Ok(tab) = tab {
-                    browser.close_tab(tab).await;
-                }
-                return self.finish(req, Some(Stop::Before(failure)), None);
-            }
-        }
-        // `{{inbox_address}}`: the default inbox's address, else the first bound inbox's.
-        let first = req
-            .inboxes
-            .iter()
-            .find(|(name, _)| name.is_none())
-            .or(req.inboxes.first())
-            .map(|(name, _)| name.clone());
-        self.inbox_address = first
-            .and_then(|name| self.mailboxes.get(&name))
-            .map(|mb| mb.address().to_string());
-        let vars = req
-            .vars
-            .clone()
-            .with_run(&self.run_id, self.inbox_address.as_deref());
-        self.emit_run_started(req);
-        let tab = match tab {
-            Ok(tab) => tab,
-            Err(e) => return self.finish(req, Some(Stop::Before(e.into())), None),
-        };
-        let mut summary = None;
-        let mut stop = None;
-        let mut crashed = tab.crashed();
-        for (index, raw_step) in req.plan.steps.iter().enumerate() {
-            let step = match render(raw_step, &vars) {
-                Ok(s) => s,
-                Err(failure) => {
-                    let e = self.masked_error(&failure.to_step_error());
-                    let none = StepDetail::default();
-                    self.emit_step_started(index, raw_step, none.clone());
-                    self.emit_step_ended(index, raw_step, Duration::ZERO, Some(&e), &none);
-                    let mut outcome = self.skipped(index, raw_step, StepStatus::Failed);
-                    outcome.error = Some(e);
-                    self.outcomes.push(outcome);
-                    stop = Some(Stop::At(index, failure));
-                    break;
-                }
-            };
-            // A `should` step a person asked to retry runs again; every other outcome ends it.
-            loop {
-                let began = Instant::now();
-                let deadline = (began + self.step_deadline(&step, &req.settings)).min(run_deadline);
-                // The deadline lets progress say how long a wait may still take.
-                let starting = StepDetail {
-                    timeout_ms: Some(deadline.saturating_duration_since(began).as_millis() as u64),
-                    ..StepDetail::default()
-                };
-                self.emit_step_started(index, &step, starting);
-                let outcome = tokio::select! {
-                    r = self.step(&tab, index, &step, deadline) => r,
-                    _ = cancel.cancelled() => Err(Failure::Cancelled),
-                    reason = &mut crashed => Err(Failure::BrowserCrashed { reason }),
-                    _ = tokio::time::sleep_until(run_deadline) => Err(Failure::RunTimeout {
-                        limit: req.settings.run_timeout,
-                    }),
-                };
-                // A refusal of a page-initiated navigation fails the step it happened in.
-                let outcome = match (outcome, tab.take_refusal()) {
-                    (Ok(_), Some(r)) => Err(Failure::Page {
-                        error: Box::new(crate::browser::PageError::Refused(r)),
-                        waited: Duration::ZERO,
-                        previous: None,
-                    }),
-                    (o, _) => o,
-                };
-                let took = began.elapsed();
-                crate::phase::step(&self.run_id, index, step.kind());
-                match outcome {
-                    Ok(detail) => {
-                        if let Step::Done { summary: s, .. } = &step {
-                            summary = Some(s.clone());
-                        }
-                        let mut detail = self.masked(detail);
-                        if step.kind().returns_text() {
-                            let text = detail.text.clone().unwrap_or_default();
-                            let shown = if req.settings.wrap_untrusted {
-                                wrap_untrusted(&text)
-                            } else {
-                                text
-                            };
-                            detail.text = Some(shown.clone());
-                            self.extracted.push(shown);
-                        }
-                        if req.settings.screenshots == Screenshots::All {
-                            self.camera(&req.settings)
-                                .take(&tab, index, &mut detail)
-                                .await;
-                        }
-                        self.emit_step_ended(index, &step, took, None, &detail);
-                        self.record(index, &step, StepStatus::Succeeded, took, detail, None);
-                    }
-                    Err(failure) => {
-                        let mut detail =
-                            self.camera(&req.settings).failure_detail(&tab, index).await;
-                        if let Some((located, effect)) = failure.click_facts() {
-                            detail.located = Some(located);
-                            detail.effect = Some(effect);
-                        }
-                        let detail = self.masked(detail);
-                        // A check the plan let fail, failing right after an action that did
-                        // not happen, is the evidence the goal was not reached.
-                        let failure = match self.doubt() {
-                            Some(previous)
-                                if step.kind().is_check()
-                                    && step.criticality() != Criticality::Must
-                                    && !matches!(failure, Failure::Cancelled) =>
-                            {
-                                Failure::Unconfirmed {
-                                    check: Box::new(failure),
-                                    previous: Box::new(previous.clone()),
-                                }
-                            }
-                            _ => failure,
-                        };
-                        let err = self.masked_error(&failure.to_step_error());
-                        let (step_ref, criticality) =
-                            (self.step_ref(index, &step), step.criticality());
-                        let carried = if matches!(failure, Failure::Unconfirmed { .. }) {
-                            Carry::Stop
-                        } else {
-                            carry(
-                                step_ref,
-                                criticality,
-                                &failure,
-                                &err,
-                                &detail,
-                                &req.settings,
-                            )
-                            .await
-                        };
-                        let warning = matches!(carried, Carry::On);
-                        self.emit_step_end(index, &step, took, Some(&err), warning, &detail);
-                        match carried {
-                            Carry::Retry => continue,
-                            Carry::On => {
-                                let text = tab.extract_text(None, Instant::now() + PAGE_TEXT_WAIT);
-                                let text =
-                                    text.await.ok().map(|t| self.masker.mask(&capped(&t.text)));
-                                self.warnings.push(Warning {
-                                    step: index,
-                                    step_type: step.kind(),
-                                    describe: self.masker.mask(&step.describe()),
-                                    criticality: step.criticality(),
-                                    error: err.clone(),
-                                    url: detail.url.clone(),
-                                    text,
-                                });
-                                self.record(
-                                    index,
-                                    &step,
-                                    StepStatus::Warned,
-                                    took,
-                                    detail,
-                                    Some(err),
-                                );
-                                break;
-                            }
-                            Carry::Stop => {}
-                        }
-                        let status = if matches!(failure, Failure::Cancelled) {
-                            StepStatus::Cancelled
-                        } else {
-                            StepStatus::Failed
-                        };
-                        self.record(index, &step, status, took, detail, Some(err));
-                        stop = Some(Stop::At(index, failure));
-                        break;
-                    }
-                }
-                break;
-            }
-            if stop.is_some() {
-                break;
-            }
-            if summary.is_some() {
-                break;
-            }
-        }
-        // A plan that ran out of steps without `done` ends as `done` would.
-        if stop.is_none()
-            && summary.is_none()
-            && let Some(failure) = self
-                .unfinished(&tab, Instant::now() + req.settings.step_timeout)
-                .await
-        {
-            stop = Some(Stop::After(failure));
-        }
-        if stop.is_none()
-            && let Some(refusal) = tab.settle_refusal(req.settings.settle).await
-        {
-            stop = Some(Stop::After(Failure::LateRefusal(refusal)));
-        }
-        crate::phase::mark(&self.run_id, "settled");
-        self.refused = tab.refused_count();
-        browser.release_tab(tab);
-        crate::phase::mark(&self.run_id, "tab closed");
-        if let Some(Stop::At(index, _)) = &stop {
-            for (i, s) in req.plan.steps.iter().enumerate().skip(index + 1) {
-                let skipped = self.skipped(i, s, StepStatus::Skipped);
-                self.outcomes.push(skipped);
-            }
-        }
-        let summary = summary.unwrap_or_else(|| format!("all {} steps ran", req.plan.steps.len()));
-        self.finish(req, stop, Some(summary))
-    }
-
     /// A step that did not run (or ended before it began), as the result lists it.
     /// How a step the run began ended.
     fn record(
@@ -704,71 +457,6 @@ impl<'l> Run<'l> {
             // Ends at once; the deadline only bounds a page that does not answer.
             Step::Done { .. } => settings.step_timeout,
         }
-    }
-}
-
-/// Opens this run's view of every bound mailbox.
-async fn open_mailboxes(
-    inboxes: &[Binding],
-    run_id: &str,
-) -> Result<HashMap<Option<String>, Box<dyn RunMailbox>>, Failure> {
-    let mut opened = HashMap::new();
-    for (name, inbox) in inboxes {
-        let mailbox = inbox.open(run_id).await.map_err(|e| Failure::InboxOpen {
-            inbox: inbox.describe(),
-            error: e.to_string(),
-        })?;
-        opened.insert(name.clone(), mailbox);
-    }
-    Ok(opened)
-}
-
-/// Substitutes every `{{variable}}` of a step.
-fn render(step: &Step, vars: &Vars) -> Result<Step, Failure> {
-    let mut rendered = step.clone();
-    for (_, text) in rendered.strings_mut() {
-        let template = Template::parse(text).map_err(|problem| {
-            Failure::Variable(VarsError::BadTemplate {
-                text: text.clone(),
-                problem,
-            })
-        })?;
-        *text = template.render(vars).map_err(Failure::Variable)?;
-    }
-    Ok(rendered)
-}
-
-/// What a step's criticality makes of its failure. The run's own ends (cancelled, its
-/// deadline, a crash) and the lock's refusals end the run whatever the plan says.
-async fn carry(
-    step: StepRef,
-    criticality: Criticality,
-    failure: &Failure,
-    error: &StepError,
-    detail: &StepDetail,
-    settings: &Settings,
-) -> Carry {
-    use crate::error::ErrorKind::*;
-    let final_kind = matches!(
-        failure.kind(),
-        Cancelled | BrowserCrashed | RunTimeout | LockRefused | InvalidInput | Browser
-    );
-    match criticality {
-        _ if final_kind => Carry::Stop,
-        Criticality::Must => Carry::Stop,
-        Criticality::Could => Carry::On,
-        Criticality::Should if settings.strict => Carry::Stop,
-        Criticality::Should => match &settings.ask {
-            None => Carry::On,
-            Some(ask) => {
-                let shot = detail.screenshot.as_deref();
-                match ask.choose(&step, &error.message, shot).await {
-                    ShouldChoice::Retry => Carry::Retry,
-                    ShouldChoice::Skip => Carry::On,
-                    ShouldChoice::Stop => Carry::Stop,
-                }
-            }
-        },
     }
 }
 

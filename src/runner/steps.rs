@@ -9,7 +9,7 @@ use tokio::time::Instant;
 
 use super::failure::form_error_phrase;
 use super::{EmailSeen, Failure, Previous, PreviousAction, Run, StepDetail};
-use crate::browser::{Answers, Candidate, Effect, EffectKind, Located, Tab};
+use crate::browser::{Answers, Candidate, Effect, EffectKind, Located, PageError, Tab};
 use crate::inbox::Message;
 use crate::inbox::extract;
 use crate::inbox::wait::{MailFilter, wait_for_message};
@@ -31,11 +31,11 @@ impl Run<'_> {
         step: &Step,
         deadline: Instant,
     ) -> Result<StepDetail, Failure> {
-        let waited = deadline.saturating_duration_since(Instant::now());
-        let page = |error| Failure::Page {
-            error: Box::new(error),
-            waited,
-            previous: None,
+        let at = At {
+            tab,
+            index,
+            deadline,
+            waited: deadline.saturating_duration_since(Instant::now()),
         };
         // The navigation an emailed link started, and whatever the page does on its own after
         // it, is judged by where it leads until the run acts again.
@@ -43,75 +43,15 @@ impl Run<'_> {
             tab.judge_hops(None);
         }
         match step {
-            Step::Navigate { url, .. } => {
-                let nav = tab.navigate(url, deadline).await.map_err(page)?;
-                self.opened(index, &nav.url);
-                Ok(StepDetail {
-                    url: Some(nav.url),
-                    status: nav.status,
-                    same_document: nav.same_document.then_some(true),
-                    ..StepDetail::default()
-                })
-            }
+            Step::Navigate { url, .. } => self.navigate(at, url).await,
             Step::Click {
                 describe,
                 text,
                 selector,
                 ..
             } => {
-                let clicked = tab
-                    .click(
-                        describe,
-                        text.as_deref(),
-                        selector.as_deref(),
-                        &self.filled_fields,
-                        deadline,
-                    )
-                    .await
-                    .map_err(page)?;
-                let element = clicked.located.chosen.clone().or_else(|| {
-                    Some(Candidate {
-                        element: clicked.located.element.clone(),
-                        text: text.clone(),
-                        ..Candidate::default()
-                    })
-                });
-                if clicked.effect.sent == Some(true) {
-                    self.unsent.clear();
-                }
-                let form_errors: Vec<String> =
-                    clicked.form_errors.iter().map(form_error_phrase).collect();
-                let filled = std::mem::take(&mut self.filled);
-                self.previous = Some(Previous {
-                    step: index,
-                    action: PreviousAction::Clicked {
-                        element,
-                        described: Some(describe.clone()),
-                        navigated: clicked.navigation.is_some(),
-                        effect: Some(Box::new(clicked.effect.clone())),
-                        came_back: if clicked.form_back {
-                            form_errors.clone()
-                        } else {
-                            Vec::new()
-                        },
-                    },
-                    url: Some(tab.url().await),
-                    filled: filled.clone(),
-                });
-                if clicked.effect.is_none() {
-                    return Err(Failure::NoEffect {
-                        located: Box::new(clicked.located),
-                        effect: Box::new(clicked.effect),
-                        filled,
-                    });
-                }
-                Ok(StepDetail {
-                    navigation: clicked.navigation,
-                    form_errors,
-                    effect: Some(clicked.effect),
-                    located: Some(clicked.located),
-                    ..StepDetail::default()
-                })
+                let target = (text.as_deref(), selector.as_deref());
+                self.click(at, describe, target).await
             }
             Step::Fill {
                 describe,
@@ -120,172 +60,258 @@ impl Run<'_> {
                 value,
                 ..
             } => {
-                let filled = tab
-                    .fill(
-                        describe,
-                        label.as_deref(),
-                        selector.as_deref(),
-                        value,
-                        self.masker.mask(value) != *value,
-                        deadline,
-                    )
-                    .await
-                    .map_err(page)?;
-                self.filled_at(index, filled.field, tab.page_requests());
-                Ok(StepDetail {
-                    located: Some(filled.located),
-                    ..StepDetail::default()
-                })
+                let target = (label.as_deref(), selector.as_deref());
+                self.fill(at, describe, target, value).await
             }
-            Step::WaitSeconds { seconds, .. } => {
-                tokio::time::sleep(Duration::from_secs_f64(*seconds)).await;
-                Ok(StepDetail {
-                    seconds: Some(*seconds),
-                    ..StepDetail::default()
-                })
-            }
+            Step::WaitSeconds { seconds, .. } => Ok(wait_seconds(*seconds).await),
             Step::WaitForText { text, .. } => {
-                // A guessed check ends once the page has gone quiet without showing it.
-                let waited = async {
-                    if step.criticality() == Criticality::Could {
-                        tab.wait_for_guessed_text(text, deadline, Instant::now())
-                            .await
-                    } else {
-                        tab.wait_for_text(text, deadline).await
-                    }
-                };
-                let cut_short = self.form_came_back(tab);
-                tokio::select! {
-                    r = waited => r.map_err(|e| page(e).after(self.previous.clone()))?,
-                    errors = cut_short => return Err(self.form_errors(errors)),
-                }
-                Ok(StepDetail {
-                    text: Some(text.clone()),
-                    ..StepDetail::default()
-                })
+                self.wait_for_text(at, text, step.criticality()).await
             }
-            Step::ExtractText { selector, .. } => {
-                let read = tab
-                    .extract_text(selector.as_deref(), deadline)
-                    .await
-                    .map_err(page)?;
-                Ok(StepDetail {
-                    text: Some(read.text),
-                    located: Some(Located {
-                        strategy: if selector.is_some() {
-                            "selector"
-                        } else {
-                            "main"
-                        }
-                        .into(),
-                        element: Some(read.element),
-                        ..Default::default()
-                    }),
-                    ..StepDetail::default()
-                })
-            }
-            Step::Done { summary, .. } => {
-                if let Some(failure) = self.unfinished(tab, deadline).await {
-                    return Err(failure);
-                }
-                Ok(StepDetail {
-                    summary: Some(summary.clone()),
-                    ..StepDetail::default()
-                })
-            }
+            Step::ExtractText { selector, .. } => extract_text(at, selector.as_deref()).await,
+            Step::Done { summary, .. } => self.done(at, summary).await,
             Step::WaitForEmail {
                 inbox_id,
                 from,
                 subject,
                 ..
             } => {
-                let filter = MailFilter {
-                    from: from.clone(),
-                    subject: subject.clone(),
-                };
-                let answers = self.answers_to_click(tab, deadline).await;
-                let msg = self
-                    .message_unless_form_back(tab, inbox_id, &filter, deadline, Mail::Next)
-                    .await?;
-                let email = email_seen(&msg);
-                self.remembered.insert(inbox_id.clone(), msg);
-                Ok(StepDetail {
-                    answers,
-                    email: Some(email),
-                    ..StepDetail::default()
-                })
+                let filter = mail_filter(from, subject);
+                self.wait_for_email(at, inbox_id, filter).await
             }
             Step::UseOtpFromInbox {
                 inbox_id, selector, ..
-            } => {
-                let any = MailFilter::default();
-                let answers = self.answers_to_click(tab, deadline).await;
-                let msg = self
-                    .message_unless_form_back(tab, inbox_id, &any, deadline, Mail::Remembered)
-                    .await?;
-                let address = self.address_of(inbox_id);
-                let otp = extract::find_otp(&msg.raw, &address).map_err(|e| {
-                    Failure::code_not_taken(e, msg.subject.clone(), msg.from.clone())
-                })?;
-                // From now on no screenshot shows it, as typed or as the mail wrote it.
-                for shown in [&otp.code, &otp.compact] {
-                    if !self.never_shown.contains(shown) {
-                        self.never_shown.push(shown.clone());
-                    }
-                }
-                let filled = tab
-                    .fill_code(selector, &otp.code, deadline)
-                    .await
-                    .map_err(page)?;
-                self.filled_at(index, filled.field, tab.page_requests());
-                Ok(StepDetail {
-                    located: Some(filled.located),
-                    answers,
-                    email: Some(email_seen(&msg)),
-                    code: Some(extract::mask_code(&otp.code)),
-                    chosen_by: otp.reasons,
-                    ..StepDetail::default()
-                })
-            }
+            } => self.use_otp_from_inbox(at, inbox_id, selector).await,
             Step::OpenLinkFromInbox {
                 inbox_id,
                 from,
                 describe,
                 ..
             } => {
-                let filter = MailFilter {
-                    from: from.clone(),
-                    subject: None,
-                };
-                let answers = self.answers_to_click(tab, deadline).await;
-                let msg = self
-                    .message_unless_form_back(tab, inbox_id, &filter, deadline, Mail::Remembered)
-                    .await?;
-                let lock = tab.lock();
-                let link =
-                    extract::find_link(&msg.raw, describe.as_deref(), &|u| lock.check(u).is_ok())
-                        .map_err(|e| {
-                        Failure::link_not_taken(e, lock, msg.subject.clone(), msg.from.clone())
-                    })?;
-                tab.judge_hops(Some(std::sync::Arc::new(extract::undoing_destination)));
-                let nav = tab
-                    .navigate(link.url.as_str(), deadline)
+                let filter = mail_filter(from, &None);
+                let describe = describe.as_deref();
+                self.open_link_from_inbox(at, inbox_id, filter, describe)
                     .await
-                    .map_err(page)?;
-                self.opened(index, &nav.url);
-                Ok(StepDetail {
-                    url: Some(nav.url),
-                    status: nav.status,
-                    answers,
-                    email: Some(email_seen(&msg)),
-                    link: Some(link.url.to_string()),
-                    anchor_text: Some(link.anchor_text),
-                    chosen_by: link.reasons,
-                    describe_matched: link.described,
-                    ..StepDetail::default()
-                })
             }
         }
+    }
+
+    async fn navigate(&mut self, at: At<'_>, url: &str) -> Result<StepDetail, Failure> {
+        let nav = at.tab.navigate(url, at.deadline).await.map_err(at.page())?;
+        self.opened(at.index, &nav.url);
+        Ok(StepDetail {
+            url: Some(nav.url),
+            status: nav.status,
+            same_document: nav.same_document.then_some(true),
+            ..StepDetail::default()
+        })
+    }
+
+    /// The plan's end, once what it needs is done (see [`Run::unfinished`]).
+    async fn done(&mut self, at: At<'_>, summary: &str) -> Result<StepDetail, Failure> {
+        if let Some(failure) = self.unfinished(at.tab, at.deadline).await {
+            return Err(failure);
+        }
+        Ok(StepDetail {
+            summary: Some(summary.to_string()),
+            ..StepDetail::default()
+        })
+    }
+
+    /// Clicks what `(text, selector)` finds; a click that did nothing fails, with its facts.
+    async fn click(
+        &mut self,
+        at: At<'_>,
+        describe: &str,
+        (text, selector): (Option<&str>, Option<&str>),
+    ) -> Result<StepDetail, Failure> {
+        let tab = at.tab;
+        let clicked = tab
+            .click(describe, text, selector, &self.filled_fields, at.deadline)
+            .await
+            .map_err(at.page())?;
+        let element = clicked.located.chosen.clone().or_else(|| {
+            Some(Candidate {
+                element: clicked.located.element.clone(),
+                text: text.map(str::to_string),
+                ..Candidate::default()
+            })
+        });
+        if clicked.effect.sent == Some(true) {
+            self.unsent.clear();
+        }
+        let form_errors: Vec<String> = clicked.form_errors.iter().map(form_error_phrase).collect();
+        let filled = std::mem::take(&mut self.filled);
+        self.previous = Some(Previous {
+            step: at.index,
+            action: PreviousAction::Clicked {
+                element,
+                described: Some(describe.to_string()),
+                navigated: clicked.navigation.is_some(),
+                effect: Some(Box::new(clicked.effect.clone())),
+                came_back: if clicked.form_back {
+                    form_errors.clone()
+                } else {
+                    Vec::new()
+                },
+            },
+            url: Some(tab.url().await),
+            filled: filled.clone(),
+        });
+        if clicked.effect.is_none() {
+            return Err(Failure::NoEffect {
+                located: Box::new(clicked.located),
+                effect: Box::new(clicked.effect),
+                filled,
+            });
+        }
+        Ok(StepDetail {
+            navigation: clicked.navigation,
+            form_errors,
+            effect: Some(clicked.effect),
+            located: Some(clicked.located),
+            ..StepDetail::default()
+        })
+    }
+
+    /// Types `value` into what `(label, selector)` finds.
+    async fn fill(
+        &mut self,
+        at: At<'_>,
+        describe: &str,
+        (label, selector): (Option<&str>, Option<&str>),
+        value: &str,
+    ) -> Result<StepDetail, Failure> {
+        let secret = self.masker.mask(value) != *value;
+        let filled = at
+            .tab
+            .fill(describe, label, selector, value, secret, at.deadline)
+            .await
+            .map_err(at.page())?;
+        self.filled_at(at.index, filled.field, at.tab.page_requests());
+        Ok(StepDetail {
+            located: Some(filled.located),
+            ..StepDetail::default()
+        })
+    }
+
+    /// Waits for `text`, cut short when the form the last click sent comes back with errors.
+    async fn wait_for_text(
+        &mut self,
+        at: At<'_>,
+        text: &str,
+        criticality: Criticality,
+    ) -> Result<StepDetail, Failure> {
+        let (tab, deadline) = (at.tab, at.deadline);
+        // A guessed check ends once the page has gone quiet without showing it.
+        let waited = async {
+            if criticality == Criticality::Could {
+                tab.wait_for_guessed_text(text, deadline, Instant::now())
+                    .await
+            } else {
+                tab.wait_for_text(text, deadline).await
+            }
+        };
+        let cut_short = self.form_came_back(tab);
+        tokio::select! {
+            r = waited => r.map_err(|e| at.page()(e).after(self.previous.clone()))?,
+            errors = cut_short => return Err(self.form_errors(errors)),
+        }
+        Ok(StepDetail {
+            text: Some(text.to_string()),
+            ..StepDetail::default()
+        })
+    }
+
+    async fn wait_for_email(
+        &mut self,
+        at: At<'_>,
+        inbox_id: &Option<String>,
+        filter: MailFilter,
+    ) -> Result<StepDetail, Failure> {
+        let answers = self.answers_to_click(at.tab, at.deadline).await;
+        let msg = self
+            .message_unless_form_back(at.tab, inbox_id, &filter, at.deadline, Mail::Next)
+            .await?;
+        let email = email_seen(&msg);
+        self.remembered.insert(inbox_id.clone(), msg);
+        Ok(StepDetail {
+            answers,
+            email: Some(email),
+            ..StepDetail::default()
+        })
+    }
+
+    /// Types the code of the inbox's mail into `selector`; no screenshot shows it from then on.
+    async fn use_otp_from_inbox(
+        &mut self,
+        at: At<'_>,
+        inbox_id: &Option<String>,
+        selector: &str,
+    ) -> Result<StepDetail, Failure> {
+        let (tab, deadline) = (at.tab, at.deadline);
+        let any = MailFilter::default();
+        let answers = self.answers_to_click(tab, deadline).await;
+        let msg = self
+            .message_unless_form_back(tab, inbox_id, &any, deadline, Mail::Remembered)
+            .await?;
+        let address = self.address_of(inbox_id);
+        let otp = extract::find_otp(&msg.raw, &address)
+            .map_err(|e| Failure::code_not_taken(e, msg.subject.clone(), msg.from.clone()))?;
+        // From now on no screenshot shows it, as typed or as the mail wrote it.
+        for shown in [&otp.code, &otp.compact] {
+            if !self.never_shown.contains(shown) {
+                self.never_shown.push(shown.clone());
+            }
+        }
+        let filled = tab
+            .fill_code(selector, &otp.code, deadline)
+            .await
+            .map_err(at.page())?;
+        self.filled_at(at.index, filled.field, tab.page_requests());
+        Ok(StepDetail {
+            located: Some(filled.located),
+            answers,
+            email: Some(email_seen(&msg)),
+            code: Some(extract::mask_code(&otp.code)),
+            chosen_by: otp.reasons,
+            ..StepDetail::default()
+        })
+    }
+
+    /// Opens the link of the inbox's mail that the lock lets the run open, `describe` choosing
+    /// among several; its hops are judged by where they lead.
+    async fn open_link_from_inbox(
+        &mut self,
+        at: At<'_>,
+        inbox_id: &Option<String>,
+        filter: MailFilter,
+        describe: Option<&str>,
+    ) -> Result<StepDetail, Failure> {
+        let (tab, deadline) = (at.tab, at.deadline);
+        let answers = self.answers_to_click(tab, deadline).await;
+        let msg = self
+            .message_unless_form_back(tab, inbox_id, &filter, deadline, Mail::Remembered)
+            .await?;
+        let lock = tab.lock();
+        let link = extract::find_link(&msg.raw, describe, &|u| lock.check(u).is_ok())
+            .map_err(|e| Failure::link_not_taken(e, lock, msg.subject.clone(), msg.from.clone()))?;
+        tab.judge_hops(Some(std::sync::Arc::new(extract::undoing_destination)));
+        let nav = tab
+            .navigate(link.url.as_str(), deadline)
+            .await
+            .map_err(at.page())?;
+        self.opened(at.index, &nav.url);
+        Ok(StepDetail {
+            url: Some(nav.url),
+            status: nav.status,
+            answers,
+            email: Some(email_seen(&msg)),
+            link: Some(link.url.to_string()),
+            anchor_text: Some(link.anchor_text),
+            chosen_by: link.reasons,
+            describe_matched: link.described,
+            ..StepDetail::default()
+        })
     }
 
     /// Right after a click: the requests it caused are answered before the mail is read, as
@@ -529,6 +555,67 @@ impl Run<'_> {
             .after(self.previous.clone())),
         }
     }
+}
+
+/// A step as it runs: its tab, its place in the plan, its deadline, and how long it had to
+/// wait when it began (what a page failure says it waited).
+#[derive(Clone, Copy)]
+struct At<'t> {
+    tab: &'t Tab,
+    index: usize,
+    deadline: Instant,
+    waited: Duration,
+}
+
+impl At<'_> {
+    /// A page error as this step's failure.
+    fn page(&self) -> impl Fn(PageError) -> Failure + use<> {
+        let waited = self.waited;
+        move |error| Failure::Page {
+            error: Box::new(error),
+            waited,
+            previous: None,
+        }
+    }
+}
+
+/// The mails an inbox step takes: from `from`, about `subject`, where given.
+fn mail_filter(from: &Option<String>, subject: &Option<String>) -> MailFilter {
+    MailFilter {
+        from: from.clone(),
+        subject: subject.clone(),
+    }
+}
+
+async fn wait_seconds(seconds: f64) -> StepDetail {
+    tokio::time::sleep(Duration::from_secs_f64(seconds)).await;
+    StepDetail {
+        seconds: Some(seconds),
+        ..StepDetail::default()
+    }
+}
+
+/// Reads the text of `selector`, or of the page's main content.
+async fn extract_text(at: At<'_>, selector: Option<&str>) -> Result<StepDetail, Failure> {
+    let read = at
+        .tab
+        .extract_text(selector, at.deadline)
+        .await
+        .map_err(at.page())?;
+    Ok(StepDetail {
+        text: Some(read.text),
+        located: Some(Located {
+            strategy: if selector.is_some() {
+                "selector"
+            } else {
+                "main"
+            }
+            .into(),
+            element: Some(read.element),
+            ..Default::default()
+        }),
+        ..StepDetail::default()
+    })
 }
 
 fn email_seen(msg: &Message) -> EmailSeen {

@@ -11,7 +11,7 @@ use utoipa::openapi::{RefOr, Schema};
 use super::store::{CallbackState, RunState, StoredRun, timestamp};
 use crate::pipeline::{Answer, LockedRequest};
 use crate::plan::Plan;
-use crate::planner::{Looked, PlanOutcome, Review, Usage};
+use crate::planner::{GeneratedPlan, Looked, Review, Usage};
 use crate::runner::{Event, Progress, RunResult, StepProgress};
 
 /// A run that has ended: its result, with its webhook's state.
@@ -145,7 +145,7 @@ pub struct Planned {
 
 impl Planned {
     /// The plan of `request` as callers see it, reviewed inside its lock.
-    pub fn of(request: &LockedRequest, outcome: PlanOutcome, answers: Vec<Answer>) -> Planned {
+    pub fn of(request: &LockedRequest, outcome: GeneratedPlan, answers: Vec<Answer>) -> Planned {
         Planned {
             review: request.review(&outcome.plan, &answers),
             answers,

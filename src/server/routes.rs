@@ -29,8 +29,8 @@ use super::store::{RunState, StoredRun, decode_cursor};
 use crate::lock::{AddressPolicy, LockError};
 use crate::pipeline::{LockedRequest, Request, RequestError};
 use crate::plan;
+use crate::planner::GeneratedPlan;
 use crate::planner::LookChoice;
-use crate::planner::PlanOutcome;
 use crate::runner::RunResult;
 use crate::wait;
 
@@ -160,7 +160,7 @@ impl Reply {
 /// A goal the service locked and planned: the request (its lock) and the plan.
 pub(super) struct Planning {
     pub request: LockedRequest,
-    pub outcome: PlanOutcome,
+    pub outcome: GeneratedPlan,
 }
 
 /// The pipeline's request for a goal a caller asked the service to plan: its lock under the

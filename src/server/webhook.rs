@@ -104,9 +104,9 @@ pub fn spawn_delivery(state: &AppState, run_id: String, callback: Callback, resu
                 let last = attempt as usize > schedule.len();
                 let (status, error) = match &outcome {
                     Ok(()) => ("delivered", None),
-                    Err(Failure::Refused(e)) => ("failed", Some(e.clone())),
-                    Err(Failure::Retry(e)) if last => ("failed", Some(e.clone())),
-                    Err(Failure::Retry(e)) => ("pending", Some(e.clone())),
+                    Err(Undelivered::Refused(e)) => ("failed", Some(e.clone())),
+                    Err(Undelivered::Retry(e)) if last => ("failed", Some(e.clone())),
+                    Err(Undelivered::Retry(e)) => ("pending", Some(e.clone())),
                 };
                 state.metrics().webhook(match status {
                     "pending" => "retried",
@@ -153,7 +153,7 @@ pub fn spawn_delivery(state: &AppState, run_id: String, callback: Callback, resu
     ));
 }
 
-enum Failure {
+enum Undelivered {
     /// The address rule refuses the receiver now: no retry.
     Refused(String),
     Retry(String),
@@ -164,7 +164,7 @@ async fn attempt_once(
     run_id: &str,
     secret: &str,
     body: &[u8],
-) -> Result<(), Failure> {
+) -> Result<(), Undelivered> {
     let url = &callback.url;
     let host = url.host_str().unwrap_or_default();
     let port = url.port_or_known_default().unwrap_or(80);
@@ -175,9 +175,9 @@ async fn attempt_once(
         &callback.service_addresses,
     )
     .await
-    .map_err(|e| Failure::Refused(e.to_string()))?;
+    .map_err(|e| Undelivered::Refused(e.to_string()))?;
     let Some(ip) = addresses.first().copied() else {
-        return Err(Failure::Retry(format!("{host} does not resolve")));
+        return Err(Undelivered::Retry(format!("{host} does not resolve")));
     };
     let mut client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
@@ -189,7 +189,7 @@ async fn attempt_once(
     }
     let client = client
         .build()
-        .map_err(|e| Failure::Retry(format!("cannot build an HTTP client: {e}")))?;
+        .map_err(|e| Undelivered::Retry(format!("cannot build an HTTP client: {e}")))?;
     let now = chrono::Utc::now().timestamp();
     let response = client
         .post(url.clone())
@@ -199,12 +199,12 @@ async fn attempt_once(
         .body(body.to_vec())
         .send()
         .await
-        .map_err(|e| Failure::Retry(format!("{url}: {}", without_url(e))))?;
+        .map_err(|e| Undelivered::Retry(format!("{url}: {}", without_url(e))))?;
     let status = response.status();
     if status.is_success() {
         Ok(())
     } else {
-        Err(Failure::Retry(format!("{url} answered {status}")))
+        Err(Undelivered::Retry(format!("{url} answered {status}")))
     }
 }
 

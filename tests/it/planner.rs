@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 use axum::http::Method;
 use planlock::exit;
 use planlock::plan::{self, Limits, Vars};
-use planlock::planner::{self, PlanOutcome, PlanRequest, PlannerConfig, PlannerError, RetryPolicy};
+use planlock::planner::{
+    self, GeneratedPlan, PlanRequest, PlannerConfig, PlannerError, RetryPolicy,
+};
 use serde_json::Value;
 
 // ---------------------------------------------------------------------------------------------
@@ -907,7 +909,7 @@ fn outcome_summary_says_cached_model_usage_and_retries() {
         &Vars::default(),
     )
     .unwrap();
-    let mut o = PlanOutcome {
+    let mut o = GeneratedPlan {
         plan,
         cached: false,
         usage: planner::Usage {

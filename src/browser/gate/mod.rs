@@ -32,13 +32,13 @@ use chromiumoxide::cdp::browser_protocol::target::{CloseTargetParams, TargetId};
 use futures::StreamExt;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
+use url::Url;
 
 use super::activity::Activity;
 use super::egress::Egress;
 use super::refusals::Refusals;
-use super::tab::HopRules;
 use super::{BrowserError, timed};
-use crate::lock::{Asker, Lock, Refusal, Why};
+use crate::lock::{Asker, Lock, Refusal, Undoing, Why};
 use owner::{Found, Owner, Owners, Place};
 use seals::{Sealed, Sent};
 
@@ -71,6 +71,13 @@ pub(super) type Seals = Arc<Mutex<Vec<Sealed>>>;
 
 /// Until when a click's submission is under way, if one is.
 pub(super) type Submitting = Arc<Mutex<Option<Instant>>>;
+
+/// A rule a document request must pass besides the lock: `Some(said)` refuses the URL, `said`
+/// being what says it undoes or destroys something.
+pub type HopRule = Arc<dyn Fn(&Url) -> Option<Undoing> + Send + Sync>;
+
+/// A tab's [`HopRule`], if one is set; shared with the guard.
+pub(super) type HopRules = Arc<Mutex<Option<HopRule>>>;
 
 /// The runs' tabs, by browser context (one tab per context), and the places of their frames.
 #[derive(Clone, Default)]

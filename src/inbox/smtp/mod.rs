@@ -22,7 +22,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use self::store::Store;
+use self::store::HeldMail;
 use super::message::is_addressed_to;
 use super::{Inbox, InboxError, Message, RunMailbox};
 
@@ -62,7 +62,7 @@ impl Default for SmtpOptions {
 /// The embedded receiver. Dropping it stops accepting connections.
 pub struct SmtpInbox {
     local_addr: SocketAddr,
-    store: Arc<Store>,
+    store: Arc<HeldMail>,
     acceptor: JoinHandle<()>,
 }
 
@@ -108,7 +108,7 @@ impl SmtpInbox {
             }
             a => a,
         };
-        let store = Arc::new(Store::new(domain, address, options.max_held_bytes));
+        let store = Arc::new(HeldMail::new(domain, address, options.max_held_bytes));
         let acceptor = tokio::spawn(session::accept_loop(listener, store.clone()));
         tracing::debug!(%local_addr, domain = %store.domain, "embedded SMTP receiver listening");
         Ok(Arc::new(SmtpInbox {
@@ -197,7 +197,7 @@ impl Inbox for SmtpInbox {
 }
 
 struct SmtpRunMailbox {
-    store: Arc<Store>,
+    store: Arc<HeldMail>,
     address: String,
     /// Messages with a sequence number above this arrived after `open`.
     after: u64,

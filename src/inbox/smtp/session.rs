@@ -10,7 +10,7 @@ use tokio::time::timeout;
 
 use super::MAX_MESSAGE_BYTES;
 use super::slots::{Slot, Slots};
-use super::store::{Recipient, Reservation, Store};
+use super::store::{HeldMail, Recipient, Reservation};
 
 /// Recipients per transaction (RFC 5321 §4.5.3.1.8 asks for at least 100).
 const MAX_RECIPIENTS: usize = 100;
@@ -25,7 +25,7 @@ const IDLE_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a client may pause inside DATA.
 const DATA_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
-pub(super) async fn accept_loop(listener: TcpListener, store: Arc<Store>) {
+pub(super) async fn accept_loop(listener: TcpListener, store: Arc<HeldMail>) {
     let slots = Arc::new(Slots::default());
     loop {
         let (mut stream, peer) = match listener.accept().await {
@@ -67,7 +67,7 @@ impl Transaction {
     }
 }
 
-async fn serve_session(stream: TcpStream, store: &Store, slot: &Slot) -> std::io::Result<()> {
+async fn serve_session(stream: TcpStream, store: &HeldMail, slot: &Slot) -> std::io::Result<()> {
     let domain = store.domain.as_str();
     let _ = stream.set_nodelay(true);
     let (read, mut write) = stream.into_split();
@@ -196,7 +196,7 @@ async fn serve_session(stream: TcpStream, store: &Store, slot: &Slot) -> std::io
     }
 }
 
-fn mail_from(tx: &mut Transaction, arg: &str, store: &Store) -> String {
+fn mail_from(tx: &mut Transaction, arg: &str, store: &HeldMail) -> String {
     if !tx.greeted {
         return "503 5.5.1 send EHLO or HELO first".into();
     }
@@ -225,7 +225,7 @@ fn mail_from(tx: &mut Transaction, arg: &str, store: &Store) -> String {
     "250 2.1.0 OK".into()
 }
 
-fn rcpt_to(tx: &mut Transaction, arg: &str, store: &Store) -> String {
+fn rcpt_to(tx: &mut Transaction, arg: &str, store: &HeldMail) -> String {
     if tx.mail_from.is_none() {
         return "503 5.5.1 send MAIL FROM first".into();
     }
@@ -423,11 +423,11 @@ mod tests {
         assert_eq!(path_argument("FROM <a@b>", "FROM:"), None);
     }
 
-    fn store(max_held_bytes: usize) -> Store {
-        Store::new("demo.test", None, max_held_bytes)
+    fn store(max_held_bytes: usize) -> HeldMail {
+        HeldMail::new("demo.test", None, max_held_bytes)
     }
 
-    async fn read(input: &[u8], store: &Store) -> Data {
+    async fn read(input: &[u8], store: &HeldMail) -> Data {
         let mut reader = BufReader::new(input);
         let mut reservation = Reservation::new(store);
         read_data(&mut reader, &mut reservation).await.unwrap()

@@ -14,7 +14,7 @@ use crate::inbox::message::parse_message;
 /// Mail for open runs, oldest first. Mail is taken only for a run whose mailbox is open, its
 /// bytes are let go once every open recipient consumed it, and it is dropped when none of
 /// its recipients is open any more.
-pub(super) struct Store {
+pub(super) struct HeldMail {
     /// Lower-cased; recipients elsewhere are refused.
     pub(super) domain: String,
     /// Lower-cased: the one address every run receives at, when the receiver was bound to
@@ -54,9 +54,9 @@ pub(super) enum Recipient {
     NoRun,
 }
 
-impl Store {
-    pub(super) fn new(domain: &str, address: Option<String>, max_held_bytes: usize) -> Store {
-        Store {
+impl HeldMail {
+    pub(super) fn new(domain: &str, address: Option<String>, max_held_bytes: usize) -> HeldMail {
+        HeldMail {
             domain: domain.trim().to_lowercase(),
             address: address.map(|a| a.trim().to_lowercase()),
             max_held_bytes,
@@ -209,12 +209,12 @@ impl Store {
 /// Bytes of a message being received, counted against the cap until it is stored or
 /// refused.
 pub(super) struct Reservation<'a> {
-    store: &'a Store,
+    store: &'a HeldMail,
     bytes: usize,
 }
 
 impl<'a> Reservation<'a> {
-    pub(super) fn new(store: &'a Store) -> Self {
+    pub(super) fn new(store: &'a HeldMail) -> Self {
         Reservation { store, bytes: 0 }
     }
 
