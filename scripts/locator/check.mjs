@@ -73,7 +73,8 @@ const where = (file, n) => {
 };
 const out = (tsc.stdout + tsc.stderr).split("\n").filter(Boolean).map((l) => {
   const m = l.match(/^.*?([a-z]+\.js)\((\d+),(\d+)\): (.*)$/);
-  return m ? `${where(m[1], Number(m[2]))}:${m[3]}: ${m[4]}` : l;
+  // A part both scripts share is named once for each, with the script it was read in.
+  return m ? `${where(m[1], Number(m[2]))}:${m[3]}: ${m[4]} (in the ${m[1].replace(/\.js$/, "")})` : l;
 });
 const count = scripts.map((s) => `the ${s.name}'s ${s.parts.length} parts`).join(" and ");
 if (tsc.status !== 0) {
