@@ -1,6 +1,7 @@
 // Joins the locator's parts in the order src/browser/locate.rs lists them (its `locator_parts!`),
-// as the build does, and runs TypeScript's checker over the result as JavaScript (`checkJs`,
-// not strict: the DOM's types and the locator's own JSDoc). The locator's arguments (accname,
+// and the outline's as src/browser/outline.rs does (`outline_parts!`), as the build does, and
+// runs TypeScript's checker over both as JavaScript (`checkJs`, strict but for implicit `any`:
+// the DOM's types and the JSDoc types of locator/types.js). The scripts' arguments (accname,
 // vocabulary, reachOver) are checked as untyped. Errors are reported at their part and line.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,37 +9,57 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawnSync } from "node:child_process";
 
+// How strictly: `strict` (null checks, strict function types, `this`, catch variables as
+// `unknown`…), but for `noImplicitAny`: an unannotated parameter is `any`. Requiring a JSDoc
+// type on each of the locator's ~330 parameters would double its comments for little: the
+// request, the answers and the operations are typed (types.js), and what flows between them
+// is checked against those types.
+const STRICTNESS = ["--strict", "true", "--noImplicitAny", "false"];
+
 const here = dirname(fileURLToPath(import.meta.url));
 const browser = join(here, "../../src/browser");
-const rust = readFileSync(join(browser, "locate.rs"), "utf8");
-const list = rust.match(/^locator_parts!\(([\s\S]*?)^\);/m);
-if (!list) {
-  console.error("src/browser/locate.rs has no `locator_parts!(…);` list of the locator's parts");
-  process.exit(2);
-}
-const parts = [...list[1].matchAll(/^\s*"([^"]+)",/gm)].map((m) => m[1]);
 
-// The joined file: a header line, then `(` and the parts, as LOCATOR_JS has them.
-const header = "// @ts-check\nconst locator = (";
-const spans = [];
-let text = header;
-let line = header.split("\n").length;
-for (const part of parts) {
-  const body = readFileSync(join(browser, "locator", part), "utf8");
-  spans.push({ part, from: line });
-  text += body;
-  line += body.split("\n").length - 1;
+// A script's parts (paths under src/browser/), as `list!(…);` in `file` lists them; `under` is
+// the folder the list's names are in.
+function partsOf(file, list, under) {
+  const rust = readFileSync(join(browser, file), "utf8");
+  const m = rust.match(new RegExp(`^${list}!\\(([\\s\\S]*?)^\\);`, "m"));
+  if (!m) {
+    console.error(`src/browser/${file} has no \`${list}!(…);\` list of the script's parts`);
+    process.exit(2);
+  }
+  return [...m[1].matchAll(/^\s*"([^"]+)",/gm)].map((p) => join(under, p[1]));
 }
-text += ");\n";
+const scripts = [
+  { name: "locator", parts: partsOf("locate.rs", "locator_parts", "locator") },
+  { name: "outline", parts: partsOf("outline.rs", "outline_parts", "") },
+];
 
+// Each script joined into a file of its own: a header line, then `(` and the parts, as the
+// Rust side joins them; a module, so the two scripts' names and types stay apart.
 const dir = mkdtempSync(join(tmpdir(), "planlock-locator-"));
-const file = join(dir, "locator.js");
-writeFileSync(file, text);
+const spans = new Map();
+for (const script of scripts) {
+  const header = `// @ts-check\nconst ${script.name} = (`;
+  const own = [];
+  let text = header;
+  let line = header.split("\n").length;
+  for (const part of script.parts) {
+    const body = readFileSync(join(browser, part), "utf8");
+    own.push({ part, from: line });
+    text += body;
+    line += body.split("\n").length - 1;
+  }
+  text += ");\nexport {};\n";
+  script.file = join(dir, `${script.name}.js`);
+  writeFileSync(script.file, text);
+  spans.set(`${script.name}.js`, own);
+}
 const tsc = spawnSync(process.execPath, [
   join(here, "node_modules/typescript/bin/tsc"),
-  "--noEmit", "--allowJs", "--checkJs", "--strict", "false", "--skipLibCheck", "--pretty", "false",
-  "--target", "es2022", "--lib", "es2022,dom,dom.iterable", "--types", "",
-  file,
+  "--noEmit", "--allowJs", "--checkJs", ...STRICTNESS, "--skipLibCheck", "--pretty", "false",
+  "--target", "es2022", "--module", "es2022", "--lib", "es2022,dom,dom.iterable", "--types", "",
+  ...scripts.map((s) => s.file),
 ], { encoding: "utf8" });
 rmSync(dir, { recursive: true, force: true });
 if (tsc.error) {
@@ -46,17 +67,19 @@ if (tsc.error) {
   process.exit(2);
 }
 // `…/locator.js(12,5): error TS…` read as `src/browser/locator/find.js:3:5: error TS…`.
-const where = (n) => {
-  const span = spans.filter((s) => s.from <= n).pop();
-  return span ? `src/browser/locator/${span.part}:${n - span.from + 1}` : `(the join's header):${n}`;
+const where = (file, n) => {
+  const span = (spans.get(file) || []).filter((s) => s.from <= n).pop();
+  return span ? `src/browser/${span.part}:${n - span.from + 1}` : `(the join's header of ${file}):${n}`;
 };
 const out = (tsc.stdout + tsc.stderr).split("\n").filter(Boolean).map((l) => {
-  const m = l.match(/^.*locator\.js\((\d+),(\d+)\): (.*)$/);
-  return m ? `${where(Number(m[1]))}:${m[2]}: ${m[3]}` : l;
+  const m = l.match(/^.*?([a-z]+\.js)\((\d+),(\d+)\): (.*)$/);
+  // A part both scripts share is named once for each, with the script it was read in.
+  return m ? `${where(m[1], Number(m[2]))}:${m[3]}: ${m[4]} (in the ${m[1].replace(/\.js$/, "")})` : l;
 });
+const count = scripts.map((s) => `the ${s.name}'s ${s.parts.length} parts`).join(" and ");
 if (tsc.status !== 0) {
   console.error(out.join("\n"));
-  console.error(`locator/check: ${out.filter((l) => / error TS/.test(l)).length} type error(s) in the locator's ${parts.length} parts`);
+  console.error(`locator/check: ${out.filter((l) => / error TS/.test(l)).length} type error(s) in ${count}`);
   process.exit(1);
 }
-console.log(`locator/check: the locator's ${parts.length} parts type-check`);
+console.log(`locator/check: ${count} type-check`);

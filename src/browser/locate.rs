@@ -1,5 +1,5 @@
-//! The protocol between Rust and `locator.js`, as typed as CDP is: what a step asks the
-//! locator for, and the verdict it answers, tagged by `state`. The locator returns codes and
+//! The protocol between Rust and the locator (`locator/`), as typed as CDP is: what a step asks
+//! the locator for, and the verdict it answers, tagged by `state`. The locator returns codes and
 //! facts, never sentences; the runner words them (runner/failure.rs). And its installation:
 //! an isolated world of every new document, where the locator waits for each step.
 
@@ -42,32 +42,65 @@ macro_rules! locator_parts {
 }
 // The parts are one closure cut where its sections begin, so none of them parses alone: `rules`
 // opens the closure and the request's function, every part after it lives in that scope, and
-// `retry` closes both. The `attempt_*` parts are cut inside `attempt()`'s `switch` on the
-// operation, between its cases: `attempt_act` opens the function and the switch, and
-// `attempt_outline` closes them.
+// `retry` closes both. Each operation is a function of the part it belongs to; `retry` holds
+// the table that dispatches them. `common`, `page` and `painted` are the outline's too (outline.rs).
 locator_parts!(
+    // The types of the request and of the facts each operation answers, as the Rust side
+    // reads them (JSDoc only: no code).
+    "types.js",
     // The closure's arguments and the request; the tables that rank candidates, and `rank`
     // with the facts of what it chose.
     "rules.js",
+    // Text as compared, the verdicts, the answer as plain JSON, waiting for a change.
+    "common.js",
     // The page model: reading the DOM, the tree, element state, names, roles, landmarks.
     "page.js",
-    // Finding candidates by text, label and selector.
+    // What a person sees: painted, on the page, at a size (the outline's measure too).
+    "painted.js",
+    // Finding candidates by text, label and selector; what a describe asks for; the text a
+    // person reads. Operations: text, extract, accessible.
     "find.js",
-    // Actionability (waiting on the chosen element) and the in-page actions: click, fill, code.
+    // Actionability: waiting on the chosen element, and choosing among candidates.
+    "ready.js",
+    // The in-page actions. Operations: click, fill, code.
     "act.js",
-    // What a click did: the form that came back, its errors, the effect.
+    // A form that came back, and what a click did. Operations: sent, errors, watch, effect,
+    // asking, quiet, pending.
     "watch.js",
-    // What a person sees, for the look's outline.
-    "outline.js",
-    // One attempt of the operation: click, fill, code.
-    "attempt_act.js",
-    // text, sent, errors, watch, effect, asking, quiet, pending.
-    "attempt_watch.js",
-    // outline, accessible, extract.
-    "attempt_outline.js",
-    // What the page offers instead, and the attempts retried until found or out of budget.
+    // The dispatch of an operation, what the page offers instead, and the attempts retried
+    // until found or out of budget.
     "retry.js",
 );
+/// The locator as a script the page runs: installed in planlock's world of every document
+/// under [`LOCATOR_GLOBAL`], evaluated whole where that world is missing.
+pub(super) const LOCATOR: Script = Script {
+    name: "locator",
+    global: Some(LOCATOR_GLOBAL),
+    source: LOCATOR_JS,
+};
+
+/// One of planlock's scripts (the locator, the look's outline): a function of one request,
+/// answering a [`Verdict`].
+pub(super) struct Script {
+    /// What an error about its answer calls it.
+    pub name: &'static str,
+    /// The global it is installed under in planlock's world of every document, if it is.
+    pub global: Option<&'static str>,
+    /// The script: an expression whose value is the function.
+    pub source: &'static str,
+}
+
+impl Script {
+    /// The expression that calls the script with `req` (JSON): by its global in planlock's
+    /// world (`in_world`) where it is installed, else evaluated whole.
+    pub(super) fn call(&self, req: &str, in_world: bool) -> String {
+        match self.global {
+            Some(global) if in_world => format!("globalThis.{global}({req})"),
+            _ => format!("({})({req})", self.source),
+        }
+    }
+}
+
 /// The isolated world (per document) where the locator is installed.
 const WORLD: &str = "planlock";
 /// The locator's name inside that world.
@@ -161,8 +194,6 @@ pub(super) enum Operation<'a> {
     Asking,
     /// How long has the document gone without a change?
     Quiet,
-    /// The page's structure, for a planner that has not seen it.
-    Outline,
     /// The role and accessible name of each element at `selector`.
     Accessible { selector: &'a str },
     /// Find and rank the candidates of a click or a fill as it would, rule by rule, and act
@@ -202,8 +233,7 @@ impl Operation<'_> {
             | Operation::Effect
             | Operation::Pending
             | Operation::Asking
-            | Operation::Quiet
-            | Operation::Outline => Target::Element { selector: None },
+            | Operation::Quiet => Target::Element { selector: None },
         }
     }
 }
@@ -434,10 +464,82 @@ mod tests {
         for (name, text) in LOCATOR_PARTS {
             let lines = text.lines().count();
             assert!(
-                lines <= 450,
-                "locator/{name} has {lines} lines (at most 450)"
+                lines <= 400,
+                "locator/{name} has {lines} lines (at most 400)"
             );
             assert!(text.ends_with('\n'), "locator/{name} ends its last line");
         }
+    }
+
+    /// The op names of the JSDoc `Operation` in `locator/types.js` (each `*Op` typedef's `op`
+    /// and the union that lists them) are the Rust enum's, as serde names them: the mirror
+    /// cannot drift from what the Rust side sends.
+    #[test]
+    fn the_jsdoc_operation_is_the_rust_one() {
+        let rust = include_str!("locate.rs");
+        let body = rust
+            .split_once("pub(super) enum Operation<'a> {")
+            .and_then(|(_, rest)| rest.split_once("\n}\n"))
+            .expect("locate.rs declares `enum Operation`")
+            .0;
+        assert!(
+            rust.contains(
+                "#[serde(tag = \"op\", rename_all = \"snake_case\")]\npub(super) enum Operation"
+            ),
+            "Operation is tagged by `op` in snake case"
+        );
+        let snake = |name: &str| {
+            let mut out = String::new();
+            for (i, c) in name.chars().enumerate() {
+                if c.is_ascii_uppercase() && i > 0 {
+                    out.push('_');
+                }
+                out.push(c.to_ascii_lowercase());
+            }
+            out
+        };
+        let mut in_rust: Vec<String> = body
+            .lines()
+            .filter_map(|l| l.strip_prefix("    "))
+            .filter(|l| l.starts_with(|c: char| c.is_ascii_uppercase()))
+            .map(|l| snake(l.split([' ', ',', '{']).next().unwrap_or_default()))
+            .collect();
+        in_rust.sort();
+        let types = include_str!("locator/types.js");
+        // `@typedef {{ op: "click", … }} ClickOp`: the op and the typedef's name.
+        let mut typedefs: Vec<(String, String)> = types
+            .split("@typedef {{ op: \"")
+            .skip(1)
+            .map(|rest| {
+                let (op, rest) = rest.split_once('"').expect("an op name ends its quote");
+                let name = rest.split_once("}} ").expect("a typedef names its type").1;
+                let name = name.split_whitespace().next().unwrap_or_default();
+                (op.to_string(), name.to_string())
+            })
+            .collect();
+        typedefs.sort();
+        let in_js: Vec<String> = typedefs.iter().map(|(op, _)| op.clone()).collect();
+        assert_eq!(
+            in_js, in_rust,
+            "locator/types.js's operations are locate.rs's `Operation`"
+        );
+        let union = types
+            .lines()
+            .find(|l| {
+                l.trim_end().ends_with("}} Operation") || l.trim_end().ends_with("} Operation")
+            })
+            .expect("types.js has `@typedef {…} Operation`");
+        let mut members: Vec<&str> = union
+            .split_once('{')
+            .and_then(|(_, r)| r.rsplit_once('}'))
+            .expect("the union in braces")
+            .0
+            .split('|')
+            .map(str::trim)
+            .collect();
+        members.sort();
+        let mut names: Vec<&str> = typedefs.iter().map(|(_, n)| n.as_str()).collect();
+        names.sort();
+        assert_eq!(members, names, "`Operation` is the union of every `*Op`");
     }
 }

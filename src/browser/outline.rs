@@ -12,8 +12,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
-use super::locate::Operation;
-use super::{Chromium, PageError};
+use super::locate::Script;
+use super::{Chromium, PageError, Target};
 use crate::lock::Lock;
 use crate::plan::Masker;
 use crate::wait;
@@ -39,6 +39,47 @@ const SETTLED_WITH_FORM: Duration = Duration::from_millis(500);
 /// A page without a form yet waits this long without change (a script may render it late).
 const SETTLED_WITHOUT_FORM: Duration = Duration::from_millis(2_500);
 const POLL: Duration = Duration::from_millis(200);
+
+/// Joins the outline's parts, in order, into [`OUTLINE_JS`] and lists them as
+/// [`OUTLINE_PARTS`] (path under `src/browser/`, text) for the test that checks the join.
+macro_rules! outline_parts {
+    ($($part:literal),+ $(,)?) => {
+        /// The outline's script: its parts joined in order into one function (of the
+        /// accessible-name computation) applied to `vendor/accname.js`.
+        const OUTLINE_JS: &str = concat!(
+            "(",
+            $(include_str!($part),)+
+            ")(",
+            include_str!("vendor/accname.js"),
+            ")"
+        );
+        #[cfg(test)]
+        const OUTLINE_PARTS: &[(&str, &str)] = &[$(($part, include_str!($part))),+];
+    };
+}
+// `open` opens the function of the request, `outline` closes it; between them the locator's
+// own reading of the page, so the outline sees elements as a step does.
+outline_parts!(
+    // The types of the answers, the outline's among them (JSDoc only: no code).
+    "locator/types.js",
+    // The script's argument and its request.
+    "outline/open.js",
+    // Text as compared, the verdicts, the answer as plain JSON, waiting for a change.
+    "locator/common.js",
+    // The page model: reading the DOM, the tree, element state, names, roles, landmarks.
+    "locator/page.js",
+    // What a person sees: painted, on the page, at a size.
+    "locator/painted.js",
+    // What the outline reads of a control, and the outline itself.
+    "outline/outline.js",
+);
+/// The outline as a script the page runs: evaluated whole in planlock's world of the
+/// document (a look is one page, a few calls; nothing installs it in every document).
+const OUTLINE: Script = Script {
+    name: "outline",
+    global: None,
+    source: OUTLINE_JS,
+};
 
 /// What the page showed, as structure.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -434,14 +475,17 @@ impl Chromium {
             .map_err(|e| LookError::Browser(e.to_string()))?;
         let looked = async {
             let nav = tab.navigate(url, deadline).await?;
-            let op = Operation::Outline;
+            // The outline's request is how long it may wait in the page for the document.
+            let request =
+                |budget_ms| serde_json::to_string(&serde_json::json!({ "budget_ms": budget_ms }));
             let mut last: Option<Outline> = None;
             let mut since = Instant::now();
             // Until the outline stays the same long enough to call the page settled.
             let pace = wait::Pace::new(deadline, POLL);
             loop {
                 let slice = (Instant::now() + POLL * 3).min(deadline);
-                let now: Outline = tab.locate(&op, slice).await?;
+                let anywhere = Target::Element { selector: None };
+                let now: Outline = tab.run_script(&OUTLINE, request, anywhere, slice).await?;
                 if last.as_ref() != Some(&now) {
                     last = Some(now);
                     since = Instant::now();
@@ -578,5 +622,38 @@ mod tests {
             "title: \"T\"\nh1: \"H\"\nform \"signup\":\n  field \"Field 0\" (text, name=\"f0\")\n  \
              submit button \"Create account\"\n"
         );
+    }
+
+    /// The outline's script is its parts joined in order, applied to the accessible-name
+    /// computation; every file of `outline/` is one of them, and none holds a locator
+    /// operation (the locator does not contain the outline, nor the outline the locator).
+    #[test]
+    fn the_outline_is_its_parts_joined() {
+        let joined: String = OUTLINE_PARTS.iter().map(|(_, text)| *text).collect();
+        let expected = format!("({joined})({})", include_str!("vendor/accname.js"));
+        assert!(OUTLINE_JS == expected, "the page receives the parts joined");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/browser/outline");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .expect("src/browser/outline")
+            .map(|e| format!("outline/{}", e.unwrap().file_name().to_string_lossy()))
+            .collect();
+        on_disk.sort();
+        let mut listed: Vec<String> = OUTLINE_PARTS
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .filter(|n| n.starts_with("outline/"))
+            .collect();
+        listed.sort();
+        assert_eq!(
+            on_disk, listed,
+            "every file of src/browser/outline/ is a part"
+        );
+        for (name, text) in OUTLINE_PARTS {
+            let lines = text.lines().count();
+            assert!(lines <= 400, "{name} has {lines} lines (at most 400)");
+            assert!(text.ends_with('\n'), "{name} ends its last line");
+        }
+        assert!(!OUTLINE_JS.contains("function attempt("));
+        assert!(!super::super::locate::LOCATOR_JS.contains("function outline("));
     }
 }

@@ -39,8 +39,8 @@ use super::facts::{
 use super::gate::seals::Sealed;
 use super::gate::{HopRule, HopRules, Submitting};
 use super::locate::{
-    Accessible, AccessibleElements, Asking, Describe, FormCheck, FormErrors, LOCATOR_GLOBAL,
-    LOCATOR_JS, Operation, PendingForm, Quiet, Request, Verdict, Watched, install_locator,
+    Accessible, AccessibleElements, Asking, Describe, FormCheck, FormErrors, LOCATOR, Operation,
+    PendingForm, Quiet, Request, Verdict, Watched, install_locator,
 };
 use super::refusals::{Refusals, check_commit, check_scheme};
 use super::{BrowserError, CDP_TIMEOUT, timed};
@@ -51,6 +51,7 @@ mod answers;
 mod camera;
 mod click;
 mod navigate;
+mod script;
 
 /// The longest one in-page wait runs before Rust checks on the run (cancel, crash, refusals).
 const LOCATOR_SLICE: Duration = Duration::from_secs(2);
@@ -616,80 +617,9 @@ impl Tab {
         op: &Operation<'_>,
         deadline: Instant,
     ) -> Result<T, PageError> {
-        // What the page last said while the step waited: reported when the deadline passes.
-        let mut last: Option<Verdict<T>> = None;
-        // The locator waits in the page; a call that failed (the document went away under
-        // it, the browser did not answer) is tried again this far apart.
-        let pace = wait::Pace::new(deadline, Duration::from_millis(20));
-        loop {
-            if let Some(e) = self.refused().or_else(|| self.browser_gone()) {
-                return Err(e);
-            }
-            let left = remaining(deadline);
-            let slice = left.min(LOCATOR_SLICE);
-            let req = serde_json::to_string(&Request {
-                op,
-                budget_ms: slice.as_millis() as u64,
-            })
-            .map_err(|e| PageError::Command(e.to_string()))?;
-            // In the page's planlock world when it exists: page scripts cannot tamper with the
-            // locator there, and it was compiled once per document. Else the main world.
-            let world = self.world.lock().ok().and_then(|w| w.clone());
-            let params = match world.clone() {
-                Some(unique_id) => EvaluateParams::builder()
-                    .expression(format!("globalThis.{LOCATOR_GLOBAL}({req})"))
-                    .unique_context_id(unique_id),
-                None => EvaluateParams::builder().expression(format!("({LOCATOR_JS})({req})")),
-            }
-            .await_promise(true)
-            .return_by_value(true)
-            .build()
-            .map_err(PageError::Command)?;
-            self.count();
-            let answer = tokio::time::timeout(slice + CDP_TIMEOUT, self.page.execute(params)).await;
-            match answer {
-                // An exception outside the locator's own guard: the document went away under
-                // it. Try again.
-                Ok(Ok(resp)) if resp.result.exception_details.is_some() => {}
-                Ok(Ok(resp)) => {
-                    let value = resp.result.result.value.clone().unwrap_or(Value::Null);
-                    let verdict: Verdict<T> = serde_json::from_value(value)
-                        .map_err(|e| PageError::Command(format!("the locator's answer: {e}")))?;
-                    match verdict {
-                        Verdict::Found { facts } => return Ok(facts),
-                        Verdict::Rejected { rejection } => {
-                            return Err(PageError::Rejected {
-                                target: op.target(),
-                                why: rejection,
-                            });
-                        }
-                        waiting => last = Some(waiting),
-                    }
-                    if remaining(deadline).is_zero() {
-                        return Err(unfound(op.target(), last, self.url().await));
-                    }
-                    continue;
-                }
-                // The document was replaced mid-call (navigation): try again in the new one,
-                // at once in the main world if our world's context went with the old document.
-                Ok(Err(_)) => {
-                    if let Some(stale) = &world
-                        && let Ok(mut w) = self.world.lock()
-                        && w.as_ref() == Some(stale)
-                    {
-                        *w = None;
-                        continue;
-                    }
-                }
-                Err(_) => {}
-            }
-            if let Some(e) = self.refused().or_else(|| self.browser_gone()) {
-                return Err(e);
-            }
-            if !pace.again().await {
-                return Err(unfound(op.target(), last, self.url().await));
-            }
-        }
+        let request = |budget_ms| serde_json::to_string(&Request { op, budget_ms });
+        self.run_script(&LOCATOR, request, op.target(), deadline)
+            .await
     }
 
     fn count(&self) {

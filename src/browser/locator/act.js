@@ -1,148 +1,13 @@
-  // ---- actionability ----
-  // What a person can click (reach.js), over the readers above.
-  const reach = reachOver({ up, contains, tagOf, attr, describeEl, givenName, cut, queryAll, view });
-  function inViewport(el) {
-    const r = el.getBoundingClientRect();
-    const w = view(el);
-    return r.bottom > 0 && r.right > 0 && r.top < w.innerHeight && r.left < w.innerWidth;
-  }
-  const frame = () => new Promise(/** @param {(v?: unknown) => void} res */ (res) => requestAnimationFrame(() => res()));
-
-  // Checks one candidate; returns null when actionable, else what holds it back.
-  function blocker(el, need) {
-    if (!el.isConnected) return { kind: "removed" };
-    if (!isVisible(el)) return { kind: "hidden" };
-    if (!isEnabled(el)) return { kind: "disabled" };
-    if (need === "editable" && !isEditable(el)) return { kind: "not_editable" };
-    return null;
-  }
-  // A step waits on `el`, held back by `why`.
-  const blocked = (el, why) => ({ state: "not_actionable", element: describeEl(el), blocker: why });
-
-  // Whether the page has rendered since its last DOM change, tracked by the watcher installed
-  // with the locator in planlock's world (absent when the locator runs in the main world).
-  function calm(el) {
-    const settled = globalThis.__planlockSettled;
-    if (typeof settled !== "function") return false;
-    const doc = el.ownerDocument;
-    return doc === document && doc.readyState === "complete" && settled()
-      && doc.getAnimations().length === 0;
-  }
-
-  const MOVING = /^(opacity|transform|translate|scale|rotate|top|left|right|bottom|inset|visibility|display|width|height|margin|all$)/;
-  function movesOrFades(a) {
-    if (a.transitionProperty) return MOVING.test(a.transitionProperty);
-    try {
-      return a.effect.getKeyframes().some((k) => Object.keys(k).some((p) => MOVING.test(p)));
-    } catch (e) {
-      return true;
-    }
-  }
-
-  // Null when `el` is actionable, else why not. A person acts on the element they mean and
-  // waits for it; so does this: it never falls through to a lesser match that happens to be free.
-  async function unready(el, need, pointer) {
-    const b = blocker(el, need);
-    if (b) return blocked(el, b);
-    if (!pointer) return null;
-    let scrolled = false;
-    if (!inViewport(el)) {
-      el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
-      scrolled = true;
-    }
-    // Stable: the same box over two animation frames (an animation that has not started yet
-    // holds still for its first frame), as Playwright checks. A loaded page that is calm (no
-    // animations, no DOM change since it last rendered, nothing just scrolled) cannot be
-    // moving, so it skips the frames.
-    if (scrolled || !calm(el)) {
-      const boxes = [el.getBoundingClientRect()];
-      await frame();
-      boxes.push(el.getBoundingClientRect());
-      await frame();
-      boxes.push(el.getBoundingClientRect());
-      const same = (a, b) => a.top === b.top && a.left === b.left && a.width === b.width && a.height === b.height;
-      if (!same(boxes[0], boxes[1]) || !same(boxes[1], boxes[2])) return blocked(el, { kind: "moving" });
-    }
-    // A dialog fading in or out is not there to be used yet (or any more): wait for finite
-    // animations that move or fade the element or anything around it (a colour pulse does not).
-    const doc = el.ownerDocument;
-    if (!calm(el) && doc.getAnimations().some((a) => a.playState === "running" && a.effect && a.effect.target
-      && contains(a.effect.target, el) && Number.isFinite(a.effect.getComputedTiming().endTime) && movesOrFades(a))) {
-      return blocked(el, { kind: "animating" });
-    }
-    // Receives the click: not inert, not outside an open modal dialog, on top at its point.
-    const out = reach.reachOf(el, reach.openModals(), seenOut, true);
-    return out ? blocked(el, reach.blockerOf(out)) : null;
-  }
-
-  // Ranks the candidates a person could use and names the winner. Hidden ones are not on the
-  // page as a person sees it (a collapsed mobile menu, a template): they neither win nor tie.
-  // Nor do those out of a person's reach (reach.js): inert, outside an open modal dialog, or
-  // covered where a click would land. A covered match is no candidate while an uncovered one
-  // matches, but an uncovered match that others posted never pushes the site's own covered
-  // control out. When every match is out of reach, the step waits on the best of them, as for
-  // one not yet visible. A fill (not `pointer`) sets its value without pointing: only a modal
-  // dialog, a backdrop over the page or `inert` keeps a person from a field, not a bar that
-  // lies over part of it.
-  function choose(cands, rules, step, pointer) {
-    const visible = cands.filter((c) => isVisible(c.el));
-    if (!req.explain && !visible.length) {
-      const first = cands[0];
-      return { pending: blocked(first.el, blocker(first.el, "visible") || { kind: "hidden" }) };
-    }
-    // One match to click: whether it can be is what waiting on it checks (`unready`).
-    if (!req.explain && pointer && visible.length === 1) {
-      const why = { candidates: 1, decided_by: "only", ambiguous: false, runners_up: [], chosen: chosenFacts(visible[0].el) };
-      if (cands.length > 1) why.hidden = cands.length - 1;
-      return { chosen: visible[0], why };
-    }
-    const modals = reach.openModals();
-    for (const c of visible) {
-      const out = reach.reachOf(c.el, modals, seenOut, false);
-      c.out = out && (pointer || out.kind !== "covered") ? out : null;
-    }
-    const free = visible.filter((c) => !c.out);
-    const own = (c) => !isUserContent(c.el);
-    const ranked = free.some(own) || !visible.some((c) => c.out && own(c)) ? free : [];
-    if (req.explain) {
-      const shown = ranked.length ? ranked : visible;
-      const verdict = shown.length ? rank(shown, rules, step) : null;
-      return { explained: explained(cands, shown, verdict, shown[0]) };
-    }
-    if (!ranked.length) {
-      const out = visible.filter((c) => c.out);
-      rank(out, rules, step);
-      return { pending: blocked(out[0].el, reach.blockerOf(out[0].out)) };
-    }
-    const verdict = rank(ranked, rules, step);
-    const chosen = ranked[0];
-    // A true tie decided by document order alone is refused when the two lead to different
-    // places: order on a page is something content others post can win.
-    if (verdict.ambiguous) {
-      const [a, b] = [destination(ranked[0].el), destination(ranked[1].el)];
-      if (a !== b && (a !== null || b !== null)) {
-        return { pending: { state: "ambiguous", candidates: [ranked[0], ranked[1]].map((c) => ({ ...candidate(c.el), destination: destination(c.el) })) }, refuse: true };
-      }
-    }
-    const left = visible.filter((c) => !ranked.includes(c));
-    if (left.length > 1) rank(left, rules, step);
-    const why = explain(ranked, chosen, verdict, cands.length - visible.length, left);
-    const behind = left.filter((c) => c.out.kind !== "covered").length;
-    if (behind) why.behind_modal = behind;
-    if (left.length > behind) why.covered = left.length - behind;
-    return { chosen, why };
-  }
-
   // ---- actions ----
   function setNativeValue(el, value) {
     const proto = tagOf(el) === "TEXTAREA" ? HTMLTextAreaElement.prototype
       : tagOf(el) === "SELECT" ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
-    const own = Object.getOwnPropertyDescriptor(proto, "value");
+    const own = /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(proto, "value"));
     const w = view(el);
     // Elements of an iframe have their own prototypes.
     const frameProto = tagOf(el) === "TEXTAREA" ? w.HTMLTextAreaElement.prototype
       : tagOf(el) === "SELECT" ? w.HTMLSelectElement.prototype : w.HTMLInputElement.prototype;
-    const setter = (Object.getOwnPropertyDescriptor(frameProto, "value") || own).set;
+    const setter = /** @type {(v: string) => void} */ ((Object.getOwnPropertyDescriptor(frameProto, "value") || own).set);
     setter.call(el, value);
   }
   function fire(el, value) {
@@ -150,6 +15,7 @@
     el.dispatchEvent(new w.InputEvent("input", { bubbles: true, composed: true, inputType: "insertText", data: value }));
     el.dispatchEvent(new w.Event("change", { bubbles: true }));
   }
+  /** @returns {{ kind: "no_option", value: string, options: string[] } | null} */
   function fillOne(el, value) {
     el.focus();
     if (tagOf(el) === "SELECT") {
@@ -255,39 +121,189 @@
     return { field: el.name || el.id || null, action: formAction(form), method: (attr(form, "method") || "get").toUpperCase() };
   }
 
-  // Text as it reads, whitespace collapsed, case kept.
-  const tidy = (s) => (s || "").replace(/\s+/g, " ").trim();
-  // A field as a person names it: its label, else its aria-label, placeholder or name.
-  function fieldName(el) {
-    const label = [...(el.labels || [])].map((l) => tidy(l.innerText).replace(/[\s:*]+$/, "")).find(Boolean);
-    return label || tidy(attr(el, "aria-label")) || tidy(attr(el, "placeholder")) || el.name || describeEl(el);
-  }
-  // The rendered text of `el` (as innerText reads it) without the text of `regions` inside it.
-  // Only the elements that hold such a region are taken apart, child by child; the rest is
-  // read whole.
-  function shownText(el, regions) {
-    if (regions.includes(el)) return "";
-    if (!regions.some((r) => contains(el, r))) return el.innerText || "";
-    // What is rendered in place of the children: a shadow root's content, a slot's assigned
-    // nodes.
-    const kids = el.shadowRoot ? el.shadowRoot.childNodes
-      : tagOf(el) === "SLOT" && el.assignedNodes({ flatten: true }).length ? el.assignedNodes({ flatten: true })
-        : el.childNodes;
-    let out = "";
-    for (const child of kids) {
-      if (child.nodeType === Node.TEXT_NODE) out += child.data;
-      if (child.nodeType !== Node.ELEMENT_NODE || SKIP.has(tagOf(child))) continue;
-      // innerText of an element not rendered is its raw text: such an element shows nothing.
-      const display = styleOf(child).display;
-      if (display === "none" || (display !== "contents" && !isVisible(child))) continue;
-      const t = shownText(child, regions);
-      out += display.startsWith("inline") ? t : ` ${t} `;
+  // ---- the operations that act ----
+  // `click`: find the element to click (by visible text, else selector), rank the matches,
+  // wait until the winner can be clicked, and say where; the mouse events are the Rust side's.
+  /** @returns {Promise<Verdict<Located | Explained>>} */
+  async function click(/** @type {Asked<ClickOp>} */ req) {
+    // Layout the page owes from its last change is not the locator's time: settle it first.
+    void document.documentElement.getBoundingClientRect();
+    const t0 = performance.now();
+    /** @type {string | null} */
+    let strategy = null;
+    /** @type {any[]} */
+    let cands = [], strays = [];
+    const wanted = wantedRole(req.describe, req.text);
+    if (req.text) {
+      ({ found: cands, strays } = byText(req.text, wanted));
+      if (cands.length) strategy = "text";
     }
-    return out;
+    if (!cands.length && req.selector) {
+      cands = selectorAll(req.selector).map((el, order) => ({ el: clickable(el), match: MATCH.exact, visible: 1, exact: true, interactive: true, order }));
+      if (cands.length) strategy = "selector";
+    }
+    const form = lastFilledForm();
+    /** @type {Candidate[] | null} */
+    let passedOver = null;
+    const shown = cands.filter((c) => isVisible(c.el));
+    const controls = shown.filter((c) => c.interactive || hostRole(c.el));
+    // Implicit submission. The step submits the form just filled, but no control says its
+    // text: only a heading or other text does (clicking it does nothing), or only links
+    // away from the form (a menu's "Register" beside the form's "Submit": following one
+    // would lose what was typed). The form is submitted by its default button, as pressing
+    // Enter in its field would: the first submit button in tree order.
+    const onlyText = !shown.some((c) => c.interactive || hostRole(c.el) || c.el.matches(INTERACTIVE))
+      && saysSubmit(req.describe, req.text);
+    const onlyAway = controls.length > 0 && submitsForm(req.describe, req.text)
+      && controls.every((c) => leavesForm(c.el, form)) && !cands.some((c) => formOf(c.el) === form);
+    if (!req.explain) globalThis.__planlockKeyTarget = null;
+    if (form && (onlyText || onlyAway)) {
+      const def = defaultButton(form);
+      const submits = submitsOf(form);
+      const field = lastFilled();
+      if (def && isEnabled(def)) {
+        const texts = [...new Set([...shown, ...strays].map((c) => c.el))];
+        passedOver = [...texts.slice(0, 3).map(candidate), ...submits.filter((b) => b !== def).slice(0, 3).map(candidate)];
+        if (isVisible(def) || !field || tagOf(field) !== "INPUT") {
+          const press = isVisible(def) ? def : submits[0];
+          if (press) {
+            cands = [{ el: press, match: 0, visible: 1, exact: false, interactive: true, order: 0 }];
+            // The form's one submit control, or its default button among several.
+            strategy = submits.length === 1 && press === def ? "form_submit" : "implicit_submit";
+          }
+        } else {
+          // A default button the page hides (to let Enter submit): Enter is pressed in
+          // the field, and the browser clicks it, as for a person.
+          if (req.explain) {
+            return found({ strategy: "implicit_submit", key: "Enter", candidates: [{ ...candidate(def), match: null, visible: false, ranked: false }],
+              rules: [], decided_by: "only", chosen: 0 });
+          }
+          globalThis.__planlockSubmitting = { invalid: [], submitted: 0, form };
+          globalThis.__planlockClicked = new WeakRef(field);
+          globalThis.__planlockKeyTarget = new WeakRef(field);
+          const p = where(field);
+          return found({
+            strategy: "implicit_submit", key: "Enter", x: p.x, y: p.y, element: describeEl(def),
+            candidates: 1, decided_by: "only", ambiguous: false, chosen: chosenFacts(def), passed_over: passedOver,
+          });
+        }
+      }
+    }
+    if (!cands.length && strays.length && DOC.readyState.call(document) === "complete") {
+      // Only what a person does not operate says the text (a heading, a paragraph), and the
+      // step asks for a control: clicking the heading would do nothing the plan needs, and
+      // the page has finished arriving. Failing now says so.
+      return rejected({ kind: "not_a_control", wanted, matched: strays.slice(0, 3).map((c) => candidate(c.el)) });
+    }
+    if (!cands.length) return { state: "not_found" };
+    const place = wantedPlace(req.describe, req.text);
+    const pick = choose(cands, CLICK_RULES, { form, place, wanted }, true);
+    if (pick.explained) return found({ strategy, ...pick.explained });
+    if (pick.refuse) return rejected({ kind: "ambiguous", candidates: pick.refuse });
+    if (pick.pending) return pick.pending;
+    const locateMs = performance.now() - t0;
+    const el = pick.chosen.el;
+    const why = await unready(el, "click", true);
+    if (why) return why;
+    if (strategy === "text") {
+      strategy = { 5: "text", 4: "text-substring", 3: "text-substring", 2: "words", 1: "equivalent" }[pick.chosen.match] || "text";
+    }
+    // What the click does to a form is judged after it (was it sent?): start counting now.
+    globalThis.__planlockSubmitting = { invalid: [], submitted: 0, form: formOf(el) };
+    // What else it does is watched from just before it (the `watch` operation).
+    globalThis.__planlockClicked = new WeakRef(el);
+    const p = where(el);
+    /** @type {Located} */
+    const facts = { strategy, x: p.x, y: p.y, element: describeEl(el), ...pick.why, locate_ms: ms(locateMs) };
+    if (passedOver) facts.passed_over = passedOver;
+    return found(facts);
   }
-  // The outermost regions of content others posted.
-  function userContentRegions() {
-    const all = everything().filter((el) => isUserContent(el));
-    return all.filter((el) => !all.some((other) => other !== el && other.contains(el)));
+  // `fill`: find the control (by label, else selector, else the kind the describe names) and
+  // type the value into it.
+  /** @returns {Promise<Verdict<Located | Explained>>} */
+  async function fill(/** @type {Asked<FillOp>} */ req) {
+    // Layout the page owes from its last change is not the locator's time: settle it first.
+    void document.documentElement.getBoundingClientRect();
+    const t0 = performance.now();
+    /** @type {string | null} */
+    let strategy = null;
+    /** @type {any[]} */
+    let cands = [];
+    if (req.label) {
+      // Only controls a value is typed into: a label shared with a radio, a checkbox or a
+      // button never picks those.
+      cands = labelled(req.label).filter((c) => isTextControl(c.el));
+      if (cands.length) strategy = "label";
+    }
+    if (!cands.length && req.selector) {
+      cands = selectorAll(req.selector).map((el, order) => ({ el: editableInside(el), match: MATCH.exact, exact: true, source: 0, order, ugc: false }));
+      if (cands.length) strategy = "selector";
+    }
+    if (!cands.length) {
+      cands = byType(req.describe);
+      if (cands.length) strategy = "type";
+    }
+    if (!cands.length) return { state: "not_found" };
+    const form = lastFilledForm();
+    const pick = choose(cands, FILL_RULES, { form, place: null, wanted: null }, false);
+    if (pick.explained) return found({ strategy, ...pick.explained });
+    if (pick.refuse) return rejected({ kind: "ambiguous", candidates: pick.refuse });
+    if (pick.pending) return pick.pending;
+    const locateMs = performance.now() - t0;
+    const chosen = pick.chosen;
+    const el = chosen.el;
+    // A secret goes only into the site's own form, never into a control others posted.
+    if (req.sensitive && (chosen.ugc || isUserContent(el))) return rejected({ kind: "user_content", element: describeEl(el) });
+    const why = await unready(el, "editable", false);
+    if (why) return why;
+    if (strategy === "label") strategy = ["label", "label", "aria-label", "aria-labelledby", "placeholder"][chosen.source];
+    if (strategy === "label" && chosen.match === MATCH.words) strategy = "label-words";
+    const err = fillOne(el, req.value);
+    if (err) return rejected({ element: describeEl(el), ...err });
+    rememberFilled(el);
+    const got = el.value;
+    if (got !== undefined && tagOf(el) !== "SELECT" && got !== req.value) {
+      return rejected({ kind: "rewritten", element: describeEl(el), holds: got });
+    }
+    return found({ strategy, element: describeEl(el), ...pick.why, ...formFacts(el), locate_ms: ms(locateMs) });
   }
-
+  // `code`: type a one-time code into the input(s) at the selector, or the field the page marks.
+  /** @returns {Verdict<Located>} */
+  function code(/** @type {Asked<CodeOp>} */ req) {
+    // A code goes only into the site's own controls, never into one others posted.
+    const matched = selectorAll(req.selector).map(editableInside).filter((el) => !isUserContent(el));
+    let live = matched.filter((el) => isVisible(el) && isEditable(el));
+    let strategy = "selector";
+    /** @type {string | null} */
+    let fallback = null;
+    if (!live.length) {
+      const found = codeField();
+      if (!found) {
+        if (!matched.length) return { state: "not_found" };
+        return blocked(matched[0], blocker(matched[0], "editable") || { kind: "not_editable" });
+      }
+      live = found.els;
+      strategy = "fallback";
+      fallback = found.by;
+    }
+    const compact = req.code.replace(/[\s-]/g, "");
+    const single = live.length > 1 && live.every((el) => el.maxLength === 1 || attr(el, "maxlength") === "1" || (el.size && el.size <= 2));
+    const extra = fallback ? { fallback, element: describeEl(live[0]) } : {};
+    if (single) {
+      if (live.length < compact.length) {
+        return rejected({ kind: "too_few_boxes", characters: compact.length, boxes: live.length });
+      }
+      compact.split("").forEach((ch, i) => fillOne(live[i], ch));
+      rememberFilled(live[0]);
+      return found({ strategy: fallback ? strategy : "split", boxes: live.length, form: "compact", ...extra, ...formFacts(live[0]) });
+    }
+    const el = live[0];
+    const max = el.maxLength > 0 ? el.maxLength : Infinity;
+    const numeric = (attr(el, "type") || "") === "number" || attr(el, "inputmode") === "numeric";
+    const useCompact = compact !== req.code && (req.code.length > max || numeric);
+    const value = useCompact ? compact : req.code;
+    const err = fillOne(el, value);
+    if (err) return rejected({ element: describeEl(el), ...err });
+    rememberFilled(el);
+    return found({ strategy, form: useCompact ? "compact" : "as shown", element: describeEl(el), ...extra, ...formFacts(el) });
+  }

@@ -1,5 +1,4 @@
   // ---- finding ----
-  const SKIP = new Set(["SCRIPT", "STYLE", "HEAD", "TITLE", "TEMPLATE", "NOSCRIPT"]);
 
   // How a text matches the query, best first: the whole of it, a part of it, then the near
   // misses a person would accept: every word of the query in any order, hyphens and
@@ -253,9 +252,8 @@
     return controls.length === 1 ? [{ el: controls[0], match: 1, exact: false, source: 5, order: 0, ugc: false }] : [];
   }
 
-  // What an action aimed at `el` should reach, as a person would operate it: the editable
-  // control inside a custom element's open shadow root (<sl-input>), and for a native
-  // checkbox or radio that the page hides behind a styled one, its label or visible wrapper.
+  // What a fill aimed at `el` should reach, as a person would operate it: the editable
+  // control inside a custom element's open shadow root (<sl-input>).
   function editableInside(el) {
     if (isTextControl(el) || !el.shadowRoot) return el;
     for (const n of el.shadowRoot.querySelectorAll("*")) {
@@ -264,16 +262,121 @@
     }
     return el;
   }
-  function clickable(el) {
-    // A custom element's host can be far wider than what it draws (a block-level <sl-checkbox>
-    // whose centre is blank space): aim at the control its shadow root shows.
-    if (el.shadowRoot) {
-      for (const n of el.shadowRoot.querySelectorAll(INTERACTIVE)) if (isVisible(n)) return clickable(n);
+
+  // ---- what a step's describe asks for: a role, a place ----
+  const ROLE_WORDS = vocabulary.role_words;
+  const ROLE_PHRASES = vocabulary.role_phrases.map(([pattern, word]) => [new RegExp(pattern, "g"), word]);
+  const PLACE_WORDS = new Set(vocabulary.place_words);
+  // A describe with its two-word roles written as one (`radio button` is `radio`).
+  const joinRoles = (d) => ROLE_PHRASES.reduce((text, [pattern, word]) => text.replace(pattern, word), d);
+  // The words of a step's describe with the query's text cut out (the "Menu link" button is a
+  // button) and two-word roles joined; none when there is no describe.
+  function describeWords(describe, query) {
+    let d = norm(describe);
+    if (!d) return [];
+    const q = norm(query);
+    if (q && q.length > 1) d = d.split(q).join(" ");
+    return joinRoles(d).split(/[^a-z]+/);
+  }
+  // The role a step's `describe` names ("the Sign Up button", "Pricing link"), or null. The
+  // role word before any "in/on/under ..." phrase wins: "the button in the menu" is a button.
+  function wantedRole(describe, query) {
+    let role = null;
+    for (const w of describeWords(describe, query)) {
+      if (ROLE_WORDS[w]) role = ROLE_WORDS[w];
+      else if (role && PLACE_WORDS.has(w)) break;
     }
-    if (tagOf(el) !== "INPUT" || !["checkbox", "radio"].includes(roleOf(el)) || isVisible(el)) return el;
-    for (const l of el.labels || []) if (isVisible(l)) return l;
-    let n = up(el);
-    for (let i = 0; n && i < 3; i++, n = up(n)) if (isVisible(n)) return n;
-    return el;
+    return role;
+  }
+  // The landmarks a step's describe places its element in ("the Sign up link in the menu",
+  // "… in the footer"), or null when it names none.
+  const PLACES = vocabulary.places;
+  function wantedPlace(describe, query) {
+    for (const w of describeWords(describe, query)) if (PLACES[w]) return PLACES[w];
+    return null;
+  }
+  function roleMatches(el, wanted) {
+    const r = roleOf(el);
+    if (r === wanted) return true;
+    if (wanted === "menuitem") return r === "menuitemcheckbox" || r === "menuitemradio";
+    if (wanted === "checkbox") return r === "switch" || r === "menuitemcheckbox";
+    if (wanted === "textbox") return r === "searchbox" || r === "spinbutton" || r === "combobox";
+    return false;
   }
 
+  // ---- the text a person reads ----
+  // The text a person sees: the document's, its same-origin frames' and its open shadow
+  // roots', without what `regions` hold.
+  function visibleText(regions) {
+    const docs = [document];
+    let text = "";
+    for (const el of everything()) {
+      if (el.shadowRoot) for (const c of el.shadowRoot.children) text += " " + shownText(c, regions);
+      if (tagOf(el) === "HTML" && el.ownerDocument !== document && bodyOf(el.ownerDocument)) docs.push(el.ownerDocument);
+    }
+    for (const d of docs) if (bodyOf(d)) text = shownText(bodyOf(d), regions) + " " + text;
+    return text;
+  }
+
+  // The rendered text of `el` (as innerText reads it) without the text of `regions` inside it.
+  // Only the elements that hold such a region are taken apart, child by child; the rest is
+  // read whole.
+  function shownText(el, regions) {
+    if (regions.includes(el)) return "";
+    if (!regions.some((r) => contains(el, r))) return el.innerText || "";
+    // What is rendered in place of the children: a shadow root's content, a slot's assigned
+    // nodes.
+    const kids = el.shadowRoot ? el.shadowRoot.childNodes
+      : tagOf(el) === "SLOT" && el.assignedNodes({ flatten: true }).length ? el.assignedNodes({ flatten: true })
+        : el.childNodes;
+    let out = "";
+    for (const child of kids) {
+      if (child.nodeType === Node.TEXT_NODE) out += child.data;
+      if (child.nodeType !== Node.ELEMENT_NODE || SKIP.has(tagOf(child))) continue;
+      // innerText of an element not rendered is its raw text: such an element shows nothing.
+      const display = styleOf(child).display;
+      if (display === "none" || (display !== "contents" && !isVisible(child))) continue;
+      const t = shownText(child, regions);
+      out += display.startsWith("inline") ? t : ` ${t} `;
+    }
+    return out;
+  }
+  // The outermost regions of content others posted.
+  function userContentRegions() {
+    const all = everything().filter((el) => isUserContent(el));
+    return all.filter((el) => !all.some((other) => other !== el && other.contains(el)));
+  }
+
+
+  // ---- the operations that read ----
+  // `text`: is the step's text visible on the page, outside what others posted?
+  /** @returns {Verdict<Seen>} */
+  function text(/** @type {Asked<TextOp>} */ req) {
+    const q = norm(req.text);
+    // What others posted (a comment saying "your email is verified") says nothing of the
+    // run: the page's text is read around those regions, never by cutting their words out
+    // of the whole (an empty or one-word comment would cut those letters everywhere).
+    const text = visibleText(userContentRegions());
+    return norm(text).includes(q) ? found({}) : { state: "not_found" };
+  }
+  // `extract`: the visible text at the selector, or of the page's main content.
+  /** @returns {Verdict<Extracted>} */
+  function extract(/** @type {Asked<ExtractOp>} */ req) {
+    if (req.selector) {
+      const els = selectorAll(req.selector);
+      const el = els.find(isVisible);
+      if (!el) return els.length ? blocked(els[0], { kind: "hidden" }) : { state: "not_found" };
+      return found({ text: (el.innerText || el.textContent || "").trim(), element: describeEl(el) });
+    }
+    const main = document.querySelector("main, [role=main]") || bodyOf(document);
+    if (!main) return { state: "loading" };
+    return found({ text: (main.innerText || "").trim(), element: main === bodyOf(document) ? "<body>" : describeEl(main) });
+  }
+  // `accessible`: the role and accessible name of each element at the selector.
+  /** @returns {Verdict<AccessibleElements>} */
+  function accessible(/** @type {Asked<AccessibleOp>} */ req) {
+    // What assistive technology announces for each element at the selector: its role and
+    // accessible name, as the ranking reads them.
+    const els = selectorAll(req.selector);
+    return found({ elements: els.map((el) => ({ element: describeEl(el), role: roleOf(el), name: accName(el) })) });
+  }

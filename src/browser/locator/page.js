@@ -3,8 +3,11 @@
   // that button, as on django-allauth's set-password page), and so are some named elements
   // of a document. The locator reads through the prototypes' own getters, which no name on
   // the page can shadow.
-  const getter = (proto, name) => Object.getOwnPropertyDescriptor(proto, name).get;
-  const methodOf = (proto, name) => Object.getOwnPropertyDescriptor(proto, name).value;
+  // (Each property read is one the platform defines: its descriptor exists.)
+  /** @type {(proto: object, name: string) => (this: any) => any} */
+  const getter = (proto, name) => /** @type {any} */ (Object.getOwnPropertyDescriptor(proto, name)).get;
+  /** @type {(proto: object, name: string) => (this: any, ...args: any[]) => any} */
+  const methodOf = (proto, name) => /** @type {any} */ (Object.getOwnPropertyDescriptor(proto, name)).value;
   const GET_ATTRIBUTE = methodOf(Element.prototype, "getAttribute");
   const TAG_NAME = getter(Element.prototype, "tagName");
   const ID = getter(Element.prototype, "id");
@@ -31,6 +34,7 @@
         collect(node.shadowRoot, out, frames, roots);
       }
       if (tagOf(node) === "IFRAME" || tagOf(node) === "FRAME") {
+        /** @type {Document | null} */
         let doc = null;
         try { doc = node.contentDocument; } catch (e) { doc = null; }
         if (doc && doc.documentElement) {
@@ -44,7 +48,10 @@
   }
   // One walk per attempt: every finder of the attempt reads the same tree, and the roots
   // (document, open shadow roots, same-origin frames) it went through.
-  let tree = null, treeRoots = null;
+  /** @type {Element[] | null} */
+  let tree = null;
+  /** @type {(Document | ShadowRoot)[]} */
+  let treeRoots = [];
   function everything() {
     if (tree) return tree;
     const out = [];
@@ -215,6 +222,7 @@
       const c = el.control;
       return c && ["checkbox", "radio"].includes(roleOf(c)) ? roleOf(c) : "label";
     }
+    /** @type {string | null} */
     let role = null;
     try { role = accname.getRole(el); } catch (e) { role = null; }
     if (role) return role.toLowerCase();
@@ -236,50 +244,12 @@
     if (el.hasAttribute("onclick") || (attr(el, "tabindex") !== null && el.tabIndex >= 0)) return true;
     return roleOf(el) === "generic" && styleOf(el).cursor === "pointer";
   }
-  const ROLE_WORDS = vocabulary.role_words;
-  const ROLE_PHRASES = vocabulary.role_phrases.map(([pattern, word]) => [new RegExp(pattern, "g"), word]);
-  const PLACE_WORDS = new Set(vocabulary.place_words);
-  // A describe with its two-word roles written as one (`radio button` is `radio`).
-  const joinRoles = (d) => ROLE_PHRASES.reduce((text, [pattern, word]) => text.replace(pattern, word), d);
-  // The words of a step's describe with the query's text cut out (the "Menu link" button is a
-  // button) and two-word roles joined; none when there is no describe.
-  function describeWords(describe, query) {
-    let d = norm(describe);
-    if (!d) return [];
-    const q = norm(query);
-    if (q && q.length > 1) d = d.split(q).join(" ");
-    return joinRoles(d).split(/[^a-z]+/);
-  }
-  // The role a step's `describe` names ("the Sign Up button", "Pricing link"), or null. The
-  // role word before any "in/on/under ..." phrase wins: "the button in the menu" is a button.
-  function wantedRole(describe, query) {
-    let role = null;
-    for (const w of describeWords(describe, query)) {
-      if (ROLE_WORDS[w]) role = ROLE_WORDS[w];
-      else if (role && PLACE_WORDS.has(w)) break;
-    }
-    return role;
-  }
-  // The landmarks a step's describe places its element in ("the Sign up link in the menu",
-  // "… in the footer"), or null when it names none.
-  const PLACES = vocabulary.places;
-  function wantedPlace(describe, query) {
-    for (const w of describeWords(describe, query)) if (PLACES[w]) return PLACES[w];
-    return null;
-  }
-  function roleMatches(el, wanted) {
-    const r = roleOf(el);
-    if (r === wanted) return true;
-    if (wanted === "menuitem") return r === "menuitemcheckbox" || r === "menuitemradio";
-    if (wanted === "checkbox") return r === "switch" || r === "menuitemcheckbox";
-    if (wanted === "textbox") return r === "searchbox" || r === "spinbutton" || r === "combobox";
-    return false;
-  }
   // The page landmark an element sits in when that is not main content: "nav", "header",
   // "footer" or "aside" (elements or their ARIA roles). A header or footer inside an article,
   // section or main belongs to that content, as browsers map them; a dialog is main content.
   const LANDMARK_ROLES = { navigation: "nav", banner: "header", contentinfo: "footer", complementary: "aside" };
   function landmarkOf(el) {
+    /** @type {string | false | null} */
     let scoped = null;
     for (let n = el; n; n = up(n)) {
       const role = (attr(n, "role") || "").trim().toLowerCase();
@@ -327,16 +297,31 @@
     globalThis.__planlockFilledAt = globalThis.__planlockSubmits || 0;
   }
 
-  // The text a person sees: the document's, its same-origin frames' and its open shadow
-  // roots', without what `regions` hold.
-  function visibleText(regions) {
-    const docs = [document];
-    let text = "";
-    for (const el of everything()) {
-      if (el.shadowRoot) for (const c of el.shadowRoot.children) text += " " + shownText(c, regions);
-      if (tagOf(el) === "HTML" && el.ownerDocument !== document && bodyOf(el.ownerDocument)) docs.push(el.ownerDocument);
+
+  // ---- what an action reaches, and what is never read ----
+  // Elements whose text no person reads.
+  const SKIP = new Set(["SCRIPT", "STYLE", "HEAD", "TITLE", "TEMPLATE", "NOSCRIPT"]);
+  // The element a click aimed at `el` should land on, as a person would operate it: for a
+  // native checkbox or radio that the page hides behind a styled one, its label or visible
+  // wrapper.
+  function clickable(el) {
+    // A custom element's host can be far wider than what it draws (a block-level <sl-checkbox>
+    // whose centre is blank space): aim at the control its shadow root shows.
+    if (el.shadowRoot) {
+      for (const n of el.shadowRoot.querySelectorAll(INTERACTIVE)) if (isVisible(n)) return clickable(n);
     }
-    for (const d of docs) if (bodyOf(d)) text = shownText(bodyOf(d), regions) + " " + text;
-    return text;
+    if (tagOf(el) !== "INPUT" || !["checkbox", "radio"].includes(roleOf(el)) || isVisible(el)) return el;
+    for (const l of el.labels || []) if (isVisible(l)) return l;
+    let n = up(el);
+    for (let i = 0; n && i < 3; i++, n = up(n)) if (isVisible(n)) return n;
+    return el;
   }
 
+
+  // A new attempt reads the page afresh: the tree, and the names and roles computed on it.
+  function fresh() {
+    tree = null;
+    treeRoots = [];
+    names = new Map();
+    roles = new Map();
+  }

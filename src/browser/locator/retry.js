@@ -1,3 +1,22 @@
+  // ---- one attempt, dispatched by the operation ----
+  // Each operation is a function of the part it belongs to: find.js reads, act.js acts,
+  // watch.js watches what a click did.
+  /** @type {{ [op in Step["op"]]: (req: Asked<Extract<Operation, { op: op }>>) => Verdict<unknown> | Promise<Verdict<unknown>> }} */
+  const OPERATIONS = { click, fill, code, text, extract, accessible, sent, errors, watch, effect, asking, quiet, pending };
+  // A document still being parsed holds only its beginning: choosing, typing or reading there
+  // would act on part of the page (two of six code boxes, half an article, one of two
+  // buttons). Text someone waits for may be seen before the rest has arrived; what a click
+  // did, and how long the page has been quiet, are read as they stand.
+  const WHILE_LOADING = new Set(["text", "effect", "pending", "quiet"]);
+  /** @returns {Promise<Verdict<unknown>>} */
+  async function attempt() {
+    fresh();
+    if (!WHILE_LOADING.has(req.op) && DOC.readyState.call(document) === "loading") return { state: "loading" };
+    /** @type {((req: Step) => Verdict<unknown> | Promise<Verdict<unknown>>) | null} */
+    const operation = Object.hasOwn(OPERATIONS, req.op) ? /** @type {any} */ (OPERATIONS[req.op]) : null;
+    return operation ? operation(req) : rejected({ kind: "unknown_operation", op: String(req.op) });
+  }
+
   // What the page offers instead of what the step looked for, on its last answer: the texts of
   // its controls (click), its fields' labels, aria-labels, placeholders, names and ids (fill,
   // code), its lines of text (text, extract). Each a fact of one kind, one `key` apart; the
@@ -40,46 +59,22 @@
     return out.slice(0, 60);
   }
 
-  // The answer as JSON the Rust side reads: only strings, numbers, booleans, null, arrays and
-  // plain objects. Anything else that reached it (an element a page put where a string was
-  // read) becomes the words that describe it, so no page can make an answer unreadable.
-  function plain(v) {
-    if (v === null || v === undefined) return null;
-    if (typeof v === "string" || typeof v === "boolean") return v;
-    if (typeof v === "number") return Number.isFinite(v) ? v : null;
-    if (Array.isArray(v)) return v.map(plain);
-    if (typeof v === "object") {
-      if (typeof v.nodeType === "number") {
-        try { return v.nodeType === Node.ELEMENT_NODE ? describeEl(v) : String(v.textContent || ""); } catch (e) { return ""; }
-      }
-      const proto = Object.getPrototypeOf(v);
-      if (proto === Object.prototype || proto === null) {
-        const out = {};
-        for (const [k, x] of Object.entries(v)) if (x !== undefined && typeof x !== "function") out[k] = plain(x);
-        return out;
-      }
-    }
-    return String(v);
-  }
-
-  let last = null;
+  /** @type {Waiting} */
+  let last = { state: "not_found" };
   for (;;) {
+    /** @type {Verdict<unknown>} */
     let verdict;
     try {
       verdict = await attempt();
     } catch (e) {
-      verdict = rejected({ kind: "script", message: String(e && e.message || e) });
+      const err = /** @type {any} */ (e);
+      verdict = rejected({ kind: "script", message: String(err && err.message || err) });
     }
     if (verdict.state === "found" || verdict.state === "rejected") return plain(verdict);
     last = verdict;
     const left = budget - (performance.now() - started);
     if (left <= 0) break;
-    await new Promise(/** @param {(v?: unknown) => void} res */ (res) => {
-      const done = () => { mo.disconnect(); clearTimeout(t); res(); };
-      const mo = new MutationObserver(done);
-      mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-      const t = setTimeout(done, Math.min(left, 40));
-    });
+    await nextChange(left);
   }
   return plain({ ...last, seen: offered() });
 };

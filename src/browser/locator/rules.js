@@ -15,21 +15,13 @@
 // What a hit test said of an element while it was in view, for the attempts after it scrolled
 // out (kept for the document's life, as the locator is).
 const seenOut = new WeakMap();
-return async (request) => {
+return async (/** @type {Request} */ request) => {
   // `explain`: the click or fill it wraps, found and ranked as that step would be, rule by rule,
   // and acted on in no way (for `scripts/bench --explain`).
+  /** @type {Step} */
   const req = request.op === "explain" ? { ...request.of, budget_ms: request.budget_ms, explain: true } : request;
   const started = performance.now();
   const budget = req.budget_ms;
-  const norm = (s) => (s || "").replace(/\s+/g, " ").trim().toLowerCase();
-  const squash = (s) => (s || "").replace(/\s+/g, "").toLowerCase();
-  // A text shortened for a description says so with "…": the masking of secrets on the Rust
-  // side recognises what a cut left of one by it.
-  const cut = (s, n) => (s.length > n ? s.slice(0, n - 1) + "\u2026" : s);
-  // Finding and ranking time of the attempt that succeeded (waiting excluded), to the µs.
-  const ms = (t) => Math.round(t * 1000) / 1000;
-  // A regular expression's alternatives that are the words of a list, each taken literally.
-  const anyOf = (words) => words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
 
   // ---- the rules that rank candidates, in order ----
   // A click's or a fill's matches are sorted by the rules of its table: each rule only decides

@@ -1,4 +1,4 @@
-  // ---- what a person sees, for the outline: painted, on the page, at a size ----
+  // ---- what a person sees: painted, on the page, at a size ----
   // Judged by computed style and geometry, up the tree (across shadow roots and frames):
   // opacity, visibility, clip and clip-path, a box of (nearly) no size or inside one that
   // hides its overflow, off the page by position or transform. Text must also be drawn at a
@@ -108,21 +108,3 @@
     if (how === "capitalize") return text.replace(/(^|\s)(\p{L})/gu, (m, a, b) => a + b.toUpperCase());
     return text;
   }
-  // The name an author gave a control, counted only from what is painted: the elements
-  // aria-labelledby points at (the ones shown), else aria-label; normalised as the
-  // accessible name the locator compares is.
-  function paintedAriaName(el) {
-    const ids = attr(el, "aria-labelledby");
-    if (ids) {
-      const root = el.getRootNode();
-      const named = ids.split(/\s+/).map((id) => (root.getElementById ? root.getElementById(id) : null))
-        .filter((r) => r && painted(r)).map(paintedText).join(" ");
-      if (norm(named)) return norm(named);
-    }
-    return norm(attr(el, "aria-label"));
-  }
-  // A select's options a person can pick: not `hidden`, not `display: none`.
-  function shownOptions(select) {
-    return [...select.options].filter((o) => !o.hidden && styleOf(o).display !== "none");
-  }
-
