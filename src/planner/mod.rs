@@ -32,7 +32,7 @@ pub use look::{LookChoice, LookFailure, Looked, Shown, look_at_goal, look_within
 pub use prompt::{SYSTEM_PROMPT, prompt_version};
 pub use review::{
     Review, ReviewStep, ask_with_suggestion, ask_with_suggestion_on, confirm, confirm_with, flags,
-    looked_line, render_review, render_review_with_answers, review_in,
+    looked_line, review_in,
 };
 
 /// Most characters of a model's answer shown in an invalid-plan error.
@@ -501,16 +501,10 @@ fn user_message_for(
     )
 }
 
-/// The exact request planning would send, without sending it (no model call, no key):
-/// the provider's body with the system prompt, the user message (the outline in it when
-/// planlock looked) and the schema. Without `PLANLOCK_MODEL`, the Anthropic body is shown.
-pub fn request_preview(goal: &str, req: &PlanRequest) -> Result<serde_json::Value, PlannerError> {
-    let goal = goal::prepare_with(goal, req.inbox_address.as_deref(), &req.vars)?;
-    let allowed = allowed_sites(&goal, &req.allowed_hosts)?;
-    Ok(preview_prepared(&goal, &allowed, req))
-}
-
-/// [`request_preview`] of a goal already prepared, with the sites the model is told.
+/// The exact request planning would send for a goal already prepared, without sending it
+/// (no model call, no key): the provider's body with the system prompt, the user message
+/// (the outline in it when planlock looked), the schema, the model told that the run may
+/// visit `allowed`. Without `PLANLOCK_MODEL`, the Anthropic body is shown.
 pub fn preview_prepared(
     goal: &goal::Goal,
     allowed: &[String],
