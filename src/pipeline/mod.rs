@@ -192,6 +192,11 @@ impl LockedRequest {
         }
     }
 
+    /// The start page as the look read it, once [`look`](Self::look) succeeded.
+    pub fn looked_page(&self) -> Option<&Look> {
+        self.look.as_ref()
+    }
+
     /// The planner's request: what it is told of the run, and the look.
     pub fn plan_request(&self, config: PlannerConfig) -> PlanRequest {
         let mut req = PlanRequest::new(config);

@@ -158,7 +158,12 @@ pub fn holding_run(seconds: u64) -> serde_json::Value {
 /// loopback: the run's lock, which judges the webhook as it judges pages, names the
 /// fixture site's port and the receiver's (another loopback port is another service).
 pub fn hooked(mut body: serde_json::Value, hook: &str) -> serde_json::Value {
-    let port = |url: &str| url::Url::parse(url).ok().and_then(|u| u.port()).unwrap_or(80);
+    let port = |url: &str| {
+        url::Url::parse(url)
+            .ok()
+            .and_then(|u| u.port())
+            .unwrap_or(80)
+    };
     body["callback_url"] = serde_json::json!(hook);
     body["allowed_hosts"] = serde_json::json!([
         format!("127.0.0.1:{}", port(&super::site().url(""))),
