@@ -221,24 +221,6 @@ enum Denied {
     Service { addr: SocketAddr },
 }
 
-/// Judges a destination the service connects to itself by a lock of `allow_hosts` alone:
-/// see [`Lock::check_side_host`]. For a run's destinations, judge by the run's own lock.
-pub async fn check_service_host(
-    host: &str,
-    port: u16,
-    allow_hosts: &[String],
-    service_addresses: &[SocketAddr],
-) -> Result<Vec<IpAddr>, LockError> {
-    let lock = Lock::build(&LockRequest {
-        allow_hosts,
-        policy: AddressPolicy::Service,
-        service_addresses,
-        ..LockRequest::default()
-    })
-    .await?;
-    lock.check_side_host(host, port).await
-}
-
 impl Lock {
     /// Builds the lock from the request: the sites of the goal's hosts, of the plan's
     /// `navigate` URLs and of the allowed hosts, with their ports. Under

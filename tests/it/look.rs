@@ -10,7 +10,7 @@ use planlock::browser::Look;
 use planlock::lock::Lock;
 use planlock::pipeline::Request;
 use planlock::plan::Vars;
-use planlock::planner::{LookChoice, PlannerConfig, RetryPolicy};
+use planlock::planner::{self, LookChoice, PlannerConfig, RetryPolicy};
 use serde_json::json;
 
 use crate::util::model::FakeModel;
