@@ -30,8 +30,20 @@
 //! # }
 //! ```
 //!
-//! Running it needs a browser: see `examples/library.rs`. The command line and the HTTP
-//! service are front ends over exactly this path.
+//! Running it needs a browser: see `examples/library.rs`.
+//!
+//! The command line, the HTTP service and the MCP tools are front ends over one
+//! [`pipeline`], from a request to a started run:
+//!
+//! ```text
+//! Request ─lock─▶ LockedRequest ─look─▶ ─plan─▶ GeneratedPlan ─answers, review─▶
+//!   ─run─▶ RunSpec ─pipeline::run::lock_run─▶ LockedRun ─pipeline::run::ready─▶ run
+//!                   (a replayed plan joins here)
+//! ```
+//!
+//! The lock is made once, at [`pipeline::Request::lock`] (for a replayed plan, at
+//! [`pipeline::run::lock_run`] from its `navigate` URLs); the look, the review, the run
+//! and its side destinations (the inboxes a request brings, its webhook) are judged by it.
 
 pub mod browser;
 #[cfg(feature = "demo")]

@@ -15,7 +15,10 @@ use std::time::Duration;
 
 use planlock::browser::{Chromium, LaunchOptions, Preference};
 use planlock::exit;
+use planlock::inbox::binding::BindInboxes;
 use planlock::inbox::{InboxUrl, connect, parse_binding};
+use planlock::lock::Lock;
+use planlock::pipeline::{self, run::Unlocked};
 use planlock::plan::{
     self as plan_format, LONG_SECRET, Limits, Plan, SECRET_ENV_PREFIX, Template, Vars, VarsError,
 };
@@ -514,14 +517,9 @@ async fn replay(
     let mut ran = Vec::new();
     if !runs.is_empty() {
         // The browser starts while the inboxes log in: neither needs the other.
-        let checked = async {
-            for (_, inbox) in &inboxes {
-                inbox.check().await.map_err(|e| {
-                    CliError::environment(format!("the inbox {} is unreachable", inbox.describe()))
-                        .because(e)
-                })?;
-            }
-            Ok::<(), CliError>(())
+        let unreachable = |inbox: &dyn planlock::Inbox, e: planlock::InboxError| {
+            CliError::environment(format!("the inbox {} is unreachable", inbox.describe()))
+                .because(e)
         };
         let started = async {
             let browser = match browser {
@@ -533,14 +531,16 @@ async fn replay(
             planlock::phase::process("browser ready");
             Ok::<Chromium, CliError>(browser)
         };
-        let (checked, started) = tokio::join!(checked, started);
-        if let Err(e) = checked {
-            if let Ok(browser) = started {
-                browser.close().await;
+        let browser = match pipeline::run::ready(&inboxes.0, unreachable, started).await {
+            Ok(browser) => browser,
+            Err((e, browser)) => {
+                if let Some(browser) = browser {
+                    browser.close().await;
+                }
+                return Err(e);
             }
-            return Err(e);
-        }
-        ran = run_locked(runs, started?, options, &cancel).await?;
+        };
+        ran = run_locked(runs, browser, options, &cancel).await?;
     } else if let Some(browser) = browser {
         browser.close().await;
     }
@@ -617,22 +617,22 @@ async fn run_locked(
     Ok(done)
 }
 
-/// One run checked and locked before anything is read: secrets from the environment,
-/// navigate URLs, the lock (unless the request fixed it), the inboxes the steps name. The
-/// sentence when not.
+/// One run checked and locked before anything is read, by the pipeline's run half: secrets
+/// from the environment, navigate URLs, the lock (unless the request fixed it), the inboxes
+/// the steps name. The sentence when not.
 async fn lock_run(
     spec: RunSpec,
     name: &str,
-    inboxes: &[Binding],
+    inboxes: &BoundInboxes,
     settings: &Settings,
 ) -> Result<LockedRun, String> {
-    spec.named(name)
-        .secrets(Secrets::from_environment())
-        .inboxes(inboxes.iter().cloned())
-        .settings(settings.clone())
-        .lock()
+    let spec = spec.named(name).settings(settings.clone());
+    pipeline::run::lock_run(spec, Secrets::from_environment(), inboxes)
         .await
-        .map_err(|e| spec_sentence(name, e))
+        .map_err(|e| match e {
+            Unlocked::Spec(e) => spec_sentence(name, e),
+            Unlocked::Binding(never) => match never {},
+        })
 }
 
 /// Warns once per secret shorter than [`LONG_SECRET`] characters: it is masked only where
@@ -717,7 +717,20 @@ pub fn parse_inboxes(given: &[String]) -> Result<Vec<ParsedInbox>, CliError> {
     Ok(out)
 }
 
-async fn bind_inboxes(parsed: Vec<ParsedInbox>) -> Result<Vec<Binding>, CliError> {
+/// The `--inbox` mailboxes, connected once for every run of the command: the operator's own,
+/// so no lock judges them.
+struct BoundInboxes(Vec<Binding>);
+
+#[async_trait::async_trait]
+impl BindInboxes for BoundInboxes {
+    type Error = std::convert::Infallible;
+
+    async fn bind(&self, _lock: &Lock) -> Result<Vec<Binding>, Self::Error> {
+        Ok(self.0.clone())
+    }
+}
+
+async fn bind_inboxes(parsed: Vec<ParsedInbox>) -> Result<BoundInboxes, CliError> {
     let mut out: Vec<Binding> = Vec::new();
     for p in parsed {
         let inbox = connect(&p.url).await.map_err(|e| {
@@ -729,7 +742,7 @@ async fn bind_inboxes(parsed: Vec<ParsedInbox>) -> Result<Vec<Binding>, CliError
         })?;
         out.push((p.name, inbox));
     }
-    Ok(out)
+    Ok(BoundInboxes(out))
 }
 
 /// Writes the HTML report, JUnit XML and `--json`; false when a file could not be written

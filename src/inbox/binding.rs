@@ -632,6 +632,22 @@ fn percent_decode(s: &str, part: UrlPart) -> Result<String, UrlProblem> {
     String::from_utf8(out).map_err(|_| UrlProblem::NotUtf8 { part })
 }
 
+/// How a front end binds the inboxes a run reads, once the run's lock is fixed: the command
+/// line connects its `--inbox` URLs (the operator's own); a service binds its named inboxes
+/// and connects the mailboxes a request brings only where `lock` — the request's own, the
+/// one the run gets — lets the service reach their servers.
+#[async_trait::async_trait]
+pub trait BindInboxes: Sync {
+    /// Why an inbox cannot be bound, in the front end's words.
+    type Error: Send;
+
+    /// Each inbox of the run by the name its steps use (`None`: the default inbox).
+    async fn bind(
+        &self,
+        lock: &crate::lock::Lock,
+    ) -> Result<Vec<(Option<String>, std::sync::Arc<dyn super::Inbox>)>, Self::Error>;
+}
+
 /// The binding or URL as the user wrote it, with the password replaced, for error messages.
 pub fn redact(s: &str) -> String {
     let Some(scheme_end) = s.find("://") else {

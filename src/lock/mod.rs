@@ -221,40 +221,6 @@ enum Denied {
     Service { addr: SocketAddr },
 }
 
-/// Judges a destination the service connects to itself — a mailbox server, a webhook
-/// receiver — by the rule its runs' pages follow: the service's own address is never reached,
-/// and a private, loopback or link-local address, literal or resolved, is refused unless
-/// `allow_hosts` names that address (and, if it names a port, that port). Returns the addresses judged, so the caller can connect to exactly
-/// those (a name resolved again later could point elsewhere).
-pub async fn check_service_host(
-    host: &str,
-    port: u16,
-    allow_hosts: &[String],
-    service_addresses: &[SocketAddr],
-) -> Result<Vec<IpAddr>, LockError> {
-    let lock = Lock::build(&LockRequest {
-        allow_hosts,
-        policy: AddressPolicy::Service,
-        service_addresses,
-        ..LockRequest::default()
-    })
-    .await?;
-    let bare = bare_host(host).to_ascii_lowercase();
-    let ips = lock.addresses_of(&bare, port).await;
-    for ip in &ips {
-        lock.judge(&bare, SocketAddr::new(*ip, port))
-            .map_err(|denied| match denied {
-                Denied::Port { shown } => LockError::PortNotAllowed {
-                    shown,
-                    allowed: lock.describe(),
-                },
-                Denied::Private { host, ip } => LockError::PrivateAddress { host, ip },
-                Denied::Service { addr } => LockError::ServiceAddress { addr },
-            })?;
-    }
-    Ok(ips)
-}
-
 impl Lock {
     /// Builds the lock from the request: the sites of the goal's hosts, of the plan's
     /// `navigate` URLs and of the allowed hosts, with their ports. Under
@@ -530,6 +496,29 @@ impl Lock {
                     .map_err(|d| Refusal::new(with_port(&bare, port), self.why(d)))
             })
             .collect()
+    }
+
+    /// Judges a destination the service connects to itself for this lock's run — a mailbox
+    /// server, a webhook receiver — by the rule the run's pages follow: the service's own
+    /// address is never reached, and under [`AddressPolicy::Service`] a private, loopback or
+    /// link-local address, literal or resolved, only when the lock allows that address on
+    /// that port. Returns the addresses judged, so the caller connects to exactly those (a
+    /// name resolved again later could point elsewhere).
+    pub async fn check_side_host(&self, host: &str, port: u16) -> Result<Vec<IpAddr>, LockError> {
+        let bare = bare_host(host).to_ascii_lowercase();
+        let ips = self.addresses_of(&bare, port).await;
+        for ip in &ips {
+            self.judge(&bare, SocketAddr::new(*ip, port))
+                .map_err(|denied| match denied {
+                    Denied::Port { shown } => LockError::PortNotAllowed {
+                        shown,
+                        allowed: self.describe(),
+                    },
+                    Denied::Private { host, ip } => LockError::PrivateAddress { host, ip },
+                    Denied::Service { addr } => LockError::ServiceAddress { addr },
+                })?;
+        }
+        Ok(ips)
     }
 
     /// Whether private, loopback and link-local addresses are refused.

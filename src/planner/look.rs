@@ -1,12 +1,12 @@
 //! The look before planning, as the planner takes it: the start page loaded once under the
-//! request's lock and outlined ([`look_at_goal`], [`look_within`]), and what the model is
+//! request's lock and outlined ([`look_within`]), and what the model is
 //! shown of it ([`shown`]), the one way a look reaches a model request.
 
 use serde::Serialize;
 
 use super::{PlanRequest, goal};
 use crate::browser::{Chromium, Look, LookError};
-use crate::lock::{AddressPolicy, Lock, LockError, LockRequest};
+use crate::lock::{Lock, LockError};
 use crate::plan::{Masker, Vars};
 
 /// What the planner was shown of the start page.
@@ -136,30 +136,6 @@ pub fn start_page(goal: &str, vars: &Vars) -> Option<url::Url> {
         .map(|w| w.trim_end_matches(|c: char| ".:!?".contains(c)))
         .filter(|w| w.starts_with("http://") || w.starts_with("https://"))
         .find_map(|w| url::Url::parse(w).ok())
-}
-
-/// Looks at the goal's start page before planning: the lock is built from the request first
-/// (the goal's hosts and `allowed_hosts`, under `policy`), then the page is loaded once in a
-/// fresh context under that lock and outlined. Nothing read there can widen the lock.
-pub async fn look_at_goal(
-    browser: &Chromium,
-    goal: &str,
-    req: &PlanRequest,
-    policy: AddressPolicy,
-    service_addresses: &[std::net::SocketAddr],
-) -> Result<Look, LookFailure> {
-    let url = start_page(goal, &req.vars).ok_or(LookFailure::NoStartPage)?;
-    let rendered = goal::rendered(goal, &req.vars);
-    let lock = Lock::build(&LockRequest {
-        goal: Some(&rendered),
-        urls: vec![url.clone()],
-        allow_hosts: &req.allowed_hosts,
-        policy,
-        service_addresses,
-    })
-    .await
-    .map_err(LookFailure::Lock)?;
-    look_within(browser, url, lock).await
 }
 
 /// Looks at `url` in a fresh context under `lock` (made from the request before anything was

@@ -28,11 +28,11 @@ use crate::exit;
 use crate::plan::{self, Limits, Plan, Problem, Vars};
 
 pub use config::{ModelSpec, PlannerConfig, Provider, RetryPolicy};
-pub use look::{LookChoice, LookFailure, Looked, Shown, look_at_goal, look_within, start_page};
+pub use look::{LookChoice, LookFailure, Looked, Shown, look_within, start_page};
 pub use prompt::{SYSTEM_PROMPT, prompt_version};
 pub use review::{
     Review, ReviewStep, ask_with_suggestion, ask_with_suggestion_on, confirm, confirm_with, flags,
-    looked_line, render_review, render_review_with_answers, review_in,
+    looked_line, review_in,
 };
 
 /// Most characters of a model's answer shown in an invalid-plan error.
@@ -102,7 +102,7 @@ pub struct PlanRequest {
     /// Skip reading the cache (a fresh plan still replaces the cached one).
     pub no_cache: bool,
     pub config: PlannerConfig,
-    /// The start page's outline, when planlock looked at it first (see [`look_at_goal`]).
+    /// The start page's outline, when planlock looked at it first (see [`look_within`]).
     pub look: Option<crate::browser::Look>,
 }
 
@@ -343,16 +343,9 @@ pub(crate) struct ModelReply {
     pub note: Option<String>,
 }
 
-/// Plans `goal`: from the cache when it has the plan (zero requests), else with exactly one
-/// model request (plus bounded transport retries of that same request).
-pub async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<GeneratedPlan, PlannerError> {
-    let goal = goal::prepare_with(goal, req.inbox_address.as_deref(), &req.vars)?;
-    let allowed = allowed_sites(&goal, &req.allowed_hosts)?;
-    plan_prepared(goal, &allowed, req).await
-}
-
-/// [`plan_goal`] of a goal already prepared, the model told that the run may visit
-/// `allowed` (the sites of the request's lock, when the caller made it).
+/// Plans a goal already prepared, the model told that the run may visit `allowed` (the
+/// sites of the request's lock): from the cache when it has the plan (zero requests), else
+/// with exactly one model request (plus bounded transport retries of that same request).
 pub async fn plan_prepared(
     goal: goal::Goal,
     allowed: &[String],
@@ -501,16 +494,10 @@ fn user_message_for(
     )
 }
 
-/// The exact request planning would send, without sending it (no model call, no key):
-/// the provider's body with the system prompt, the user message (the outline in it when
-/// planlock looked) and the schema. Without `PLANLOCK_MODEL`, the Anthropic body is shown.
-pub fn request_preview(goal: &str, req: &PlanRequest) -> Result<serde_json::Value, PlannerError> {
-    let goal = goal::prepare_with(goal, req.inbox_address.as_deref(), &req.vars)?;
-    let allowed = allowed_sites(&goal, &req.allowed_hosts)?;
-    Ok(preview_prepared(&goal, &allowed, req))
-}
-
-/// [`request_preview`] of a goal already prepared, with the sites the model is told.
+/// The exact request planning would send for a goal already prepared, without sending it
+/// (no model call, no key): the provider's body with the system prompt, the user message
+/// (the outline in it when planlock looked), the schema, the model told that the run may
+/// visit `allowed`. Without `PLANLOCK_MODEL`, the Anthropic body is shown.
 pub fn preview_prepared(
     goal: &goal::Goal,
     allowed: &[String],
@@ -534,19 +521,6 @@ pub fn preview_prepared(
         "looked": shown.as_ref().map(Looked::of),
         "body": body,
     })
-}
-
-/// The sites named in the goal (first site first), then `--allow-host`, without repeats.
-fn allowed_sites(goal: &goal::Goal, extra: &[String]) -> Result<Vec<String>, PlannerError> {
-    let mut sites = vec![goal.site.clone()];
-    let named = crate::lock::sites_named(Some(&goal.normalised), extra)
-        .map_err(PlannerError::BadAllowHost)?;
-    for site in named {
-        if !sites.contains(&site) {
-            sites.push(site);
-        }
-    }
-    Ok(sites)
 }
 
 /// Nulls dropped (strict mode writes them for absent optional fields), then the foundation's

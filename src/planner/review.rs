@@ -118,28 +118,6 @@ pub struct ReviewStep {
     pub outside_lock: bool,
 }
 
-/// The review text: numbered steps, the host each touches (`navigate`: the URL's host;
-/// inbox steps: `inbox`; others: the same page), hosts outside `allowed_hosts` (the sites the
-/// request named) and steps that look destructive or costly flagged with `!!`.
-pub fn render_review(plan: &Plan, allowed_hosts: &[String]) -> String {
-    render_review_with_answers(plan, allowed_hosts, &[])
-}
-
-/// [`render_review`], each step that uses an answered question showing the answer beside it.
-pub fn render_review_with_answers(
-    plan: &Plan,
-    allowed_hosts: &[String],
-    answers: &[(String, String)],
-) -> String {
-    // A host that is not one allows nothing (the request was refused for it already).
-    let hosts = allowed_hosts
-        .iter()
-        .filter(|h| crate::lock::Lock::of_hosts([h]).is_ok());
-    crate::lock::Lock::of_hosts(hosts)
-        .map(|lock| review_in(plan, &lock, answers).text)
-        .unwrap_or_default()
-}
-
 /// The review of `plan` run inside `lock`, each step that uses an answered question showing
 /// the answer beside it.
 pub fn review_in(plan: &Plan, lock: &crate::lock::Lock, answers: &[(String, String)]) -> Review {
@@ -429,6 +407,12 @@ pub fn confirm_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The review text of `plan` inside a lock of `allowed_hosts` alone.
+    fn render_review(plan: &Plan, allowed_hosts: &[String]) -> String {
+        let lock = crate::lock::Lock::of_hosts(allowed_hosts).expect("hosts");
+        review_in(plan, &lock, &[]).text
+    }
 
     fn plan(json: &str) -> Plan {
         crate::plan::parse_and_validate(json, &Default::default(), &Default::default()).unwrap()

@@ -260,12 +260,64 @@ impl RunSpec {
         &self.plan
     }
 
+    /// The run's lock, fixed now (unless [`within`](Self::within) fixed it) and kept for
+    /// [`lock`](Self::lock): the request's own lock, which the front end judges the run's
+    /// side destinations by (its webhook, the mailboxes the request brings) before it binds
+    /// the inboxes. Checks what the lock is made of: variables, secrets, `navigate` URLs.
+    pub async fn fix_lock(mut self) -> Result<RunSpec, SpecError> {
+        if self.fixed.is_none() {
+            let (_, urls, _) = self.checked(false)?;
+            self.fixed = Some(self.built_lock(urls).await?);
+        }
+        Ok(self)
+    }
+
+    /// The lock fixed by [`within`](Self::within) or [`fix_lock`](Self::fix_lock).
+    pub fn fixed_lock(&self) -> Option<&Lock> {
+        self.fixed.as_ref()
+    }
+
     /// Checks everything the request names and fixes the run's lock, before any page or
     /// email is read: secrets are loaded, `navigate` URLs are checked with caller variables
     /// filled in, the lock is built from the goal, those URLs and the allowed hosts, and every
     /// inbox step must name a bound inbox.
-    pub async fn lock(self) -> Result<LockedRun, SpecError> {
-        let mut vars = self.vars;
+    pub async fn lock(mut self) -> Result<LockedRun, SpecError> {
+        let (vars, urls, names) = self.checked(true)?;
+        let lock = match self.fixed.take() {
+            Some(lock) => lock,
+            None => self.built_lock(urls).await?,
+        };
+        for name in &names {
+            let Some(secret) = name.strip_prefix("secret.") else {
+                continue;
+            };
+            if let Some(bound) = self.secrets.bound_sites(secret)
+                && let Some(site) = lock
+                    .sites()
+                    .find(|s| !bound.contains(s) && !bound.contains(without_port(s)))
+            {
+                return Err(SpecError::SecretOutsideLock {
+                    secret: secret.to_string(),
+                    site: site.to_string(),
+                    allowed: bound.iter().cloned().collect(),
+                });
+            }
+        }
+        Ok(LockedRun {
+            plan: self.plan,
+            name: self.name,
+            run_id: self.run_id.unwrap_or_else(super::new_run_id),
+            lock,
+            vars,
+            inboxes: self.inboxes,
+            settings: self.settings,
+        })
+    }
+
+    /// The variables with secrets loaded, the `navigate` URLs (checked), and every variable
+    /// the plan uses; with `inboxes`, also that each inbox step has its inbox bound.
+    fn checked(&self, inboxes: bool) -> Result<(Vars, Vec<Url>, Vec<String>), SpecError> {
+        let mut vars = self.vars.clone();
         // A question nobody answered takes its suggested answer.
         for q in &self.plan.questions {
             if vars.value(&q.var).is_none() {
@@ -297,6 +349,9 @@ impl RunSpec {
                     urls.push(parsed);
                 }
             }
+            if !inboxes {
+                continue;
+            }
             if self.inboxes.is_empty() && uses_inbox_address(step) {
                 return Err(SpecError::NoInboxAddress { step: index });
             }
@@ -310,43 +365,20 @@ impl RunSpec {
                 });
             }
         }
-        let lock = match self.fixed {
-            Some(lock) => lock,
-            None => Lock::build(&LockRequest {
-                goal: self.goal.as_deref(),
-                urls,
-                allow_hosts: &self.allow_hosts,
-                policy: self.policy,
-                service_addresses: &self.service_addresses,
-            })
-            .await
-            .map_err(SpecError::Lock)?,
-        };
-        for name in &names {
-            let Some(secret) = name.strip_prefix("secret.") else {
-                continue;
-            };
-            if let Some(bound) = self.secrets.bound_sites(secret)
-                && let Some(site) = lock
-                    .sites()
-                    .find(|s| !bound.contains(s) && !bound.contains(without_port(s)))
-            {
-                return Err(SpecError::SecretOutsideLock {
-                    secret: secret.to_string(),
-                    site: site.to_string(),
-                    allowed: bound.iter().cloned().collect(),
-                });
-            }
-        }
-        Ok(LockedRun {
-            plan: self.plan,
-            name: self.name,
-            run_id: self.run_id.unwrap_or_else(super::new_run_id),
-            lock,
-            vars,
-            inboxes: self.inboxes,
-            settings: self.settings,
+        Ok((vars, urls, names))
+    }
+
+    /// The lock of the goal, `urls` and the allowed hosts, under the address policy.
+    async fn built_lock(&self, urls: Vec<Url>) -> Result<Lock, SpecError> {
+        Lock::build(&LockRequest {
+            goal: self.goal.as_deref(),
+            urls,
+            allow_hosts: &self.allow_hosts,
+            policy: self.policy,
+            service_addresses: &self.service_addresses,
         })
+        .await
+        .map_err(SpecError::Lock)
     }
 }
 
@@ -411,6 +443,11 @@ impl LockedRun {
     /// The plan's file name or label.
     pub fn name(&self) -> Option<&str> {
         self.name.as_deref()
+    }
+
+    /// The inboxes bound to this run.
+    pub fn inboxes(&self) -> &[Binding] {
+        &self.inboxes
     }
 
     /// Changes where failure screenshots go (a service keeps them per run id).

@@ -7,7 +7,7 @@ use std::sync::{Arc, Weak};
 
 use super::error::{ApiError, ApiErrorKind};
 use crate::inbox::{Caller, Inbox, InboxError, InboxUrl, connect, parse_binding_as};
-use crate::lock::check_service_host;
+use crate::lock::Lock;
 use crate::runner::Binding;
 
 /// Where a request's inbox comes from.
@@ -130,15 +130,14 @@ impl ServerInboxes {
     }
 
     /// Binds every inbox of the request: a server inbox is shared as it is; a request's IMAP
-    /// server is judged by the address rule pages follow (a private address only when
-    /// `allowed_hosts` names it), then bound (it connects lazily); an embedded receiver starts
-    /// listening on loopback. Whether each can be reached is [`check`]'s question, asked once
-    /// the request is known to be valid.
+    /// server is judged by the run's `lock` as its pages are (a private address only where
+    /// the lock allows it, on that port), then bound (it connects lazily); an embedded
+    /// receiver starts listening on loopback. Whether each can be reached is asked once the
+    /// request is known to be valid (see [`unreachable`]).
     pub async fn connect(
         &self,
         bindings: &[RequestInbox],
-        allowed_hosts: &[String],
-        service_addresses: &[std::net::SocketAddr],
+        lock: &Lock,
     ) -> Result<Vec<Binding>, ApiError> {
         let mut out = Vec::new();
         for (i, (name, source)) in bindings.iter().enumerate() {
@@ -151,14 +150,10 @@ impl ServerInboxes {
                     let mut url = url.clone();
                     if let InboxUrl::Imap(imap) = &mut url {
                         // Connect to the addresses judged here, not to a fresh lookup of the name.
-                        imap.connect_to = check_service_host(
-                            &imap.host,
-                            imap.port,
-                            allowed_hosts,
-                            service_addresses,
-                        )
-                        .await
-                        .map_err(|e| ApiError::from(e).at(inbox_at(i)))?;
+                        imap.connect_to = lock
+                            .check_side_host(&imap.host, imap.port)
+                            .await
+                            .map_err(|e| ApiError::from(e).at(inbox_at(i)))?;
                     }
                     self.smtp
                         .connect(&url)
@@ -172,17 +167,12 @@ impl ServerInboxes {
     }
 }
 
-/// 503 when a bound inbox cannot be reached or logged into.
-pub async fn check(inboxes: &[Binding]) -> Result<(), ApiError> {
-    for (_, inbox) in inboxes {
-        inbox.check().await.map_err(|e| {
-            ApiError::new(
-                ApiErrorKind::InboxUnavailable,
-                format!("the inbox {} is unreachable: {e}", inbox.describe()),
-            )
-        })?;
-    }
-    Ok(())
+/// 503: a bound inbox cannot be reached or logged into.
+pub fn unreachable(inbox: &dyn Inbox, e: InboxError) -> ApiError {
+    ApiError::new(
+        ApiErrorKind::InboxUnavailable,
+        format!("the inbox {} is unreachable: {e}", inbox.describe()),
+    )
 }
 
 /// `inbox[i]`: where in the request an inbox came from.

@@ -35,7 +35,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::error::{ApiError, ApiErrorKind};
-use super::routes::Planning;
+use super::planning::Planning;
 use super::state::{AppState, Caller};
 
 pub use planning::writing_guide;

@@ -18,6 +18,7 @@ mod listener;
 mod mcp;
 mod metrics;
 mod openapi;
+mod planning;
 mod queue;
 mod registry;
 mod request;
@@ -260,8 +261,8 @@ mod tests {
     /// before it, so the imports have no cycle. A new module must take its place here.
     const LAYERS: &[&str] = &[
         "store", "metrics", "browser", "error", "listener", "api", "registry", "inboxes", "state",
-        "guard", "extract", "webhook", "request", "runs", "queue", "upkeep", "routes", "openapi",
-        "mcp", "mod",
+        "guard", "extract", "webhook", "request", "runs", "queue", "planning", "upkeep", "routes",
+        "openapi", "mcp", "mod",
     ];
 
     /// The server modules a file's code (its tests left out) names through `super::` or

@@ -195,7 +195,7 @@ pub async fn cancel_waiting(state: &AppState, id: &str) -> Result<bool, ApiError
         let result = runs::cancelled_waiting(&run);
         if state.store().cancel_queued(&result).await? {
             tracing::info!(run_id = %id, "cancelled while it waited in the shared queue");
-            runs::deliver(state, &run, &result);
+            runs::deliver(state, &run, &result).await;
             return Ok(true);
         }
     }

@@ -15,22 +15,18 @@ use strum::VariantNames;
 use utoipa::IntoParams;
 
 use super::api::{
-    Accepted, ActResult, Health, PlanPreview, Planned, PlannedLine, PlannedTag, PlansAnswer,
-    RunList, RunSummary, RunView, StreamLine,
+    Accepted, ActResult, Health, PlanPreview, Planned, PlansAnswer, RunList, RunSummary, RunView,
+    StreamLine,
 };
 use super::error::{ApiError, ApiErrorKind};
 use super::extract::JsonBody;
+use super::planning::{launch_planned, lock_and_look, plan_goal};
 use super::queue;
-use super::request::Ask;
 use super::request::{ActBody, PlansBody, RunBody};
-use super::runs::{self, Launch, Started};
+use super::runs::{self, Started};
 use super::state::{AppState, Caller};
 use super::store::{RunState, StoredRun, decode_cursor};
-use crate::lock::{AddressPolicy, LockError};
-use crate::pipeline::{LockedRequest, Request, RequestError};
 use crate::plan;
-use crate::planner::GeneratedPlan;
-use crate::planner::LookChoice;
 use crate::runner::RunResult;
 use crate::wait;
 
@@ -157,96 +153,6 @@ impl Reply {
     }
 }
 
-/// A goal the service locked and planned: the request (its lock) and the plan.
-pub(super) struct Planning {
-    pub request: LockedRequest,
-    pub outcome: GeneratedPlan,
-}
-
-/// The pipeline's request for a goal a caller asked the service to plan: its lock under the
-/// service's address rule, never reaching the service itself; its secrets the request's own
-/// over the server's.
-fn request_of(state: &AppState, goal: String, ask: &Ask) -> Result<Request, ApiError> {
-    Ok(Request {
-        goal,
-        vars: ask.vars.clone(),
-        secrets: ask.secrets(state)?,
-        inboxes: ask.inboxes.iter().map(|(name, _)| name.clone()).collect(),
-        allowed_hosts: ask.allowed_hosts.clone(),
-        policy: AddressPolicy::Service,
-        service_addresses: state.listen_addresses(),
-        limits: state.limits().clone(),
-        no_cache: ask.no_cache,
-        look: ask.look,
-        ..Request::default()
-    })
-}
-
-/// Locks the request and looks at the goal's start page through the shared browser (its
-/// egress, as a run would see it). A look that fails is a warning, and planning goes on
-/// blind, unless the caller required it.
-///
-/// A plan that will not run here (`run: false`, `POST /v1/plans`) may name an address the
-/// service never visits: it is then planned from the goal alone, with a warning, as it may
-/// run elsewhere (`planlock run`, or with `allowed_hosts` naming it).
-pub(super) async fn lock_and_look(
-    state: &AppState,
-    goal: String,
-    ask: &Ask,
-    run: bool,
-) -> Result<(LockedRequest, Option<String>), ApiError> {
-    let mut request = match request_of(state, goal.clone(), ask)?.lock().await {
-        Ok(request) => request,
-        Err(RequestError::Lock(
-            e @ (LockError::PrivateAddress { .. } | LockError::ServiceAddress { .. }),
-        )) if !run => {
-            let blind = Request {
-                policy: AddressPolicy::Open,
-                look: LookChoice::Blind,
-                ..request_of(state, goal, ask)?
-            };
-            let request = blind.lock().await?;
-            return Ok((request, Some(format!("{e}; planned from the goal alone"))));
-        }
-        Err(e) => return Err(e.into()),
-    };
-    if !request.wants_look() {
-        return Ok((request, None));
-    }
-    let browser = state.browser().await?;
-    match request.look(&browser).await {
-        Ok(None) => Ok((request, None)),
-        Ok(Some(e)) => Ok((request, Some(format!("{e}; planned from the goal alone")))),
-        Err(e) => Err(ApiError::new(
-            ApiErrorKind::LookFailed,
-            format!("{e} (`look` is \"required\")"),
-        )),
-    }
-}
-
-/// Locks, looks and plans with the one model call (none when cached), unless the server
-/// shuts down first. Holds a planning slot while it works.
-pub(super) async fn plan_goal(
-    state: &AppState,
-    goal: String,
-    ask: &Ask,
-    run: bool,
-) -> Result<Planning, ApiError> {
-    state.accepting()?;
-    let config = state.planner()?;
-    let _permit = state.planning_permit()?;
-    let (request, look_warning) = lock_and_look(state, goal, ask, run).await?;
-    let mut outcome = tokio::select! {
-        r = request.plan(config) => r?,
-        _ = state.shutdown_token().cancelled() => return Err(ApiError::new(
-            ApiErrorKind::ShuttingDown,
-            "the server is shutting down; the plan was not made",
-        )),
-    };
-    outcome.warnings.extend(look_warning);
-    Ok(Planning { request, outcome })
-}
-
 /// Plans a goal with one model call (none when cached); nothing runs.
 #[utoipa::path(post, path = "/v1/plans", tag = "planning", request_body = PlansBody,
     responses((status = 200, description = "The plan; with `dry_run`, the model's request instead.", body = PlansAnswer)))]
@@ -291,20 +197,9 @@ pub(super) async fn act(
 ) -> Result<Response, ApiError> {
     let reply = Reply::of(&headers);
     let (goal, ask) = body.read(&state)?;
-    let Planning { request, outcome } = plan_goal(&state, goal, &ask, true).await?;
+    let planning = plan_goal(&state, goal, &ask, true).await?;
     // The service asks nobody: `vars` answers the plan's questions, else its suggestions.
-    let answers = request.answers(&outcome.plan, &[]);
-    let spec = request.run(outcome.plan.clone(), &answers)?;
-    let planning = Planned::of(&request, outcome, answers);
-    let mut launch = runs::prepare(&state, spec.named("act"), ask).await?;
-    launch.replay.answered(&planning.answers);
-    let launch = Launch {
-        prelude: Some(PlannedLine {
-            event: PlannedTag::Planned,
-            planned: planning.clone(),
-        }),
-        ..launch
-    };
+    let (launch, planning) = launch_planned(&state, planning, &[], ask).await?;
     let started = queue::start(&state, &caller, launch, reply == Reply::Stream).await?;
     Ok(respond(&state, started, reply, Some(planning)).await)
 }

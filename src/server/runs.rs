@@ -22,11 +22,13 @@ use super::request::{Ask, Inboxes, RunBody};
 use super::state::{AppState, Caller, QueueTicket};
 use super::store::{NewRun, StoredRun, now_ms};
 use super::webhook::{self, Callback};
-use crate::lock::AddressPolicy;
+use crate::inbox::binding::BindInboxes;
+use crate::lock::{AddressPolicy, Lock};
+use crate::pipeline::run::{Unlocked, lock_run, ready};
 use crate::plan::Plan;
 use crate::runner::{
-    self, Event, Failure, LockedRun, Progress, RunRecord, RunResult, RunSpec, Settings, StepDetail,
-    step_refs,
+    self, Binding, Event, Failure, LockedRun, Progress, RunRecord, RunResult, RunSpec, Settings,
+    StepDetail, step_refs,
 };
 
 /// A locked run and what the service gives it to start.
@@ -171,9 +173,67 @@ pub fn replay_spec(state: &AppState, plan: Plan, ask: &Ask) -> RunSpec {
         .service_addresses(state.listen_addresses())
 }
 
-/// Everything a run needs, checked and locked from the request before anything is read:
-/// the secrets, the callback, the inboxes bound and reachable, the lock, and a browser.
-/// `spec` is the run as the request made it (its plan, variables and lock or hosts).
+/// What a request brings besides its plan, judged and bound inside the run's lock (the
+/// request's own): its webhook, then its inboxes.
+pub struct RequestSides<'a> {
+    state: &'a AppState,
+    ask: &'a Ask,
+    /// The webhook, once judged; `None` inside when the request has none. Left out (`None`)
+    /// when only the inboxes are bound (`validate_plan`).
+    callback: Option<std::sync::Mutex<Option<Callback>>>,
+}
+
+impl<'a> RequestSides<'a> {
+    /// The webhook and the inboxes of `ask`.
+    pub fn of(state: &'a AppState, ask: &'a Ask) -> RequestSides<'a> {
+        RequestSides {
+            state,
+            ask,
+            callback: Some(std::sync::Mutex::new(None)),
+        }
+    }
+
+    /// The inboxes of `ask` alone.
+    pub fn inboxes(state: &'a AppState, ask: &'a Ask) -> RequestSides<'a> {
+        RequestSides {
+            state,
+            ask,
+            callback: None,
+        }
+    }
+
+    /// The webhook judged while binding.
+    fn callback(self) -> Option<Callback> {
+        let slot = self.callback?;
+        slot.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[async_trait::async_trait]
+impl BindInboxes for RequestSides<'_> {
+    type Error = ApiError;
+
+    async fn bind(&self, lock: &Lock) -> Result<Vec<Binding>, ApiError> {
+        if let (Some(slot), Some(url)) = (&self.callback, &self.ask.callback_url) {
+            let callback = webhook::callback_of(self.state, url, lock).await?;
+            *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(callback);
+        }
+        self.state.inboxes().connect(&self.ask.inboxes, lock).await
+    }
+}
+
+/// A request that cannot become a run, in the API's words.
+pub fn unlocked(e: Unlocked<ApiError>) -> ApiError {
+    match e {
+        Unlocked::Spec(e) => e.into(),
+        Unlocked::Binding(e) => e,
+    }
+}
+
+/// Everything a run needs, checked and locked from the request before anything is read,
+/// by the pipeline's run half: the secrets, the lock, the callback and the inboxes judged
+/// by it, the inboxes reachable, and a browser. `spec` is the run as the request made it
+/// (its plan, variables and lock or hosts).
 pub async fn prepare(state: &AppState, spec: RunSpec, ask: Ask) -> Result<Launch, ApiError> {
     prepare_as(state, spec, ask, crate::runner::new_run_id()).await
 }
@@ -187,30 +247,22 @@ async fn prepare_as(
 ) -> Result<Launch, ApiError> {
     crate::phase::mark(&run_id, "accepted");
     let secrets = ask.secrets(state)?;
-    let callback = match &ask.callback_url {
-        Some(url) => Some(webhook::callback_of(state, url, &ask.allowed_hosts).await?),
-        None => None,
-    };
-    let inboxes = state
-        .inboxes()
-        .connect(&ask.inboxes, &ask.allowed_hosts, &state.listen_addresses())
-        .await?;
     let plan = serde_json::to_value(spec.plan())
         .map_err(|e| ApiError::internal(format!("a plan is not JSON: {e}")))?;
-    let spec = spec
-        .run_id(run_id.clone())
-        .secrets(secrets)
-        .inboxes(inboxes.iter().cloned())
-        .settings(Settings {
-            artifacts_dir: Some(state.registry().artifacts_of(&run_id)),
-            strict: ask.strict,
-            ..state.settings().clone()
-        });
-    let run = spec.lock().await?;
-    inboxes::check(&inboxes).await?;
+    let spec = spec.run_id(run_id.clone()).settings(Settings {
+        artifacts_dir: Some(state.registry().artifacts_of(&run_id)),
+        strict: ask.strict,
+        ..state.settings().clone()
+    });
+    let sides = RequestSides::of(state, &ask);
+    let run = lock_run(spec, secrets, &sides).await.map_err(unlocked)?;
+    let callback = sides.callback();
     // Asked now so a dead browser is a 503, not a failed run; the run asks again once it
     // has a slot.
-    state.browser().await?;
+    let browser = async { Ok::<_, ApiError>(state.browser().await?) };
+    ready(run.inboxes(), inboxes::unreachable, browser)
+        .await
+        .map_err(|(e, _)| e)?;
     crate::phase::mark(run.run_id(), "checked");
     let mut allowed_hosts = ask.allowed_hosts;
     for site in run.lock().sites() {
@@ -296,11 +348,12 @@ pub fn new_run<'a>(
         plan_name: launch.run.name(),
         allowed_hosts: sites,
         callback_url: launch.callback.as_ref().map(|c| c.url.as_str()),
-        callback_hosts: launch
-            .callback
-            .as_ref()
-            .map(|c| c.allowed_hosts.as_slice())
-            .unwrap_or_default(),
+        // The webhook is judged by the run's lock: its sites make it again elsewhere.
+        callback_hosts: if launch.callback.is_some() {
+            sites
+        } else {
+            &[]
+        },
     }
 }
 
@@ -512,7 +565,7 @@ pub async fn sweep_orphans(state: &AppState, own: bool) -> usize {
                 marked += 1;
                 state.metrics().interrupted();
                 tracing::warn!(run_id = %run.id, owner = %run.owner, "run marked interrupted");
-                deliver(state, &run, &result);
+                deliver(state, &run, &result).await;
             }
             Ok(false) => {}
             Err(e) => tracing::warn!(error = %e, "cannot mark a run interrupted"),
@@ -522,27 +575,20 @@ pub async fn sweep_orphans(state: &AppState, own: bool) -> usize {
 }
 
 /// Delivers the webhook of a stored run this replica has just ended (it ran elsewhere, or
-/// not at all).
-pub fn deliver(state: &AppState, run: &StoredRun, result: &RunResult) {
+/// not at all), its receiver judged by the run's lock made again from its stored sites.
+pub async fn deliver(state: &AppState, run: &StoredRun, result: &RunResult) {
     let Some(callback) = &run.callback else {
         return;
     };
-    if let Ok(url) = url::Url::parse(&callback.url) {
-        webhook::spawn_delivery(
-            state,
-            run.id.clone(),
-            Callback {
-                url,
-                // Stores made before the request's hosts were kept have the lock's sites.
-                allowed_hosts: if run.callback_hosts.is_empty() {
-                    run.allowed_hosts.clone()
-                } else {
-                    run.callback_hosts.clone()
-                },
-                service_addresses: state.listen_addresses(),
-            },
-            result,
-        );
+    // Stores made before the callback's sites were kept have the lock's own.
+    let sites = if run.callback_hosts.is_empty() {
+        &run.allowed_hosts
+    } else {
+        &run.callback_hosts
+    };
+    match webhook::stored_callback(&callback.url, sites, &state.listen_addresses()).await {
+        Ok(callback) => webhook::spawn_delivery(state, run.id.clone(), callback, result),
+        Err(e) => tracing::warn!(run_id = %run.id, error = %e, "webhook not delivered"),
     }
 }
 
@@ -599,7 +645,7 @@ pub async fn run_claimed(
             if let Ok(true) = state.store().finish(&result).await
                 && let Ok(Some(run)) = state.store().get(&id).await
             {
-                deliver(state, &run, &result);
+                deliver(state, &run, &result).await;
             }
             state.wake_claimer();
         }

@@ -1,7 +1,7 @@
 //! Webhooks: when a run with a `callback_url` ends, its result is POSTed there, signed with
 //! the server's `PLANLOCK_WEBHOOK_SECRET`, retried with backoff, never holding up a run.
-//! The receiver is judged by the address rule pages follow, at the request and again at
-//! every attempt, and the connection goes to exactly the address judged.
+//! The receiver is judged by the run's own lock, as its pages are, at the request and again
+//! at every attempt, and the connection goes to exactly the address judged.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -12,7 +12,7 @@ use url::Url;
 
 use super::error::{ApiError, ApiErrorKind};
 use super::state::AppState;
-use crate::lock::check_service_host;
+use crate::lock::{AddressPolicy, Lock, LockRequest};
 use crate::runner::RunResult;
 
 /// The header carrying the signature: `t=UNIX_SECONDS,v1=HEX`.
@@ -22,22 +22,17 @@ pub const SECRET_VAR: &str = "PLANLOCK_WEBHOOK_SECRET";
 /// How long one attempt may take.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Where a run's result goes, and the hosts the request allowed (for the address rule).
+/// Where a run's result goes, and the lock that judges its receiver: the run's own.
 #[derive(Debug, Clone)]
 pub struct Callback {
     pub url: Url,
-    pub allowed_hosts: Vec<String>,
-    /// The service's own addresses: a webhook never goes there.
-    pub service_addresses: Vec<SocketAddr>,
+    pub lock: Lock,
 }
 
-/// Checks a request's `callback_url`: http(s), a host the address rule lets the service
-/// reach (never its own address), and a server that can sign.
-pub async fn callback_of(
-    state: &AppState,
-    url: &str,
-    allowed_hosts: &[String],
-) -> Result<Callback, ApiError> {
+/// Checks a request's `callback_url`: http(s), a host the run's `lock` lets the service
+/// reach (a private address only where the lock allows it, on that port; never the
+/// service's own address), and a server that can sign.
+pub async fn callback_of(state: &AppState, url: &str, lock: &Lock) -> Result<Callback, ApiError> {
     if state.webhook_secret().is_none() {
         return Err(ApiError::new(
             ApiErrorKind::InvalidCallback,
@@ -58,15 +53,32 @@ pub async fn callback_of(
         })?;
     let host = parsed.host_str().unwrap_or_default();
     let port = parsed.port_or_known_default().unwrap_or(80);
-    let service_addresses = state.listen_addresses();
-    check_service_host(host, port, allowed_hosts, &service_addresses)
+    lock.check_side_host(host, port)
         .await
         .map_err(|e| ApiError::from(e).at("callback_url"))?;
     Ok(Callback {
         url: parsed,
-        allowed_hosts: allowed_hosts.to_vec(),
-        service_addresses,
+        lock: lock.clone(),
     })
+}
+
+/// The callback of a stored run this replica did not start: its receiver judged by the
+/// run's lock made again from the sites it was stored with, never reaching this service.
+pub async fn stored_callback(
+    url: &str,
+    sites: &[String],
+    service_addresses: &[SocketAddr],
+) -> Result<Callback, String> {
+    let url = Url::parse(url).map_err(|e| format!("callback_url: {e}"))?;
+    let lock = Lock::build(&LockRequest {
+        allow_hosts: sites,
+        policy: AddressPolicy::Service,
+        service_addresses,
+        ..LockRequest::default()
+    })
+    .await
+    .map_err(|e| e.to_string())?;
+    Ok(Callback { url, lock })
 }
 
 /// `t=UNIX_SECONDS,v1=HEX(HMAC-SHA256(secret, "UNIX_SECONDS.BODY"))`.
@@ -168,14 +180,11 @@ async fn attempt_once(
     let url = &callback.url;
     let host = url.host_str().unwrap_or_default();
     let port = url.port_or_known_default().unwrap_or(80);
-    let addresses = check_service_host(
-        host,
-        port,
-        &callback.allowed_hosts,
-        &callback.service_addresses,
-    )
-    .await
-    .map_err(|e| Undelivered::Refused(e.to_string()))?;
+    let addresses = callback
+        .lock
+        .check_side_host(host, port)
+        .await
+        .map_err(|e| Undelivered::Refused(e.to_string()))?;
     let Some(ip) = addresses.first().copied() else {
         return Err(Undelivered::Retry(format!("{host} does not resolve")));
     };

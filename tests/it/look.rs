@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use planlock::browser::Look;
 use planlock::lock::Lock;
-use planlock::planner::{self, PlanRequest, PlannerConfig, RetryPolicy};
+use planlock::pipeline::Request;
+use planlock::plan::Vars;
+use planlock::planner::{self, LookChoice, PlannerConfig, RetryPolicy};
 use serde_json::json;
 
 use crate::util::model::FakeModel;
@@ -80,18 +82,18 @@ fn prose_values_and_hidden_fields_are_never_sent_and_instructions_are_counted() 
     let fake = FakeModel::openai_plan(stand_in_plan());
     let cache = tempfile::tempdir().unwrap();
     let goal = format!("Sign up at {}", site().url("/look-injection.html"));
-    let mut req = PlanRequest::new(config(&fake, cache.path()));
     let browser = util::browser().unwrap();
-    let policy = planlock::lock::AddressPolicy::Open;
-    let look = util::rt()
-        .block_on(planner::look_at_goal(browser, &goal, &req, policy, &[]))
-        .unwrap();
+    let (look, outcome) = util::rt().block_on(async {
+        let mut locked = looking(&goal, Vars::default()).lock().await.unwrap();
+        locked.look(browser).await.unwrap();
+        let look = locked.looked_page().cloned().expect("looked");
+        (
+            look,
+            locked.plan(config(&fake, cache.path())).await.unwrap(),
+        )
+    });
     // The paragraph and the button that speak to a model: both counted.
     assert_eq!(look.flagged, 2, "{}", look.render());
-    req.look = Some(look);
-    let outcome = util::rt()
-        .block_on(planner::plan_goal(&goal, &req))
-        .unwrap();
     assert_eq!(outcome.looked.unwrap().flagged, 2);
     let sent = user_messages(&fake).pop().unwrap();
     for absent in [
@@ -116,6 +118,16 @@ fn prose_values_and_hidden_fields_are_never_sent_and_instructions_are_counted() 
             && sent.contains("1 of them was withheld from the outline"),
         "{sent}"
     );
+}
+
+/// The request `plan` and `act` make of `goal`, the look required, on the operator's machine.
+fn looking(goal: &str, vars: Vars) -> Request {
+    Request {
+        goal: goal.to_string(),
+        vars,
+        look: LookChoice::Required,
+        ..Request::default()
+    }
 }
 
 /// A planner configuration that asks the stand-in model, with the cache in `cache`.
@@ -158,15 +170,23 @@ fn the_model_gets_the_outline_in_a_nonce_block_and_a_changed_page_is_planned_aga
     need_browser!();
     let fake = FakeModel::openai_plan(stand_in_plan());
     let cache = tempfile::tempdir().unwrap();
-    let goal = format!("Start a trial at {}", site().url("/look-outline.html"));
-    let plan = |look: Option<Look>| {
-        let mut req = PlanRequest::new(config(&fake, cache.path()));
-        req.look = look;
-        util::rt()
-            .block_on(planner::plan_goal(&goal, &req))
-            .unwrap()
+    // The page is a variable: the goal the model reads is the same for every page.
+    let goal = format!("Start a trial at {}/{{{{page}}}}", site().url(""));
+    let plan = |page: Option<&str>| {
+        let mut request = looking(
+            &goal,
+            Vars::from_pairs([format!("page={}", page.unwrap_or("look-outline.html"))]).unwrap(),
+        );
+        if page.is_none() {
+            request.look = LookChoice::Blind;
+        }
+        util::rt().block_on(async {
+            let mut locked = request.lock().await.unwrap();
+            locked.look(util::browser().unwrap()).await.unwrap();
+            locked.plan(config(&fake, cache.path())).await.unwrap()
+        })
     };
-    let first = plan(Some(look("/look-outline.html")));
+    let first = plan(Some("look-outline.html"));
     assert!(!first.cached);
     let looked = first.looked.clone().expect("says what it looked at");
     assert_eq!((looked.fields, looked.buttons), (5, 3));
@@ -180,8 +200,8 @@ fn the_model_gets_the_outline_in_a_nonce_block_and_a_changed_page_is_planned_aga
         "{sent}"
     );
     // The same page again: the cache. Another page: planned again. Blind: its own key.
-    assert!(plan(Some(look("/look-outline.html"))).cached);
-    assert!(!plan(Some(look("/late-form.html"))).cached);
+    assert!(plan(Some("look-outline.html")).cached);
+    assert!(!plan(Some("late-form.html")).cached);
     let blind = plan(None);
     assert!(!blind.cached && blind.looked.is_none());
     assert!(!user_messages(&fake).pop().unwrap().contains("page-outline"));
@@ -343,17 +363,17 @@ const WITHHELD: &str = "[text withheld: it reads like an instruction]";
 
 /// Looks at a fixture page as the planner does: values masked, instruction-like texts
 /// withheld and counted.
-fn look_as_planned(path: &str, vars: planlock::plan::Vars) -> Look {
-    let fake = FakeModel::openai_plan(stand_in_plan());
-    let cache = tempfile::tempdir().unwrap();
+fn look_as_planned(path: &str, vars: Vars) -> Look {
     let goal = format!("Sign up at {}", site().url(path));
-    let mut req = PlanRequest::new(config(&fake, cache.path()));
-    req.vars = vars;
     let browser = util::browser().unwrap();
-    let policy = planlock::lock::AddressPolicy::Open;
-    util::rt()
-        .block_on(planner::look_at_goal(browser, &goal, &req, policy, &[]))
-        .unwrap_or_else(|e| panic!("{path}: {e:?}"))
+    util::rt().block_on(async {
+        let mut locked = looking(&goal, vars).lock().await.unwrap();
+        locked
+            .look(browser)
+            .await
+            .unwrap_or_else(|e| panic!("{path}: {e:?}"));
+        locked.looked_page().cloned().expect("looked")
+    })
 }
 
 #[test]

@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 
 use axum::http::Method;
 use planlock::exit;
+use planlock::pipeline::{Request, RequestError};
 use planlock::plan::{self, Limits, Vars};
 use planlock::planner::{
-    self, GeneratedPlan, PlanRequest, PlannerConfig, PlannerError, RetryPolicy,
+    self, GeneratedPlan, LookChoice, PlanRequest, PlannerConfig, PlannerError, RetryPolicy,
 };
 use serde_json::Value;
 
@@ -59,8 +60,28 @@ fn request(config: PlannerConfig) -> PlanRequest {
     }
 }
 
+/// Plans `goal` as every front end does: the request locked first (blind: no browser here),
+/// then one model call inside that lock. `req` says what the request gives.
+async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<GeneratedPlan, PlannerError> {
+    let request = Request {
+        goal: goal.to_string(),
+        vars: req.vars.clone(),
+        inbox_address: req.inbox_address.clone(),
+        allowed_hosts: req.allowed_hosts.clone(),
+        limits: req.limits.clone(),
+        no_cache: req.no_cache,
+        look: LookChoice::Blind,
+        ..Request::default()
+    };
+    match request.lock().await {
+        Ok(locked) => locked.plan(req.config.clone()).await,
+        Err(RequestError::Goal(e)) => Err(e),
+        Err(RequestError::Lock(e)) => Err(PlannerError::BadAllowHost(e)),
+    }
+}
+
 async fn plan_err(goal: &str, req: &PlanRequest) -> PlannerError {
-    match planner::plan_goal(goal, req).await {
+    match plan_goal(goal, req).await {
         Ok(o) => panic!("expected an error, got a plan: {:?}", o.plan),
         Err(e) => e,
     }
@@ -155,7 +176,7 @@ async fn anthropic_request_shape_one_request_per_plan_and_zero_on_a_cache_hit() 
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("anthropic:claude-test-1", &fake, cache.path()));
 
-    let out = planner::plan_goal(GOAL, &req).await.unwrap();
+    let out = plan_goal(GOAL, &req).await.unwrap();
     assert_eq!(fake.count(), 1, "exactly one request per plan");
     assert!(!out.cached);
     assert_eq!(out.retries, 0);
@@ -236,7 +257,7 @@ async fn anthropic_request_shape_one_request_per_plan_and_zero_on_a_cache_hit() 
     assert_eq!(replayed, out.plan);
 
     // Same goal, written differently (spacing, the literal address): a hit, zero requests.
-    let again = planner::plan_goal(
+    let again = plan_goal(
         "  Sign up at https://shop.example/signup   with {{inbox_address}} and confirm the email ",
         &req,
     )
@@ -259,25 +280,25 @@ async fn the_cache_key_covers_model_and_goal_and_no_cache_asks_again() {
     ]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("anthropic:claude-a", &fake, cache.path()));
-    planner::plan_goal(GOAL, &req).await.unwrap();
+    plan_goal(GOAL, &req).await.unwrap();
     assert_eq!(fake.count(), 1);
 
     let other_model = request(config("anthropic:claude-b", &fake, cache.path()));
-    assert!(!planner::plan_goal(GOAL, &other_model).await.unwrap().cached);
+    assert!(!plan_goal(GOAL, &other_model).await.unwrap().cached);
     assert_eq!(fake.count(), 2, "another model is another key");
 
     let other_goal = format!("{GOAL} and log out");
-    assert!(!planner::plan_goal(&other_goal, &req).await.unwrap().cached);
+    assert!(!plan_goal(&other_goal, &req).await.unwrap().cached);
     assert_eq!(fake.count(), 3, "another goal is another key");
 
     let mut no_cache = req.clone();
     no_cache.no_cache = true;
-    let fresh = planner::plan_goal(GOAL, &no_cache).await.unwrap();
+    let fresh = plan_goal(GOAL, &no_cache).await.unwrap();
     assert!(!fresh.cached);
     assert_eq!(fake.count(), 4, "--no-cache asks the model");
 
-    assert!(planner::plan_goal(GOAL, &req).await.unwrap().cached);
-    assert!(planner::plan_goal(GOAL, &other_model).await.unwrap().cached);
+    assert!(plan_goal(GOAL, &req).await.unwrap().cached);
+    assert!(plan_goal(GOAL, &other_model).await.unwrap().cached);
     assert_eq!(fake.count(), 4);
     assert_eq!(cached_plan_files(cache.path()).len(), 3);
 }
@@ -287,19 +308,17 @@ async fn a_cache_hit_needs_no_api_key_and_a_broken_cache_file_is_replanned() {
     let fake = Fake::start(vec![ok("anthropic_plan.json"), ok("anthropic_plan.json")]);
     let cache = tempfile::tempdir().unwrap();
     let cfg = config("anthropic:claude-test", &fake, cache.path());
-    let first = planner::plan_goal(GOAL, &request(cfg.clone()))
-        .await
-        .unwrap();
+    let first = plan_goal(GOAL, &request(cfg.clone())).await.unwrap();
 
     let mut keyless = cfg.clone();
     keyless.anthropic_api_key = None;
     keyless.anthropic_base_url = None;
-    let hit = planner::plan_goal(GOAL, &request(keyless)).await.unwrap();
+    let hit = plan_goal(GOAL, &request(keyless)).await.unwrap();
     assert!(hit.cached);
     assert_eq!(fake.count(), 1);
 
     std::fs::write(first.cache_file.as_ref().unwrap(), "{ not a plan").unwrap();
-    let again = planner::plan_goal(GOAL, &request(cfg)).await.unwrap();
+    let again = plan_goal(GOAL, &request(cfg)).await.unwrap();
     assert!(!again.cached);
     assert_eq!(fake.count(), 2);
     assert!(
@@ -390,7 +409,7 @@ async fn a_429_is_retried_once_with_the_same_request_honouring_a_capped_retry_af
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("anthropic:claude-test", &fake, cache.path()));
     let started = Instant::now();
-    let out = planner::plan_goal(GOAL, &req).await.unwrap();
+    let out = plan_goal(GOAL, &req).await.unwrap();
     let elapsed = started.elapsed();
     assert_eq!(out.retries, 1);
     assert_eq!(fake.count(), 2);
@@ -490,7 +509,7 @@ async fn openai_request_shape_strict_schema_nulls_dropped_and_usage() {
     let fake = Fake::start(vec![ok("openai_plan.json")]);
     let cache = tempfile::tempdir().unwrap();
     let req = request(config("openai:gpt-test", &fake, cache.path()));
-    let out = planner::plan_goal(GOAL, &req).await.unwrap();
+    let out = plan_goal(GOAL, &req).await.unwrap();
     assert_eq!(fake.count(), 1);
     assert_eq!(out.model, "openai:gpt-test");
     // prompt_tokens 2300 of which 2048 cached; completion 380.
@@ -557,7 +576,7 @@ async fn openai_request_shape_strict_schema_nulls_dropped_and_usage() {
     assert!(!validator.is_valid(&empty));
 
     // And the second call is a cache hit.
-    assert!(planner::plan_goal(GOAL, &req).await.unwrap().cached);
+    assert!(plan_goal(GOAL, &req).await.unwrap().cached);
     assert_eq!(fake.count(), 1);
 }
 
@@ -567,7 +586,7 @@ async fn openai_compatible_loopback_servers_need_no_key() {
     let cache = tempfile::tempdir().unwrap();
     let mut cfg = config("openai:llama3.1:8b", &fake, cache.path());
     cfg.openai_api_key = None;
-    let out = planner::plan_goal(GOAL, &request(cfg)).await.unwrap();
+    let out = plan_goal(GOAL, &request(cfg)).await.unwrap();
     assert_eq!(out.model, "openai:llama3.1:8b");
     let r = &fake.requests()[0];
     assert!(header(r, "authorization").is_none());
@@ -791,7 +810,7 @@ async fn allowed_hosts_and_variable_names_reach_the_model_but_values_do_not() {
     let mut req = request(config("anthropic:claude-test", &fake, cache.path()));
     req.allowed_hosts = vec!["auth.example-idp.test".into()];
     req.vars = Vars::from_pairs(["tier=gold-secret-tier"]).unwrap();
-    planner::plan_goal(GOAL, &req).await.unwrap();
+    plan_goal(GOAL, &req).await.unwrap();
     let body = fake.requests()[0].body.to_string();
     assert!(body.contains("shop.example, example-idp.test"), "{body}");
     assert!(body.contains("{{tier}}"), "{body}");

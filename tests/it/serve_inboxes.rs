@@ -176,6 +176,46 @@ fn request_mailbox_urls_follow_the_address_rule_of_pages() {
     });
 }
 
+/// A request's mailbox server is judged by the run's own lock: where the plan navigates to
+/// one port of an allowed `127.0.0.1`, the lock allows that port only, and Dovecot on
+/// another loopback port is another service, refused before anything runs.
+#[test]
+fn a_request_mailbox_is_judged_by_the_runs_own_lock() {
+    if util::browser().is_none() {
+        return;
+    }
+    let Some(dovecot) = Dovecot::start() else {
+        return;
+    };
+    let server = ServeProcess::start(&["--allow-request-inboxes"], &[]);
+    let url = dovecot.url("address=bob@demo.test&plus=true");
+    let site = util::site().url("");
+    let mut plan = mail_plan();
+    plan["steps"].as_array_mut().unwrap().insert(
+        0,
+        json!({"type": "navigate", "url": format!("{site}/form.html")}),
+    );
+    util::rt().block_on(async {
+        let response = http()
+            .post(server.url("/v1/runs"))
+            .json(&json!({"plan": plan, "inbox": url, "allowed_hosts": ["127.0.0.1"]}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 422);
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"]["kind"], "lock_refused", "{body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        let site_port = site.rsplit(':').next().unwrap().trim_end_matches('/');
+        assert!(
+            message.starts_with("inbox[0]: ")
+                && message.contains(&format!("127.0.0.1:{site_port}")),
+            "{message}"
+        );
+        assert!(!message.contains(dovecot::PASSWORD), "{message}");
+    });
+}
+
 #[test]
 fn runs_through_the_service_share_a_bounded_number_of_imap_connections() {
     if util::browser().is_none() {

@@ -321,8 +321,7 @@ fn a_webhook_is_signed_retried_and_never_holds_up_the_run() {
     let receiver = Receiver::start(2);
     let server = Server::start(config);
     util::rt().block_on(async {
-        let mut body = quick_run();
-        body["callback_url"] = json!(receiver.url);
+        let body = util::serve::hooked(quick_run(), &receiver.url);
         let response = http()
             .post(server.url("/v1/runs"))
             .header("prefer", "respond-async")
@@ -427,6 +426,49 @@ fn a_webhook_to_a_private_address_needs_allowing_and_a_server_secret() {
                 .contains("PLANLOCK_WEBHOOK_SECRET")
         );
         assert!(receiver.deliveries().is_empty());
+    });
+}
+
+/// A webhook is judged by the run's own lock, as its pages are: where the plan names one
+/// port of an allowed `127.0.0.1`, the lock allows that port only (the others are other
+/// services), so a receiver on another loopback port is refused; named with its port in
+/// `allowed_hosts`, it is allowed and gets the result.
+#[test]
+fn a_webhook_is_judged_by_the_runs_own_lock() {
+    let Some(mut config) = with_browser() else {
+        return;
+    };
+    config.webhook_secret = Some(WEBHOOK_SECRET.to_string());
+    let receiver = Receiver::start(0);
+    let server = Server::start(config);
+    let port_of = |url: &str| url::Url::parse(url).unwrap().port().unwrap();
+    let hook_port = port_of(&receiver.url);
+    let site_port = port_of(&util::site().url(""));
+    util::rt().block_on(async {
+        let mut body = quick_run();
+        body["callback_url"] = json!(receiver.url);
+        let (status, error) = server.post_json("/v1/runs", &body).await;
+        assert_eq!(status, 422, "{error}");
+        assert_eq!(error["error"]["kind"], "lock_refused", "{error}");
+        let message = error["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("callback_url: ")
+                && message.contains(&format!("127.0.0.1:{hook_port}"))
+                && message.contains(&format!("127.0.0.1:{site_port}")),
+            "{message}"
+        );
+        body["allowed_hosts"] = json!([
+            format!("127.0.0.1:{site_port}"),
+            format!("127.0.0.1:{hook_port}")
+        ]);
+        let (status, result) = server.post_json("/v1/runs", &body).await;
+        assert_eq!(status, 200, "{result}");
+        assert_eq!(result["status"], "succeeded", "{result:#}");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while receiver.deliveries().is_empty() {
+            assert!(Instant::now() < deadline, "the webhook never came");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     });
 }
 

@@ -210,10 +210,7 @@ fn a_killed_replicas_queued_runs_succeed_elsewhere_and_its_running_one_ends_inte
     let hooks = Hooks::start();
     let mut servers = replicas(&db, 1, &[]);
     util::rt().block_on(async {
-        let hooked = |mut body: Value| {
-            body["callback_url"] = json!(hooks.url);
-            body
-        };
+        let hooked = |body: Value| util::serve::hooked(body, &hooks.url);
         // One holding run on each replica: every slot is busy.
         let mut holding = Vec::new();
         for _ in 0..3 {

@@ -15,8 +15,8 @@ use serde_json::Value;
 use super::{Tools, Waiting, caller_of};
 use crate::pipeline::{Answer, AnswerSource};
 use crate::server::error::{ApiError, ApiErrorKind};
+use crate::server::planning::{self, Planning};
 use crate::server::request::Ask;
-use crate::server::routes::{self, Planning};
 use crate::server::state::Caller;
 
 /// How long a planned `act` waits for its client to answer the plan's questions.
@@ -53,7 +53,7 @@ impl Tools {
             let asked = answered(&w.planning, request.input_responses.as_ref())?;
             return Ok(Planned::Ready(Box::new(w.planning), asked));
         }
-        let planning = routes::plan_goal(&self.state, goal, ask, true).await?;
+        let planning = planning::plan_goal(&self.state, goal, ask, true).await?;
         let open = planning
             .request
             .open_questions(&planning.outcome.plan)

@@ -7,12 +7,13 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{Tools, answer, arguments};
+use crate::pipeline::run::{Unlocked, lock_run};
 use crate::plan::Problem;
 use crate::runner::SpecError;
 use crate::server::api::{PlanPreview, Planned};
 use crate::server::error::{ApiError, ApiErrorKind};
+use crate::server::planning;
 use crate::server::request::{self, CheckBody, LookBody, PlansBody};
-use crate::server::routes;
 use crate::server::runs;
 use crate::server::state::AppState;
 
@@ -157,7 +158,7 @@ impl Tools {
         let (goal, ask) = body.read(&self.state)?;
         self.state.accepting()?;
         let _permit = self.state.planning_permit()?;
-        let (locked, _) = routes::lock_and_look(&self.state, goal, &ask, true).await?;
+        let (locked, _) = planning::lock_and_look(&self.state, goal, &ask, true).await?;
         let (outline, looked) = locked.planner_message();
         let Some(looked) = looked else {
             return Err(ApiError::new(
@@ -240,21 +241,12 @@ impl Tools {
         ask: request::Ask,
     ) -> Result<Result<Vec<String>, Problem>, ApiError> {
         let secrets = ask.secrets(&self.state)?;
-        let inboxes = self
-            .state
-            .inboxes()
-            .connect(
-                &ask.inboxes,
-                &ask.allowed_hosts,
-                &self.state.listen_addresses(),
-            )
-            .await?;
-        let spec = runs::replay_spec(&self.state, plan, &ask)
-            .secrets(secrets)
-            .inboxes(inboxes);
-        match spec.lock().await {
+        let spec = runs::replay_spec(&self.state, plan, &ask);
+        let sides = runs::RequestSides::inboxes(&self.state, &ask);
+        match lock_run(spec, secrets, &sides).await {
             Ok(run) => Ok(Ok(run.lock().sites().collect())),
-            Err(e) => {
+            Err(Unlocked::Binding(e)) => Err(e),
+            Err(Unlocked::Spec(e)) => {
                 let path = match &e {
                     SpecError::NavigateUrl { step, .. } => format!("steps[{step}].url"),
                     SpecError::NoInboxAddress { step } => format!("steps[{step}]"),
@@ -283,14 +275,14 @@ impl Tools {
             self.state.accepting()?;
             let config = self.state.planner()?;
             let _permit = self.state.planning_permit()?;
-            let (locked, _) = routes::lock_and_look(&self.state, goal, &ask, false).await?;
+            let (locked, _) = planning::lock_and_look(&self.state, goal, &ask, false).await?;
             let preview = PlanPreview {
                 request: locked.preview(config),
             };
             let text = serde_json::to_string_pretty(&preview.request).unwrap_or_default();
             return Ok(answer(&json!({"preview": preview}), text));
         }
-        let planning = routes::plan_goal(&self.state, goal, &ask, false).await?;
+        let planning = planning::plan_goal(&self.state, goal, &ask, false).await?;
         let answers = planning.request.answers(&planning.outcome.plan, &[]);
         let planned = Planned::of(&planning.request, planning.outcome, answers);
         let text = planned.review.text.clone();

@@ -16,11 +16,12 @@ use super::text::{result_text, view_text};
 use super::{Tools, answer, arguments, asking, caller_of};
 use crate::plan::StepType;
 use crate::runner::RunResult;
-use crate::server::api::{Planned, PlannedLine, PlannedTag};
+use crate::server::api::Planned;
 use crate::server::error::{ApiError, ApiErrorKind};
+use crate::server::planning;
 use crate::server::queue;
 use crate::server::request::{ActBody, RunBody};
-use crate::server::routes::{self, Planning};
+use crate::server::routes;
 use crate::server::runs::{self, Launch, Started};
 use crate::wait;
 
@@ -104,22 +105,8 @@ impl Tools {
             asking::Planned::Ready(planning, asked) => (planning, asked),
             asking::Planned::Asking(input) => return Ok(input.into()),
         };
-        let Planning {
-            request: locked,
-            outcome,
-        } = *planning;
-        let answers = locked.answers(&outcome.plan, &asked);
-        let spec = locked.run(outcome.plan.clone(), &answers)?;
-        let planned = Planned::of(&locked, outcome, answers);
-        let mut launch = runs::prepare(&self.state, spec.named("act"), ask).await?;
-        launch.replay.answered(&planned.answers);
-        let launch = Launch {
-            prelude: Some(PlannedLine {
-                event: PlannedTag::Planned,
-                planned: planned.clone(),
-            }),
-            ..launch
-        };
+        let (launch, planned) =
+            planning::launch_planned(&self.state, *planning, &asked, ask).await?;
         let mut text = planned.review.text.clone();
         if let Some(line) = asking::answers_line(&planned.answers) {
             text.push_str(&format!("\n{line}\n"));

@@ -153,3 +153,21 @@ pub fn holding_run(seconds: u64) -> serde_json::Value {
         {"type": "done", "summary": "never reached"}]},
         "allowed_hosts": ["127.0.0.1"]})
 }
+
+/// `body` (a run on the fixture site) with its result POSTed to `hook`, a receiver on
+/// loopback: the run's lock, which judges the webhook as it judges pages, names the
+/// fixture site's port and the receiver's (another loopback port is another service).
+pub fn hooked(mut body: serde_json::Value, hook: &str) -> serde_json::Value {
+    let port = |url: &str| {
+        url::Url::parse(url)
+            .ok()
+            .and_then(|u| u.port())
+            .unwrap_or(80)
+    };
+    body["callback_url"] = serde_json::json!(hook);
+    body["allowed_hosts"] = serde_json::json!([
+        format!("127.0.0.1:{}", port(&super::site().url(""))),
+        format!("127.0.0.1:{}", port(hook)),
+    ]);
+    body
+}

@@ -1,10 +1,22 @@
-//! The one way from a goal to a run: request → lock → look → plan → review → run. The
-//! command line's `act` and `plan`, the HTTP API's `/v1/act` and `/v1/plans` and the MCP
-//! tools are short recipes over it.
+//! The one way from a goal to a run, for every front end (the command line's `act`, `plan`
+//! and `run`, the HTTP API, the MCP tools):
+//!
+//! 1. [`Request::lock`]: the goal checked, the lock fixed from it and the allowed hosts;
+//! 2. [`LockedRequest::look`]: the start page, read inside that lock;
+//! 3. [`LockedRequest::plan`]: one model call (none when cached);
+//! 4. [`LockedRequest::answers`] and [`LockedRequest::review`]: the plan's questions
+//!    answered, the plan shown with the lock it runs in;
+//! 5. [`LockedRequest::run`]: the [`RunSpec`], inside that lock;
+//! 6. [`run::lock_run`]: secrets, the inboxes bound inside that lock, the run locked (a
+//!    replayed plan joins here, its lock made from its `navigate` URLs);
+//! 7. [`run::ready`]: the inboxes reachable and the browser ready; the front end starts it.
 //!
 //! The lock is made once, from the request, before any page is read: the look, the
-//! planner, the review and the run all read that one lock, so the review shows the lock the
-//! run gets, and a plan the start page may have shaped cannot widen where the run goes.
+//! planner, the review, the run and its side destinations (its mailboxes, its webhook) all
+//! read that one lock, so the review shows the lock the run gets, and a plan the start page
+//! may have shaped cannot widen where the run goes.
+
+pub mod run;
 
 use std::net::SocketAddr;
 
@@ -178,6 +190,11 @@ impl LockedRequest {
             Err(e) if self.request.look == LookChoice::Required => Err(e),
             Err(e) => Ok(Some(e)),
         }
+    }
+
+    /// The start page as the look read it, once [`look`](Self::look) succeeded.
+    pub fn looked_page(&self) -> Option<&Look> {
+        self.look.as_ref()
     }
 
     /// The planner's request: what it is told of the run, and the look.
