@@ -2,7 +2,8 @@
 //! request's lock and outlined ([`look_at_goal`], [`look_within`]), and what the model is
 //! shown of it ([`shown`]), the one way a look reaches a model request.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::{PlanRequest, goal};
 use crate::browser::{Chromium, Look, LookError};
@@ -97,16 +98,35 @@ fn never_read(vars: &Vars, secrets: &[String]) -> Masker {
     Masker::new(values.into_iter().chain(collapsed))
 }
 
-/// Whether planning looks at the start page first.
+/// Whether planning looks at the start page first: the one choice every front end spells its
+/// own way. On the command line `--blind` or `--look=required` (the only value `--look`
+/// takes); in a request body or a tool's arguments `look`: `true` (or `null`, or left out),
+/// `false` or `"required"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum LookChoice {
     /// No page text reaches the model at all.
+    #[cfg_attr(feature = "cli", value(skip))]
     Blind,
     /// Look; when the look fails, say so in one line and plan blind.
     #[default]
+    #[cfg_attr(feature = "cli", value(skip))]
     Try,
     /// Look, or do not plan (exit 3).
     Required,
+}
+
+impl<'de> Deserialize<'de> for LookChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LookChoice, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Bool(true) | Value::Null => Ok(LookChoice::Try),
+            Value::Bool(false) => Ok(LookChoice::Blind),
+            Value::String(s) if s == "required" => Ok(LookChoice::Required),
+            other => Err(serde::de::Error::custom(format!(
+                "`look` is true, false or \"required\", not {other}"
+            ))),
+        }
+    }
 }
 
 /// Why there is no look at the start page.

@@ -18,7 +18,7 @@ use super::api::{EndedRun, PlannedLine, ResultLine, ResultTag, RunProgress, RunV
 use super::error::ApiError;
 use super::inboxes;
 use super::registry::{Done, valid_screenshot_name};
-use super::request::{Ask, Inboxes, RunBody};
+use super::request::{Ask, Inboxes, Options, RunBody};
 use super::state::{AppState, Caller, QueueTicket};
 use super::store::{NewRun, StoredRun, now_ms};
 use super::webhook::{self, Callback};
@@ -71,12 +71,15 @@ impl Replay {
     pub async fn launch(self, state: &AppState, run_id: &str) -> Result<Launch, ApiError> {
         let body = RunBody {
             plan: self.plan,
-            vars: self.vars,
-            secrets: self.secrets,
-            inbox: Inboxes::Many(self.inbox),
-            allowed_hosts: self.allowed_hosts,
-            callback_url: self.callback_url,
-            strict: self.strict,
+            options: Options {
+                vars: self.vars,
+                secrets: self.secrets,
+                inbox: Inboxes::Many(self.inbox),
+                allowed_hosts: self.allowed_hosts,
+                callback_url: self.callback_url,
+                strict: self.strict,
+                ..Options::default()
+            },
         };
         let (plan, ask) = body.read(state)?;
         let mut spec = replay_spec(state, plan, &ask);
@@ -166,7 +169,7 @@ fn spawn_writer(
 pub fn replay_spec(state: &AppState, plan: Plan, ask: &Ask) -> RunSpec {
     RunSpec::new(plan)
         .vars(ask.vars.clone())
-        .allow_hosts(ask.allowed_hosts.iter().cloned())
+        .allow_hosts(ask.options.allowed_hosts.iter().cloned())
         .address_policy(AddressPolicy::Service)
         .service_addresses(state.listen_addresses())
 }
@@ -187,13 +190,17 @@ async fn prepare_as(
 ) -> Result<Launch, ApiError> {
     crate::phase::mark(&run_id, "accepted");
     let secrets = ask.secrets(state)?;
-    let callback = match &ask.callback_url {
-        Some(url) => Some(webhook::callback_of(state, url, &ask.allowed_hosts).await?),
+    let callback = match &ask.options.callback_url {
+        Some(url) => Some(webhook::callback_of(state, url, &ask.options.allowed_hosts).await?),
         None => None,
     };
     let inboxes = state
         .inboxes()
-        .connect(&ask.inboxes, &ask.allowed_hosts, &state.listen_addresses())
+        .connect(
+            &ask.inboxes,
+            &ask.options.allowed_hosts,
+            &state.listen_addresses(),
+        )
         .await?;
     let plan = serde_json::to_value(spec.plan())
         .map_err(|e| ApiError::internal(format!("a plan is not JSON: {e}")))?;
@@ -203,7 +210,7 @@ async fn prepare_as(
         .inboxes(inboxes.iter().cloned())
         .settings(Settings {
             artifacts_dir: Some(state.registry().artifacts_of(&run_id)),
-            strict: ask.strict,
+            strict: ask.options.strict,
             ..state.settings().clone()
         });
     let run = spec.lock().await?;
@@ -212,7 +219,8 @@ async fn prepare_as(
     // has a slot.
     state.browser().await?;
     crate::phase::mark(run.run_id(), "checked");
-    let mut allowed_hosts = ask.allowed_hosts;
+    let given = ask.options;
+    let mut allowed_hosts = given.allowed_hosts;
     for site in run.lock().sites() {
         if !allowed_hosts.contains(&site) {
             allowed_hosts.push(site);
@@ -221,12 +229,12 @@ async fn prepare_as(
     let replay = Replay {
         plan,
         name: run.name().map(str::to_string),
-        vars: ask.given_vars,
-        secrets: ask.secrets,
-        inbox: ask.inbox_entries,
+        vars: given.vars,
+        secrets: given.secrets,
+        inbox: given.inbox.list(),
         allowed_hosts,
-        callback_url: ask.callback_url,
-        strict: ask.strict,
+        callback_url: given.callback_url,
+        strict: given.strict,
     };
     Ok(Launch {
         run,

@@ -245,7 +245,7 @@ impl Tools {
             .inboxes()
             .connect(
                 &ask.inboxes,
-                &ask.allowed_hosts,
+                &ask.options.allowed_hosts,
                 &self.state.listen_addresses(),
             )
             .await?;
