@@ -61,6 +61,7 @@ pub struct Options {
     /// More hosts the run may visit; private addresses (localhost, 10.x) only if listed.
     pub allowed_hosts: Vec<String>,
     /// Where to POST the result, signed, when the run ends.
+    #[schema(example = "https://hooks.example.com/planlock")]
     pub callback_url: Option<String>,
     /// A failed `should` step fails the run, as a `must` step does.
     pub strict: bool,
