@@ -103,17 +103,27 @@ fn never_read(vars: &Vars, secrets: &[String]) -> Masker {
 /// takes); in a request body or a tool's arguments `look`: `true` (or `null`, or left out),
 /// `false` or `"required"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum LookChoice {
     /// No page text reaches the model at all.
-    #[cfg_attr(feature = "cli", value(skip))]
     Blind,
     /// Look; when the look fails, say so in one line and plan blind.
     #[default]
-    #[cfg_attr(feature = "cli", value(skip))]
     Try,
     /// Look, or do not plan (exit 3).
     Required,
+}
+
+/// `--look`'s value: only `required` (`--blind` says the other choice, and looking is the
+/// default).
+#[cfg(feature = "cli")]
+impl clap::ValueEnum for LookChoice {
+    fn value_variants<'a>() -> &'a [LookChoice] {
+        &[LookChoice::Required]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        (*self == LookChoice::Required).then(|| clap::builder::PossibleValue::new("required"))
+    }
 }
 
 impl<'de> Deserialize<'de> for LookChoice {
