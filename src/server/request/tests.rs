@@ -1,115 +1,13 @@
-//! The bodies read as they were when each was derived by serde field by field: every body
-//! below is read, or refused with the same words (and the same place in the text), by the
-//! derived shapes kept here and by the bodies.
-
-use std::collections::BTreeMap;
+//! The bodies as callers send them, read (or refused) as `bodies.golden` says: what each body
+//! holds, or the error's words with their place in the text, from the text (HTTP) and from a
+//! value (MCP). The table was written when serde derived each body field by field, and the
+//! hand-written reader was checked to answer every line of it the same.
+//!
+//! `PLANLOCK_WRITE_GOLDEN=1 cargo test --lib server::request` rewrites it.
 
 use serde_json::Value;
 
-use super::{ActBody, CheckBody, Inboxes, LookBody, Options, PlansBody, RunBody};
-use crate::planner::LookChoice;
-
-/// The bodies as serde derived them, field by field.
-mod derived {
-    use std::collections::BTreeMap;
-
-    use serde::Deserialize;
-    use serde_json::Value;
-
-    use crate::planner::LookChoice;
-    use crate::server::request::Inboxes;
-
-    #[derive(Debug, Deserialize)]
-    #[serde(deny_unknown_fields)]
-    pub struct RunBody {
-        pub plan: Value,
-        #[serde(default)]
-        pub vars: BTreeMap<String, String>,
-        #[serde(default)]
-        pub secrets: BTreeMap<String, String>,
-        #[serde(default)]
-        pub inbox: Inboxes,
-        #[serde(default)]
-        pub allowed_hosts: Vec<String>,
-        #[serde(default)]
-        pub callback_url: Option<String>,
-        #[serde(default)]
-        pub strict: bool,
-    }
-
-    #[derive(Debug, Deserialize)]
-    #[serde(deny_unknown_fields)]
-    pub struct ActBody {
-        pub goal: String,
-        #[serde(default)]
-        pub vars: BTreeMap<String, String>,
-        #[serde(default)]
-        pub secrets: BTreeMap<String, String>,
-        #[serde(default)]
-        pub inbox: Inboxes,
-        #[serde(default)]
-        pub allowed_hosts: Vec<String>,
-        #[serde(default)]
-        pub no_cache: bool,
-        #[serde(default)]
-        pub callback_url: Option<String>,
-        #[serde(default)]
-        pub strict: bool,
-        #[serde(default)]
-        pub look: LookChoice,
-    }
-
-    #[derive(Debug, Deserialize)]
-    #[serde(deny_unknown_fields)]
-    pub struct PlansBody {
-        pub goal: String,
-        #[serde(default)]
-        pub vars: BTreeMap<String, String>,
-        #[serde(default)]
-        pub inbox: Inboxes,
-        #[serde(default)]
-        pub allowed_hosts: Vec<String>,
-        #[serde(default)]
-        pub no_cache: bool,
-        #[serde(default)]
-        pub look: LookChoice,
-        #[serde(default)]
-        pub dry_run: bool,
-    }
-
-    #[derive(Debug, Deserialize)]
-    #[serde(deny_unknown_fields)]
-    pub struct LookBody {
-        #[serde(default, deserialize_with = "given")]
-        pub url: Option<String>,
-        #[serde(default, deserialize_with = "given")]
-        pub goal: Option<String>,
-        #[serde(default)]
-        pub vars: BTreeMap<String, String>,
-        #[serde(default)]
-        pub inbox: Inboxes,
-        #[serde(default)]
-        pub allowed_hosts: Vec<String>,
-    }
-
-    fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-        String::deserialize(d).map(Some)
-    }
-
-    #[derive(Debug, Deserialize)]
-    #[serde(deny_unknown_fields)]
-    pub struct CheckBody {
-        pub plan: Value,
-        #[serde(default)]
-        pub vars: BTreeMap<String, String>,
-        #[serde(default)]
-        pub secrets: BTreeMap<String, String>,
-        #[serde(default)]
-        pub inbox: Inboxes,
-        #[serde(default)]
-        pub allowed_hosts: Vec<String>,
-    }
-}
+use super::{ActBody, CheckBody, LookBody, Options, PlansBody, RunBody};
 
 /// What a body read holds, to compare: its own fields, then the options.
 fn options(o: &Options) -> String {
@@ -124,30 +22,6 @@ fn options(o: &Options) -> String {
         o.no_cache,
         o.look
     )
-}
-
-/// The options of a derived body (its fields, and the defaults of those it lacks).
-#[allow(clippy::too_many_arguments)]
-fn old_options(
-    vars: &BTreeMap<String, String>,
-    secrets: &BTreeMap<String, String>,
-    inbox: &Inboxes,
-    allowed_hosts: &[String],
-    callback_url: &Option<String>,
-    strict: bool,
-    no_cache: bool,
-    look: LookChoice,
-) -> String {
-    options(&Options {
-        vars: vars.clone(),
-        secrets: secrets.clone(),
-        inbox: inbox.clone(),
-        allowed_hosts: allowed_hosts.to_vec(),
-        callback_url: callback_url.clone(),
-        strict,
-        no_cache,
-        look,
-    })
 }
 
 /// Reads `text` both ways, from the text (HTTP) and from a value (MCP), each as it would
@@ -205,112 +79,62 @@ const BODIES: &[&str] = &[
     r#"{"goal": "g",}"#,
 ];
 
-#[test]
-fn every_body_is_read_or_refused_as_its_derived_shape_did() {
+/// Every body of [`BODIES`] as each request body reads it, a line each.
+fn table() -> String {
+    let mut out = String::new();
     for text in BODIES {
-        assert_eq!(
-            both::<RunBody>(text, |b| format!("{} {}", b.plan, options(&b.options))),
-            both::<derived::RunBody>(text, |b| format!(
-                "{} {}",
-                b.plan,
-                old_options(
-                    &b.vars,
-                    &b.secrets,
-                    &b.inbox,
-                    &b.allowed_hosts,
-                    &b.callback_url,
-                    b.strict,
-                    false,
-                    LookChoice::default()
-                )
-            )),
-            "RunBody from {text}"
-        );
-        assert_eq!(
-            both::<ActBody>(text, |b| format!("{} {}", b.goal, options(&b.options))),
-            both::<derived::ActBody>(text, |b| format!(
-                "{} {}",
-                b.goal,
-                old_options(
-                    &b.vars,
-                    &b.secrets,
-                    &b.inbox,
-                    &b.allowed_hosts,
-                    &b.callback_url,
-                    b.strict,
-                    b.no_cache,
-                    b.look
-                )
-            )),
-            "ActBody from {text}"
-        );
-        assert_eq!(
-            both::<PlansBody>(text, |b| format!(
-                "{} {} {}",
-                b.goal,
-                b.dry_run,
-                options(&b.options)
-            )),
-            both::<derived::PlansBody>(text, |b| format!(
-                "{} {} {}",
-                b.goal,
-                b.dry_run,
-                old_options(
-                    &b.vars,
-                    &BTreeMap::new(),
-                    &b.inbox,
-                    &b.allowed_hosts,
-                    &None,
-                    false,
-                    b.no_cache,
-                    b.look
-                )
-            )),
-            "PlansBody from {text}"
-        );
-        assert_eq!(
-            both::<LookBody>(text, |b| format!(
-                "{:?} {:?} {}",
-                b.url,
-                b.goal,
-                options(&b.options)
-            )),
-            both::<derived::LookBody>(text, |b| format!(
-                "{:?} {:?} {}",
-                b.url,
-                b.goal,
-                old_options(
-                    &b.vars,
-                    &BTreeMap::new(),
-                    &b.inbox,
-                    &b.allowed_hosts,
-                    &None,
-                    false,
-                    false,
-                    LookChoice::default()
-                )
-            )),
-            "LookBody from {text}"
-        );
-        assert_eq!(
-            both::<CheckBody>(text, |b| format!("{} {}", b.plan, options(&b.options))),
-            both::<derived::CheckBody>(text, |b| format!(
-                "{} {}",
-                b.plan,
-                old_options(
-                    &b.vars,
-                    &b.secrets,
-                    &b.inbox,
-                    &b.allowed_hosts,
-                    &None,
-                    false,
-                    false,
-                    LookChoice::default()
-                )
-            )),
-            "CheckBody from {text}"
-        );
+        let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let rows = [
+            (
+                "RunBody",
+                both::<RunBody>(text, |b| format!("{} {}", b.plan, options(&b.options))),
+            ),
+            (
+                "ActBody",
+                both::<ActBody>(text, |b| format!("{} {}", b.goal, options(&b.options))),
+            ),
+            (
+                "PlansBody",
+                both::<PlansBody>(text, |b| {
+                    format!("{} {} {}", b.goal, b.dry_run, options(&b.options))
+                }),
+            ),
+            (
+                "LookBody",
+                both::<LookBody>(text, |b| {
+                    format!("{:?} {:?} {}", b.url, b.goal, options(&b.options))
+                }),
+            ),
+            (
+                "CheckBody",
+                both::<CheckBody>(text, |b| format!("{} {}", b.plan, options(&b.options))),
+            ),
+        ];
+        for (name, read) in rows {
+            out.push_str(&format!(
+                "{name} {one_line}\n  http: {}\n  mcp:  {}\n",
+                read[0], read[1]
+            ));
+        }
     }
+    out
+}
+
+#[test]
+fn every_body_is_read_or_refused_as_the_table_says() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/server/request/bodies.golden"
+    );
+    let table = table();
+    if std::env::var_os("PLANLOCK_WRITE_GOLDEN").is_some() {
+        std::fs::write(path, &table).unwrap();
+    }
+    let golden = std::fs::read_to_string(path).unwrap();
+    for (want, got) in golden.lines().zip(table.lines()) {
+        assert_eq!(got, want);
+    }
+    assert_eq!(golden.lines().count(), table.lines().count());
 }
 
 #[test]
