@@ -12,7 +12,7 @@ use planlock::runner::{AskShould, Secrets, ShouldChoice, StepRef};
 
 use super::error::{self, CliError};
 use super::plan::{look_first, planned, request_error};
-use super::{RunOptions, check_outputs, launch_options, parse_inboxes, run_act};
+use super::{ParsedInbox, RunOptions, check_outputs, launch_options, parse_inboxes, run_act};
 
 /// `planlock act "GOAL" [--yes] [run options]`
 #[derive(Debug, Clone, clap::Args)]
@@ -30,6 +30,25 @@ pub struct ActArgs {
     pub look: super::plan::LookArgs,
     #[command(flatten)]
     pub options: RunOptions,
+}
+
+impl ActArgs {
+    /// The pipeline's request these arguments ask for, `inboxes` bound from `--inbox`.
+    fn request(&self, inboxes: &[ParsedInbox]) -> Result<Request, CliError> {
+        Ok(Request {
+            goal: self.goal.clone(),
+            vars: Vars::from_pairs(&self.options.vars)?,
+            secrets: Secrets::from_environment(),
+            inboxes: inboxes.iter().map(|i| i.name.clone()).collect(),
+            allowed_hosts: self.options.allow_hosts.clone(),
+            limits: Limits {
+                max_steps: self.options.max_steps,
+            },
+            no_cache: self.no_cache,
+            look: self.look.choice(),
+            ..Request::default()
+        })
+    }
 }
 
 /// Asks on the terminal what to do about a failed `should` step, showing its sentence and
@@ -88,19 +107,7 @@ async fn act_with(args: ActArgs, config: PlannerConfig) -> Result<u8, CliError> 
     }
     check_outputs(&args.options)?;
     let inboxes = parse_inboxes(&args.options.inboxes)?;
-    let request = Request {
-        goal: args.goal.clone(),
-        vars: Vars::from_pairs(&args.options.vars)?,
-        secrets: Secrets::from_environment(),
-        inboxes: inboxes.iter().map(|i| i.name.clone()).collect(),
-        allowed_hosts: args.options.allow_hosts.clone(),
-        limits: Limits {
-            max_steps: args.options.max_steps,
-        },
-        no_cache: args.no_cache,
-        look: args.look.choice(),
-        ..Request::default()
-    };
+    let request = args.request(&inboxes)?;
     let mut request = request.lock().await.map_err(request_error)?;
     let browser = Chromium::start(&launch_options(&args.options)).await;
     look_first(&mut request, browser.as_ref().map_err(Clone::clone)).await?;

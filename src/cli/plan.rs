@@ -53,22 +53,35 @@ pub struct LookArgs {
     /// `required`: fail (exit 3) when the start page cannot be looked at, instead of
     /// planning blind.
     #[arg(long, value_enum, value_name = "WHEN")]
-    pub look: Option<LookWhen>,
-}
-
-/// `--look=required`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum LookWhen {
-    Required,
+    pub look: Option<LookChoice>,
 }
 
 impl LookArgs {
     pub fn choice(&self) -> LookChoice {
         match (self.blind, self.look) {
             (true, _) => LookChoice::Blind,
-            (false, Some(LookWhen::Required)) => LookChoice::Required,
-            (false, None) => LookChoice::Try,
+            (false, look) => look.unwrap_or_default(),
         }
+    }
+}
+
+impl PlanArgs {
+    /// The pipeline's request these arguments ask for.
+    pub fn request(&self) -> Result<Request, CliError> {
+        Ok(Request {
+            goal: self.goal.clone(),
+            vars: Vars::from_pairs(&self.vars)?,
+            // Any of them a plan may use later (`planlock run`): the model reads none.
+            secrets: Secrets::from_environment(),
+            inbox_address: self.inbox_address.clone(),
+            allowed_hosts: self.allow_hosts.clone(),
+            limits: Limits {
+                max_steps: self.max_steps,
+            },
+            no_cache: self.no_cache,
+            look: self.look.choice(),
+            ..Request::default()
+        })
     }
 }
 
@@ -116,20 +129,7 @@ pub async fn plan_command(args: PlanArgs) -> Result<u8, CliError> {
 /// `planlock plan` with an explicit configuration: writes the plan (pretty JSON) to `-o FILE`
 /// or stdout, and tells stderr whether it was cached, the model, usage and retries.
 pub async fn plan_command_with(args: PlanArgs, config: PlannerConfig) -> Result<u8, CliError> {
-    let request = Request {
-        goal: args.goal.clone(),
-        vars: Vars::from_pairs(&args.vars)?,
-        // Any of them a plan may use later (`planlock run`): the model reads none.
-        secrets: Secrets::from_environment(),
-        inbox_address: args.inbox_address.clone(),
-        allowed_hosts: args.allow_hosts.clone(),
-        limits: Limits {
-            max_steps: args.max_steps,
-        },
-        no_cache: args.no_cache,
-        look: args.look.choice(),
-        ..Request::default()
-    };
+    let request = args.request()?;
     let mut request = request.lock().await.map_err(request_error)?;
     if request.wants_look() {
         let browser = Chromium::start(&LaunchOptions::default()).await;

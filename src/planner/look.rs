@@ -2,7 +2,8 @@
 //! request's lock and outlined ([`look_within`]), and what the model is
 //! shown of it ([`shown`]), the one way a look reaches a model request.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::{PlanRequest, goal};
 use crate::browser::{Chromium, Look, LookError};
@@ -97,7 +98,10 @@ fn never_read(vars: &Vars, secrets: &[String]) -> Masker {
     Masker::new(values.into_iter().chain(collapsed))
 }
 
-/// Whether planning looks at the start page first.
+/// Whether planning looks at the start page first: the one choice every front end spells its
+/// own way. On the command line `--blind` or `--look=required` (the only value `--look`
+/// takes); in a request body or a tool's arguments `look`: `true` (or `null`, or left out),
+/// `false` or `"required"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LookChoice {
     /// No page text reaches the model at all.
@@ -107,6 +111,32 @@ pub enum LookChoice {
     Try,
     /// Look, or do not plan (exit 3).
     Required,
+}
+
+/// `--look`'s value: only `required` (`--blind` says the other choice, and looking is the
+/// default).
+#[cfg(feature = "cli")]
+impl clap::ValueEnum for LookChoice {
+    fn value_variants<'a>() -> &'a [LookChoice] {
+        &[LookChoice::Required]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        (*self == LookChoice::Required).then(|| clap::builder::PossibleValue::new("required"))
+    }
+}
+
+impl<'de> Deserialize<'de> for LookChoice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LookChoice, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Bool(true) | Value::Null => Ok(LookChoice::Try),
+            Value::Bool(false) => Ok(LookChoice::Blind),
+            Value::String(s) if s == "required" => Ok(LookChoice::Required),
+            other => Err(serde::de::Error::custom(format!(
+                "`look` is true, false or \"required\", not {other}"
+            ))),
+        }
+    }
 }
 
 /// Why there is no look at the start page.

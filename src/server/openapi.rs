@@ -121,7 +121,7 @@ fn documented(kind: ApiErrorKind) -> (Applies, &'static str) {
         ),
         InvalidRequest => (
             Applies::Body,
-            "the request body is JSON but not a valid request: unknown field `allowed_host`, expected one of `plan`, `vars`, `secrets`, `inbox`, `allowed_hosts`, `callback_url` at line 1 column 28",
+            "the request body is JSON but not a valid request: unknown field `allowed_host`, expected one of `plan`, `vars`, `secrets`, `inbox`, `allowed_hosts`, `callback_url`, `strict` at line 1 column 28",
         ),
         UnreadableBody => (
             Applies::Body,

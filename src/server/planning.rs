@@ -17,25 +17,6 @@ pub struct Planning {
     pub outcome: GeneratedPlan,
 }
 
-/// The pipeline's request for a goal a caller asked the service to plan: its lock under the
-/// service's address rule, never reaching the service itself; its secrets the request's own
-/// over the server's.
-fn request_of(state: &AppState, goal: String, ask: &Ask) -> Result<Request, ApiError> {
-    Ok(Request {
-        goal,
-        vars: ask.vars.clone(),
-        secrets: ask.secrets(state)?,
-        inboxes: ask.inboxes.iter().map(|(name, _)| name.clone()).collect(),
-        allowed_hosts: ask.allowed_hosts.clone(),
-        policy: AddressPolicy::Service,
-        service_addresses: state.listen_addresses(),
-        limits: state.limits().clone(),
-        no_cache: ask.no_cache,
-        look: ask.look,
-        ..Request::default()
-    })
-}
-
 /// Locks the request and looks at the goal's start page through the shared browser (its
 /// egress, as a run would see it). A look that fails is a warning, and planning goes on
 /// blind, unless the caller required it.
@@ -49,7 +30,7 @@ pub async fn lock_and_look(
     ask: &Ask,
     run: bool,
 ) -> Result<(LockedRequest, Option<String>), ApiError> {
-    let mut request = match request_of(state, goal.clone(), ask)?.lock().await {
+    let mut request = match ask.request(state, goal.clone())?.lock().await {
         Ok(request) => request,
         Err(RequestError::Lock(
             e @ (LockError::PrivateAddress { .. } | LockError::ServiceAddress { .. }),
@@ -57,7 +38,7 @@ pub async fn lock_and_look(
             let blind = Request {
                 policy: AddressPolicy::Open,
                 look: LookChoice::Blind,
-                ..request_of(state, goal, ask)?
+                ..ask.request(state, goal)?
             };
             let request = blind.lock().await?;
             return Ok((request, Some(format!("{e}; planned from the goal alone"))));

@@ -1,16 +1,28 @@
-//! What callers send: the bodies of `POST /v1/runs`, `/v1/act` and `/v1/plans`, and the one
-//! [`Ask`] each is read into, its variables, inboxes and secrets checked.
+//! What callers send: the bodies of `POST /v1/runs`, `/v1/act` and `/v1/plans` and of the MCP
+//! tools. Each body is its own fields (the plan, the goal) and the [`Options`] the bodies
+//! share, of which it takes those its endpoint uses. [`Options::check`] reads them into the
+//! [`Ask`] the handlers work from, and [`Ask::request`] makes the pipeline's [`Request`].
+//!
+//! A new option is a field of [`Options`] (its wire name, its type, its description), a line
+//! in [`Fields::read`], its name in the `FIELDS` of the bodies that take it, and where the
+//! pipeline reads it ([`Ask::request`]).
 
 use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
 
 use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Value, json};
-use utoipa::ToSchema;
-use utoipa::openapi::{RefOr, Schema};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema};
+use utoipa::{PartialSchema, ToSchema};
 
 use super::error::{ApiError, ApiErrorKind};
 use super::inboxes::RequestInbox;
 use super::state::AppState;
+use crate::lock::AddressPolicy;
+use crate::pipeline::Request;
 use crate::plan::{self, Limits, Plan, Vars};
 use crate::planner::LookChoice;
 use crate::runner::Secrets;
@@ -35,177 +47,385 @@ impl Inboxes {
     }
 }
 
-/// `POST /v1/runs`: a plan to replay.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"plan": {"reasoning": "", "steps": [{"type": "navigate", "url": "https://shop.example/"}, {"type": "extract_text", "describe": "the price", "selector": "#price"}, {"type": "done", "summary": "read the price"}]}, "inbox": "support"}))]
-pub struct RunBody {
-    #[schema(schema_with = plan_or_text)]
-    pub plan: Value,
-    /// Caller variables for `{{NAME}}`.
-    #[serde(default)]
+/// The options a request body may carry besides its plan or goal, each once: its wire name,
+/// its default and its description. A body takes those its endpoint uses (its `FIELDS`); the
+/// others keep their defaults.
+#[derive(Debug, Clone, Default, ToSchema)]
+pub struct Options {
+    /// Caller variables for `{{NAME}}` (a model learns only their names).
     pub vars: BTreeMap<String, String>,
-    /// The caller's own values for `{{secret.NAME}}` (the key is NAME), usable on any host
-    /// of the run; masked in every answer.
-    #[serde(default)]
+    /// Values for `{{secret.NAME}}` (the key is NAME), masked in every answer.
     pub secrets: BTreeMap<String, String>,
-    #[serde(default)]
     #[schema(schema_with = inbox_entries)]
     pub inbox: Inboxes,
-    /// More hosts the run may visit, and private addresses it (and its inbox and webhook)
-    /// may reach.
-    #[serde(default)]
+    /// More hosts the run may visit; private addresses (localhost, 10.x) only if listed.
     pub allowed_hosts: Vec<String>,
     /// Where to POST the result, signed, when the run ends.
-    #[serde(default)]
     #[schema(example = "https://hooks.example.com/planlock")]
     pub callback_url: Option<String>,
-    /// A failed `should` step fails the run, as a `must` step does (by default it is a
-    /// warning in the result's `warnings`).
-    #[serde(default)]
-    pub strict: bool,
-}
-
-/// `POST /v1/act`: a goal to plan, then run.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"goal": "sign up at https://shop.example with {{inbox_address}} and verify the email", "inbox": "support", "secrets": {"SHOP_PASSWORD": "correct horse"}}))]
-pub struct ActBody {
-    /// What to do, naming the site.
-    pub goal: String,
-    #[serde(default)]
-    pub vars: BTreeMap<String, String>,
-    #[serde(default)]
-    pub secrets: BTreeMap<String, String>,
-    #[serde(default)]
-    #[schema(schema_with = inbox_entries)]
-    pub inbox: Inboxes,
-    #[serde(default)]
-    pub allowed_hosts: Vec<String>,
-    /// Ask the model even if a cached plan exists.
-    #[serde(default)]
-    pub no_cache: bool,
-    /// Where to POST the result, signed, when the run ends.
-    #[serde(default)]
-    pub callback_url: Option<String>,
     /// A failed `should` step fails the run, as a `must` step does.
-    #[serde(default)]
     pub strict: bool,
-    /// Look at the goal's start page before planning (`true`, the default), or not
-    /// (`false`: no page text reaches the model), or insist (`"required"`: an error when the
-    /// page cannot be read).
-    #[serde(default)]
+    /// Ask the model even if a cached plan exists.
+    pub no_cache: bool,
     #[schema(schema_with = look_values)]
-    pub look: LookField,
+    pub look: LookChoice,
 }
 
-/// `look` in a request: `true` (the default), `false`, or `"required"`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum LookField {
-    #[default]
-    Try,
-    Blind,
-    Required,
+/// Every field a request body may have, as read so far: the bodies' own fields and the
+/// [`Options`].
+#[derive(Default)]
+struct Fields {
+    plan: Option<Value>,
+    goal: Option<String>,
+    url: Option<String>,
+    dry_run: bool,
+    options: Options,
 }
 
-impl<'de> Deserialize<'de> for LookField {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LookField, D::Error> {
-        match Value::deserialize(d)? {
-            Value::Bool(true) | Value::Null => Ok(LookField::Try),
-            Value::Bool(false) => Ok(LookField::Blind),
-            Value::String(s) if s == "required" => Ok(LookField::Required),
-            other => Err(serde::de::Error::custom(format!(
-                "`look` is true, false or \"required\", not {other}"
-            ))),
+impl Fields {
+    /// Reads the value of the field `name` (one of a body's `FIELDS`).
+    fn read<'de, D: Deserializer<'de>>(&mut self, name: &str, value: D) -> Result<(), D::Error> {
+        let o = &mut self.options;
+        match name {
+            "plan" => self.plan = Some(Value::deserialize(value)?),
+            // Never `null`: a body takes a goal, or (`look`) one of a goal and a URL.
+            "goal" => self.goal = Some(String::deserialize(value)?),
+            "url" => self.url = Some(String::deserialize(value)?),
+            "dry_run" => self.dry_run = bool::deserialize(value)?,
+            "vars" => o.vars = BTreeMap::deserialize(value)?,
+            "secrets" => o.secrets = BTreeMap::deserialize(value)?,
+            "inbox" => o.inbox = Inboxes::deserialize(value)?,
+            "allowed_hosts" => o.allowed_hosts = Vec::deserialize(value)?,
+            "callback_url" => o.callback_url = Option::deserialize(value)?,
+            "strict" => o.strict = bool::deserialize(value)?,
+            "no_cache" => o.no_cache = bool::deserialize(value)?,
+            "look" => o.look = LookChoice::deserialize(value)?,
+            other => return Err(de::Error::custom(format!("no field `{other}` is read"))),
         }
+        Ok(())
     }
 }
 
-impl LookField {
-    pub fn choice(self) -> LookChoice {
-        match self {
-            LookField::Try => LookChoice::Try,
-            LookField::Blind => LookChoice::Blind,
-            LookField::Required => LookChoice::Required,
-        }
+/// A field that must be there.
+fn required<T, E: de::Error>(value: Option<T>, name: &'static str) -> Result<T, E> {
+    value.ok_or_else(|| E::missing_field(name))
+}
+
+/// A request body: the fields it takes, its own and the [`Options`] its endpoint uses, in the
+/// order its schema and its errors list them.
+trait Body: Sized {
+    /// Its name in errors (`expected struct RunBody`).
+    const NAME: &'static str;
+    /// Its fields, in order.
+    const FIELDS: &'static [&'static str];
+    /// Its own fields that must be given.
+    const REQUIRED: &'static [&'static str];
+    /// What it is, in the API's document.
+    const ABOUT: &'static str;
+    /// The body from its fields (a required one missing is named).
+    fn of<E: de::Error>(fields: Fields) -> Result<Self, E>;
+    /// The schema of one of its own fields.
+    fn own(name: &str) -> RefOr<Schema>;
+    /// An example, in the API's document.
+    fn example() -> Option<Value> {
+        None
+    }
+}
+
+/// `POST /v1/runs`: a plan to replay.
+#[derive(Debug)]
+pub struct RunBody {
+    pub plan: Value,
+    pub options: Options,
+}
+
+impl Body for RunBody {
+    const NAME: &'static str = "RunBody";
+    const FIELDS: &'static [&'static str] = &[
+        "plan",
+        "vars",
+        "secrets",
+        "inbox",
+        "allowed_hosts",
+        "callback_url",
+        "strict",
+    ];
+    const REQUIRED: &'static [&'static str] = &["plan"];
+    const ABOUT: &'static str = "`POST /v1/runs`: a plan to replay.";
+    fn of<E: de::Error>(f: Fields) -> Result<RunBody, E> {
+        Ok(RunBody {
+            plan: required(f.plan, "plan")?,
+            options: f.options,
+        })
+    }
+    fn own(_: &str) -> RefOr<Schema> {
+        plan_or_text().into()
+    }
+    fn example() -> Option<Value> {
+        Some(
+            json!({"plan": {"reasoning": "", "steps": [{"type": "navigate", "url": "https://shop.example/"}, {"type": "extract_text", "describe": "the price", "selector": "#price"}, {"type": "done", "summary": "read the price"}]}, "inbox": "support"}),
+        )
+    }
+}
+
+/// `POST /v1/act`: a goal to plan, then run.
+#[derive(Debug)]
+pub struct ActBody {
+    pub goal: String,
+    pub options: Options,
+}
+
+impl Body for ActBody {
+    const NAME: &'static str = "ActBody";
+    const FIELDS: &'static [&'static str] = &[
+        "goal",
+        "vars",
+        "secrets",
+        "inbox",
+        "allowed_hosts",
+        "no_cache",
+        "callback_url",
+        "strict",
+        "look",
+    ];
+    const REQUIRED: &'static [&'static str] = &["goal"];
+    const ABOUT: &'static str = "`POST /v1/act`: a goal to plan, then run.";
+    fn of<E: de::Error>(f: Fields) -> Result<ActBody, E> {
+        Ok(ActBody {
+            goal: required(f.goal, "goal")?,
+            options: f.options,
+        })
+    }
+    fn own(_: &str) -> RefOr<Schema> {
+        string("What to do, naming the site.")
+    }
+    fn example() -> Option<Value> {
+        Some(
+            json!({"goal": "sign up at https://shop.example with {{inbox_address}} and verify the email", "inbox": "support", "secrets": {"SHOP_PASSWORD": "correct horse"}}),
+        )
     }
 }
 
 /// `POST /v1/plans`: a goal to plan; nothing runs.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-#[schema(example = json!({"goal": "log in at shop.example with {{inbox_address}}", "inbox": "support"}))]
+#[derive(Debug)]
 pub struct PlansBody {
     pub goal: String,
-    /// Only the names are used: the plan may refer to them.
-    #[serde(default)]
-    pub vars: BTreeMap<String, String>,
-    /// Only which inboxes would be bound matters here (the default one, and names).
-    #[serde(default)]
-    #[schema(schema_with = inbox_entries)]
-    pub inbox: Inboxes,
-    #[serde(default)]
-    pub allowed_hosts: Vec<String>,
-    #[serde(default)]
-    pub no_cache: bool,
-    /// Look at the goal's start page before planning (`true`, the default), or not
-    /// (`false`), or insist (`"required"`: an error when the page cannot be read).
-    #[serde(default)]
-    #[schema(schema_with = look_values)]
-    pub look: LookField,
     /// Answer with the exact request the model would get (no model call, no key needed).
-    #[serde(default)]
     pub dry_run: bool,
+    pub options: Options,
+}
+
+impl Body for PlansBody {
+    const NAME: &'static str = "PlansBody";
+    const FIELDS: &'static [&'static str] = &[
+        "goal",
+        "vars",
+        "inbox",
+        "allowed_hosts",
+        "no_cache",
+        "look",
+        "dry_run",
+    ];
+    const REQUIRED: &'static [&'static str] = &["goal"];
+    const ABOUT: &'static str = "`POST /v1/plans`: a goal to plan; nothing runs.";
+    fn of<E: de::Error>(f: Fields) -> Result<PlansBody, E> {
+        Ok(PlansBody {
+            goal: required(f.goal, "goal")?,
+            dry_run: f.dry_run,
+            options: f.options,
+        })
+    }
+    fn own(name: &str) -> RefOr<Schema> {
+        match name {
+            "dry_run" => ObjectBuilder::new()
+                .schema_type(utoipa::openapi::Type::Boolean)
+                .description(Some(
+                    "Answer with the exact request the model would get (no model call, no key \
+                     needed).",
+                ))
+                .into(),
+            _ => string("What to do, naming the site."),
+        }
+    }
+    fn example() -> Option<Value> {
+        Some(json!({"goal": "log in at shop.example with {{inbox_address}}", "inbox": "support"}))
+    }
 }
 
 /// The `look` tool: a page to outline as the planner would be shown it, for an agent that
-/// writes the plan itself.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
+/// writes the plan itself. `url` or `goal`, one of them.
+#[derive(Debug)]
 pub struct LookBody {
-    /// The page to look at: an absolute http(s) URL. Give this or `goal`.
-    #[serde(default, deserialize_with = "given")]
     pub url: Option<String>,
-    /// Or the goal as `act` takes it: its first URL is the page looked at.
-    #[serde(default, deserialize_with = "given")]
     pub goal: Option<String>,
-    /// Caller variables: their values are masked where the page shows them.
-    #[serde(default)]
-    pub vars: BTreeMap<String, String>,
-    /// The inboxes the run will bind (the outline's context names them).
-    #[serde(default)]
-    #[schema(schema_with = inbox_entries)]
-    pub inbox: Inboxes,
-    /// More hosts the run may visit; loopback and private addresses (127.0.0.1, localhost,
-    /// 10.x) only when listed here.
-    #[serde(default)]
-    pub allowed_hosts: Vec<String>,
+    pub options: Options,
 }
 
-/// A string that is there when its field is (never `null`: one of two fields is given).
-fn given<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    String::deserialize(d).map(Some)
+impl Body for LookBody {
+    const NAME: &'static str = "LookBody";
+    const FIELDS: &'static [&'static str] = &["url", "goal", "vars", "inbox", "allowed_hosts"];
+    const REQUIRED: &'static [&'static str] = &[];
+    const ABOUT: &'static str = "The `look` tool: a page to outline as the planner would be \
+        shown it, for an agent that writes the plan itself.";
+    fn of<E: de::Error>(f: Fields) -> Result<LookBody, E> {
+        Ok(LookBody {
+            url: f.url,
+            goal: f.goal,
+            options: f.options,
+        })
+    }
+    fn own(name: &str) -> RefOr<Schema> {
+        match name {
+            "url" => string("The page to look at: an absolute http(s) URL. Give this or `goal`."),
+            _ => string("Or the goal as `act` takes it: its first URL is the page looked at."),
+        }
+    }
 }
 
 /// The `validate_plan` tool: a plan to check as a run would read it, with nothing run.
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug)]
 pub struct CheckBody {
-    /// The plan object `{reasoning, steps, questions?}`, or a string holding its JSON. Any
-    /// value is read: what is wrong with it is the answer.
-    #[schema(schema_with = any_plan)]
     pub plan: Value,
-    #[serde(default)]
-    pub vars: BTreeMap<String, String>,
-    /// The values for `{{secret.NAME}}` the run will be given (the key is NAME).
-    #[serde(default)]
-    pub secrets: BTreeMap<String, String>,
-    #[serde(default)]
-    #[schema(schema_with = inbox_entries)]
-    pub inbox: Inboxes,
-    #[serde(default)]
-    pub allowed_hosts: Vec<String>,
+    pub options: Options,
 }
+
+impl Body for CheckBody {
+    const NAME: &'static str = "CheckBody";
+    const FIELDS: &'static [&'static str] = &["plan", "vars", "secrets", "inbox", "allowed_hosts"];
+    const REQUIRED: &'static [&'static str] = &["plan"];
+    const ABOUT: &'static str =
+        "The `validate_plan` tool: a plan to check as a run would read it, with nothing run.";
+    fn of<E: de::Error>(f: Fields) -> Result<CheckBody, E> {
+        Ok(CheckBody {
+            plan: required(f.plan, "plan")?,
+            options: f.options,
+        })
+    }
+    fn own(_: &str) -> RefOr<Schema> {
+        any_plan().into()
+    }
+}
+
+/// A string field.
+fn string(description: &str) -> RefOr<Schema> {
+    ObjectBuilder::new()
+        .schema_type(utoipa::openapi::Type::String)
+        .description(Some(description))
+        .into()
+}
+
+/// Reads a body of `B`'s fields: an object (or, as serde reads a struct, an array of them in
+/// order), an unknown field, a field given twice or a required one missing refused with
+/// serde's own words.
+struct BodyVisitor<B>(PhantomData<B>);
+
+impl<'de, B: Body> Visitor<'de> for BodyVisitor<B> {
+    type Value = B;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "struct {}", B::NAME)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<B, A::Error> {
+        let mut fields = Fields::default();
+        let mut seen: Vec<&'static str> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let Some(&name) = B::FIELDS.iter().find(|f| **f == key) else {
+                return Err(de::Error::unknown_field(&key, B::FIELDS));
+            };
+            if seen.contains(&name) {
+                return Err(de::Error::duplicate_field(name));
+            }
+            seen.push(name);
+            map.next_value_seed(Field {
+                name,
+                fields: &mut fields,
+            })?;
+        }
+        B::of(fields)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<B, A::Error> {
+        let mut fields = Fields::default();
+        for (i, &name) in B::FIELDS.iter().enumerate() {
+            let read = seq.next_element_seed(Field {
+                name,
+                fields: &mut fields,
+            })?;
+            if read.is_none() {
+                if let Some(missing) = B::FIELDS[i..].iter().position(|f| B::REQUIRED.contains(f)) {
+                    let expected = format!("struct {} with {} elements", B::NAME, B::FIELDS.len());
+                    return Err(de::Error::invalid_length(i + missing, &expected.as_str()));
+                }
+                break;
+            }
+        }
+        B::of(fields)
+    }
+}
+
+/// One field's value, read into [`Fields`].
+struct Field<'a> {
+    name: &'static str,
+    fields: &'a mut Fields,
+}
+
+impl<'de> DeserializeSeed<'de> for Field<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, value: D) -> Result<(), D::Error> {
+        self.fields.read(self.name, value)
+    }
+}
+
+/// A body's schema: its fields in order, its own ones' and those of [`Options`], no others.
+fn body_schema<B: Body>() -> RefOr<Schema> {
+    let shared = match Options::schema() {
+        RefOr::T(Schema::Object(o)) => o.properties,
+        _ => Default::default(),
+    };
+    // `example`, not `examples`: as the derived schemas of the other types have it.
+    #[allow(deprecated)]
+    let mut object = ObjectBuilder::new()
+        .description(Some(B::ABOUT))
+        .additional_properties(Some(AdditionalProperties::<Schema>::FreeForm(false)))
+        .example(B::example());
+    for &name in B::FIELDS {
+        let property = match shared.get(name) {
+            Some(p) => p.clone(),
+            None => B::own(name),
+        };
+        object = object.property(name, property);
+    }
+    for &name in B::REQUIRED {
+        object = object.required(name);
+    }
+    Schema::Object(object.build()).into()
+}
+
+macro_rules! request_bodies {
+    ($($body:ty),*) => {$(
+        impl<'de> Deserialize<'de> for $body {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<$body, D::Error> {
+                d.deserialize_struct(
+                    <$body as Body>::NAME,
+                    <$body as Body>::FIELDS,
+                    BodyVisitor::<$body>(PhantomData),
+                )
+            }
+        }
+
+        impl PartialSchema for $body {
+            fn schema() -> RefOr<Schema> {
+                body_schema::<$body>()
+            }
+        }
+
+        impl ToSchema for $body {}
+    )*};
+}
+
+request_bodies!(RunBody, ActBody, PlansBody, LookBody, CheckBody);
 
 /// Caller variables from the request's `vars` object.
 fn caller_vars(vars: &BTreeMap<String, String>) -> Result<Vars, ApiError> {
@@ -234,66 +454,49 @@ fn plan_from(value: &Value, limits: &Limits, vars: &Vars) -> Result<Plan, ApiErr
     Ok(plan::parse_and_validate(&text, limits, vars)?)
 }
 
-/// What a caller asks, whichever body it came in, its variables and inbox entries read: the
-/// one shape the handlers work from. A body leaves out what its endpoint does not take (a plan
-/// request brings no secrets, no callback).
+/// What a caller asks, whichever body it came in: the [`Options`] as given (as a queued run
+/// is handed to another replica), its variables read and its inbox entries bound. The one
+/// shape the handlers work from.
 pub struct Ask {
+    pub options: Options,
     pub vars: Vars,
-    /// The variables as the caller gave them, to queue the run for another replica.
-    pub given_vars: BTreeMap<String, String>,
-    /// The `inbox` entries as the caller gave them, likewise.
-    pub inbox_entries: Vec<String>,
-    /// The caller's own secrets, names not yet checked (see [`Ask::secrets`]).
-    pub secrets: BTreeMap<String, String>,
     pub inboxes: Vec<RequestInbox>,
-    pub allowed_hosts: Vec<String>,
-    pub callback_url: Option<String>,
-    pub strict: bool,
-    pub no_cache: bool,
-    pub look: LookChoice,
+}
+
+impl Options {
+    /// The options read, their variables already (`vars`): the inbox entries bound to the
+    /// server's inboxes.
+    fn read(self, state: &AppState, vars: Vars) -> Result<Ask, ApiError> {
+        Ok(Ask {
+            inboxes: state.inboxes().parse(&self.inbox.list())?,
+            vars,
+            options: self,
+        })
+    }
 }
 
 impl RunBody {
     /// The plan, parsed and validated with the caller's variables, and what else is asked.
     pub fn read(self, state: &AppState) -> Result<(Plan, Ask), ApiError> {
-        let vars = caller_vars(&self.vars)?;
+        let vars = caller_vars(&self.options.vars)?;
         let plan = plan_from(&self.plan, state.limits(), &vars)?;
-        let ask = Ask {
-            secrets: self.secrets,
-            callback_url: self.callback_url,
-            strict: self.strict,
-            ..Ask::bound(state, vars, &self.vars, &self.inbox, self.allowed_hosts)?
-        };
-        Ok((plan, ask))
+        Ok((plan, self.options.read(state, vars)?))
     }
 }
 
 impl ActBody {
     /// The goal, and what else is asked.
     pub fn read(self, state: &AppState) -> Result<(String, Ask), ApiError> {
-        let vars = caller_vars(&self.vars)?;
-        let ask = Ask {
-            secrets: self.secrets,
-            callback_url: self.callback_url,
-            strict: self.strict,
-            no_cache: self.no_cache,
-            look: self.look.choice(),
-            ..Ask::bound(state, vars, &self.vars, &self.inbox, self.allowed_hosts)?
-        };
-        Ok((self.goal, ask))
+        let vars = caller_vars(&self.options.vars)?;
+        Ok((self.goal, self.options.read(state, vars)?))
     }
 }
 
 impl PlansBody {
     /// The goal, what else is asked, and whether only the model's request is wanted.
     pub fn read(self, state: &AppState) -> Result<(String, Ask, bool), ApiError> {
-        let vars = caller_vars(&self.vars)?;
-        let ask = Ask {
-            no_cache: self.no_cache,
-            look: self.look.choice(),
-            ..Ask::bound(state, vars, &self.vars, &self.inbox, self.allowed_hosts)?
-        };
-        Ok((self.goal, ask, self.dry_run))
+        let vars = caller_vars(&self.options.vars)?;
+        Ok((self.goal, self.options.read(state, vars)?, self.dry_run))
     }
 }
 
@@ -317,12 +520,12 @@ impl LookBody {
                 ));
             }
         };
-        let vars = caller_vars(&self.vars)?;
-        let ask = Ask {
+        let vars = caller_vars(&self.options.vars)?;
+        let options = Options {
             look: LookChoice::Required,
-            ..Ask::bound(state, vars, &self.vars, &self.inbox, self.allowed_hosts)?
+            ..self.options
         };
-        Ok((goal, ask))
+        Ok((goal, options.read(state, vars)?))
     }
 }
 
@@ -339,12 +542,8 @@ impl CheckBody {
                 ),
             ));
         }
-        let vars = caller_vars(&self.vars)?;
-        let ask = Ask {
-            secrets: self.secrets,
-            ..Ask::bound(state, vars, &self.vars, &self.inbox, self.allowed_hosts)?
-        };
-        Ok((self.plan, ask))
+        let vars = caller_vars(&self.options.vars)?;
+        Ok((self.plan, self.options.read(state, vars)?))
     }
 }
 
@@ -364,34 +563,29 @@ pub fn plan_problems(
 }
 
 impl Ask {
-    /// What every body asks: its variables, its inbox entries bound and its hosts; nothing
-    /// else (no secrets, no callback, not strict, the cache used, no look) until the body
-    /// says so.
-    fn bound(
-        state: &AppState,
-        vars: Vars,
-        given_vars: &BTreeMap<String, String>,
-        inbox: &Inboxes,
-        allowed_hosts: Vec<String>,
-    ) -> Result<Ask, ApiError> {
-        Ok(Ask {
-            vars,
-            given_vars: given_vars.clone(),
-            inbox_entries: inbox.list(),
-            secrets: BTreeMap::new(),
-            inboxes: state.inboxes().parse(&inbox.list())?,
-            allowed_hosts,
-            callback_url: None,
-            strict: false,
-            no_cache: false,
-            look: LookChoice::Blind,
+    /// The pipeline's request for `goal`: its lock under the service's address rule, never
+    /// reaching the service itself; its secrets the request's own over the server's.
+    pub fn request(&self, state: &AppState, goal: String) -> Result<Request, ApiError> {
+        let o = &self.options;
+        Ok(Request {
+            goal,
+            vars: self.vars.clone(),
+            secrets: self.secrets(state)?,
+            inboxes: self.inboxes.iter().map(|(name, _)| name.clone()).collect(),
+            allowed_hosts: o.allowed_hosts.clone(),
+            policy: AddressPolicy::Service,
+            service_addresses: state.listen_addresses(),
+            limits: state.limits().clone(),
+            no_cache: o.no_cache,
+            look: o.look,
+            ..Request::default()
         })
     }
 
     /// The request's own secrets (names checked here: letters, digits and `_`) over the
     /// server's bound ones.
     pub fn secrets(&self, state: &AppState) -> Result<Secrets, ApiError> {
-        for name in self.secrets.keys() {
+        for name in self.options.secrets.keys() {
             let ok = !name.is_empty()
                 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && !name.starts_with(|c: char| c.is_ascii_digit());
@@ -405,7 +599,10 @@ impl Ask {
                 ));
             }
         }
-        Ok(state.secrets().clone().with_given(self.secrets.clone()))
+        Ok(state
+            .secrets()
+            .clone()
+            .with_given(self.options.secrets.clone()))
     }
 }
 
@@ -418,7 +615,7 @@ fn plan_or_text() -> impl Into<RefOr<Schema>> {
         .description(Some("The plan, or a string holding its JSON."))
 }
 
-/// `look`: exactly the values [`LookField`] reads (`null` is the default too).
+/// `look`: exactly the values [`LookChoice`] reads (`null` is the default too).
 fn look_values() -> impl Into<RefOr<Schema>> {
     use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Type};
     OneOfBuilder::new()
@@ -458,3 +655,6 @@ fn inbox_entries() -> impl Into<RefOr<Schema>> {
         ))
         .examples([json!("support"), json!(["support", "billing=sales"])])
 }
+
+#[cfg(test)]
+mod tests;

@@ -18,7 +18,7 @@ use super::api::{EndedRun, PlannedLine, ResultLine, ResultTag, RunProgress, RunV
 use super::error::ApiError;
 use super::inboxes;
 use super::registry::{Done, valid_screenshot_name};
-use super::request::{Ask, Inboxes, RunBody};
+use super::request::{Ask, Inboxes, Options, RunBody};
 use super::state::{AppState, Caller, QueueTicket};
 use super::store::{NewRun, StoredRun, now_ms};
 use super::webhook::{self, Callback};
@@ -73,12 +73,15 @@ impl Replay {
     pub async fn launch(self, state: &AppState, run_id: &str) -> Result<Launch, ApiError> {
         let body = RunBody {
             plan: self.plan,
-            vars: self.vars,
-            secrets: self.secrets,
-            inbox: Inboxes::Many(self.inbox),
-            allowed_hosts: self.allowed_hosts,
-            callback_url: self.callback_url,
-            strict: self.strict,
+            options: Options {
+                vars: self.vars,
+                secrets: self.secrets,
+                inbox: Inboxes::Many(self.inbox),
+                allowed_hosts: self.allowed_hosts,
+                callback_url: self.callback_url,
+                strict: self.strict,
+                ..Options::default()
+            },
         };
         let (plan, ask) = body.read(state)?;
         let mut spec = replay_spec(state, plan, &ask);
@@ -168,7 +171,7 @@ fn spawn_writer(
 pub fn replay_spec(state: &AppState, plan: Plan, ask: &Ask) -> RunSpec {
     RunSpec::new(plan)
         .vars(ask.vars.clone())
-        .allow_hosts(ask.allowed_hosts.iter().cloned())
+        .allow_hosts(ask.options.allowed_hosts.iter().cloned())
         .address_policy(AddressPolicy::Service)
         .service_addresses(state.listen_addresses())
 }
@@ -214,7 +217,7 @@ impl BindInboxes for RequestSides<'_> {
     type Error = ApiError;
 
     async fn bind(&self, lock: &Lock) -> Result<Vec<Binding>, ApiError> {
-        if let (Some(slot), Some(url)) = (&self.callback, &self.ask.callback_url) {
+        if let (Some(slot), Some(url)) = (&self.callback, &self.ask.options.callback_url) {
             let callback = webhook::callback_of(self.state, url, lock).await?;
             *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(callback);
         }
@@ -251,7 +254,7 @@ async fn prepare_as(
         .map_err(|e| ApiError::internal(format!("a plan is not JSON: {e}")))?;
     let spec = spec.run_id(run_id.clone()).settings(Settings {
         artifacts_dir: Some(state.registry().artifacts_of(&run_id)),
-        strict: ask.strict,
+        strict: ask.options.strict,
         ..state.settings().clone()
     });
     let sides = RequestSides::of(state, &ask);
@@ -264,7 +267,8 @@ async fn prepare_as(
         .await
         .map_err(|(e, _)| e)?;
     crate::phase::mark(run.run_id(), "checked");
-    let mut allowed_hosts = ask.allowed_hosts;
+    let given = ask.options;
+    let mut allowed_hosts = given.allowed_hosts;
     for site in run.lock().sites() {
         if !allowed_hosts.contains(&site) {
             allowed_hosts.push(site);
@@ -273,12 +277,12 @@ async fn prepare_as(
     let replay = Replay {
         plan,
         name: run.name().map(str::to_string),
-        vars: ask.given_vars,
-        secrets: ask.secrets,
-        inbox: ask.inbox_entries,
+        vars: given.vars,
+        secrets: given.secrets,
+        inbox: given.inbox.list(),
         allowed_hosts,
-        callback_url: ask.callback_url,
-        strict: ask.strict,
+        callback_url: given.callback_url,
+        strict: given.strict,
     };
     Ok(Launch {
         run,

@@ -199,9 +199,11 @@ export interface components {
         ActBody: {
             /** @description What to do, naming the site. */
             goal: string;
+            /** @description Caller variables for `{{NAME}}` (a model learns only their names). */
             vars?: {
                 [key: string]: string;
             };
+            /** @description Values for `{{secret.NAME}}` (the key is NAME), masked in every answer. */
             secrets?: {
                 [key: string]: string;
             };
@@ -214,10 +216,14 @@ export interface components {
              *     ]
              */
             inbox?: string | string[];
+            /** @description More hosts the run may visit; private addresses (localhost, 10.x) only if listed. */
             allowed_hosts?: string[];
             /** @description Ask the model even if a cached plan exists. */
             no_cache?: boolean;
-            /** @description Where to POST the result, signed, when the run ends. */
+            /**
+             * @description Where to POST the result, signed, when the run ends.
+             * @example https://hooks.example.com/planlock
+             */
             callback_url?: string | null;
             /** @description A failed `should` step fails the run, as a `must` step does. */
             strict?: boolean;
@@ -612,8 +618,9 @@ export interface components {
          *     }
          */
         PlansBody: {
+            /** @description What to do, naming the site. */
             goal: string;
-            /** @description Only the names are used: the plan may refer to them. */
+            /** @description Caller variables for `{{NAME}}` (a model learns only their names). */
             vars?: {
                 [key: string]: string;
             };
@@ -626,7 +633,9 @@ export interface components {
              *     ]
              */
             inbox?: string | string[];
+            /** @description More hosts the run may visit; private addresses (localhost, 10.x) only if listed. */
             allowed_hosts?: string[];
+            /** @description Ask the model even if a cached plan exists. */
             no_cache?: boolean;
             /** @description `true` (the default): look at the start page first; `false`: no page text reaches the model; `"required"`: an error when the page cannot be read. */
             look?: boolean | "required" | null;
@@ -707,14 +716,11 @@ export interface components {
         RunBody: {
             /** @description The plan, or a string holding its JSON. */
             plan: components["schemas"]["Plan"] | string;
-            /** @description Caller variables for `{{NAME}}`. */
+            /** @description Caller variables for `{{NAME}}` (a model learns only their names). */
             vars?: {
                 [key: string]: string;
             };
-            /**
-             * @description The caller's own values for `{{secret.NAME}}` (the key is NAME), usable on any host
-             *     of the run; masked in every answer.
-             */
+            /** @description Values for `{{secret.NAME}}` (the key is NAME), masked in every answer. */
             secrets?: {
                 [key: string]: string;
             };
@@ -727,20 +733,14 @@ export interface components {
              *     ]
              */
             inbox?: string | string[];
-            /**
-             * @description More hosts the run may visit, and private addresses it (and its inbox and webhook)
-             *     may reach.
-             */
+            /** @description More hosts the run may visit; private addresses (localhost, 10.x) only if listed. */
             allowed_hosts?: string[];
             /**
              * @description Where to POST the result, signed, when the run ends.
              * @example https://hooks.example.com/planlock
              */
             callback_url?: string | null;
-            /**
-             * @description A failed `should` step fails the run, as a `must` step does (by default it is a
-             *     warning in the result's `warnings`).
-             */
+            /** @description A failed `should` step fails the run, as a `must` step does. */
             strict?: boolean;
         };
         /** @description What a `run_finished` event says. */

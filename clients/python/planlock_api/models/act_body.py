@@ -34,13 +34,15 @@ class ActBody:
 
         Attributes:
             goal (str): What to do, naming the site.
-            vars_ (ActBodyVars | Unset):
-            secrets (ActBodySecrets | Unset):
+            vars_ (ActBodyVars | Unset): Caller variables for `{{NAME}}` (a model learns only their names).
+            secrets (ActBodySecrets | Unset): Values for `{{secret.NAME}}` (the key is NAME), masked in every answer.
             inbox (list[str] | str | Unset): The inboxes to bind: `NAME` of a server inbox (the default one), `BINDING=NAME`
                 for `inbox_id`, a mailbox URL if the server takes them, or a list.
-            allowed_hosts (list[str] | Unset):
+            allowed_hosts (list[str] | Unset): More hosts the run may visit; private addresses (localhost, 10.x) only if
+                listed.
             no_cache (bool | Unset): Ask the model even if a cached plan exists.
-            callback_url (None | str | Unset): Where to POST the result, signed, when the run ends.
+            callback_url (None | str | Unset): Where to POST the result, signed, when the run ends. Example:
+                https://hooks.example.com/planlock.
             strict (bool | Unset): A failed `should` step fails the run, as a `must` step does.
             look (ActBodyLookType1 | bool | None | Unset): `true` (the default): look at the start page first; `false`: no
                 page text reaches the model; `"required"`: an error when the page cannot be read.

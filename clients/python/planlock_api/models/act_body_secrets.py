@@ -20,7 +20,9 @@ T = TypeVar("T", bound="ActBodySecrets")
 
 @_attrs_define
 class ActBodySecrets:
-    
+    """ Values for `{{secret.NAME}}` (the key is NAME), masked in every answer.
+
+     """
 
     additional_properties: dict[str, str] = _attrs_field(init=False, factory=dict)
 

@@ -20,7 +20,9 @@ T = TypeVar("T", bound="ActBodyVars")
 
 @_attrs_define
 class ActBodyVars:
-    
+    """ Caller variables for `{{NAME}}` (a model learns only their names).
+
+     """
 
     additional_properties: dict[str, str] = _attrs_field(init=False, factory=dict)
 

@@ -31,12 +31,13 @@ class PlansBody:
             {'goal': 'log in at shop.example with {{inbox_address}}', 'inbox': 'support'}
 
         Attributes:
-            goal (str):
-            vars_ (PlansBodyVars | Unset): Only the names are used: the plan may refer to them.
+            goal (str): What to do, naming the site.
+            vars_ (PlansBodyVars | Unset): Caller variables for `{{NAME}}` (a model learns only their names).
             inbox (list[str] | str | Unset): The inboxes to bind: `NAME` of a server inbox (the default one), `BINDING=NAME`
                 for `inbox_id`, a mailbox URL if the server takes them, or a list.
-            allowed_hosts (list[str] | Unset):
-            no_cache (bool | Unset):
+            allowed_hosts (list[str] | Unset): More hosts the run may visit; private addresses (localhost, 10.x) only if
+                listed.
+            no_cache (bool | Unset): Ask the model even if a cached plan exists.
             look (bool | None | PlansBodyLookType1 | Unset): `true` (the default): look at the start page first; `false`: no
                 page text reaches the model; `"required"`: an error when the page cannot be read.
             dry_run (bool | Unset): Answer with the exact request the model would get (no model call, no key needed).

@@ -20,7 +20,7 @@ T = TypeVar("T", bound="PlansBodyVars")
 
 @_attrs_define
 class PlansBodyVars:
-    """ Only the names are used: the plan may refer to them.
+    """ Caller variables for `{{NAME}}` (a model learns only their names).
 
      """
 

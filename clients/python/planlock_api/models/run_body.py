@@ -35,19 +35,15 @@ class RunBody:
 
         Attributes:
             plan (PlanlockPlan | str): The plan, or a string holding its JSON.
-            vars_ (RunBodyVars | Unset): Caller variables for `{{NAME}}`.
-            secrets (RunBodySecrets | Unset): The caller's own values for `{{secret.NAME}}` (the key is NAME), usable on any
-                host
-                of the run; masked in every answer.
+            vars_ (RunBodyVars | Unset): Caller variables for `{{NAME}}` (a model learns only their names).
+            secrets (RunBodySecrets | Unset): Values for `{{secret.NAME}}` (the key is NAME), masked in every answer.
             inbox (list[str] | str | Unset): The inboxes to bind: `NAME` of a server inbox (the default one), `BINDING=NAME`
                 for `inbox_id`, a mailbox URL if the server takes them, or a list.
-            allowed_hosts (list[str] | Unset): More hosts the run may visit, and private addresses it (and its inbox and
-                webhook)
-                may reach.
+            allowed_hosts (list[str] | Unset): More hosts the run may visit; private addresses (localhost, 10.x) only if
+                listed.
             callback_url (None | str | Unset): Where to POST the result, signed, when the run ends. Example:
                 https://hooks.example.com/planlock.
-            strict (bool | Unset): A failed `should` step fails the run, as a `must` step does (by default it is a
-                warning in the result's `warnings`).
+            strict (bool | Unset): A failed `should` step fails the run, as a `must` step does.
      """
 
     plan: PlanlockPlan | str

@@ -20,8 +20,7 @@ T = TypeVar("T", bound="RunBodySecrets")
 
 @_attrs_define
 class RunBodySecrets:
-    """ The caller's own values for `{{secret.NAME}}` (the key is NAME), usable on any host
-    of the run; masked in every answer.
+    """ Values for `{{secret.NAME}}` (the key is NAME), masked in every answer.
 
      """
 

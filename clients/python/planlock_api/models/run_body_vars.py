@@ -20,7 +20,7 @@ T = TypeVar("T", bound="RunBodyVars")
 
 @_attrs_define
 class RunBodyVars:
-    """ Caller variables for `{{NAME}}`.
+    """ Caller variables for `{{NAME}}` (a model learns only their names).
 
      """
 
