@@ -9,6 +9,7 @@ use super::otp_candidates::{
 };
 use super::otp_labels::{Pol, is_sign_off, labels_in, lower};
 use super::ranking::{self, Rule, rule};
+use super::reason::Reason;
 use super::{Otp, OtpError, OtpSource, mask_code};
 use crate::vocabulary::codes::{FOOTER_WORDS, LABEL_LEADS, MONTHS, VALUE_LABELS};
 
@@ -212,21 +213,21 @@ const ONE_SEPARATOR: i32 = 2;
 struct Tally {
     mark: i32,
     added: i32,
-    reasons: Vec<String>,
+    reasons: Vec<Reason>,
 }
 
 impl Tally {
-    fn mark(&mut self, points: i32, reason: String) {
+    fn mark(&mut self, points: i32, reason: Reason) {
         self.mark = self.mark.max(points);
         self.reasons.push(reason);
     }
 
-    fn add(&mut self, points: i32, reason: String) {
+    fn add(&mut self, points: i32, reason: Reason) {
         self.added += points;
         self.reasons.push(reason);
     }
 
-    fn say(&mut self, reason: String) {
+    fn say(&mut self, reason: Reason) {
         self.reasons.push(reason);
     }
 
@@ -244,7 +245,7 @@ fn score_candidate(
     source: OtpSource,
     message_has_kw: bool,
     recipient_runs: &[String],
-) -> Option<(Rank, Vec<String>)> {
+) -> Option<(Rank, Vec<Reason>)> {
     let block = &blocks[bi];
     let cs = &block.chars;
     let lc = &lowers[bi];
@@ -349,20 +350,20 @@ fn score_candidate(
     if let Some(d) = m.kw_before {
         t.mark(
             WORD_BEFORE - d as i32 / 3,
-            format!("a code word {d} characters before it"),
+            Reason::CodeWordBefore { distance: d },
         );
     }
     if let Some(d) = m.kw_after {
         t.mark(
             WORD_AFTER - d as i32 / 3,
-            format!("a code word {d} characters after it"),
+            Reason::CodeWordAfter { distance: d },
         );
     }
     if m.kw_prev {
-        t.mark(LINE_BEFORE, "the line before it says it is a code".into());
+        t.mark(LINE_BEFORE, Reason::LineBeforeSaysCode);
     }
     if m.kw_next {
-        t.mark(LINE_AFTER, "the line after it says it is a code".into());
+        t.mark(LINE_AFTER, Reason::LineAfterSaysCode);
     }
     let mark = t.mark;
     match shape {
@@ -392,42 +393,29 @@ fn score_candidate(
         && starts_with_label(lc, c.start);
     // the line before introduces it as a code (`Your code:`), rather than mentions codes
     if m.kw_prev && m.introduced {
-        t.add(
-            INTRODUCED,
-            "the line before it introduces it as a code".into(),
-        );
+        t.add(INTRODUCED, Reason::IntroducedAsCode);
     } else if m.introduced {
-        t.say("the line before it introduces it".into());
+        t.say(Reason::Introduced);
     }
     if labelled_line {
-        t.say("its line holds only its label and the code".into());
+        t.say(Reason::LabelledLine);
     }
     if m.set_apart && !subject {
-        t.add(SET_APART, "set apart on its own line".into());
+        t.add(SET_APART, Reason::SetApart);
     }
     if m.prominent {
-        t.add(
-            PROMINENT,
-            "in a prominent element (bold, big or monospace)".into(),
-        );
+        t.add(PROMINENT, Reason::Prominent);
     }
     if shape == Shape::Digits && c.compact.len() == 6 {
-        t.add(SIX_DIGITS, "six digits".into());
+        t.add(SIX_DIGITS, Reason::SixDigits);
     }
     if c.sep.is_some() && !c.spaced {
-        t.add(ONE_SEPARATOR, "its groups joined by a separator".into());
+        t.add(ONE_SEPARATOR, Reason::Separator);
     }
     if block.quoted {
-        t.say("inside a quoted part or someone else's note (ranked last)".into());
+        t.say(Reason::Quoted);
     }
-    t.say(
-        match source {
-            OtpSource::Subject => "in the subject",
-            OtpSource::Text => "in the text part",
-            OtpSource::Html => "in the HTML part",
-        }
-        .into(),
-    );
+    t.say(Reason::FoundIn(source));
     let rank = Rank {
         own_text: !block.quoted,
         set_apart_as_code: !subject && (apart || labelled_line) && (mark > 0 || m.introduced),
@@ -597,11 +585,10 @@ fn labelled_token(sources: &[(OtpSource, Vec<Block>)], lowers: &[Vec<Vec<char>>]
                 compact: value.chars().filter(char::is_ascii_alphanumeric).collect(),
                 source: *source,
                 reasons: vec![
-                    format!(
-                        "the label \"{}\" introduces it on its own line",
-                        label.trim()
-                    ),
-                    "taken as shown: nothing else in the mail has the shape of a code".into(),
+                    Reason::Labelled {
+                        label: label.trim().to_string(),
+                    },
+                    Reason::TakenAsShown,
                 ],
                 decided_by: None,
             });
