@@ -30,8 +30,9 @@ use tokio::task::JoinHandle;
 
 pub use explain::{Considered, Explained, RuleKept};
 pub use facts::{
-    Answers, Blocker, Candidate, Clicked, Cover, Destined, Difference, Effect, EffectKind,
-    Extracted, Filled, FormError, InvalidField, Located, Navigated, PageError, Rejection, Target,
+    Answers, Blocker, Candidate, Change, Clicked, Cover, Destined, Difference, Effect, EffectKind,
+    Extracted, Filled, FormError, InvalidField, Located, Navigated, PageError, Rejection,
+    StateChange, Target,
 };
 pub use gate::HopRule;
 pub use locate::Accessible;

@@ -64,7 +64,7 @@ pub struct Message {
 }
 
 /// Why an inbox could not be bound or read.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum InboxError {
     /// The inbox URL itself is wrong (exit 2). Front ends say where it came from (a flag, a
@@ -80,6 +80,26 @@ pub enum InboxError {
     /// its password) and the step that failed: connecting, logging in, opening the mailbox.
     #[error("{0}")]
     Unreachable(String),
+    /// The mail server failed, refused or stayed silent at one `stage` of opening the mailbox
+    /// (exit 3 before a run; a step failure during one). `server` is the URL's scheme, user, host
+    /// and port, never its password; `said` the stage's sentence, from the server's answer.
+    #[error("{said}")]
+    Refused {
+        stage: Stage,
+        server: String,
+        said: String,
+    },
+}
+
+/// The stages of opening a mailbox, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Reaching the server: TCP, TLS and its greeting.
+    Connect,
+    /// Logging in (and asking what the server can do).
+    LogIn,
+    /// Opening the mailbox the URL names.
+    Select,
 }
 
 /// A configured mailbox, shared by runs. Cheap to `open` once per run.

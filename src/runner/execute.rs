@@ -358,10 +358,13 @@ async fn open_mailboxes(
 ) -> Result<HashMap<Option<String>, Box<dyn RunMailbox>>, Failure> {
     let mut opened = HashMap::new();
     for (name, inbox) in inboxes {
-        let mailbox = inbox.open(run_id).await.map_err(|e| Failure::InboxOpen {
-            inbox: inbox.describe(),
-            error: e.to_string(),
-        })?;
+        let mailbox = inbox
+            .open(run_id)
+            .await
+            .map_err(|error| Failure::InboxOpen {
+                inbox: Some(inbox.describe()),
+                error,
+            })?;
         opened.insert(name.clone(), mailbox);
     }
     Ok(opened)

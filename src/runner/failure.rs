@@ -105,7 +105,12 @@ pub enum Failure {
     /// A variable has no value at run time.
     Variable(VarsError),
     /// A mailbox could not be opened for the run.
-    InboxOpen { inbox: String, error: String },
+    InboxOpen {
+        /// The inbox as its description names it (no password); `None` where the error came
+        /// without one.
+        inbox: Option<String>,
+        error: InboxError,
+    },
     /// The browser could not give the run a page, or a command of it failed.
     Browser(BrowserError),
     /// The browser process went away while the step ran.
@@ -263,8 +268,8 @@ impl From<BrowserError> for Failure {
 impl From<InboxError> for Failure {
     fn from(e: InboxError) -> Failure {
         Failure::InboxOpen {
-            inbox: String::new(),
-            error: e.to_string(),
+            inbox: None,
+            error: e,
         }
     }
 }
@@ -398,10 +403,13 @@ impl fmt::Display for Failure {
             }
             Failure::UnboundInbox { name: None } => write!(f, "no inbox is bound to this run"),
             Failure::Variable(e) => write!(f, "{e}"),
-            Failure::InboxOpen { inbox, error } if inbox.is_empty() => {
+            Failure::InboxOpen { inbox: None, error } => {
                 write!(f, "cannot open the inbox: {error}")
             }
-            Failure::InboxOpen { inbox, error } => write!(f, "cannot open {inbox}: {error}"),
+            Failure::InboxOpen {
+                inbox: Some(inbox),
+                error,
+            } => write!(f, "cannot open {inbox}: {error}"),
             Failure::Browser(e) => browser_sentence(f, e),
             Failure::BrowserCrashed { reason } => {
                 write!(f, "the browser went away during the step: {reason}")

@@ -273,7 +273,7 @@ impl Run<'_> {
             answers,
             email: Some(email_seen(&msg)),
             code: Some(extract::mask_code(&otp.code)),
-            chosen_by: otp.reasons,
+            chosen_by: extract::worded(&otp.reasons),
             ..StepDetail::default()
         })
     }
@@ -308,7 +308,7 @@ impl Run<'_> {
             email: Some(email_seen(&msg)),
             link: Some(link.url.to_string()),
             anchor_text: Some(link.anchor_text),
-            chosen_by: link.reasons,
+            chosen_by: extract::worded(&link.reasons),
             describe_matched: link.described,
             ..StepDetail::default()
         })

@@ -329,7 +329,7 @@ impl From<BrowserError> for ApiError {
             BrowserError::NotFound => format!(
                 "{e}; this server launches $CHROME, else Chromium's headless shell or the full \
                  browser where they are usually installed, or connects to a running one named \
-                 by {} (planlock serve --browser-ws URL)",
+                 by {}: its operator chooses which",
                 BROWSER_WS_VAR
             ),
             other => other.to_string(),
@@ -345,8 +345,8 @@ impl From<VarsError> for ApiError {
             VarsError::BadVar { name, problem } => format!("vars.{name}: {problem}"),
             VarsError::Unknown(_) => format!("{e}: give it in `vars`"),
             VarsError::MissingSecret(name) => format!(
-                "{e}: give it in the request's `secrets`, or declare it on the server \
-                 (planlock serve --secret {name}@HOST with PLANLOCK_SECRET_{name} set)"
+                "{e}: give it in the request's `secrets`; or this server's operator can \
+                 declare {name} on it, with the site it may be typed into"
             ),
             other => other.to_string(),
         };

@@ -156,9 +156,9 @@ fn check_host(host: &str, names: &[String]) -> Result<(), ApiError> {
         ApiErrorKind::ForbiddenHost,
         format!(
             "this server does not answer to the host name `{name}`: it answers to its IP \
-             addresses, localhost and the names it was started with (--host-name NAME). A \
-             page whose name was made to point at this machine (DNS rebinding) looks like \
-             this; if `{name}` is yours, start the server with --host-name {name}"
+             addresses, localhost and the host names its operator gave it. A page whose name \
+             was made to point at this machine (DNS rebinding) looks like this; if `{name}` is \
+             yours, its operator can add it"
         ),
     ))
 }

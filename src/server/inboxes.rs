@@ -54,10 +54,10 @@ impl ServerInboxes {
         self.named.iter().find(|(n, _)| n == name).map(|(_, i)| i)
     }
 
-    /// ` (its inboxes: a, b)` (or how to configure some), for messages.
+    /// ` (its inboxes: a, b)` (or who declares them), for messages.
     fn names_phrase(&self) -> String {
         if self.named.is_empty() {
-            " (it has none: planlock serve --inbox NAME=URL)".to_string()
+            " (it has none; its operator declares the inboxes it has)".to_string()
         } else {
             let names: Vec<&str> = self.named.iter().map(|(n, _)| n.as_str()).collect();
             format!(" (its inboxes: {})", names.join(", "))
@@ -76,7 +76,7 @@ impl ServerInboxes {
                         format!(
                             "inbox[{i}]: this server does not take mailbox URLs from requests (it \
                              would connect wherever a caller says): choose one of its inboxes by \
-                             name{}, or start it with planlock serve --allow-request-inboxes",
+                             name{}; its operator can let requests bring mailbox URLs",
                             self.names_phrase()
                         ),
                     ));

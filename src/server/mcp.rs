@@ -394,31 +394,46 @@ mod tests {
         assert_eq!(body, api_body);
         assert_eq!(body["error"]["kind"], "invalid_plan");
 
+        // A sentence that names the command serving says the one actually serving.
         let hint = ApiError::new(
             ApiErrorKind::InvalidInbox,
-            "this server has no inbox named `x` (it has none: planlock serve --inbox NAME=URL)",
+            "restart planlock serve to reload",
         );
         let result = failed(hint, "planlock mcp");
         let text = &result.content[0].as_text().expect("text").text;
-        assert!(text.contains("planlock mcp --inbox NAME=URL"), "{text}");
+        assert!(text.contains("restart planlock mcp to reload"), "{text}");
         assert!(!text.contains("planlock serve"), "{text}");
     }
 
     #[test]
     fn progress_says_the_step_and_when_it_waits_for_mail() {
         use serde_json::json;
-        let line = json!({"event": "step_started", "index": 1, "type": "fill", "describe": "the Email field"});
+        let event = |line: Value| -> crate::runner::Event {
+            let mut line = line;
+            line["run_id"] = json!("r1");
+            line["ts"] = json!("2026-01-01T00:00:00.000Z");
+            serde_json::from_value(line).unwrap()
+        };
+        let said = |line: Value| running::progress_message(&event(line), 5, "r1");
         assert_eq!(
-            running::progress_message(&line, 5, "r1").as_deref(),
-            Some("run r1 step 2 of 5: the Email field")
+            said(json!({"event": "step_started", "index": 1, "type": "fill",
+                "describe": "the Email field", "detail": {}})),
+            Some((2, "run r1 step 2 of 5: the Email field".to_string()))
         );
-        let line = json!({"event": "step_started", "index": 3, "type": "wait_for_email"});
         assert_eq!(
-            running::progress_message(&line, 5, "r1").as_deref(),
-            Some("run r1 step 4 of 5: waiting for mail")
+            said(
+                json!({"event": "step_started", "index": 3, "type": "wait_for_email",
+                "describe": "the mail", "detail": {}})
+            ),
+            Some((4, "run r1 step 4 of 5: waiting for mail".to_string()))
         );
-        let done = json!({"event": "step_succeeded", "index": 0});
-        assert_eq!(running::progress_message(&done, 5, "r1"), None);
+        assert_eq!(
+            said(
+                json!({"event": "step_succeeded", "index": 0, "type": "navigate",
+                "describe": "open", "duration_ms": 1, "detail": {}})
+            ),
+            None
+        );
     }
 
     #[test]

@@ -145,7 +145,7 @@ fn documented(kind: ApiErrorKind) -> (Applies, &'static str) {
         ),
         ForbiddenHost => (
             Applies::All,
-            "this server does not answer to the host name `rebind.attacker.test`: it answers to its IP addresses, localhost and the names it was started with (--host-name NAME)",
+            "this server does not answer to the host name `rebind.attacker.test`: it answers to its IP addresses, localhost and the host names its operator gave it. A page whose name was made to point at this machine (DNS rebinding) looks like this; if `rebind.attacker.test` is yours, its operator can add it",
         ),
         CrossSiteRequest => (
             Applies::All,
@@ -154,7 +154,7 @@ fn documented(kind: ApiErrorKind) -> (Applies, &'static str) {
         NotFound => (Applies::Screenshot, "run `qsbqxhbb` has no step-3.png"),
         RunNotFound => (
             Applies::OneRun,
-            "there is no run `qsbqxhbb` (finished runs are kept for --keep-days days, then forgotten)",
+            "there is no run `qsbqxhbb` (this server keeps finished runs for 7 days, then forgets them)",
         ),
         MethodNotAllowed => (
             Applies::Outside,
@@ -182,7 +182,7 @@ fn documented(kind: ApiErrorKind) -> (Applies, &'static str) {
         ),
         InvalidVariables => (
             Applies::Runs,
-            "`{{secret.SHOP_PASSWORD}}` has no value: give it in the request's `secrets`, or declare it on the server (planlock serve --secret SHOP_PASSWORD@HOST with PLANLOCK_SECRET_SHOP_PASSWORD set)",
+            "`{{secret.SHOP_PASSWORD}}` has no value: give it in the request's `secrets`; or this server's operator can declare SHOP_PASSWORD on it, with the site it may be typed into",
         ),
         InvalidInbox => (
             Applies::Runs,
@@ -223,11 +223,11 @@ fn documented(kind: ApiErrorKind) -> (Applies, &'static str) {
         ),
         TooManyRuns => (
             Applies::Runs,
-            "4 runs are executing and 32 waiting, the most this server takes (--max-runs 4, --queue 32); try again in about 3 s",
+            "4 runs are executing and 32 waiting, the most this server takes; try again in about 3 s",
         ),
         TooManyRunsForCaller => (
             Applies::Runs,
-            "the caller at 203.0.113.7 already holds 18 runs executing or waiting, the most one caller may (--max-runs-per-caller 18), so that others get their turn; try again in about 3 s, when one of them has ended",
+            "the caller at 203.0.113.7 already holds 18 runs executing or waiting, the most one caller may on this server, so that others get their turn; try again in about 3 s, when one of them has ended",
         ),
         TooManyPlans => (
             Applies::Model,

@@ -6,7 +6,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::Bytes;
 use tokio::sync::{broadcast, mpsc, watch};
 use tracing::Instrument;
 
@@ -75,13 +74,11 @@ fn follow(
     } else {
         (None, None)
     };
-    let send = |tx: &mpsc::UnboundedSender<Bytes>, value: &StreamLine| {
-        let mut text = serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec());
-        text.push(b'\n');
-        let _ = tx.send(Bytes::from(text));
+    let send = |tx: &mpsc::UnboundedSender<StreamLine>, value: StreamLine| {
+        let _ = tx.send(value);
     };
     if let (Some(tx), Some(prelude)) = (&lines_tx, prelude) {
-        send(tx, &StreamLine::Planned(Box::new(prelude)));
+        send(tx, StreamLine::Planned(Box::new(prelude)));
     }
     let state = state.clone();
     let id = run_id.clone();
@@ -95,7 +92,7 @@ fn follow(
                         Ok(events) => {
                             for event in events {
                                 next_event += 1;
-                                send(tx, &StreamLine::Event(Box::new(event)));
+                                send(tx, StreamLine::Event(Box::new(event)));
                             }
                         }
                         Err(e) => tracing::warn!(error = %e, "cannot read the run's events"),
@@ -107,7 +104,7 @@ fn follow(
                             if let Some(tx) = &lines_tx {
                                 send(
                                     tx,
-                                    &StreamLine::Result(Box::new(ResultLine {
+                                    StreamLine::Result(Box::new(ResultLine {
                                         event: ResultTag::Result,
                                         result: result.clone(),
                                     })),

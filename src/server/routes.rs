@@ -240,7 +240,7 @@ async fn respond(
     let mut response = match (reply, started.lines) {
         (Reply::Stream, Some(mut lines)) => {
             let stream = futures::stream::poll_fn(move |cx| lines.poll_recv(cx))
-                .map(Ok::<_, std::convert::Infallible>);
+                .map(|line| Ok::<_, std::convert::Infallible>(runs::line(&line)));
             (
                 [(
                     header::CONTENT_TYPE,
@@ -318,15 +318,22 @@ pub(super) async fn get_run(
 }
 
 async fn stored(state: &AppState, id: &str) -> Result<StoredRun, ApiError> {
-    state.store().get(id).await?.ok_or_else(|| unknown_run(id))
+    state
+        .store()
+        .get(id)
+        .await?
+        .ok_or_else(|| unknown_run(state, id))
 }
 
-pub(super) fn unknown_run(id: &str) -> ApiError {
+/// 404 for run `id`, with how long this server keeps the runs it knows.
+pub(super) fn unknown_run(state: &AppState, id: &str) -> ApiError {
+    let days = state.keep_days();
     ApiError::new(
         ApiErrorKind::RunNotFound,
         format!(
-            "there is no run `{id}` (finished runs are kept for --keep-days days, then \
-             forgotten)"
+            "there is no run `{id}` (this server keeps finished runs for {days} day{}, then \
+             forgets them)",
+            if days == 1 { "" } else { "s" }
         ),
     )
 }

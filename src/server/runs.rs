@@ -98,11 +98,12 @@ pub struct Started {
     /// Becomes `Some` when the run ends and its result is stored.
     pub done: Done,
     /// The NDJSON lines (events, then the result), when streaming was asked for.
-    pub lines: Option<mpsc::UnboundedReceiver<Bytes>>,
+    /// Typed: the HTTP stream writes each as an NDJSON [`line`], MCP reads its events.
+    pub lines: Option<mpsc::UnboundedReceiver<StreamLine>>,
 }
 
 /// One NDJSON line.
-fn line(value: &StreamLine) -> Bytes {
+pub(super) fn line(value: &StreamLine) -> Bytes {
     let mut text = serde_json::to_vec(value).unwrap_or_else(|_| b"{}".to_vec());
     text.push(b'\n');
     Bytes::from(text)
@@ -320,7 +321,7 @@ pub async fn start(
         (None, None)
     };
     if let (Some(tx), Some(prelude)) = (&lines_tx, launch.prelude.clone()) {
-        let _ = tx.send(line(&StreamLine::Planned(Box::new(prelude))));
+        let _ = tx.send(StreamLine::Planned(Box::new(prelude)));
     }
     let done = spawn_run(state, launch, Slot::Waiting(ticket), lines_tx);
     Ok(Started {
@@ -374,7 +375,7 @@ pub fn spawn_run(
     state: &AppState,
     launch: Launch,
     slot: Slot,
-    lines_tx: Option<mpsc::UnboundedSender<Bytes>>,
+    lines_tx: Option<mpsc::UnboundedSender<StreamLine>>,
 ) -> Done {
     let run_id = launch.run.run_id().to_string();
     let cancel = state.shutdown_token().child_token();
@@ -414,10 +415,10 @@ pub fn spawn_run(
             };
             crate::phase::mark(&id, "result stored");
             if let Some(tx) = lines_tx {
-                let _ = tx.send(line(&StreamLine::Result(Box::new(ResultLine {
+                let _ = tx.send(StreamLine::Result(Box::new(ResultLine {
                     event: ResultTag::Result,
                     result: result.clone(),
-                }))));
+                })));
             }
             if let Some(callback) = callback.filter(|_| ended_here) {
                 webhook::spawn_delivery(&state, id.clone(), callback, &result);
@@ -438,7 +439,7 @@ async fn execute(
     run: LockedRun,
     slot: Slot,
     writer: &mpsc::UnboundedSender<Record>,
-    lines: Option<&mpsc::UnboundedSender<Bytes>>,
+    lines: Option<&mpsc::UnboundedSender<StreamLine>>,
     cancel: CancellationToken,
 ) -> RunResult {
     let began = std::time::Instant::now();
@@ -485,7 +486,7 @@ async fn execute(
                     metrics.step(step.step_type, ms);
                 }
                 if let Some(tx) = &lines {
-                    let _ = tx.send(line(&StreamLine::Event(Box::new(event.clone()))));
+                    let _ = tx.send(StreamLine::Event(Box::new(event.clone())));
                 }
                 let _ = writer.send(Record::Event(Box::new(event)));
             };

@@ -637,8 +637,8 @@ impl AppState {
                     ApiErrorKind::TooManyRunsForCaller,
                     format!(
                         "{} already holds {share} run{} executing or waiting{across}, the most \
-                         one caller may (--max-runs-per-caller {share}), so that others get \
-                         their turn; try again in about {retry} s, when one of them has ended",
+                         one caller may on this server, so that others get their turn; try \
+                         again in about {retry} s, when one of them has ended",
                         caller.phrase(),
                         if share == 1 { "" } else { "s" }
                     ),
@@ -651,8 +651,8 @@ impl AppState {
                     ApiErrorKind::TooManyRuns,
                     format!(
                         "{q} runs are waiting in the queue the replicas share, the most it \
-                         holds (--queue {q}), and this replica's {n} slot{} busy; try again \
-                         in about {retry} s",
+                         holds, and this replica's {n} slot{} busy; try again in about {retry} \
+                         s",
                         if n == 1 { " is" } else { "s are" }
                     ),
                 )
@@ -663,8 +663,8 @@ impl AppState {
                 ApiError::new(
                     ApiErrorKind::TooManyRuns,
                     format!(
-                        "{n} run{} executing and {q} waiting, the most this server takes \
-                         (--max-runs {n}, --queue {q}); try again in about {retry} s",
+                        "{n} run{} executing and {q} waiting, the most this server takes; try \
+                         again in about {retry} s",
                         if n == 1 { " is" } else { "s are" }
                     ),
                 )

@@ -426,7 +426,12 @@ fn skip_gap(cs: &[char], mut k: usize, html: bool) -> usize {
 /// What `find_otp` answered, in a sentence for the failure list.
 fn answer(r: &Result<Otp, OtpError>) -> String {
     match r {
-        Ok(o) => format!("{:?} ({:?}: {})", o.code, o.source, o.reasons.join("; ")),
+        Ok(o) => format!(
+            "{:?} ({:?}: {})",
+            o.code,
+            o.source,
+            planlock::inbox::extract::worded(&o.reasons).join("; ")
+        ),
         Err(e) => format!("{e}"),
     }
 }

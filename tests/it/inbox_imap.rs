@@ -9,7 +9,8 @@ use crate::util::dovecot::{Appender, Dovecot};
 use crate::util::smtp::message;
 use planlock::inbox::binding::DEFAULT_MAX_CONNECTIONS;
 use planlock::inbox::{
-    Inbox, InboxError, InboxUrl, MailFilter, WaitError, connect, parse_binding, wait_for_message,
+    Inbox, InboxError, InboxUrl, MailFilter, Stage, WaitError, connect, parse_binding,
+    wait_for_message,
 };
 use tokio::time::Instant;
 
@@ -266,7 +267,12 @@ async fn wrong_password_is_unreachable_before_any_wait() {
     };
     let inbox = inbox(&dovecot.url_with("bob", "wrong", "address=bob@demo.test")).await;
     let started = Instant::now();
-    let Err(InboxError::Unreachable(text)) = inbox.check().await else {
+    let Err(InboxError::Refused {
+        stage: Stage::LogIn,
+        server,
+        said: text,
+    }) = inbox.check().await
+    else {
         panic!("a wrong password must fail the check");
     };
     let expected = format!(
@@ -274,8 +280,14 @@ async fn wrong_password_is_unreachable_before_any_wait() {
         dovecot.port()
     );
     assert_eq!(text, expected);
+    assert_eq!(server, format!("imap://bob@127.0.0.1:{}", dovecot.port()));
     assert!(!text.contains("wrong"), "the password is never shown");
-    let Err(InboxError::Unreachable(text)) = inbox.open("r1").await else {
+    let Err(InboxError::Refused {
+        stage: Stage::LogIn,
+        said: text,
+        ..
+    }) = inbox.open("r1").await
+    else {
         panic!("open must fail too");
     };
     assert_eq!(text, expected);
@@ -291,7 +303,12 @@ async fn unknown_mailbox_is_unreachable() {
         .url("address=bob@demo.test")
         .replace("/INBOX", "/Nope");
     let inbox = inbox(&url).await;
-    let Err(InboxError::Unreachable(text)) = inbox.check().await else {
+    let Err(InboxError::Refused {
+        stage: Stage::Select,
+        said: text,
+        ..
+    }) = inbox.check().await
+    else {
         panic!("a missing mailbox must fail the check");
     };
     assert!(
@@ -313,7 +330,12 @@ async fn closed_port_is_unreachable_with_a_sentence() {
         "imap://bob:pw@127.0.0.1:{port}/INBOX?address=bob@demo.test"
     ))
     .await;
-    let Err(InboxError::Unreachable(text)) = inbox.check().await else {
+    let Err(InboxError::Refused {
+        stage: Stage::Connect,
+        said: text,
+        ..
+    }) = inbox.check().await
+    else {
         panic!("nothing listens there");
     };
     assert!(
@@ -528,7 +550,12 @@ async fn imaps_to_a_server_without_tls_fails_with_a_sentence() {
         }
     });
     let url = format!("imaps://bob:pw@localhost:{port}/INBOX?address=bob@demo.test");
-    let Err(InboxError::Unreachable(text)) = inbox(&url).await.check().await else {
+    let Err(InboxError::Refused {
+        stage: Stage::Connect,
+        said: text,
+        ..
+    }) = inbox(&url).await.check().await
+    else {
         panic!("no TLS there");
     };
     assert!(
@@ -575,7 +602,12 @@ async fn a_garbage_greeting_is_a_short_sentence() {
     for (greeting, shown) in cases {
         let port = fake_server(greeting).await;
         let url = format!("imap://bob:pw@127.0.0.1:{port}/INBOX?address=bob@demo.test");
-        let Err(InboxError::Unreachable(text)) = inbox(&url).await.check().await else {
+        let Err(InboxError::Refused {
+            stage: Stage::Connect,
+            said: text,
+            ..
+        }) = inbox(&url).await.check().await
+        else {
             panic!("not an IMAP server");
         };
         let prefix = format!(

@@ -1,8 +1,8 @@
 //! What the service answers when the library refuses a request: every such error, provoked
 //! over real HTTP against the real `planlock serve` (in-process only where a real server
 //! cannot be made to fail so), is worded for a caller of the API. It names the request's
-//! fields (`inbox[0]`, `vars.NAME`, `allowed_hosts`), never a command-line flag; a flag
-//! appears only as how the operator starts the server (`planlock serve --secret …`).
+//! fields (`inbox[0]`, `vars.NAME`, `allowed_hosts`), never a command-line flag: what the
+//! server is configured with is said as such, and that its operator can change it.
 
 use crate::util;
 use crate::util::model::FakeModel;
@@ -15,43 +15,21 @@ use planlock::server::{self, AppState, BrowserSource, ServerConfig};
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
-/// Every `--flag` of `message` that is not part of a `planlock serve …` command: the flags a
-/// caller of the API cannot pass and should never be told about.
+/// Every `--flag` of `message`: a caller of the API cannot change how the server was
+/// started, so no message it gets names a flag, not even as the operator's command.
 fn flags_for_callers(message: &str) -> Vec<String> {
-    let words: Vec<&str> = message.split_whitespace().collect();
-    let ends_phrase = |w: &str| w.ends_with([')', ',', ';', '.', ':']);
-    let mut found = Vec::new();
-    let mut i = 0;
-    while i < words.len() {
-        if words[i].ends_with("planlock") && words.get(i + 1).is_some_and(|w| *w == "serve") {
-            // The operator's command: its flags, each with at most one value.
-            i += 2;
-            while let Some(flag) = words.get(i).filter(|w| w.starts_with("--")) {
-                i += 1;
-                if ends_phrase(flag) {
-                    break;
-                }
-                if let Some(value) = words.get(i).filter(|w| !w.starts_with("--")) {
-                    i += 1;
-                    if ends_phrase(value) {
-                        break;
-                    }
-                }
-            }
-            continue;
-        }
-        if let Some(at) = words[i].find("--")
-            && words[i][at + 2..].starts_with(|c: char| c.is_ascii_lowercase())
-        {
-            found.push(words[i].to_string());
-        }
-        i += 1;
-    }
-    found
+    message
+        .split_whitespace()
+        .filter(|w| {
+            w.find("--")
+                .is_some_and(|at| w[at + 2..].starts_with(|c: char| c.is_ascii_lowercase()))
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 #[test]
-fn the_check_finds_flags_and_lets_the_operators_command_be() {
+fn the_check_finds_every_flag() {
     assert_eq!(
         flags_for_callers("unknown variable `{{x}}`; pass it with `--var x=VALUE`"),
         ["`--var"]
@@ -64,18 +42,13 @@ fn the_check_finds_flags_and_lets_the_operators_command_be() {
         flags_for_callers("no Chromium found: install it, or pass --browser PATH"),
         ["--browser"]
     );
-    assert!(
-        flags_for_callers(
-            "declare it on the server (planlock serve --secret PW@HOST with PLANLOCK_SECRET_PW \
-             set); (it has none: planlock serve --inbox NAME=URL); start it with planlock serve \
-             --allow-request-inboxes; text read -- it was fixed"
-        )
-        .is_empty()
-    );
-    // A flag after the operator's command is over is still found.
     assert_eq!(
-        flags_for_callers("planlock serve --inbox NAME=URL, or pass --allow-host HOST"),
-        ["--allow-host"]
+        flags_for_callers("(it has none: planlock serve --inbox NAME=URL); text read -- fixed"),
+        ["--inbox"]
+    );
+    assert!(
+        flags_for_callers("this server keeps finished runs for 7 days; its operator can add it")
+            .is_empty()
     );
 }
 
@@ -394,7 +367,7 @@ fn no_error_the_service_answers_names_a_command_line_flag() {
 }
 
 #[test]
-fn a_server_that_takes_no_mailbox_urls_says_how_it_is_started() {
+fn a_server_that_takes_no_mailbox_urls_says_its_operator_can_allow_them() {
     if util::browser().is_none() {
         return;
     }
@@ -407,7 +380,7 @@ fn a_server_that_takes_no_mailbox_urls_says_how_it_is_started() {
             .expect(
                 422,
                 "invalid_inbox",
-                "planlock serve --allow-request-inboxes",
+                "its operator can let requests bring mailbox URLs",
             );
     });
 }

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use planlock::browser::EffectKind;
+use planlock::browser::{Change, EffectKind, StateChange};
 use planlock::error::ErrorKind;
 use planlock::runner::{RunResult, RunSpec, RunStatus, Settings, StepStatus};
 
@@ -69,7 +69,10 @@ fn each_click_records_what_it_did() {
     let effect = result.steps[1].detail.effect.clone().unwrap();
     assert_eq!(
         effect.changes,
-        ["aria-expanded of <button#toggle> \"options\""],
+        [Change::Attribute {
+            name: "aria-expanded".into(),
+            el: "<button#toggle> \"options\"".into(),
+        }],
         "{effect:?}"
     );
     let result = click_on_effects_page("Save quietly");
@@ -83,7 +86,12 @@ fn each_click_records_what_it_did() {
     let effect = result.steps[1].detail.effect.clone().unwrap();
     assert_eq!(
         effect.states,
-        ["checked of <input#remember>: false → true"],
+        [StateChange {
+            state: "checked".into(),
+            el: "<input#remember>".into(),
+            before: Some("false".into()),
+            after: Some("true".into()),
+        }],
         "{effect:?}"
     );
 }

@@ -7,6 +7,7 @@ use super::html::render_html;
 use super::link_rank::{DECLARED, Described, LINK_RULES, Occurrence, RankedLink, rank};
 use super::quoted::quoted_lines;
 use super::ranking;
+use super::reason::Reason;
 use super::structured::declared;
 use crate::lock::Undoing;
 use crate::vocabulary::mail::SENTENCE_ENDS;
@@ -301,9 +302,7 @@ pub(super) fn ranked_links(raw: &[u8], describe: &Described) -> Vec<RankedLink> 
     for b in &mut best {
         if declared.actions.iter().any(|(u, _)| *u == b.link.url) {
             b.link.score += DECLARED;
-            b.link
-                .reasons
-                .push("the mail's JSON-LD action names it".into());
+            b.link.reasons.push(Reason::JsonLdAction);
         }
         if b.refused.is_none() && declared.unsubscribe.contains(&b.link.url) {
             b.refused = Some(Undoing::ListUnsubscribe);
@@ -318,7 +317,7 @@ pub(super) fn ranked_links(raw: &[u8], describe: &Described) -> Vec<RankedLink> 
 mod tests {
     use super::*;
     use crate::inbox::extract::test_mail::*;
-    use crate::inbox::extract::{LinkError, find_link, read_links};
+    use crate::inbox::extract::{LinkError, find_link, read_links, worded};
     use crate::lock::UndoingPlace;
 
     #[test]
@@ -434,10 +433,9 @@ mod tests {
             .find(|l| l.link.url.path() == "/email/confirm")
             .unwrap();
         assert!(
-            confirm
-                .link
-                .reasons
-                .contains(&"the step's describe names \"confirm\" to avoid".to_string()),
+            confirm.link.reasons.contains(&Reason::DescribeAvoids {
+                words: vec!["confirm".into()]
+            }),
             "{:?}",
             confirm.link.reasons
         );
@@ -493,7 +491,7 @@ mod tests {
         let m = html_mail("Confirm", html);
         let chosen = find_link(&m, None, &|_| true).unwrap();
         assert_eq!(chosen.url.as_str(), "https://shop.example/c?token=abc");
-        assert!(chosen.reasons.iter().any(|r| r.contains("JSON-LD")));
+        assert!(chosen.reasons.contains(&Reason::JsonLdAction));
         let raw = b"From: a@shop.example\r\nTo: b@inbox.test\r\nSubject: News\r\n\
             List-Unsubscribe: <https://shop.example/n/confirm?token=abcdefghijklmnop>, <mailto:u@shop.example>\r\n\
             Content-Type: text/plain\r\n\r\nConfirm: https://shop.example/n/confirm?token=abcdefghijklmnop\r\n";
@@ -529,7 +527,9 @@ mod tests {
             "https://words.example/wp-login.php?action=rp&key=abcdefghijklmnop&login=bob"
         );
         assert!(
-            chosen.reasons.iter().any(|r| r.contains("password")),
+            worded(&chosen.reasons)
+                .iter()
+                .any(|r| r.contains("password")),
             "{:?}",
             chosen.reasons
         );
@@ -538,7 +538,7 @@ mod tests {
             .into_iter()
             .find(|l| l.link.url.as_str() == "https://words.example/wp-login.php")
             .unwrap();
-        assert_eq!(login.link.reasons, ["its address says \"login\""]);
+        assert_eq!(worded(&login.link.reasons), ["its address says \"login\""]);
         assert!(login.link.score < chosen.score);
     }
 

@@ -7,6 +7,7 @@ use url::Url;
 use super::Link;
 use super::link_words::{Intent, contains_word, intent};
 use super::ranking::{Rule, rule};
+use super::reason::{Place, Reason};
 use super::wrapper::{is_http, unwrap_url};
 use crate::lock::{Undoing, UndoingPlace};
 use crate::vocabulary::links::{
@@ -283,170 +284,20 @@ fn unpercent(s: &str) -> String {
 /// Judges one occurrence, or `None` when it is no candidate at all (not http(s), an image, a
 /// social or legal page, an unsubscribe or privacy link, or nothing marks it).
 pub(super) fn rank(occ: &Occurrence, describe: &Described) -> Option<RankedLink> {
-    let parsed = Url::parse(occ.href.trim()).ok()?;
-    if !is_http(&parsed) {
-        return None;
-    }
-    let url = unwrap_url(parsed);
-    let host = url.host_str()?.to_ascii_lowercase();
-    if SOCIAL_HOSTS
-        .iter()
-        .any(|s| host == *s || host.ends_with(&format!(".{s}")))
-    {
-        return None;
-    }
-    let path = url.path().to_ascii_lowercase();
-    if IMAGE_EXTS.iter().any(|e| path.ends_with(e)) {
-        return None;
-    }
-    let full = url.as_str().to_ascii_lowercase();
-    let host_path = format!("{host}{path}");
-    let token = url
-        .query_pairs()
-        .any(|(k, _)| TOKEN_KEYS.contains(&k.to_ascii_lowercase().as_str()));
-    let opaque = has_opaque_token(&url);
-    // a help or legal page; a path word like `support` does not make a page that carries a
-    // token one (an issue tracker named "support")
-    let bad_url = BAD_URL_PARTS.iter().any(|p| full.contains(p))
-        || (!token
-            && !opaque
-            && host_path
-                .split(|c: char| !c.is_ascii_alphanumeric())
-                .any(|w| BAD_URL_WORDS.contains(&w)));
+    let address = Address::read(occ)?;
     let anchor = occ.anchor.as_deref().map(str::trim).unwrap_or_default();
-    let anchor_l = anchor.to_lowercase();
-    let bad_text = |t: &str| BAD_ANCHORS.iter().any(|b| contains_word(t, b));
-    if bad_url || (occ.anchor.is_some() && bad_text(&anchor_l)) {
-        return None;
-    }
     let generic = occ.anchor.is_none() || is_generic(anchor);
-    let anchor_ws = if generic { Vec::new() } else { words(anchor) };
-    let sentence_ws = words(&occ.sentence);
-    let intro_ws = if generic {
-        words(&occ.intro)
-    } else {
-        Vec::new()
-    };
-    // a button or link with its own words, standing alone, speaks for itself: the question
-    // ending the paragraph above it (`Didn't sign up? Just ignore this email.`) is not its
-    let standalone_labelled = occ.anchor.is_some() && !generic && occ.sentence.is_empty();
-    let lead_ws = if standalone_labelled {
-        Vec::new()
-    } else {
-        words(&occ.lead)
-    };
-    let path_ws = url_words(&url);
-
-    let mut t = Tally::default();
-    for (ws, place, strong, login) in [
-        (
-            &anchor_ws,
-            "its text",
-            CONFIRM_WORDS.text,
-            SIGN_IN_WORDS.text,
-        ),
-        (
-            &sentence_ws,
-            "its sentence",
-            CONFIRM_WORDS.sentence,
-            SIGN_IN_WORDS.sentence,
-        ),
-        (
-            &intro_ws,
-            "the line before it",
-            CONFIRM_WORDS.line_before,
-            SIGN_IN_WORDS.line_before,
-        ),
-        (
-            &path_ws,
-            "its address",
-            CONFIRM_WORDS.address,
-            SIGN_IN_WORDS.address,
-        ),
-    ] {
-        match intent(ws) {
-            Some((Intent::Confirm, stem)) => t.add(strong, format!("{place} says \"{stem}\"")),
-            Some((Intent::SignIn, stem)) => t.add(login, format!("{place} says \"{stem}\"")),
-            None => {}
-        }
-    }
-    for (ws, place, points) in [
-        (&sentence_ws, "its sentence", INVITED_BY_SENTENCE),
-        (&intro_ws, "the line before it", INVITED_BY_LINE_BEFORE),
-    ] {
-        if let Some(stem) = first_stem(ws, INVITING_STEMS) {
-            t.add(points, format!("{place} asks to open it (\"{stem}\")"));
-        }
-    }
-    let says = |d: &String| {
-        [&anchor_ws, &sentence_ws, &intro_ws, &path_ws]
-            .iter()
-            .any(|ws| ws.iter().any(|w| same_word(d, w)))
-    };
-    let described: Vec<String> = describe
-        .wanted
-        .iter()
-        .filter(|d| says(d))
-        .cloned()
-        .collect();
-    if !described.is_empty() {
-        t.add(
-            DESCRIBED_WORD * described.len() as i32,
-            format!("the step's describe matches \"{}\"", described.join(" ")),
-        );
-    }
-    let avoided: Vec<&String> = describe.avoided.iter().filter(|d| says(d)).collect();
-    if !avoided.is_empty() {
-        let words: Vec<&str> = avoided.iter().map(|w| w.as_str()).collect();
-        t.add(
-            AVOIDED_WORD * avoided.len() as i32,
-            format!("the step's describe names \"{}\" to avoid", words.join(" ")),
-        );
-    }
-    if occ.anchor.is_none() && bad_text(&occ.sentence.to_lowercase()) {
-        t.add(
-            HELP_PAGE_SENTENCE,
-            "its sentence names a help or legal page".into(),
-        );
-    }
-    let paragraph_ws = words(&occ.paragraph);
-    if [&sentence_ws, &lead_ws, &intro_ws, &paragraph_ws]
-        .iter()
-        .any(|ws| first_stem(ws, CONTEXT_NEG).is_some())
-    {
-        t.add(DEFENSIVE, "its sentence sounds defensive".into());
-    }
-    let refused = [
-        (&anchor_ws, UndoingPlace::Text),
-        (&sentence_ws, UndoingPlace::Sentence),
-        (&lead_ws, UndoingPlace::QuestionBefore),
-        (&intro_ws, UndoingPlace::LineBefore),
-        (&path_ws, UndoingPlace::Address),
-    ]
-    .into_iter()
-    .find_map(|(ws, place)| undoing(ws).map(|word| Undoing::Says { place, word }))
-    .or_else(|| undoing_destination(&url));
+    let ws = LinkWords::read(occ, generic, &address.url);
+    let mut score = LinkScore::default();
+    let described = weigh_words(&mut score, &ws, occ, describe);
+    let refused = refusal(&ws, &address.url);
     // only the words make a link a candidate; what it carries and how it looks rank it. A
     // link that undoes something stays, refused, so that a mail with nothing else says so.
-    if t.score <= 0 && (refused.is_none() || t.marked <= 0) {
+    if score.score <= 0 && (refused.is_none() || score.marked <= 0) {
         return None;
     }
-    if token {
-        t.add(TOKEN, "it carries a token".into());
-    }
-    if host.starts_with("auth.") || host.starts_with("login.") || host.starts_with("accounts.") {
-        t.add(ACCOUNTS_HOST, "its host is an accounts host".into());
-    }
-    if occ.button {
-        t.add(BUTTON, "it is a button".into());
-    }
-    if opaque {
-        t.add(OPAQUE_TOKEN, "it carries an opaque token".into());
-    }
-    if (path.is_empty() || path == "/") && url.query().is_none() {
-        t.add(HOME_PAGE, "it is a home page".into());
-    }
-    if t.score <= 0 && refused.is_none() {
+    weigh_address(&mut score, &address, occ.button);
+    if score.score <= 0 && refused.is_none() {
         return None;
     }
     let anchor_text = if generic && occ.anchor.is_none() {
@@ -462,10 +313,10 @@ pub(super) fn rank(occ: &Occurrence, describe: &Described) -> Option<RankedLink>
     };
     Some(RankedLink {
         link: Link {
-            url,
+            url: address.url,
             anchor_text,
-            score: t.score.max(1),
-            reasons: t.reasons,
+            score: score.score.max(1),
+            reasons: score.reasons,
             described,
             decided_by: None,
         },
@@ -474,17 +325,249 @@ pub(super) fn rank(occ: &Occurrence, describe: &Described) -> Option<RankedLink>
     })
 }
 
+/// A candidate's address as the ranking reads it: unwrapped, with what it carries.
+struct Address {
+    url: Url,
+    /// Its host, lower-cased.
+    host: String,
+    /// Its path, lower-cased.
+    path: String,
+    /// Its query names a token.
+    token: bool,
+    /// It carries an opaque token.
+    opaque: bool,
+}
+
+impl Address {
+    /// The occurrence's address, or `None` when it is no candidate: not http(s), a social
+    /// site, an image, a help or legal page, or an anchor whose text names one.
+    fn read(occ: &Occurrence) -> Option<Address> {
+        let parsed = Url::parse(occ.href.trim()).ok()?;
+        if !is_http(&parsed) {
+            return None;
+        }
+        let url = unwrap_url(parsed);
+        let host = url.host_str()?.to_ascii_lowercase();
+        if SOCIAL_HOSTS
+            .iter()
+            .any(|s| host == *s || host.ends_with(&format!(".{s}")))
+        {
+            return None;
+        }
+        let path = url.path().to_ascii_lowercase();
+        if IMAGE_EXTS.iter().any(|e| path.ends_with(e)) {
+            return None;
+        }
+        let full = url.as_str().to_ascii_lowercase();
+        let host_path = format!("{host}{path}");
+        let token = url
+            .query_pairs()
+            .any(|(k, _)| TOKEN_KEYS.contains(&k.to_ascii_lowercase().as_str()));
+        let opaque = has_opaque_token(&url);
+        // a help or legal page; a path word like `support` does not make a page that carries a
+        // token one (an issue tracker named "support")
+        let bad_url = BAD_URL_PARTS.iter().any(|p| full.contains(p))
+            || (!token
+                && !opaque
+                && host_path
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .any(|w| BAD_URL_WORDS.contains(&w)));
+        let anchor = occ.anchor.as_deref().map(str::trim).unwrap_or_default();
+        if bad_url || (occ.anchor.is_some() && names_help_page(&anchor.to_lowercase())) {
+            return None;
+        }
+        Some(Address {
+            url,
+            host,
+            path,
+            token,
+            opaque,
+        })
+    }
+}
+
+/// A text that names a help or legal page (`terms`, `privacy`…).
+fn names_help_page(lower: &str) -> bool {
+    BAD_ANCHORS.iter().any(|b| contains_word(lower, b))
+}
+
+/// The words around a link, place by place, as the ranking reads them.
+struct LinkWords {
+    /// Its own text, unless generic (`click here`).
+    anchor: Vec<String>,
+    sentence: Vec<String>,
+    /// The line before, for a bare URL or a generic anchor.
+    intro: Vec<String>,
+    /// The question ending the paragraph above, unless the link speaks for itself.
+    lead: Vec<String>,
+    paragraph: Vec<String>,
+    address: Vec<String>,
+}
+
+impl LinkWords {
+    fn read(occ: &Occurrence, generic: bool, url: &Url) -> LinkWords {
+        let anchor = occ.anchor.as_deref().map(str::trim).unwrap_or_default();
+        // a button or link with its own words, standing alone, speaks for itself: the question
+        // ending the paragraph above it (`Didn't sign up? Just ignore this email.`) is not its
+        let standalone_labelled = occ.anchor.is_some() && !generic && occ.sentence.is_empty();
+        LinkWords {
+            anchor: if generic { Vec::new() } else { words(anchor) },
+            sentence: words(&occ.sentence),
+            intro: if generic {
+                words(&occ.intro)
+            } else {
+                Vec::new()
+            },
+            lead: if standalone_labelled {
+                Vec::new()
+            } else {
+                words(&occ.lead)
+            },
+            paragraph: words(&occ.paragraph),
+            address: url_words(url),
+        }
+    }
+
+    /// Whether any place says `word`.
+    fn say(&self, word: &str) -> bool {
+        [&self.anchor, &self.sentence, &self.intro, &self.address]
+            .iter()
+            .any(|ws| ws.iter().any(|w| same_word(word, w)))
+    }
+}
+
+/// Scores what the link's words say: what it is for, whether they ask to open it, the step's
+/// `describe`, a help page, a defensive tone. Returns the `describe` words matched.
+fn weigh_words(
+    score: &mut LinkScore,
+    ws: &LinkWords,
+    occ: &Occurrence,
+    describe: &Described,
+) -> Vec<String> {
+    for (ws, place, strong, login) in [
+        (
+            &ws.anchor,
+            Place::Text,
+            CONFIRM_WORDS.text,
+            SIGN_IN_WORDS.text,
+        ),
+        (
+            &ws.sentence,
+            Place::Sentence,
+            CONFIRM_WORDS.sentence,
+            SIGN_IN_WORDS.sentence,
+        ),
+        (
+            &ws.intro,
+            Place::LineBefore,
+            CONFIRM_WORDS.line_before,
+            SIGN_IN_WORDS.line_before,
+        ),
+        (
+            &ws.address,
+            Place::Address,
+            CONFIRM_WORDS.address,
+            SIGN_IN_WORDS.address,
+        ),
+    ] {
+        match intent(ws) {
+            Some((Intent::Confirm, stem)) => score.add(strong, Reason::Says { place, stem }),
+            Some((Intent::SignIn, stem)) => score.add(login, Reason::Says { place, stem }),
+            None => {}
+        }
+    }
+    for (ws, place, points) in [
+        (&ws.sentence, Place::Sentence, INVITED_BY_SENTENCE),
+        (&ws.intro, Place::LineBefore, INVITED_BY_LINE_BEFORE),
+    ] {
+        if let Some(stem) = first_stem(ws, INVITING_STEMS) {
+            score.add(points, Reason::AsksToOpen { place, stem });
+        }
+    }
+    let described: Vec<String> = describe
+        .wanted
+        .iter()
+        .filter(|d| ws.say(d))
+        .cloned()
+        .collect();
+    if !described.is_empty() {
+        score.add(
+            DESCRIBED_WORD * described.len() as i32,
+            Reason::DescribeMatches {
+                words: described.clone(),
+            },
+        );
+    }
+    let avoided: Vec<String> = describe
+        .avoided
+        .iter()
+        .filter(|d| ws.say(d))
+        .cloned()
+        .collect();
+    if !avoided.is_empty() {
+        score.add(
+            AVOIDED_WORD * avoided.len() as i32,
+            Reason::DescribeAvoids { words: avoided },
+        );
+    }
+    if occ.anchor.is_none() && names_help_page(&occ.sentence.to_lowercase()) {
+        score.add(HELP_PAGE_SENTENCE, Reason::HelpPage);
+    }
+    if [&ws.sentence, &ws.lead, &ws.intro, &ws.paragraph]
+        .iter()
+        .any(|ws| first_stem(ws, CONTEXT_NEG).is_some())
+    {
+        score.add(DEFENSIVE, Reason::Defensive);
+    }
+    described
+}
+
+/// Why the link is never to be opened: words that undo something, or where it leads.
+fn refusal(ws: &LinkWords, url: &Url) -> Option<Undoing> {
+    [
+        (&ws.anchor, UndoingPlace::Text),
+        (&ws.sentence, UndoingPlace::Sentence),
+        (&ws.lead, UndoingPlace::QuestionBefore),
+        (&ws.intro, UndoingPlace::LineBefore),
+        (&ws.address, UndoingPlace::Address),
+    ]
+    .into_iter()
+    .find_map(|(ws, place)| undoing(ws).map(|word| Undoing::Says { place, word }))
+    .or_else(|| undoing_destination(url))
+}
+
+/// Scores what the link carries and how it looks.
+fn weigh_address(score: &mut LinkScore, address: &Address, button: bool) {
+    let host = &address.host;
+    if address.token {
+        score.add(TOKEN, Reason::Token);
+    }
+    if host.starts_with("auth.") || host.starts_with("login.") || host.starts_with("accounts.") {
+        score.add(ACCOUNTS_HOST, Reason::AccountsHost);
+    }
+    if button {
+        score.add(BUTTON, Reason::Button);
+    }
+    if address.opaque {
+        score.add(OPAQUE_TOKEN, Reason::OpaqueToken);
+    }
+    let path = &address.path;
+    if (path.is_empty() || path == "/") && address.url.query().is_none() {
+        score.add(HOME_PAGE, Reason::HomePage);
+    }
+}
+
 /// A link's score as it is built, with one reason per change.
 #[derive(Default)]
-struct Tally {
+struct LinkScore {
     score: i32,
     /// The sum of the points its words earned, penalties left out.
     marked: i32,
-    reasons: Vec<String>,
+    reasons: Vec<Reason>,
 }
 
-impl Tally {
-    fn add(&mut self, points: i32, reason: String) {
+impl LinkScore {
+    fn add(&mut self, points: i32, reason: Reason) {
         self.score += points;
         if points > 0 {
             self.marked += points;
@@ -533,7 +616,11 @@ mod tests {
             &bare("https://blog.test/reset?key=abc&login=bob", ""),
             &Described::default(),
         );
-        assert!(with_param.is_none_or(|r| !r.link.reasons.iter().any(|x| x.contains("login"))));
+        assert!(with_param.is_none_or(|r| {
+            !crate::inbox::extract::worded(&r.link.reasons)
+                .iter()
+                .any(|x| x.contains("login"))
+        }));
     }
 
     #[test]

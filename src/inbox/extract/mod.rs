@@ -11,6 +11,7 @@ mod otp_candidates;
 mod otp_labels;
 mod quoted;
 mod ranking;
+mod reason;
 mod structured;
 #[cfg(test)]
 mod test_mail;
@@ -23,6 +24,7 @@ use link::ranked_links;
 pub use link_rank::RankedLink;
 use link_rank::describe_words;
 use otp::find_otp_inner;
+pub use reason::{Place, Reason, worded};
 
 /// Where in the message a one-time code was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -47,7 +49,7 @@ pub struct Otp {
     pub source: OtpSource,
     /// Why this code: what marks it (`a code word 2 characters before it`, `set apart on its
     /// own line`, `in the text part`).
-    pub reasons: Vec<String>,
+    pub reasons: Vec<Reason>,
     /// The rule that ranked it ahead of the next code (`set_apart_as_code`, `details`…), when
     /// the message held another.
     pub decided_by: Option<&'static str>,
@@ -64,7 +66,7 @@ pub struct Link {
     /// How strongly the message marks this link as the one to follow (higher is better, > 0).
     pub score: i32,
     /// Why it was chosen: what its text, sentence and address say.
-    pub reasons: Vec<String>,
+    pub reasons: Vec<Reason>,
     /// The words of the step's `describe` the link's words matched.
     pub described: Vec<String>,
     /// The rule that ranked it ahead of the next link the run could open (`own_text`,

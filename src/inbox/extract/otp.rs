@@ -4,13 +4,14 @@
 use super::decode::{Block, decode, text_blocks};
 use super::html::render_html;
 use super::otp_candidates::{
-    Cand, Shape, has_number, is_trim, rejected_by_surroundings, scan_candidates, shape_of,
-    word_after, word_before,
+    Cand, Shape, another_number, has_number, is_trim, rejected_by_surroundings, scan_candidates,
+    shape_of,
 };
 use super::otp_labels::{Pol, is_sign_off, labels_in, lower};
 use super::ranking::{self, Rule, rule};
+use super::reason::Reason;
 use super::{Otp, OtpError, OtpSource, mask_code};
-use crate::vocabulary::codes::{FOOTER_WORDS, LABEL_LEADS, MONTHS, VALUE_LABELS};
+use crate::vocabulary::codes::{FOOTER_WORDS, LABEL_LEADS, VALUE_LABELS};
 
 /// Everything known about one candidate's marking.
 #[derive(Debug, Default)]
@@ -172,7 +173,7 @@ struct Rank {
     /// **Text before HTML**: the less layout a part carries, the less noise surrounds the code.
     text_part: bool,
     /// **Details**: how strongly a code word or the lines around mark it, and what sets it
-    /// off ([`Tally`]: the weights below).
+    /// off ([`CodePoints`]: the weights below).
     details: i32,
 }
 
@@ -209,24 +210,24 @@ const ONE_SEPARATOR: i32 = 2;
 /// the strongest mark counts, the other details add to it; a fact only a rule of [`Rank`]
 /// reads is said without points.
 #[derive(Default)]
-struct Tally {
+struct CodePoints {
     mark: i32,
     added: i32,
-    reasons: Vec<String>,
+    reasons: Vec<Reason>,
 }
 
-impl Tally {
-    fn mark(&mut self, points: i32, reason: String) {
+impl CodePoints {
+    fn mark(&mut self, points: i32, reason: Reason) {
         self.mark = self.mark.max(points);
         self.reasons.push(reason);
     }
 
-    fn add(&mut self, points: i32, reason: String) {
+    fn add(&mut self, points: i32, reason: Reason) {
         self.added += points;
         self.reasons.push(reason);
     }
 
-    fn say(&mut self, reason: String) {
+    fn say(&mut self, reason: Reason) {
         self.reasons.push(reason);
     }
 
@@ -244,15 +245,78 @@ fn score_candidate(
     source: OtpSource,
     message_has_kw: bool,
     recipient_runs: &[String],
-) -> Option<(Rank, Vec<String>)> {
+) -> Option<(Rank, Vec<Reason>)> {
     let block = &blocks[bi];
-    let cs = &block.chars;
-    let lc = &lowers[bi];
+    let (cs, lc) = (&block.chars, &lowers[bi]);
     let shape = shape_of(c, block.one_apart)?;
     if rejected_by_surroundings(cs, c, recipient_runs) {
         return None;
     }
     let subject = source == OtpSource::Subject;
+    let m = read_marks(blocks, lowers, bi, c, subject)?;
+    let near_kw = m.kw_before.is_some_and(|d| d <= 40) || m.kw_after.is_some_and(|d| d <= 30);
+    let labelled = m.kw_before.is_some() || m.kw_after.is_some() || m.kw_prev || m.kw_next;
+    let apart = m.set_apart || m.prominent;
+    if shape == Shape::Digits && another_number(cs, lc, c, labelled || apart, near_kw) {
+        return None;
+    }
+    if footerish(lc) && m.kw_before.is_none_or(|d| d > 30) {
+        return None;
+    }
+    let mut t = weigh_marks(&m);
+    let mark = t.mark;
+    match shape {
+        Shape::Letters if !(near_kw || (m.kw_prev && apart) || (apart && message_has_kw)) => {
+            return None;
+        }
+        _ => {}
+    }
+    // `6 0 4 1 9 2` in running text is a list of numbers unless a code word stands right before
+    if c.spaced && !(apart || near_kw) {
+        return None;
+    }
+    if mark == 0 && !(message_has_kw && (apart || (subject && shape != Shape::Letters))) {
+        return None;
+    }
+    // a number alone on its line among footer / address / order lines is not a code
+    if mark == 0 && !subject && in_footer_zone(lowers, bi) {
+        return None;
+    }
+    // a line that holds only the label and the code (`Your verification code is 246810.`)
+    // sets the code apart as much as a line of its own
+    // `Hi Your code is 999999,` (a greeting around a name) is not such a line: the line starts
+    // with its label, after at most a word like "your"
+    let labelled_line = m.kw_before.is_some_and(|d| d <= 30)
+        && c.start <= 60
+        && cs[c.end..].iter().all(|x| !x.is_alphanumeric())
+        && starts_with_label(lc, c.start);
+    weigh_details(&mut t, &m, c, shape, labelled_line, subject);
+    if block.quoted {
+        t.say(Reason::Quoted);
+    }
+    t.say(Reason::FoundIn(source));
+    let rank = Rank {
+        own_text: !block.quoted,
+        set_apart_as_code: !subject && (apart || labelled_line) && (mark > 0 || m.introduced),
+        in_body: !subject,
+        marked: mark > 0 || (m.set_apart && m.prominent),
+        text_part: source == OtpSource::Text,
+        details: t.score(),
+    };
+    Some((rank, t.reasons))
+}
+
+/// What marks a candidate in `blocks[bi]`: code words around it, the lines before and after,
+/// how it is set apart; `None` when a label says it is no code.
+fn read_marks(
+    blocks: &[Block],
+    lowers: &[Vec<char>],
+    bi: usize,
+    c: &Cand,
+    subject: bool,
+) -> Option<Marks> {
+    let block = &blocks[bi];
+    let (cs, lc) = (&block.chars, &lowers[bi]);
     let mut m = Marks::default();
     // labels in the same sentence: a code word in the sentence before describes that one
     let lo = c.start.saturating_sub(100).max(sentence_start(lc, c.start));
@@ -302,141 +366,64 @@ fn score_candidate(
     {
         m.kw_next = true;
     }
-    let near_kw = m.kw_before.is_some_and(|d| d <= 40) || m.kw_after.is_some_and(|d| d <= 30);
-    let labelled = m.kw_before.is_some() || m.kw_after.is_some() || m.kw_prev || m.kw_next;
-    let apart = m.set_apart || m.prominent;
-    // dates, years, phone numbers, addresses: told apart by what stands around them, so a
-    // code with the same digits is still found where a code word or its own line marks it
-    if shape == Shape::Digits {
-        let wb = word_before(lc, c.start);
-        let wa = word_after(lc, c.end);
-        if MONTHS.contains(&wb.as_str()) || MONTHS.contains(&wa.as_str()) {
-            return None;
-        }
-        let year = c.compact.len() == 4
-            && c.sep.is_none()
-            && c.compact
-                .parse::<u32>()
-                .is_ok_and(|y| (1900..=2099).contains(&y));
-        if year && !(labelled || apart) {
-            return None;
-        }
-        if c.sep == Some('-') {
-            let (l1, l2) = (c.groups[0].len(), c.groups[1].len());
-            let phone_or_date = (l1, l2) == (3, 4) || (l1 == 4 && l2 <= 2) || (l1 == 5 && l2 == 4);
-            if phone_or_date && !(labelled || apart) {
-                return None; // 555-0100, 2024-05, 94104-1234
-            }
-        }
-        // US zip after a state code (`CA 94104`), or `10115 Berlin` in a comma-separated line
-        if (4..=5).contains(&c.compact.len()) && c.sep.is_none() && !near_kw {
-            let raw_before: String = cs[c.start.saturating_sub(3)..c.start].iter().collect();
-            let state = raw_before.len() == 3
-                && raw_before.ends_with(' ')
-                && raw_before[..2].chars().all(|x| x.is_ascii_uppercase());
-            let capital_after =
-                wa.chars().next().is_some() && cs.get(c.end + 1).is_some_and(|x| x.is_uppercase());
-            if state || (capital_after && cs.contains(&',')) {
-                return None;
-            }
-        }
-    }
-    if footerish(lc) && m.kw_before.is_none_or(|d| d > 30) {
-        return None;
-    }
-    // how strongly it is marked: the strongest mark counts
-    let mut t = Tally::default();
+    Some(m)
+}
+
+/// How strongly code words mark the candidate: the strongest mark counts.
+fn weigh_marks(m: &Marks) -> CodePoints {
+    let mut t = CodePoints::default();
     if let Some(d) = m.kw_before {
         t.mark(
             WORD_BEFORE - d as i32 / 3,
-            format!("a code word {d} characters before it"),
+            Reason::CodeWordBefore { distance: d },
         );
     }
     if let Some(d) = m.kw_after {
         t.mark(
             WORD_AFTER - d as i32 / 3,
-            format!("a code word {d} characters after it"),
+            Reason::CodeWordAfter { distance: d },
         );
     }
     if m.kw_prev {
-        t.mark(LINE_BEFORE, "the line before it says it is a code".into());
+        t.mark(LINE_BEFORE, Reason::LineBeforeSaysCode);
     }
     if m.kw_next {
-        t.mark(LINE_AFTER, "the line after it says it is a code".into());
+        t.mark(LINE_AFTER, Reason::LineAfterSaysCode);
     }
-    let mark = t.mark;
-    match shape {
-        Shape::Letters if !(near_kw || (m.kw_prev && apart) || (apart && message_has_kw)) => {
-            return None;
-        }
-        _ => {}
-    }
-    // `6 0 4 1 9 2` in running text is a list of numbers unless a code word stands right before
-    if c.spaced && !(apart || near_kw) {
-        return None;
-    }
-    if mark == 0 && !(message_has_kw && (apart || (subject && shape != Shape::Letters))) {
-        return None;
-    }
-    // a number alone on its line among footer / address / order lines is not a code
-    if mark == 0 && !subject && in_footer_zone(lowers, bi) {
-        return None;
-    }
-    // a line that holds only the label and the code (`Your verification code is 246810.`)
-    // sets the code apart as much as a line of its own
-    // `Hi Your code is 999999,` (a greeting around a name) is not such a line: the line starts
-    // with its label, after at most a word like "your"
-    let labelled_line = m.kw_before.is_some_and(|d| d <= 30)
-        && c.start <= 60
-        && cs[c.end..].iter().all(|x| !x.is_alphanumeric())
-        && starts_with_label(lc, c.start);
+    t
+}
+
+/// The details that add to a candidate's mark: how the line before introduces it, how it is
+/// set apart, its shape.
+fn weigh_details(
+    t: &mut CodePoints,
+    m: &Marks,
+    c: &Cand,
+    shape: Shape,
+    labelled_line: bool,
+    subject: bool,
+) {
     // the line before introduces it as a code (`Your code:`), rather than mentions codes
     if m.kw_prev && m.introduced {
-        t.add(
-            INTRODUCED,
-            "the line before it introduces it as a code".into(),
-        );
+        t.add(INTRODUCED, Reason::IntroducedAsCode);
     } else if m.introduced {
-        t.say("the line before it introduces it".into());
+        t.say(Reason::Introduced);
     }
     if labelled_line {
-        t.say("its line holds only its label and the code".into());
+        t.say(Reason::LabelledLine);
     }
     if m.set_apart && !subject {
-        t.add(SET_APART, "set apart on its own line".into());
+        t.add(SET_APART, Reason::SetApart);
     }
     if m.prominent {
-        t.add(
-            PROMINENT,
-            "in a prominent element (bold, big or monospace)".into(),
-        );
+        t.add(PROMINENT, Reason::Prominent);
     }
     if shape == Shape::Digits && c.compact.len() == 6 {
-        t.add(SIX_DIGITS, "six digits".into());
+        t.add(SIX_DIGITS, Reason::SixDigits);
     }
     if c.sep.is_some() && !c.spaced {
-        t.add(ONE_SEPARATOR, "its groups joined by a separator".into());
+        t.add(ONE_SEPARATOR, Reason::Separator);
     }
-    if block.quoted {
-        t.say("inside a quoted part or someone else's note (ranked last)".into());
-    }
-    t.say(
-        match source {
-            OtpSource::Subject => "in the subject",
-            OtpSource::Text => "in the text part",
-            OtpSource::Html => "in the HTML part",
-        }
-        .into(),
-    );
-    let rank = Rank {
-        own_text: !block.quoted,
-        set_apart_as_code: !subject && (apart || labelled_line) && (mark > 0 || m.introduced),
-        in_body: !subject,
-        marked: mark > 0 || (m.set_apart && m.prominent),
-        text_part: source == OtpSource::Text,
-        details: t.score(),
-    };
-    Some((rank, t.reasons))
 }
 
 /// A line as its labels are read: lower-cased, with the letters of every code-shaped token
@@ -597,11 +584,10 @@ fn labelled_token(sources: &[(OtpSource, Vec<Block>)], lowers: &[Vec<Vec<char>>]
                 compact: value.chars().filter(char::is_ascii_alphanumeric).collect(),
                 source: *source,
                 reasons: vec![
-                    format!(
-                        "the label \"{}\" introduces it on its own line",
-                        label.trim()
-                    ),
-                    "taken as shown: nothing else in the mail has the shape of a code".into(),
+                    Reason::Labelled {
+                        label: label.trim().to_string(),
+                    },
+                    Reason::TakenAsShown,
                 ],
                 decided_by: None,
             });

@@ -2,6 +2,7 @@
 //! the hard rejections read from the characters around them (prices, phones, URLs, dates).
 
 use super::decode::is_code_char;
+use crate::vocabulary::codes::MONTHS;
 
 #[derive(Debug, Clone)]
 pub(super) struct Cand {
@@ -361,6 +362,51 @@ pub(super) fn rejected_by_surroundings(cs: &[char], c: &Cand, recipient_runs: &[
     // the run's own address (`test+1234@…`)
     if recipient_runs.contains(&c.compact) {
         return true;
+    }
+    false
+}
+
+/// Whether a number is a date, a year, a phone number or a postal code: told apart by what
+/// stands around it, so a code with the same digits is still found where a code word or its
+/// own line marks it (`marked`).
+pub(super) fn another_number(
+    cs: &[char],
+    lc: &[char],
+    c: &Cand,
+    marked: bool,
+    near_kw: bool,
+) -> bool {
+    let wb = word_before(lc, c.start);
+    let wa = word_after(lc, c.end);
+    if MONTHS.contains(&wb.as_str()) || MONTHS.contains(&wa.as_str()) {
+        return true;
+    }
+    let year = c.compact.len() == 4
+        && c.sep.is_none()
+        && c.compact
+            .parse::<u32>()
+            .is_ok_and(|y| (1900..=2099).contains(&y));
+    if year && !marked {
+        return true;
+    }
+    if c.sep == Some('-') {
+        let (l1, l2) = (c.groups[0].len(), c.groups[1].len());
+        let phone_or_date = (l1, l2) == (3, 4) || (l1 == 4 && l2 <= 2) || (l1 == 5 && l2 == 4);
+        if phone_or_date && !marked {
+            return true; // 555-0100, 2024-05, 94104-1234
+        }
+    }
+    // US zip after a state code (`CA 94104`), or `10115 Berlin` in a comma-separated line
+    if (4..=5).contains(&c.compact.len()) && c.sep.is_none() && !near_kw {
+        let raw_before: String = cs[c.start.saturating_sub(3)..c.start].iter().collect();
+        let state = raw_before.len() == 3
+            && raw_before.ends_with(' ')
+            && raw_before[..2].chars().all(|x| x.is_ascii_uppercase());
+        let capital_after =
+            wa.chars().next().is_some() && cs.get(c.end + 1).is_some_and(|x| x.is_uppercase());
+        if state || (capital_after && cs.contains(&',')) {
+            return true;
+        }
     }
     false
 }

@@ -18,7 +18,7 @@ use tokio_rustls::rustls;
 
 use super::gate::Permit;
 use super::{COMMAND_TIMEOUT, CONNECT_TIMEOUT};
-use crate::inbox::{ImapUrl, InboxError};
+use crate::inbox::{ImapUrl, InboxError, Stage};
 
 pub(super) type Session = async_imap::Session<ImapStream>;
 
@@ -73,6 +73,7 @@ async fn connect_tcp(url: &ImapUrl) -> std::io::Result<TcpStream> {
 pub(super) async fn connect(url: &ImapUrl, permit: Permit) -> Result<Connection, InboxError> {
     let server = url.server();
     let tcp = stage(
+        (Stage::Connect, &server),
         CONNECT_TIMEOUT,
         connect_tcp(url),
         |e| {
@@ -94,10 +95,15 @@ pub(super) async fn connect(url: &ImapUrl, permit: Permit) -> Result<Connection,
     .await?;
     let _ = tcp.set_nodelay(true);
     let stream = if url.tls {
-        let name = rustls::pki_types::ServerName::try_from(url.host.clone())
-            .map_err(|e| InboxError::Unreachable(format!("cannot use TLS with {server}: {e}")))?;
+        let name = rustls::pki_types::ServerName::try_from(url.host.clone()).map_err(|e| {
+            refused(
+                (Stage::Connect, &server),
+                format!("cannot use TLS with {server}: {e}"),
+            )
+        })?;
         let connector = TlsConnector::from(tls_config()?);
         let tls = stage(
+            (Stage::Connect, &server),
             CONNECT_TIMEOUT,
             connector.connect(name, tcp),
             |e| format!("cannot connect to {server}: TLS handshake failed: {e}"),
@@ -121,6 +127,7 @@ pub(super) async fn connect(url: &ImapUrl, permit: Permit) -> Result<Connection,
     };
     let mut stream = stream;
     let line = stage(
+        (Stage::Connect, &server),
         COMMAND_TIMEOUT,
         read_greeting(&mut stream),
         |e| format!("cannot connect to {server}: reading the greeting failed: {e}{tls_hint}"),
@@ -132,12 +139,17 @@ pub(super) async fn connect(url: &ImapUrl, permit: Permit) -> Result<Connection,
         },
     )
     .await?;
-    check_greeting(&line)
-        .map_err(|why| InboxError::Unreachable(format!("cannot connect to {server}: {why}")))?;
+    check_greeting(&line).map_err(|why| {
+        refused(
+            (Stage::Connect, &server),
+            format!("cannot connect to {server}: {why}"),
+        )
+    })?;
     // The greeting is consumed: the client starts at the first command.
     let client = async_imap::Client::new(stream);
     let user = &url.user;
     let mut session = stage(
+        (Stage::LogIn, &server),
         COMMAND_TIMEOUT,
         client.login(user, &url.password),
         |(e, _client)| {
@@ -155,6 +167,7 @@ pub(super) async fn connect(url: &ImapUrl, permit: Permit) -> Result<Connection,
     )
     .await?;
     let capabilities = stage(
+        (Stage::LogIn, &server),
         COMMAND_TIMEOUT,
         session.capabilities(),
         |e| {
@@ -169,6 +182,7 @@ pub(super) async fn connect(url: &ImapUrl, permit: Permit) -> Result<Connection,
     let idle = capabilities.has_str("IDLE");
     let mailbox = &url.mailbox;
     let selected = stage(
+        (Stage::Select, &server),
         COMMAND_TIMEOUT,
         session.select(mailbox),
         |e| {
@@ -193,9 +207,19 @@ pub(super) async fn connect(url: &ImapUrl, permit: Permit) -> Result<Connection,
     })
 }
 
+/// The error of `stage` at `server`, in `said`'s words.
+fn refused((stage, server): (Stage, &str), said: String) -> InboxError {
+    InboxError::Refused {
+        stage,
+        server: server.to_string(),
+        said,
+    }
+}
+
 /// One step of connecting, under `limit`: what it gave, or the step's sentence for its error
 /// (`failed`) or for the server's silence (`silent`).
 async fn stage<T, E>(
+    at: (Stage, &str),
     limit: Duration,
     work: impl Future<Output = Result<T, E>>,
     failed: impl FnOnce(E) -> String,
@@ -203,8 +227,8 @@ async fn stage<T, E>(
 ) -> Result<T, InboxError> {
     match timeout(limit, work).await {
         Ok(Ok(done)) => Ok(done),
-        Ok(Err(e)) => Err(InboxError::Unreachable(failed(e))),
-        Err(_) => Err(InboxError::Unreachable(silent())),
+        Ok(Err(e)) => Err(refused(at, failed(e))),
+        Err(_) => Err(refused(at, silent())),
     }
 }
 

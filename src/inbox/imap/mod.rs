@@ -277,11 +277,11 @@ enum Request {
 }
 
 impl Request {
-    fn answer(self, result: Result<(), String>) {
+    fn answer(self, result: Result<(), InboxError>) {
         let reply = match self {
             Request::Watermark { reply, .. } | Request::Sync { reply } => reply,
         };
-        let _ = reply.send(result.map_err(InboxError::Unreachable));
+        let _ = reply.send(result);
     }
 }
 

@@ -15,6 +15,7 @@ use super::connection::{self, Connection, command, drain_unsolicited, imap_error
 use super::{
     COMMAND_TIMEOUT, FETCH_TIMEOUT, KEEP_UNUSED, Mailbox, QUEUE_TIMEOUT, REIDLE_AFTER, Request,
 };
+use crate::inbox::InboxError;
 use crate::inbox::message::parse_message;
 
 /// Without IDLE, a NOOP this often keeps an otherwise quiet connection alive.
@@ -107,7 +108,10 @@ impl Watcher {
                     if retry {
                         continue;
                     }
-                    let error = format!("lost the connection to {}: {error}", self.mailbox.url);
+                    let error = InboxError::Unreachable(format!(
+                        "lost the connection to {}: {error}",
+                        self.mailbox.url
+                    ));
                     self.disconnected(&error);
                     self.backoff(Instant::now() + backoff, &error).await;
                     backoff = (backoff * 2).min(BACKOFF_MAX);
@@ -139,18 +143,18 @@ impl Watcher {
 
     /// Waits in line for a share of the account's connections, then connects. Returns
     /// without connecting when nobody needs the connection any more.
-    async fn connect(&mut self) -> Result<(), String> {
+    async fn connect(&mut self) -> Result<(), InboxError> {
         let gate = self.mailbox.gate.clone();
         let entry = gate.enter(Instant::now() + QUEUE_TIMEOUT);
         tokio::pin!(entry);
         let permit = loop {
             tokio::select! {
                 permit = &mut entry => break permit.map_err(|e| {
-                    format!(
+                    InboxError::Unreachable(format!(
                         "cannot connect to {}: {e} for {} s",
                         self.mailbox.url,
                         QUEUE_TIMEOUT.as_secs()
-                    )
+                    ))
                 })?,
                 request = self.rx.recv() => self.pending.extend(request),
                 _ = self.mailbox.wake.notified() => {
@@ -160,9 +164,7 @@ impl Watcher {
                 }
             }
         };
-        let connection = connection::connect(&self.mailbox.url, permit)
-            .await
-            .map_err(|e| e.to_string())?;
+        let connection = connection::connect(&self.mailbox.url, permit).await?;
         tracing::debug!(url = %self.mailbox.url, idle = connection.idle, "IMAP connected");
         self.connected(connection);
         Ok(())
@@ -197,20 +199,20 @@ impl Watcher {
         self.mailbox.bump();
     }
 
-    fn disconnected(&mut self, error: &str) {
+    fn disconnected(&mut self, error: &InboxError) {
         self.mailbox.lock().error = Some(error.to_string());
         self.mailbox.bump();
         for request in self.pending.drain(..) {
-            request.answer(Err(error.to_string()));
+            request.answer(Err(error.clone()));
         }
     }
 
     /// Waits out a reconnect backoff, answering requests that come meanwhile with `error`.
-    async fn backoff(&mut self, until: Instant, error: &str) {
+    async fn backoff(&mut self, until: Instant, error: &InboxError) {
         loop {
             tokio::select! {
                 request = self.rx.recv() => match request {
-                    Some(request) => request.answer(Err(error.to_string())),
+                    Some(request) => request.answer(Err(error.clone())),
                     None => return,
                 },
                 _ = sleep_until(until) => return,

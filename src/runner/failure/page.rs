@@ -396,7 +396,10 @@ pub(super) fn effect_phrase(e: &Effect) -> String {
             Dialog => format!("it opened a dialog ({})", e.dialog.as_deref().unwrap_or("")),
             Request => format!("it sent {}", e.requests.join(", ")),
             Submission => "it submitted a form".to_string(),
-            State => format!("it changed {}", e.states.join(", ")),
+            State => {
+                let states: Vec<String> = e.states.iter().map(ToString::to_string).collect();
+                format!("it changed {}", states.join(", "))
+            }
             Document => match e.changes.first() {
                 Some(first) => format!("it changed the page ({first})"),
                 None => "it changed the page".to_string(),

@@ -130,7 +130,7 @@ impl Tools {
             info.version,
             info.command,
             if info.inboxes.is_empty() {
-                format!("none (start it with {} --inbox NAME=URL)", info.command)
+                "none (its operator declares the inboxes it has)".to_string()
             } else {
                 info.inboxes.join(", ")
             },

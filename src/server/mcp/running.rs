@@ -14,9 +14,8 @@ use serde_json::Value;
 use super::schema::MAX_WAIT_SECONDS;
 use super::text::{result_text, view_text};
 use super::{Tools, answer, arguments, asking, caller_of};
-use crate::plan::StepType;
-use crate::runner::RunResult;
-use crate::server::api::Planned;
+use crate::runner::{Event, RunResult};
+use crate::server::api::{Planned, StreamLine};
 use crate::server::error::{ApiError, ApiErrorKind};
 use crate::server::planning;
 use crate::server::queue;
@@ -183,29 +182,26 @@ impl Tools {
                     Some(rx) => rx.recv().await,
                     None => None,
                 };
-                let Some(bytes) = next else {
+                let Some(line) = next else {
                     // The stream is over; the result is (about to be) stored.
                     let _ = done.wait_for(Option::is_some).await;
                     return done.borrow().clone();
                 };
-                let Ok(line) = serde_json::from_slice::<Value>(&bytes) else {
-                    continue;
-                };
-                match line["event"].as_str() {
-                    Some("planned") => continue,
-                    Some("result") => {
+                let event = match line {
+                    StreamLine::Planned(_) => continue,
+                    StreamLine::Result(_) => {
                         let _ = done.wait_for(Option::is_some).await;
                         return done.borrow().clone();
                     }
-                    _ => count += 1,
-                }
-                if let (Some(token), Some(message)) =
-                    (&token, progress_message(&line, total, &run_id))
+                    StreamLine::Event(event) => event,
+                };
+                count += 1;
+                if let (Some(token), Some((index, message))) =
+                    (&token, progress_message(&event, total, &run_id))
                 {
-                    let index = line["index"].as_u64().unwrap_or(0) as f64;
                     let _ = peer
                         .notify_progress(
-                            ProgressNotificationParam::new(token.clone(), index + 1.0)
+                            ProgressNotificationParam::new(token.clone(), index as f64)
                                 .with_total(total as f64)
                                 .with_message(message),
                         )
@@ -277,7 +273,7 @@ impl Tools {
             .store()
             .get(&id)
             .await?
-            .ok_or_else(|| routes::unknown_run(&id))?;
+            .ok_or_else(|| routes::unknown_run(&self.state, &id))?;
         let view = runs::view(&self.state, &run).await?;
         let text = view_text(&view);
         Ok(answer(&serde_json::json!({"run": view}), text))
@@ -318,22 +314,29 @@ impl Tools {
 }
 
 /// "run ID step 2 of 7: the Email field", or "run ID step 5 of 7: waiting for mail": the
-/// run's id first, for `get_run` and `cancel_run`.
-pub(super) fn progress_message(line: &Value, total: usize, run_id: &str) -> Option<String> {
-    let index = line["index"].as_u64()? + 1;
-    match line["event"].as_str()? {
-        "step_started" => {
-            let step_type = line["type"].as_str().unwrap_or_default();
-            let reads_mail = serde_json::from_value::<StepType>(line["type"].clone())
-                .is_ok_and(StepType::reads_mail);
-            let what = match line["describe"].as_str() {
-                _ if reads_mail => "waiting for mail",
-                Some(describe) => describe,
-                None => step_type,
+/// run's id first, for `get_run` and `cancel_run`; with the step's number (from 1), the
+/// progress made.
+pub(super) fn progress_message(
+    event: &Event,
+    total: usize,
+    run_id: &str,
+) -> Option<(usize, String)> {
+    match event {
+        Event::StepStarted { step, .. } => {
+            let what = if step.step_type.reads_mail() {
+                "waiting for mail"
+            } else if step.describe.is_empty() {
+                step.step_type.as_str()
+            } else {
+                &step.describe
             };
-            Some(format!("run {run_id} step {index} of {total}: {what}"))
+            let n = step.index + 1;
+            Some((n, format!("run {run_id} step {n} of {total}: {what}")))
         }
-        "step_failed" => Some(format!("run {run_id} step {index} of {total} failed")),
+        Event::StepFailed { step, .. } => {
+            let n = step.index + 1;
+            Some((n, format!("run {run_id} step {n} of {total} failed")))
+        }
         _ => None,
     }
 }
