@@ -193,17 +193,6 @@ impl ApiError {
 
     /// The same answer, its sentence said of `place` (a request field such as `inbox[1]` or
     /// `callback_url`).
-    /// The error as said by `command` (`planlock mcp`): a hint naming a server option names
-    /// the command actually serving. Both commands take the same options, and the sentences
-    /// are written for `planlock serve`, where most errors are made without the state.
-    pub fn naming(mut self, command: &str) -> ApiError {
-        const SERVE: &str = "planlock serve ";
-        if command != SERVE.trim_end() {
-            self.message = self.message.replace(SERVE, &format!("{command} "));
-        }
-        self
-    }
-
     pub fn at(mut self, place: impl std::fmt::Display) -> ApiError {
         self.message = format!("{place}: {}", self.message);
         self

@@ -96,9 +96,9 @@ fn answer(value: &impl Serialize, text: String) -> CallToolResult {
 }
 
 /// An error as the API words it: `{"error": {"kind", "message", "problems"?}}`, flagged as
-/// the tool's, its hints naming the command serving.
-fn failed(e: ApiError, command: &str) -> CallToolResult {
-    let body = serde_json::to_string(&e.naming(command).body()).unwrap_or_default();
+/// the tool's.
+fn failed(e: ApiError) -> CallToolResult {
+    let body = serde_json::to_string(&e.body()).unwrap_or_default();
     CallToolResult::error(vec![ContentBlock::text(body)])
 }
 
@@ -197,7 +197,7 @@ impl ServerHandler for Tools {
                 ));
             }
         };
-        Ok(answered.unwrap_or_else(|e| failed(e, self.state.command()).into()))
+        Ok(answered.unwrap_or_else(|e| failed(e).into()))
     }
 
     async fn list_prompts(
@@ -382,27 +382,17 @@ mod tests {
     }
 
     #[test]
-    fn a_tool_error_is_the_apis_error_body_naming_the_command_serving() {
+    fn a_tool_error_is_the_apis_error_body() {
         let invalid = ApiError::invalid_plan(&crate::plan::PlanError::Invalid(vec![
             crate::plan::Problem::new("steps[0].url", "not absolute"),
         ]));
         let api_body = serde_json::to_value(invalid.body()).unwrap();
-        let result = failed(invalid, "planlock serve");
+        let result = failed(invalid);
         assert_eq!(result.is_error, Some(true));
         let text = &result.content[0].as_text().expect("text").text;
         let body: Value = serde_json::from_str(text).unwrap();
         assert_eq!(body, api_body);
         assert_eq!(body["error"]["kind"], "invalid_plan");
-
-        // A sentence that names the command serving says the one actually serving.
-        let hint = ApiError::new(
-            ApiErrorKind::InvalidInbox,
-            "restart planlock serve to reload",
-        );
-        let result = failed(hint, "planlock mcp");
-        let text = &result.content[0].as_text().expect("text").text;
-        assert!(text.contains("restart planlock mcp to reload"), "{text}");
-        assert!(!text.contains("planlock serve"), "{text}");
     }
 
     #[test]

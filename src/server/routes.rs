@@ -1,8 +1,6 @@
 //! The handlers behind each endpoint: they read the request, ask the library (planner,
 //! [`RunSpec`]), and answer in the API's shapes.
 
-use std::time::Duration;
-
 use axum::body::Body;
 use axum::extract::Query;
 use axum::extract::rejection::QueryRejection;
@@ -25,13 +23,9 @@ use super::queue;
 use super::request::{ActBody, PlansBody, RunBody};
 use super::runs::{self, Started};
 use super::state::{AppState, Caller};
-use super::store::{RunState, StoredRun, decode_cursor};
+use super::store::{RunState, decode_cursor};
 use crate::plan;
 use crate::runner::RunResult;
-use crate::wait;
-
-/// How long `DELETE` waits for the cancelled run to end before answering.
-const CANCEL_WAIT: Duration = Duration::from_secs(10);
 
 pub(super) async fn not_found(method: Method, uri: Uri) -> ApiError {
     ApiError::new(
@@ -313,29 +307,8 @@ pub(super) async fn get_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<axum::Json<RunView>, ApiError> {
-    let run = stored(&state, &id).await?;
+    let run = runs::stored(&state, &id).await?;
     Ok(axum::Json(runs::view(&state, &run).await?))
-}
-
-async fn stored(state: &AppState, id: &str) -> Result<StoredRun, ApiError> {
-    state
-        .store()
-        .get(id)
-        .await?
-        .ok_or_else(|| unknown_run(state, id))
-}
-
-/// 404 for run `id`, with how long this server keeps the runs it knows.
-pub(super) fn unknown_run(state: &AppState, id: &str) -> ApiError {
-    let days = state.keep_days();
-    ApiError::new(
-        ApiErrorKind::RunNotFound,
-        format!(
-            "there is no run `{id}` (this server keeps finished runs for {days} day{}, then \
-             forgets them)",
-            if days == 1 { "" } else { "s" }
-        ),
-    )
 }
 
 /// `GET /v1/runs?status=&limit=&cursor=`
@@ -412,48 +385,13 @@ pub(super) async fn cancel_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let (finished, view) = cancel(&state, &id).await?;
+    let (finished, view) = runs::cancel(&state, &id).await?;
     let status = if finished {
         StatusCode::OK
     } else {
         StatusCode::ACCEPTED
     };
     Ok((status, axum::Json(view)).into_response())
-}
-
-/// Cancels a run on this replica or, through the store, on the one running it, and waits up
-/// to 10 s for it to end: whether it ended, and the run as it is then.
-pub(super) async fn cancel(state: &AppState, id: &str) -> Result<(bool, RunView), ApiError> {
-    let finished = if let Some((cancel, mut done)) = state.registry().handle(id) {
-        cancel.cancel();
-        tokio::time::timeout(CANCEL_WAIT, done.wait_for(Option::is_some))
-            .await
-            .is_ok()
-    } else {
-        let run = stored(state, id).await?;
-        if run.result.is_some() {
-            true
-        } else if state.shared_queue() {
-            // Waiting in the shared queue: it ends here. Claimed: the store tells the replica
-            // running it (NOTIFY), and tells this one when it has ended.
-            if !queue::cancel_waiting(state, id).await? {
-                state.store().request_cancel(id).await?;
-            }
-            queue::wait_ended(state, id, CANCEL_WAIT).await?
-        } else {
-            state.store().request_cancel(id).await?;
-            let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
-            let ended = wait::until(deadline, Duration::from_millis(100), || async {
-                match stored(state, id).await {
-                    Ok(run) => run.result.is_some().then_some(Ok(())),
-                    Err(e) => Some(Err(e)),
-                }
-            });
-            ended.await.transpose()?.is_some()
-        }
-    };
-    let run = stored(state, id).await?;
-    Ok((finished, runs::view(state, &run).await?))
 }
 
 /// A failure screenshot of a run.

@@ -259,7 +259,7 @@ impl Tools {
                         "secrets".into()
                     }
                 };
-                let message = ApiError::from(e).naming(self.state.command()).message;
+                let message = ApiError::from(e).message;
                 Ok(Err(Problem::new(path, message)))
             }
         }

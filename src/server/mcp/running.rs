@@ -20,7 +20,6 @@ use crate::server::error::{ApiError, ApiErrorKind};
 use crate::server::planning;
 use crate::server::queue;
 use crate::server::request::{ActBody, RunBody};
-use crate::server::routes;
 use crate::server::runs::{self, Launch, Started};
 use crate::wait;
 
@@ -213,7 +212,7 @@ impl Tools {
             r = ended => r,
             _ = context.ct.cancelled() => {
                 // The client gave up on the call: the run ends as cancelled.
-                routes::cancel(&self.state, &run_id).await?;
+                runs::cancel(&self.state, &run_id).await?;
                 let mut done = self.state.registry().handle(&run_id).map(|(_, d)| d);
                 match done.as_mut() {
                     Some(d) => { let _ = d.wait_for(Option::is_some).await; d.borrow().clone() }
@@ -273,7 +272,7 @@ impl Tools {
             .store()
             .get(&id)
             .await?
-            .ok_or_else(|| routes::unknown_run(&self.state, &id))?;
+            .ok_or_else(|| runs::unknown_run(&self.state, &id))?;
         let view = runs::view(&self.state, &run).await?;
         let text = view_text(&view);
         Ok(answer(&serde_json::json!({"run": view}), text))
@@ -307,7 +306,7 @@ impl Tools {
             id: String,
         }
         let Id { id } = arguments(request)?;
-        let (_, view) = routes::cancel(&self.state, &id).await?;
+        let (_, view) = runs::cancel(&self.state, &id).await?;
         let text = view_text(&view);
         Ok(answer(&serde_json::json!({"run": view}), text))
     }
