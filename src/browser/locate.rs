@@ -449,26 +449,12 @@ mod tests {
             LOCATOR_JS == expected,
             "the browser receives the parts joined in order"
         );
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/browser/locator");
-        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
-            .expect("src/browser/locator")
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        on_disk.sort();
-        let mut listed: Vec<String> = LOCATOR_PARTS.iter().map(|(n, _)| n.to_string()).collect();
-        listed.sort();
-        assert_eq!(
-            on_disk, listed,
-            "every file of src/browser/locator/ is a listed part, once"
+        super::super::assert_script_parts(
+            "locator",
+            LOCATOR_PARTS
+                .iter()
+                .map(|(name, text)| (format!("locator/{name}"), *text)),
         );
-        for (name, text) in LOCATOR_PARTS {
-            let lines = text.lines().count();
-            assert!(
-                lines <= 400,
-                "locator/{name} has {lines} lines (at most 400)"
-            );
-            assert!(text.ends_with('\n'), "locator/{name} ends its last line");
-        }
     }
 
     /// The op names of the JSDoc `Operation` in `locator/types.js` (each `*Op` typedef's `op`

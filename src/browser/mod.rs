@@ -498,3 +498,34 @@ pub(crate) async fn timed<T, E: std::fmt::Display>(
         ))),
     }
 }
+
+/// A page script's parts (paths under `src/browser/`, text), checked by its join test:
+/// every file of `src/browser/{folder}/` is a listed part, once (parts of other folders may
+/// be listed too), and each part has at most 400 lines and ends its last line.
+#[cfg(test)]
+fn assert_script_parts<'a>(folder: &str, parts: impl IntoIterator<Item = (String, &'a str)>) {
+    let parts: Vec<(String, &str)> = parts.into_iter().collect();
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src/browser")
+        .join(folder);
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| format!("{folder}/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = parts
+        .iter()
+        .map(|(name, _)| name.clone())
+        .filter(|name| name.starts_with(&format!("{folder}/")))
+        .collect();
+    listed.sort();
+    assert_eq!(
+        on_disk, listed,
+        "every file of src/browser/{folder}/ is a listed part, once"
+    );
+    for (name, text) in &parts {
+        let lines = text.lines().count();
+        assert!(lines <= 400, "{name} has {lines} lines (at most 400)");
+        assert!(text.ends_with('\n'), "{name} ends its last line");
+    }
+}

@@ -632,27 +632,12 @@ mod tests {
         let joined: String = OUTLINE_PARTS.iter().map(|(_, text)| *text).collect();
         let expected = format!("({joined})({})", include_str!("vendor/accname.js"));
         assert!(OUTLINE_JS == expected, "the page receives the parts joined");
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/browser/outline");
-        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
-            .expect("src/browser/outline")
-            .map(|e| format!("outline/{}", e.unwrap().file_name().to_string_lossy()))
-            .collect();
-        on_disk.sort();
-        let mut listed: Vec<String> = OUTLINE_PARTS
-            .iter()
-            .map(|(n, _)| n.to_string())
-            .filter(|n| n.starts_with("outline/"))
-            .collect();
-        listed.sort();
-        assert_eq!(
-            on_disk, listed,
-            "every file of src/browser/outline/ is a part"
+        super::super::assert_script_parts(
+            "outline",
+            OUTLINE_PARTS
+                .iter()
+                .map(|(name, text)| (name.to_string(), *text)),
         );
-        for (name, text) in OUTLINE_PARTS {
-            let lines = text.lines().count();
-            assert!(lines <= 400, "{name} has {lines} lines (at most 400)");
-            assert!(text.ends_with('\n'), "{name} ends its last line");
-        }
         assert!(!OUTLINE_JS.contains("function attempt("));
         assert!(!super::super::locate::LOCATOR_JS.contains("function outline("));
     }

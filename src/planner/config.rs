@@ -146,10 +146,10 @@ impl Default for RetryPolicy {
 pub struct PlannerConfig {
     /// `PLANLOCK_MODEL`, as given.
     pub model: Option<String>,
-    pub anthropic_api_key: Option<String>,
-    pub anthropic_base_url: Option<String>,
-    pub openai_api_key: Option<String>,
-    pub openai_base_url: Option<String>,
+    /// `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL`.
+    pub anthropic: ProviderAccess,
+    /// `OPENAI_API_KEY` and `OPENAI_BASE_URL`.
+    pub openai: ProviderAccess,
     /// Plan cache directory; `None` disables the cache.
     pub cache_dir: Option<PathBuf>,
     /// Deadline of the model request, retries included (`None` = 120 s).
@@ -159,15 +159,38 @@ pub struct PlannerConfig {
     pub max_tokens: Option<u32>,
 }
 
+/// How to reach one provider: its key and base URL, each `None` when its variable is unset.
+#[derive(Clone, Default)]
+pub struct ProviderAccess {
+    pub api_key: Option<String>,
+    pub base_url: Option<String>,
+}
+
+impl ProviderAccess {
+    /// Reads the provider's two variables through `get`.
+    fn from_lookup(provider: Provider, get: impl Fn(&str) -> Option<String>) -> ProviderAccess {
+        ProviderAccess {
+            api_key: get(provider.key_var()),
+            base_url: get(provider.base_url_var()),
+        }
+    }
+}
+
+impl fmt::Debug for ProviderAccess {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProviderAccess")
+            .field("api_key", &self.api_key.as_ref().map(|_| "(set)"))
+            .field("base_url", &self.base_url)
+            .finish()
+    }
+}
+
 impl fmt::Debug for PlannerConfig {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let key = |k: &Option<String>| k.as_ref().map(|_| "(set)");
         f.debug_struct("PlannerConfig")
             .field("model", &self.model)
-            .field("anthropic_api_key", &key(&self.anthropic_api_key))
-            .field("anthropic_base_url", &self.anthropic_base_url)
-            .field("openai_api_key", &key(&self.openai_api_key))
-            .field("openai_base_url", &self.openai_base_url)
+            .field("anthropic", &self.anthropic)
+            .field("openai", &self.openai)
             .field("cache_dir", &self.cache_dir)
             .field("timeout", &self.timeout)
             .field("retry", &self.retry)
@@ -228,10 +251,8 @@ impl PlannerConfig {
         });
         Ok(PlannerConfig {
             model: get(MODEL_VAR),
-            anthropic_api_key: get("ANTHROPIC_API_KEY"),
-            anthropic_base_url: get("ANTHROPIC_BASE_URL"),
-            openai_api_key: get("OPENAI_API_KEY"),
-            openai_base_url: get("OPENAI_BASE_URL"),
+            anthropic: ProviderAccess::from_lookup(Provider::Anthropic, get),
+            openai: ProviderAccess::from_lookup(Provider::OpenAi, get),
             cache_dir,
             timeout,
             retry: RetryPolicy::default(),
@@ -246,10 +267,10 @@ impl PlannerConfig {
 
     /// Where and how to call `provider`: the endpoint URL and the key (if any).
     pub fn endpoint(&self, provider: Provider) -> Result<Endpoint, PlannerError> {
-        let (base, key) = match provider {
-            Provider::Anthropic => (&self.anthropic_base_url, &self.anthropic_api_key),
-            Provider::OpenAi => (&self.openai_base_url, &self.openai_api_key),
-        };
+        let ProviderAccess {
+            api_key: key,
+            base_url: base,
+        } = self.access(provider);
         let base_given = base.is_some();
         let base = base
             .as_deref()
@@ -283,6 +304,14 @@ impl PlannerConfig {
             url,
             api_key: key.clone(),
         })
+    }
+
+    /// The key and base URL given for `provider`.
+    pub fn access(&self, provider: Provider) -> &ProviderAccess {
+        match provider {
+            Provider::Anthropic => &self.anthropic,
+            Provider::OpenAi => &self.openai,
+        }
     }
 
     /// The request deadline.
@@ -356,13 +385,13 @@ mod tests {
         let mut c = PlannerConfig::default();
         let e = c.endpoint(Provider::OpenAi).err().unwrap();
         assert!(e.to_string().contains("OPENAI_API_KEY"), "{e}");
-        c.openai_base_url = Some("http://127.0.0.1:8080/v1/".into());
+        c.openai.base_url = Some("http://127.0.0.1:8080/v1/".into());
         let ep = c.endpoint(Provider::OpenAi).unwrap();
         assert_eq!(ep.url, "http://127.0.0.1:8080/v1/chat/completions");
         assert!(ep.api_key.is_none());
-        c.openai_base_url = Some("https://llm.corp.example/v1".into());
+        c.openai.base_url = Some("https://llm.corp.example/v1".into());
         assert!(c.endpoint(Provider::OpenAi).is_err());
-        c.anthropic_api_key = Some("k".into());
+        c.anthropic.api_key = Some("k".into());
         let ep = c.endpoint(Provider::Anthropic).unwrap();
         assert_eq!(ep.url, "https://api.anthropic.com/v1/messages");
     }

@@ -27,7 +27,7 @@ use serde::Serialize;
 use crate::exit;
 use crate::plan::{self, Limits, Plan, Problem, Vars};
 
-pub use config::{ModelSpec, PlannerConfig, Provider, RetryPolicy};
+pub use config::{ModelSpec, PlannerConfig, Provider, ProviderAccess, RetryPolicy};
 pub use look::{LookChoice, LookFailure, Looked, Shown, look_within, start_page};
 pub use prompt::{SYSTEM_PROMPT, prompt_version};
 pub use review::{

@@ -141,45 +141,13 @@ impl RunResult {
         self.status == RunStatus::Succeeded
     }
 
-    /// A run that ended before its first step (cancelled in a queue, no browser to be had):
-    /// every step skipped.
-    pub fn before_start(run: &LockedRun, failure: &Failure, took: Duration) -> RunResult {
-        let error = failure.to_step_error();
-        let cancelled = matches!(failure, Failure::Cancelled | Failure::CancelledWaiting);
-        let (status, word) = if cancelled {
-            (RunStatus::Cancelled, "cancelled")
-        } else {
-            (RunStatus::Failed, "failed")
-        };
-        RunResult {
-            run_id: run.run_id().to_string(),
-            status,
-            summary: format!("{word} before the first step: {}", error.message),
-            failed_step: None,
-            error: Some(error),
-            steps: step_refs(&run.plan().steps)
-                .iter()
-                .enumerate()
-                .map(|(i, s)| StepOutcome::unreached(i, s, StepStatus::Skipped))
-                .collect(),
-            extracted: Vec::new(),
-            inbox_address: None,
-            duration_ms: took.as_millis() as u64,
-            allowed_hosts: run.lock().sites().collect(),
-            refused: 0,
-            plan: run.name().map(str::to_string),
-            warnings: Vec::new(),
-        }
-    }
-
-    /// A run whose own task was lost (it panicked): failed, saying so, with nothing else
-    /// known.
-    pub fn lost(run_id: &str, failure: &Failure) -> RunResult {
-        let error = failure.to_step_error();
+    /// A run that ended with `error` and nothing else known: no steps, nothing extracted,
+    /// refused or warned of. The constructors below start from it.
+    fn ended(run_id: &str, status: RunStatus, summary: String, error: StepError) -> RunResult {
         RunResult {
             run_id: run_id.to_string(),
-            status: RunStatus::Failed,
-            summary: format!("failed: {}", error.message),
+            status,
+            summary,
             failed_step: None,
             error: Some(error),
             steps: Vec::new(),
@@ -191,6 +159,38 @@ impl RunResult {
             plan: None,
             warnings: Vec::new(),
         }
+    }
+
+    /// A run that ended before its first step (cancelled in a queue, no browser to be had):
+    /// every step skipped.
+    pub fn before_start(run: &LockedRun, failure: &Failure, took: Duration) -> RunResult {
+        let cancelled = matches!(failure, Failure::Cancelled | Failure::CancelledWaiting);
+        let (status, word) = if cancelled {
+            (RunStatus::Cancelled, "cancelled")
+        } else {
+            (RunStatus::Failed, "failed")
+        };
+        let error = failure.to_step_error();
+        let summary = format!("{word} before the first step: {}", error.message);
+        RunResult {
+            steps: step_refs(&run.plan().steps)
+                .iter()
+                .enumerate()
+                .map(|(i, s)| StepOutcome::unreached(i, s, StepStatus::Skipped))
+                .collect(),
+            duration_ms: took.as_millis() as u64,
+            allowed_hosts: run.lock().sites().collect(),
+            plan: run.name().map(str::to_string),
+            ..RunResult::ended(run.run_id(), status, summary, error)
+        }
+    }
+
+    /// A run whose own task was lost (it panicked): failed, saying so, with nothing else
+    /// known.
+    pub fn lost(run_id: &str, failure: &Failure) -> RunResult {
+        let error = failure.to_step_error();
+        let summary = format!("failed: {}", error.message);
+        RunResult::ended(run_id, RunStatus::Failed, summary, error)
     }
 
     /// A run that stopped at `failure` (its server went away) with what its events recorded:
@@ -223,19 +223,14 @@ impl RunResult {
             None => format!("failed: {}", error.message),
         };
         RunResult {
-            run_id: run.run_id.to_string(),
-            status: RunStatus::Failed,
-            summary,
             failed_step,
-            error: Some(error),
             steps,
             extracted: progress.extracted.clone(),
             inbox_address: progress.inbox_address.clone(),
             duration_ms: run.ran_for.as_millis() as u64,
             allowed_hosts: run.allowed_hosts.to_vec(),
-            refused: 0,
             plan: run.plan.map(str::to_string),
-            warnings: Vec::new(),
+            ..RunResult::ended(run.run_id, RunStatus::Failed, summary, error)
         }
     }
 }

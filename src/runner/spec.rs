@@ -209,9 +209,8 @@ impl RunSpec {
     }
 
     /// Also allow this host (and the rest of its site).
-    pub fn allow_host(mut self, host: impl Into<String>) -> RunSpec {
-        self.allow_hosts.push(host.into());
-        self
+    pub fn allow_host(self, host: impl Into<String>) -> RunSpec {
+        self.allow_hosts([host])
     }
 
     /// Also allow these hosts.
@@ -225,9 +224,8 @@ impl RunSpec {
     }
 
     /// Binds a mailbox: `None` for the default inbox, `Some(name)` for `inbox_id: name`.
-    pub fn inbox(mut self, name: Option<&str>, inbox: Arc<dyn Inbox>) -> RunSpec {
-        self.inboxes.push((name.map(str::to_string), inbox));
-        self
+    pub fn inbox(self, name: Option<&str>, inbox: Arc<dyn Inbox>) -> RunSpec {
+        self.inboxes([(name.map(str::to_string), inbox)])
     }
 
     /// Binds several mailboxes.

@@ -181,8 +181,7 @@ pub(super) async fn create_plan(
         (status = 200, description = "The run ended (read `status`); with `Accept: application/x-ndjson`, a `planned` line, each event, then the result.",
             content((ActResult = "application/json"), (StreamLine = "application/x-ndjson")),
             headers(("Location" = String, description = "/v1/runs/RUN_ID"))),
-        (status = 202, description = "`Prefer: respond-async`: the run was accepted; poll `href`.", body = Accepted,
-            headers(("Location" = String, description = "/v1/runs/RUN_ID"), ("Preference-Applied" = String, description = "respond-async")))))]
+        AcceptedRun))]
 pub(super) async fn act(
     State(state): State<AppState>,
     caller: Caller,
@@ -205,8 +204,7 @@ pub(super) async fn act(
         (status = 200, description = "The run ended (read `status`); with `Accept: application/x-ndjson`, each event as it happens, then the result (`event: result`).",
             content((RunResult = "application/json"), (StreamLine = "application/x-ndjson")),
             headers(("Location" = String, description = "/v1/runs/RUN_ID"))),
-        (status = 202, description = "`Prefer: respond-async`: the run was accepted; poll `href`.", body = Accepted,
-            headers(("Location" = String, description = "/v1/runs/RUN_ID"), ("Preference-Applied" = String, description = "respond-async")))))]
+        AcceptedRun))]
 pub(super) async fn create_run(
     State(state): State<AppState>,
     caller: Caller,
@@ -283,13 +281,13 @@ async fn accepted(
         Ok(Some(run)) => run.status.as_str().to_string(),
         _ => "queued".to_string(),
     };
-    let body = Accepted {
+    let mut r = AcceptedRun(Accepted {
         run_id: run_id.to_string(),
         status,
         href: href.to_string(),
         planning,
-    };
-    let mut r = (StatusCode::ACCEPTED, axum::Json(body)).into_response();
+    })
+    .into_response();
     if asked {
         r.headers_mut().insert(
             HeaderName::from_static("preference-applied"),
@@ -297,6 +295,19 @@ async fn accepted(
         );
     }
     r
+}
+
+/// The 202 `POST /v1/runs` and `POST /v1/act` answer: described once for both in the API
+/// document, and built here.
+#[derive(utoipa::IntoResponses)]
+#[response(status = 202, description = "`Prefer: respond-async`: the run was accepted; poll `href`.",
+    headers(("Location" = String, description = "/v1/runs/RUN_ID"), ("Preference-Applied" = String, description = "respond-async")))]
+struct AcceptedRun(Accepted);
+
+impl IntoResponse for AcceptedRun {
+    fn into_response(self) -> Response {
+        (StatusCode::ACCEPTED, axum::Json(self.0)).into_response()
+    }
 }
 
 /// A run, from the store, so any replica answers, and after a restart.

@@ -10,7 +10,7 @@ use planlock::browser::Look;
 use planlock::lock::Lock;
 use planlock::pipeline::Request;
 use planlock::plan::Vars;
-use planlock::planner::{self, LookChoice, PlannerConfig, RetryPolicy};
+use planlock::planner::{self, LookChoice, PlannerConfig, ProviderAccess, RetryPolicy};
 use serde_json::json;
 
 use crate::util::model::FakeModel;
@@ -134,7 +134,10 @@ fn looking(goal: &str, vars: Vars) -> Request {
 fn config(fake: &FakeModel, cache: &std::path::Path) -> PlannerConfig {
     PlannerConfig {
         model: Some("openai:stand-in".into()),
-        openai_base_url: Some(fake.openai_url()),
+        openai: ProviderAccess {
+            api_key: None,
+            base_url: Some(fake.openai_url()),
+        },
         cache_dir: Some(cache.to_path_buf()),
         timeout: Some(Duration::from_secs(10)),
         retry: RetryPolicy {

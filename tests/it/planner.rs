@@ -12,7 +12,8 @@ use planlock::exit;
 use planlock::pipeline::{Request, RequestError};
 use planlock::plan::{self, Limits, Vars};
 use planlock::planner::{
-    self, GeneratedPlan, LookChoice, PlanRequest, PlannerConfig, PlannerError, RetryPolicy,
+    self, GeneratedPlan, LookChoice, PlanRequest, PlannerConfig, PlannerError, ProviderAccess,
+    RetryPolicy,
 };
 use serde_json::Value;
 
@@ -38,10 +39,14 @@ const GOAL: &str =
 fn config(model: &str, fake: &Fake, cache: &Path) -> PlannerConfig {
     PlannerConfig {
         model: Some(model.to_string()),
-        anthropic_api_key: Some("sk-ant-test".into()),
-        anthropic_base_url: Some(fake.base()),
-        openai_api_key: Some("sk-test".into()),
-        openai_base_url: Some(format!("{}/v1", fake.base())),
+        anthropic: ProviderAccess {
+            api_key: Some("sk-ant-test".into()),
+            base_url: Some(fake.base()),
+        },
+        openai: ProviderAccess {
+            api_key: Some("sk-test".into()),
+            base_url: Some(format!("{}/v1", fake.base())),
+        },
         cache_dir: Some(cache.to_path_buf()),
         timeout: Some(Duration::from_secs(10)),
         retry: RetryPolicy {
@@ -311,8 +316,7 @@ async fn a_cache_hit_needs_no_api_key_and_a_broken_cache_file_is_replanned() {
     let first = plan_goal(GOAL, &request(cfg.clone())).await.unwrap();
 
     let mut keyless = cfg.clone();
-    keyless.anthropic_api_key = None;
-    keyless.anthropic_base_url = None;
+    keyless.anthropic = ProviderAccess::default();
     let hit = plan_goal(GOAL, &request(keyless)).await.unwrap();
     assert!(hit.cached);
     assert_eq!(fake.count(), 1);
@@ -585,7 +589,7 @@ async fn openai_compatible_loopback_servers_need_no_key() {
     let fake = Fake::start(vec![ok("openai_plan.json")]);
     let cache = tempfile::tempdir().unwrap();
     let mut cfg = config("openai:llama3.1:8b", &fake, cache.path());
-    cfg.openai_api_key = None;
+    cfg.openai.api_key = None;
     let out = plan_goal(GOAL, &request(cfg)).await.unwrap();
     assert_eq!(out.model, "openai:llama3.1:8b");
     let r = &fake.requests()[0];
@@ -717,10 +721,14 @@ async fn an_unreachable_endpoint_names_the_base_url_variable() {
     ] {
         let cfg = PlannerConfig {
             model: Some(model.into()),
-            anthropic_api_key: Some("k".into()),
-            anthropic_base_url: Some(format!("http://127.0.0.1:{port}")),
-            openai_api_key: Some("k".into()),
-            openai_base_url: Some(format!("http://127.0.0.1:{port}/v1")),
+            anthropic: ProviderAccess {
+                api_key: Some("k".into()),
+                base_url: Some(format!("http://127.0.0.1:{port}")),
+            },
+            openai: ProviderAccess {
+                api_key: Some("k".into()),
+                base_url: Some(format!("http://127.0.0.1:{port}/v1")),
+            },
             cache_dir: Some(cache.path().to_path_buf()),
             ..PlannerConfig::default()
         };
@@ -740,14 +748,13 @@ async fn missing_keys_and_bad_model_strings_exit_3_naming_the_variable_without_a
     let cases: Vec<(PlannerConfig, &str)> = vec![
         {
             let mut c = config("anthropic:claude-test", &fake, cache.path());
-            c.anthropic_api_key = None;
-            c.anthropic_base_url = None;
+            c.anthropic = ProviderAccess::default();
             (c, "set ANTHROPIC_API_KEY")
         },
         {
             let mut c = config("openai:gpt-test", &fake, cache.path());
-            c.openai_api_key = None;
-            c.openai_base_url = Some("https://llm.corp.example/v1".into());
+            c.openai.api_key = None;
+            c.openai.base_url = Some("https://llm.corp.example/v1".into());
             (c, "set OPENAI_API_KEY")
         },
         {
@@ -766,7 +773,7 @@ async fn missing_keys_and_bad_model_strings_exit_3_naming_the_variable_without_a
         (config("openai:", &fake, cache.path()), "set PLANLOCK_MODEL"),
         {
             let mut c = config("openai:gpt-test", &fake, cache.path());
-            c.openai_base_url = Some("ftp://files.example".into());
+            c.openai.base_url = Some("ftp://files.example".into());
             (c, "set OPENAI_BASE_URL")
         },
     ];

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use planlock::browser::LaunchOptions;
-use planlock::planner::PlannerConfig;
+use planlock::planner::{PlannerConfig, ProviderAccess};
 use planlock::server::{self, AppState, BrowserSource, ServerConfig};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
@@ -782,7 +782,10 @@ fn health_schema_and_openapi() {
 fn planner_for(model: &FakeModel, cache: &std::path::Path) -> PlannerConfig {
     PlannerConfig {
         model: Some("openai:test-model".to_string()),
-        openai_base_url: Some(model.openai_url()),
+        openai: ProviderAccess {
+            api_key: None,
+            base_url: Some(model.openai_url()),
+        },
         cache_dir: Some(cache.to_path_buf()),
         ..PlannerConfig::default()
     }
@@ -897,7 +900,10 @@ fn an_unconfigured_or_unreachable_model_is_503() {
     drop(closed);
     config.planner = Ok(PlannerConfig {
         model: Some("openai:test-model".to_string()),
-        openai_base_url: Some(format!("http://127.0.0.1:{port}/v1")),
+        openai: ProviderAccess {
+            api_key: None,
+            base_url: Some(format!("http://127.0.0.1:{port}/v1")),
+        },
         cache_dir: None,
         ..PlannerConfig::default()
     });

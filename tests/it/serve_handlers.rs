@@ -294,7 +294,10 @@ fn a_browser_that_cannot_start_is_answered_alike_by_the_look_and_by_a_run() {
     // Never called: the look fails first.
     config.planner = Ok(planlock::planner::PlannerConfig {
         model: Some("openai:test-model".to_string()),
-        openai_base_url: Some("http://127.0.0.1:9/v1".to_string()),
+        openai: planlock::planner::ProviderAccess {
+            api_key: None,
+            base_url: Some("http://127.0.0.1:9/v1".to_string()),
+        },
         ..Default::default()
     });
     let state = util::rt()
