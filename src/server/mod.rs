@@ -10,6 +10,7 @@
 
 mod api;
 mod browser;
+mod cancel;
 mod error;
 mod extract;
 mod guard;
@@ -261,8 +262,8 @@ mod tests {
     /// before it, so the imports have no cycle. A new module must take its place here.
     const LAYERS: &[&str] = &[
         "store", "metrics", "browser", "error", "listener", "api", "registry", "inboxes", "state",
-        "guard", "extract", "webhook", "request", "runs", "queue", "planning", "upkeep", "routes",
-        "openapi", "mcp", "mod",
+        "guard", "extract", "webhook", "request", "runs", "queue", "cancel", "planning", "upkeep",
+        "routes", "openapi", "mcp", "mod",
     ];
 
     /// The server modules a file's code (its tests left out) names through `super::` or

@@ -16,6 +16,7 @@ use super::api::{
     Accepted, ActResult, Health, PlanPreview, Planned, PlansAnswer, RunList, RunSummary, RunView,
     StreamLine,
 };
+use super::cancel;
 use super::error::{ApiError, ApiErrorKind};
 use super::extract::JsonBody;
 use super::planning::{launch_planned, lock_and_look, plan_goal};
@@ -396,7 +397,7 @@ pub(super) async fn cancel_run(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let (finished, view) = runs::cancel(&state, &id).await?;
+    let (finished, view) = cancel::run(&state, &id).await?;
     let status = if finished {
         StatusCode::OK
     } else {

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::OwnedSemaphorePermit;
@@ -18,7 +17,6 @@ use tracing::Instrument;
 use super::api::{EndedRun, PlannedLine, ResultLine, ResultTag, RunProgress, RunView, StreamLine};
 use super::error::{ApiError, ApiErrorKind};
 use super::inboxes;
-use super::queue;
 use super::registry::{Done, valid_screenshot_name};
 use super::request::{Ask, Inboxes, Options, RunBody};
 use super::state::{AppState, Caller, QueueTicket};
@@ -32,7 +30,6 @@ use crate::runner::{
     self, Binding, Event, Failure, LockedRun, Progress, RunRecord, RunResult, RunSpec, Settings,
     StepDetail, step_refs,
 };
-use crate::wait;
 
 /// A locked run and what the service gives it to start.
 pub struct Launch {
@@ -673,10 +670,6 @@ pub async fn screenshot(state: &AppState, run_id: &str, file: &str) -> Option<Ve
     tokio::fs::read(path).await.ok()
 }
 
-/// How long `DELETE` (and MCP's `cancel_run`) waits for the cancelled run to end before
-/// answering.
-const CANCEL_WAIT: Duration = Duration::from_secs(10);
-
 /// Run `id` as the store has it, or 404.
 pub(super) async fn stored(state: &AppState, id: &str) -> Result<StoredRun, ApiError> {
     state
@@ -697,39 +690,4 @@ pub(super) fn unknown_run(state: &AppState, id: &str) -> ApiError {
             if days == 1 { "" } else { "s" }
         ),
     )
-}
-
-/// Cancels a run on this replica or, through the store, on the one running it, and waits up
-/// to 10 s for it to end: whether it ended, and the run as it is then.
-pub(super) async fn cancel(state: &AppState, id: &str) -> Result<(bool, RunView), ApiError> {
-    let finished = if let Some((cancel, mut done)) = state.registry().handle(id) {
-        cancel.cancel();
-        tokio::time::timeout(CANCEL_WAIT, done.wait_for(Option::is_some))
-            .await
-            .is_ok()
-    } else {
-        let run = stored(state, id).await?;
-        if run.result.is_some() {
-            true
-        } else if state.shared_queue() {
-            // Waiting in the shared queue: it ends here. Claimed: the store tells the replica
-            // running it (NOTIFY), and tells this one when it has ended.
-            if !queue::cancel_waiting(state, id).await? {
-                state.store().request_cancel(id).await?;
-            }
-            queue::wait_ended(state, id, CANCEL_WAIT).await?
-        } else {
-            state.store().request_cancel(id).await?;
-            let deadline = tokio::time::Instant::now() + CANCEL_WAIT;
-            let ended = wait::until(deadline, Duration::from_millis(100), || async {
-                match stored(state, id).await {
-                    Ok(run) => run.result.is_some().then_some(Ok(())),
-                    Err(e) => Some(Err(e)),
-                }
-            });
-            ended.await.transpose()?.is_some()
-        }
-    };
-    let run = stored(state, id).await?;
-    Ok((finished, view(state, &run).await?))
 }

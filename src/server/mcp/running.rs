@@ -16,6 +16,7 @@ use super::text::{result_text, view_text};
 use super::{Tools, answer, arguments, asking, caller_of};
 use crate::runner::{Event, RunResult};
 use crate::server::api::{Planned, StreamLine};
+use crate::server::cancel;
 use crate::server::error::{ApiError, ApiErrorKind};
 use crate::server::planning;
 use crate::server::queue;
@@ -212,7 +213,7 @@ impl Tools {
             r = ended => r,
             _ = context.ct.cancelled() => {
                 // The client gave up on the call: the run ends as cancelled.
-                runs::cancel(&self.state, &run_id).await?;
+                cancel::run(&self.state, &run_id).await?;
                 let mut done = self.state.registry().handle(&run_id).map(|(_, d)| d);
                 match done.as_mut() {
                     Some(d) => { let _ = d.wait_for(Option::is_some).await; d.borrow().clone() }
@@ -306,7 +307,7 @@ impl Tools {
             id: String,
         }
         let Id { id } = arguments(request)?;
-        let (_, view) = runs::cancel(&self.state, &id).await?;
+        let (_, view) = cancel::run(&self.state, &id).await?;
         let text = view_text(&view);
         Ok(answer(&serde_json::json!({"run": view}), text))
     }
