@@ -601,7 +601,9 @@ fn one_caller_holds_at_most_its_share_of_the_runs() {
         );
         let message = error["error"]["message"].as_str().unwrap();
         assert!(
-            message.contains("2 runs") && message.contains("--max-runs-per-caller 2"),
+            message.contains("2 runs")
+                && message.contains("the most one caller may")
+                && !message.contains("--"),
             "{message}"
         );
         // Another caller is not kept out by the first one's runs.
