@@ -20,7 +20,7 @@ use super::error::{ApiError, ApiErrorKind};
 use super::inboxes;
 use super::queue;
 use super::registry::{Done, valid_screenshot_name};
-use super::request::{Ask, Inboxes, Options, RunBody};
+use super::request::{Ask, Inboxes, Options, ReadBody, RunBody};
 use super::state::{AppState, Caller, QueueTicket};
 use super::store::{NewRun, StoredRun, now_ms};
 use super::webhook::{self, Callback};
