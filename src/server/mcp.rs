@@ -36,6 +36,7 @@ use serde_json::Value;
 
 use super::error::{ApiError, ApiErrorKind};
 use super::planning::Planning;
+use super::request::ReadBody;
 use super::state::{AppState, Caller};
 
 pub use planning::writing_guide;
@@ -73,6 +74,11 @@ impl Tools {
 
     fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
         self.waiting.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The arguments read as the endpoint reads its body, then against this server.
+    fn read<B: ReadBody>(&self, request: &CallToolRequestParams) -> Result<B::Read, ApiError> {
+        arguments::<B>(request)?.read(&self.state)
     }
 }
 

@@ -475,35 +475,52 @@ impl Options {
     }
 }
 
-impl RunBody {
+/// A body read against the server: its variables, its inbox entries bound, and (a plan) the
+/// plan parsed. The HTTP handlers and the MCP tools work from what it reads.
+pub trait ReadBody: de::DeserializeOwned {
+    /// What its handler works from.
+    type Read;
+    /// Reads the body; a caller's mistake is a 4xx [`ApiError`] naming it.
+    fn read(self, state: &AppState) -> Result<Self::Read, ApiError>;
+}
+
+impl ReadBody for RunBody {
+    type Read = (Plan, Ask);
+
     /// The plan, parsed and validated with the caller's variables, and what else is asked.
-    pub fn read(self, state: &AppState) -> Result<(Plan, Ask), ApiError> {
+    fn read(self, state: &AppState) -> Result<Self::Read, ApiError> {
         let vars = caller_vars(&self.options.vars)?;
         let plan = plan_from(&self.plan, state.limits(), &vars)?;
         Ok((plan, self.options.read(state, vars)?))
     }
 }
 
-impl ActBody {
+impl ReadBody for ActBody {
+    type Read = (String, Ask);
+
     /// The goal, and what else is asked.
-    pub fn read(self, state: &AppState) -> Result<(String, Ask), ApiError> {
+    fn read(self, state: &AppState) -> Result<Self::Read, ApiError> {
         let vars = caller_vars(&self.options.vars)?;
         Ok((self.goal, self.options.read(state, vars)?))
     }
 }
 
-impl PlansBody {
+impl ReadBody for PlansBody {
+    type Read = (String, Ask, bool);
+
     /// The goal, what else is asked, and whether only the model's request is wanted.
-    pub fn read(self, state: &AppState) -> Result<(String, Ask, bool), ApiError> {
+    fn read(self, state: &AppState) -> Result<Self::Read, ApiError> {
         let vars = caller_vars(&self.options.vars)?;
         Ok((self.goal, self.options.read(state, vars)?, self.dry_run))
     }
 }
 
-impl LookBody {
+impl ReadBody for LookBody {
+    type Read = (String, Ask);
+
     /// The goal to look for (a bare URL is a goal naming it), and what else is asked: the
     /// look is required, as the caller asked for nothing else.
-    pub fn read(self, state: &AppState) -> Result<(String, Ask), ApiError> {
+    fn read(self, state: &AppState) -> Result<Self::Read, ApiError> {
         let goal = match (self.url, self.goal) {
             (Some(url), None) => url,
             (None, Some(goal)) => goal,
@@ -529,10 +546,12 @@ impl LookBody {
     }
 }
 
-impl CheckBody {
+impl ReadBody for CheckBody {
+    type Read = (Value, Ask);
+
     /// The plan as given, and what else is asked. The plan is not read here: checking it
     /// is the point.
-    pub fn read(self, state: &AppState) -> Result<(Value, Ask), ApiError> {
+    fn read(self, state: &AppState) -> Result<Self::Read, ApiError> {
         if !(self.plan.is_object() || self.plan.is_string()) {
             return Err(ApiError::new(
                 ApiErrorKind::InvalidRequest,

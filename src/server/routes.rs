@@ -21,7 +21,7 @@ use super::error::{ApiError, ApiErrorKind};
 use super::extract::JsonBody;
 use super::planning::{launch_planned, lock_and_look, plan_goal};
 use super::queue;
-use super::request::{ActBody, PlansBody, RunBody};
+use super::request::{ActBody, PlansBody, ReadBody, RunBody};
 use super::runs::{self, Started};
 use super::state::{AppState, Caller};
 use super::store::{RunState, decode_cursor};

@@ -18,7 +18,7 @@ use super::api::{EndedRun, PlannedLine, ResultLine, ResultTag, RunProgress, RunV
 use super::error::{ApiError, ApiErrorKind};
 use super::inboxes;
 use super::registry::{Done, valid_screenshot_name};
-use super::request::{Ask, Inboxes, Options, RunBody};
+use super::request::{Ask, Inboxes, Options, ReadBody, RunBody};
 use super::state::{AppState, Caller, QueueTicket};
 use super::store::{NewRun, StoredRun, now_ms};
 use super::webhook::{self, Callback};

@@ -6,7 +6,7 @@ use rmcp::model::CallToolResult;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{Tools, answer, arguments};
+use super::{Tools, answer};
 use crate::pipeline::run::{Unlocked, lock_run};
 use crate::plan::Problem;
 use crate::runner::SpecError;
@@ -154,8 +154,7 @@ impl Tools {
         &self,
         request: &rmcp::model::CallToolRequestParams,
     ) -> Result<CallToolResult, ApiError> {
-        let body: LookBody = arguments(request)?;
-        let (goal, ask) = body.read(&self.state)?;
+        let (goal, ask) = self.read::<LookBody>(request)?;
         self.state.accepting()?;
         let _permit = self.state.planning_permit()?;
         let (locked, _) = planning::lock_and_look(&self.state, goal, &ask, true).await?;
@@ -182,8 +181,7 @@ impl Tools {
         &self,
         request: &rmcp::model::CallToolRequestParams,
     ) -> Result<CallToolResult, ApiError> {
-        let body: CheckBody = arguments(request)?;
-        let (value, ask) = body.read(&self.state)?;
+        let (value, ask) = self.read::<CheckBody>(request)?;
         let checked = match request::plan_problems(&value, self.state.limits(), &ask.vars) {
             Err(problems) => Checked {
                 valid: false,
@@ -269,8 +267,7 @@ impl Tools {
         &self,
         request: &rmcp::model::CallToolRequestParams,
     ) -> Result<CallToolResult, ApiError> {
-        let body: PlansBody = arguments(request)?;
-        let (goal, ask, dry_run) = body.read(&self.state)?;
+        let (goal, ask, dry_run) = self.read::<PlansBody>(request)?;
         if dry_run {
             self.state.accepting()?;
             let config = self.state.planner()?;

@@ -20,7 +20,7 @@ use crate::server::cancel;
 use crate::server::error::{ApiError, ApiErrorKind};
 use crate::server::planning;
 use crate::server::queue;
-use crate::server::request::{ActBody, RunBody};
+use crate::server::request::{ActBody, ReadBody, RunBody};
 use crate::server::runs::{self, Launch, Started};
 use crate::wait;
 
@@ -51,31 +51,32 @@ struct Accepted {
     planning: Option<Planned>,
 }
 
-/// `wait` taken out of the arguments (the request bodies do not have it): `true` unless
-/// `false`.
-fn take_wait(request: &mut CallToolRequestParams) -> Result<bool, ApiError> {
-    let Some(args) = request.arguments.as_mut() else {
-        return Ok(true);
-    };
-    match args.remove("wait") {
-        None | Some(Value::Null) => Ok(true),
-        Some(Value::Bool(b)) => Ok(b),
-        Some(other) => Err(ApiError::new(
-            ApiErrorKind::InvalidRequest,
-            format!("`wait` is true or false, not {other}"),
-        )),
-    }
-}
-
 impl Tools {
+    /// A running tool's arguments: `wait` (true unless given false) taken off first, as the
+    /// body refuses a field it does not know, then the rest read as `B`.
+    fn read_waiting<B: ReadBody>(
+        &self,
+        request: &mut CallToolRequestParams,
+    ) -> Result<(bool, B::Read), ApiError> {
+        let wait = match request.arguments.as_mut().and_then(|a| a.remove("wait")) {
+            None | Some(Value::Null) => true,
+            Some(Value::Bool(b)) => b,
+            Some(other) => {
+                return Err(ApiError::new(
+                    ApiErrorKind::InvalidRequest,
+                    format!("`wait` is true or false, not {other}"),
+                ));
+            }
+        };
+        Ok((wait, self.read::<B>(request)?))
+    }
+
     pub(super) async fn run_plan(
         &self,
         mut request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ApiError> {
-        let wait = take_wait(&mut request)?;
-        let body: RunBody = arguments(&request)?;
-        let (plan, ask) = body.read(&self.state)?;
+        let (wait, (plan, ask)) = self.read_waiting::<RunBody>(&mut request)?;
         self.state.accepting()?;
         let spec = runs::replay_spec(&self.state, plan, &ask);
         let launch = runs::prepare(&self.state, spec, ask).await?;
@@ -97,9 +98,7 @@ impl Tools {
         mut request: CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ApiError> {
-        let wait = take_wait(&mut request)?;
-        let body: ActBody = arguments(&request)?;
-        let (goal, ask) = body.read(&self.state)?;
+        let (wait, (goal, ask)) = self.read_waiting::<ActBody>(&mut request)?;
         let (planning, asked) = match self.planned(&request, goal, &ask, context).await? {
             asking::Planned::Ready(planning, asked) => (planning, asked),
             asking::Planned::Asking(input) => return Ok(input.into()),
