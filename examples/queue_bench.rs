@@ -32,9 +32,8 @@ mod procfs;
 #[path = "support/shop.rs"]
 mod shop;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
@@ -89,40 +88,15 @@ impl Replica {
         inbox: &str,
         marks: &Marks,
     ) -> Result<Replica> {
-        let mut child = Command::new(bin)
+        let mut serve = Command::new(bin);
+        serve
             .env("CHROME", chrome)
             .args(["serve", "--listen", "127.0.0.1:0", "--store", db])
             .args(["--replica-id", id, "--max-runs", &max_runs.to_string()])
             .args(["--inbox", &format!("{INBOX_NAME}={inbox}")])
-            .env_remove("PLANLOCK_TOKEN")
-            .env_remove("PLANLOCK_REPLICA_ID")
-            .env("PLANLOCK_LOG", "planlock=warn,planlock::phase=debug")
-            .env("PLANLOCK_LOG_FORMAT", "json")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .context("start planlock serve")?;
-        let stderr = child.stderr.take().context("no stderr")?;
-        let mut lines = BufReader::new(stderr).lines();
-        let base = loop {
-            let line = lines
-                .next()
-                .with_context(|| format!("replica {id} exited before serving"))??;
-            if let Some(rest) = line.split("serving on ").nth(1) {
-                break rest
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or_default()
-                    .to_string();
-            }
-        };
-        let kept = marks.clone();
-        std::thread::spawn(move || {
-            for line in lines.by_ref().map_while(Result::ok) {
-                kept.read(&line);
-            }
-        });
+            .env_remove("PLANLOCK_REPLICA_ID");
+        let (child, base) =
+            phases::serve_logging_phases(serve, marks).with_context(|| format!("replica {id}"))?;
         Ok(Replica {
             child,
             base,

@@ -159,42 +159,15 @@ impl Server {
     /// `inboxes`: `--inbox NAME=URL` arguments (older builds took mailbox URLs in requests
     /// only); `chrome`: the Chromium it launches.
     fn start(bin: &Path, max_runs: usize, inboxes: &[String], chrome: &Path) -> Result<Server> {
-        let mut child = Command::new(bin)
+        let mut serve = Command::new(bin);
+        serve
             .env("CHROME", chrome)
             .args(["serve", "--listen", "127.0.0.1:0", "--max-runs"])
             .arg(max_runs.to_string())
-            .args(inboxes)
-            .env_remove("PLANLOCK_TOKEN")
-            // Its phase marks, with microsecond timestamps, for the per-phase table.
-            .env("PLANLOCK_LOG", "planlock=warn,planlock::phase=debug")
-            .env("PLANLOCK_LOG_FORMAT", "json")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .context("start planlock serve")?;
-        let stderr = child.stderr.take().context("no stderr")?;
-        let mut lines = BufReader::new(stderr).lines();
-        let base = loop {
-            let line = lines
-                .next()
-                .context("planlock serve exited before serving")??;
-            if let Some(rest) = line.split("serving on ").nth(1) {
-                break rest
-                    .split_whitespace()
-                    .next()
-                    .unwrap_or_default()
-                    .to_string();
-            }
-        };
-        // Keep draining its output, keeping the phase marks.
+            .args(inboxes);
+        // Its phase marks, with microsecond timestamps, for the per-phase table.
         let marks = Marks::default();
-        let kept = marks.clone();
-        std::thread::spawn(move || {
-            for line in lines.by_ref().map_while(Result::ok) {
-                kept.read(&line);
-            }
-        });
+        let (child, base) = phases::serve_logging_phases(serve, &marks)?;
         Ok(Server { child, base, marks })
     }
 

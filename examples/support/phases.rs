@@ -4,6 +4,8 @@
 #![allow(dead_code)]
 
 use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -205,4 +207,41 @@ pub fn samples(timelines: &[Timeline], name: &str) -> Vec<f64> {
         .iter()
         .flat_map(|t| t.iter().filter(|(n, _)| n == name).map(|(_, ms)| *ms))
         .collect()
+}
+
+/// Starts `serve` (a `planlock serve` command with its own arguments) logging its phase
+/// marks as JSON, waits until it says where it serves, and from then on reads its log into
+/// `marks` on a thread of its own: the child and its base URL.
+pub fn serve_logging_phases(mut serve: Command, marks: &Marks) -> anyhow::Result<(Child, String)> {
+    use anyhow::Context;
+    let mut child = serve
+        .env_remove("PLANLOCK_TOKEN")
+        .env("PLANLOCK_LOG", "planlock=warn,planlock::phase=debug")
+        .env("PLANLOCK_LOG_FORMAT", "json")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("start planlock serve")?;
+    let stderr = child.stderr.take().context("no stderr")?;
+    let mut lines = BufReader::new(stderr).lines();
+    let base = loop {
+        let line = lines
+            .next()
+            .context("planlock serve exited before serving")??;
+        if let Some(rest) = line.split("serving on ").nth(1) {
+            break rest
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+        }
+    };
+    let kept = marks.clone();
+    std::thread::spawn(move || {
+        for line in lines.by_ref().map_while(Result::ok) {
+            kept.read(&line);
+        }
+    });
+    Ok((child, base))
 }
