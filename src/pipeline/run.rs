@@ -34,15 +34,12 @@ pub async fn lock_run<B: BindInboxes>(
     secrets: Secrets,
     binder: &B,
 ) -> Result<LockedRun, Unlocked<B::Error>> {
-    let spec = spec
+    let (spec, lock) = spec
         .secrets(secrets)
         .fix_lock()
         .await
         .map_err(Unlocked::Spec)?;
-    let Some(lock) = spec.fixed_lock() else {
-        unreachable!("fix_lock fixes the lock");
-    };
-    let inboxes = binder.bind(lock).await.map_err(Unlocked::Binding)?;
+    let inboxes = binder.bind(&lock).await.map_err(Unlocked::Binding)?;
     spec.inboxes(inboxes).lock().await.map_err(Unlocked::Spec)
 }
 

@@ -261,18 +261,17 @@ impl RunSpec {
     /// The run's lock, fixed now (unless [`within`](Self::within) fixed it) and kept for
     /// [`lock`](Self::lock): the request's own lock, which the front end judges the run's
     /// side destinations by (its webhook, the mailboxes the request brings) before it binds
-    /// the inboxes. Checks what the lock is made of: variables, secrets, `navigate` URLs.
-    pub async fn fix_lock(mut self) -> Result<RunSpec, SpecError> {
-        if self.fixed.is_none() {
-            let (_, urls, _) = self.checked(false)?;
-            self.fixed = Some(self.built_lock(urls).await?);
-        }
-        Ok(self)
-    }
-
-    /// The lock fixed by [`within`](Self::within) or [`fix_lock`](Self::fix_lock).
-    pub fn fixed_lock(&self) -> Option<&Lock> {
-        self.fixed.as_ref()
+    /// the inboxes; the spec is returned with it. Checks what the lock is made of: variables,
+    /// secrets, `navigate` URLs.
+    pub async fn fix_lock(mut self) -> Result<(RunSpec, Lock), SpecError> {
+        let lock = match &self.fixed {
+            Some(lock) => lock.clone(),
+            None => {
+                let (_, urls, _) = self.checked(false)?;
+                self.fixed.insert(self.built_lock(urls).await?).clone()
+            }
+        };
+        Ok((self, lock))
     }
 
     /// Checks everything the request names and fixes the run's lock, before any page or
