@@ -48,6 +48,16 @@ struct Unanswered {
     document: u64,
     /// An `EventSource`: a stream, answered once its response starts.
     stream: bool,
+    /// It sends something (not a `GET`, `HEAD` or `OPTIONS`): a submission, not a poll.
+    write: bool,
+}
+
+/// A request still unanswered, as a wait for answers sees it.
+pub(crate) struct Waiting {
+    /// `POST http://…/register`.
+    pub said: String,
+    /// It sends something: a submission, which a long poll or a stream never is.
+    pub write: bool,
 }
 
 /// The most unanswered requests kept: past it the oldest are forgotten (a page that opens
@@ -93,15 +103,18 @@ impl Activity {
     }
 
     /// The requests the marked document sent since `mark` that have no answer yet, oldest
-    /// first (`POST http://…/register`).
-    pub(crate) fn unanswered_since(&self, mark: Mark) -> Vec<String> {
+    /// first.
+    pub(crate) fn unanswered_since(&self, mark: Mark) -> Vec<Waiting> {
         let Ok(unanswered) = self.unanswered.lock() else {
             return Vec::new();
         };
         unanswered
             .iter()
             .filter(|u| u.sent >= mark.at && u.document == mark.document)
-            .map(|u| u.said.clone())
+            .map(|u| Waiting {
+                said: u.said.clone(),
+                write: u.write,
+            })
             .collect()
     }
 
@@ -136,6 +149,7 @@ impl Activity {
                     sent: Instant::now(),
                     document: self.documents.load(Ordering::Relaxed),
                     stream: ev.r#type == Some(ResourceType::EventSource),
+                    write: !matches!(ev.request.method.as_str(), "GET" | "HEAD" | "OPTIONS"),
                 });
             }
         }

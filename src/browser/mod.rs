@@ -39,7 +39,7 @@ pub use locate::Accessible;
 pub use outline::{Look, LookError, Outline};
 pub use process::{Preference, find_executable, is_headless_shell};
 pub use shot::{MASK_COLOUR, NoPicture};
-pub use tab::{ANSWER_BOUND, CLICK_WINDOW, QUIET, SUBMISSION_WINDOW, Tab};
+pub use tab::{ANSWER_BOUND, CLICK_WINDOW, QUIET, SUBMISSION_ANSWER_BOUND, SUBMISSION_WINDOW, Tab};
 
 use crate::lock::{AddressPolicy, Lock};
 use egress::Egress;

@@ -79,6 +79,11 @@ const NAVIGATION_SETTLE: Duration = Duration::from_secs(10);
 /// poll, a stream) and named in the click's effect. A server's answer comes as fast as a
 /// navigation's; the margin is for a slow one.
 pub const ANSWER_BOUND: Duration = Duration::from_secs(NAVIGATION_SETTLE.as_secs() + 2);
+/// The longest an inbox step waits, from the click before it, for a submission that click sent
+/// (a request that is not a `GET`) to be answered before it reads the mail. A site may mail a
+/// link before it commits what the link needs (Plone does), and a busy machine can take longer
+/// than [`ANSWER_BOUND`] to answer; a submission is never a long poll or a stream.
+pub const SUBMISSION_ANSWER_BOUND: Duration = Duration::from_secs(60);
 /// How much longer than its grace the late-refusal watch waits for a page that is too busy to
 /// run its timers, and then for a navigation requested in the grace to be judged.
 const SETTLE_CAP: Duration = Duration::from_secs(1);

@@ -313,3 +313,42 @@ fn an_inbox_step_after_a_click_whose_deadline_came_first_waits_for_the_answer_be
         );
     });
 }
+
+#[test]
+fn an_inbox_step_waits_past_the_clicks_bound_for_a_slow_submission_before_the_mail() {
+    if util::browser().is_none() {
+        return;
+    }
+    util::rt().block_on(async {
+        let (smtp, mailer) = util::smtp::loopback_inbox().await;
+        // A busy site: it mails at once and answers (commits) only after the click's bound for
+        // answers has passed, so the click's own step ends first.
+        let slower = planlock::browser::ANSWER_BOUND + Duration::from_secs(2);
+        let (app, base) = App::start(mailer, slower).await;
+        let spec = RunSpec::new(plan(REGISTER_PLAN, &base))
+            .run_id(runner::new_run_id())
+            .inbox(None, smtp.clone());
+        let (result, _) = util::run_locked(spec).await;
+        assert_eq!(
+            app.records(),
+            ["mailed", "committed", "opened committed"],
+            "the site's records: the link was opened after the commit\n{}",
+            dump(&result)
+        );
+        util::assert_succeeded(&result);
+        let click = effect(&result, 2);
+        assert!(
+            click["answers"]["unanswered"]
+                .to_string()
+                .contains(&format!("POST {base}/register")),
+            "the click's step ended at its bound, unanswered: {click:#}"
+        );
+        let open = serde_json::to_value(&result.steps[3].detail).unwrap();
+        assert!(
+            open["answers"]["answered"]
+                .to_string()
+                .contains(&format!("POST {base}/register")),
+            "the inbox step waited for the submission and says so: {open:#}"
+        );
+    });
+}

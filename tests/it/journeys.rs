@@ -912,6 +912,8 @@ pub(crate) struct Outcome {
     pub took: Duration,
     pub warnings: Vec<String>,
     pub evidence: Evidence,
+    /// The event log's last steps (up to the failed one), as JSON: what a failure shows.
+    pub last_steps: String,
 }
 
 impl Outcome {
@@ -1036,6 +1038,7 @@ fn run_journey_plan(j: &Journey, kind: PlanKind, text: &str) -> Outcome {
             reached: false,
             seen: "not run".to_string(),
         },
+        last_steps: String::new(),
     };
     let plan = match plan::parse_and_validate(text, &Limits::default(), &vars) {
         Ok(plan) => plan,
@@ -1109,7 +1112,18 @@ fn run_journey_plan(j: &Journey, kind: PlanKind, text: &str) -> Outcome {
             })
             .collect(),
         evidence,
+        last_steps: last_steps(&json),
     }
+}
+
+/// The last three steps of a result's event log, up to the failed one, as pretty JSON.
+fn last_steps(result: &Value) -> String {
+    let steps = result["steps"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let end = result["failed_step"]
+        .as_u64()
+        .map_or(steps.len(), |i| (i as usize + 1).min(steps.len()));
+    let last = &steps[end.saturating_sub(3)..end];
+    serde_json::to_string_pretty(last).expect("JSON")
 }
 
 // ---- The table ----
@@ -1169,12 +1183,13 @@ fn hand(app: &str, name: &str) {
     );
     assert!(
         o.status == "succeeded" && o.evidence.reached,
-        "the hand plan of {} did not reach its goal:\n{TABLE_HEAD}\n{}\nerror: {}\nwarnings: {:?}\n{}",
+        "the hand plan of {} did not reach its goal:\n{TABLE_HEAD}\n{}\nerror: {}\nwarnings: {:?}\n{}\nthe last steps:\n{}",
         j.id(),
         row(&o),
         o.message.as_deref().unwrap_or("none"),
         o.warnings,
-        o.evidence.seen
+        o.evidence.seen,
+        o.last_steps
     );
 }
 

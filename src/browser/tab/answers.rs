@@ -9,76 +9,106 @@ const NAMED: usize = 3;
 
 impl Tab {
     /// Waits until every request the page sent since `mark` (from the document it showed then)
-    /// is answered (a response, a failure, a refusal), until [`ANSWER_BOUND`] after the mark or
-    /// `deadline`, whichever comes first; then, when it waited for any, what for and how long.
-    /// Once all are answered the page is given one task turn to read the answers, and what
-    /// that sends is waited for too.
-    pub(super) async fn answers_since(&self, mark: Mark, deadline: Instant) -> Option<Answers> {
-        let bound = mark.at + ANSWER_BOUND;
-        let until = deadline.min(bound);
-        if !self.activity.sent_since(mark) || Instant::now() >= until {
+    /// is answered (a response, a failure, a refusal): until [`ANSWER_BOUND`] after the mark,
+    /// and for a submission (not a `GET`) until `submissions` after it, or until `deadline`,
+    /// whichever comes first; then, when it waited for any, what for and how long. Once all
+    /// are answered the page is given one task turn to read the answers, and what that sends
+    /// is waited for too.
+    pub(super) async fn answers_since(
+        &self,
+        mark: Mark,
+        deadline: Instant,
+        submissions: Duration,
+    ) -> Option<Answers> {
+        let reads_until = deadline.min(mark.at + ANSWER_BOUND);
+        let writes_until = deadline.min(mark.at + submissions.max(ANSWER_BOUND));
+        if !self.activity.sent_since(mark) || Instant::now() >= writes_until {
             return None;
         }
         let began = Instant::now();
         let mut moves = self.activity.moves();
-        let _ = tokio::time::timeout_at(until, self.activity.caught_up()).await;
+        let _ = tokio::time::timeout_at(reads_until, self.activity.caught_up()).await;
         let mut waited_for: Vec<String> = Vec::new();
         let mut turned = false;
         loop {
             moves.borrow_and_update();
-            let pending = self.activity.unanswered_since(mark);
+            let now = Instant::now();
+            // Past its bound a request is no longer waited for.
+            let pending: Vec<_> = self
+                .activity
+                .unanswered_since(mark)
+                .into_iter()
+                .filter(|w| now < if w.write { writes_until } else { reads_until })
+                .collect();
             if pending.is_empty() {
-                if waited_for.is_empty() || turned {
+                if waited_for.is_empty() || turned || now >= reads_until {
                     break;
                 }
                 // The page reads the answers in its next tasks, and may send more for them.
                 self.count();
-                let turn = tokio::time::timeout_at(until, self.page.execute(task_barrier()));
+                let turn = tokio::time::timeout_at(reads_until, self.page.execute(task_barrier()));
                 let _ = turn.await;
-                let _ = tokio::time::timeout_at(until, self.activity.caught_up()).await;
+                let _ = tokio::time::timeout_at(reads_until, self.activity.caught_up()).await;
                 turned = true;
                 continue;
             }
             turned = false;
-            for said in pending {
-                if !waited_for.contains(&said) {
-                    waited_for.push(said);
+            // Wake at the next bound too: a read's, to go on waiting for the submissions alone.
+            let until = match pending.iter().any(|w| !w.write) {
+                true => reads_until,
+                false => writes_until,
+            };
+            for w in pending {
+                if !waited_for.contains(&w.said) {
+                    waited_for.push(w.said);
                 }
             }
-            let moved = tokio::time::timeout_at(until, moves.changed()).await;
-            if !matches!(moved, Ok(Ok(()))) {
-                break;
+            match tokio::time::timeout_at(until, moves.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => break,
+                Err(_) if until < writes_until => {}
+                Err(_) => break,
             }
         }
         if waited_for.is_empty() {
             return None;
         }
         let unanswered = self.activity.unanswered_since(mark);
+        // What ended the wait for what is still unanswered: its bound, or the step's deadline.
+        let submission = unanswered.iter().any(|w| w.write) && submissions > ANSWER_BOUND;
+        let ended = match (submission, deadline) {
+            (true, d) if mark.at + submissions <= d => Ended::SubmissionBound,
+            (false, d) if mark.at + ANSWER_BOUND <= d => Ended::Bound,
+            _ => Ended::Deadline,
+        };
+        let unanswered: Vec<String> = unanswered.into_iter().map(|w| w.said).collect();
         let answered = waited_for
             .into_iter()
             .filter(|s| !unanswered.contains(s))
             .collect();
-        let ended = match bound <= deadline {
-            true => Ended::Bound,
-            false => Ended::Deadline,
-        };
         Some(Answers::new(began.elapsed(), answered, unanswered, ended))
     }
 
     /// Before an inbox step reads the mail: the requests the last click caused are answered,
     /// as the click's own step waits for them (they usually are by now), bounded by
-    /// [`ANSWER_BOUND`] from the click. What it waited for, if it did.
+    /// [`ANSWER_BOUND`] from the click, and a submission by [`SUBMISSION_ANSWER_BOUND`]: a
+    /// person reads the mail once the page has answered the form. What it waited for, if it
+    /// did.
     pub async fn answers_to_click(&self, deadline: Instant) -> Option<Answers> {
         let mark = (*self.clicked.lock().ok()?)?;
-        self.answers_since(mark, deadline).await
+        self.answers_since(mark, deadline, SUBMISSION_ANSWER_BOUND)
+            .await
     }
 }
 
 /// What ended a wait that left requests unanswered.
 #[derive(Clone, Copy)]
 enum Ended {
-    /// [`ANSWER_BOUND`]: they are taken as long-lived.
+    /// [`ANSWER_BOUND`]: they are taken as long-lived (a long poll, a stream).
     Bound,
+    /// For a submission before the mail, [`SUBMISSION_ANSWER_BOUND`]: the site's answer is
+    /// not waited for any longer.
+    SubmissionBound,
     /// The step's deadline came first.
     Deadline,
 }
@@ -91,8 +121,13 @@ impl Answers {
         ended: Ended,
     ) -> Answers {
         let secs = format!("{:.1} s", waited.as_secs_f64());
+        let slow = format!(
+            "none within {} s of the click",
+            SUBMISSION_ANSWER_BOUND.as_secs()
+        );
         let why = match ended {
             Ended::Bound => "a long poll or a stream",
+            Ended::SubmissionBound => slow.as_str(),
             Ended::Deadline => "the step's deadline came first",
         };
         let list = |all: &[String]| {
@@ -163,6 +198,18 @@ mod tests {
                 .ends_with("went on without an answer (the step's deadline came first)"),
             "{}",
             cut.said
+        );
+        let slow = Answers::new(
+            Duration::ZERO,
+            vec![],
+            vec![post.clone()],
+            Ended::SubmissionBound,
+        );
+        assert!(
+            slow.said
+                .ends_with("went on without an answer (none within 60 s of the click)"),
+            "{}",
+            slow.said
         );
         let kept = Answers::new(Duration::ZERO, vec![post; 5], vec![], Ended::Bound);
         assert_eq!(kept.answered.len(), 3, "the first three are named");

@@ -60,7 +60,9 @@ impl Tab {
         }
         // What the click caused is answered before the step ends: the next one judges the page,
         // or reads the mail, once the page has answered, as a person does.
-        effect.answers = self.answers_since(pressed.mark, deadline).await;
+        effect.answers = self
+            .answers_since(pressed.mark, deadline, ANSWER_BOUND)
+            .await;
         if let Some(e) = self.refused() {
             return Err(e);
         }
