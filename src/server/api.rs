@@ -51,15 +51,15 @@ impl RunProgress {
         RunProgress {
             run_id: run.id.clone(),
             status: run.status,
-            created_at: timestamp(run.created_ms),
-            started_at: run.started_ms.map(timestamp),
-            steps_total: run.steps_total,
+            created_at: timestamp(run.times.created_ms),
+            started_at: run.times.started_ms.map(timestamp),
+            steps_total: run.plan.steps_total,
             steps: progress.steps,
             extracted: progress.extracted,
             inbox_address: progress.inbox_address,
-            allowed_hosts: run.allowed_hosts.clone(),
-            plan: run.plan_name.clone(),
-            callback: run.callback.clone(),
+            allowed_hosts: run.plan.allowed_hosts.clone(),
+            plan: run.plan.name.clone(),
+            callback: run.callback(),
         }
     }
 }
@@ -94,13 +94,13 @@ impl RunSummary {
         RunSummary {
             run_id: run.id.clone(),
             status: run.status,
-            created_at: timestamp(run.created_ms),
-            started_at: run.started_ms.map(timestamp),
-            finished_at: run.finished_ms.map(timestamp),
+            created_at: timestamp(run.times.created_ms),
+            started_at: run.times.started_ms.map(timestamp),
+            finished_at: run.times.finished_ms.map(timestamp),
             summary: run.summary.clone(),
-            plan: run.plan_name.clone(),
-            steps_total: run.steps_total,
-            allowed_hosts: run.allowed_hosts.clone(),
+            plan: run.plan.name.clone(),
+            steps_total: run.plan.steps_total,
+            allowed_hosts: run.plan.allowed_hosts.clone(),
             href: format!("/v1/runs/{}", run.id),
         }
     }

@@ -510,7 +510,7 @@ pub async fn view(state: &AppState, run: &StoredRun) -> Result<RunView, ApiError
     if let Some(result) = &run.result {
         return Ok(RunView::Ended(Box::new(EndedRun {
             result: result.clone(),
-            callback: run.callback.clone(),
+            callback: run.callback(),
         })));
     }
     let events = state.store().events(&run.id).await?;
@@ -523,19 +523,30 @@ pub async fn view(state: &AppState, run: &StoredRun) -> Result<RunView, ApiError
 /// The result of a run whose server stopped before it ended: `failed`, kind `interrupted`,
 /// with the steps its events recorded.
 pub fn interrupted(run: &StoredRun, events: &[Event]) -> RunResult {
-    let record = RunRecord {
-        run_id: &run.id,
-        steps: &run.steps,
-        allowed_hosts: &run.allowed_hosts,
-        plan: run.plan_name.as_deref(),
-        ran_for: std::time::Duration::from_millis(
-            run.started_ms.map(|s| (now_ms() - s).max(0)).unwrap_or(0) as u64,
-        ),
-    };
+    let ran_for = run
+        .times
+        .started_ms
+        .map(|s| (now_ms() - s).max(0))
+        .unwrap_or(0);
     let failure = Failure::Interrupted {
         replica: run.owner.clone(),
     };
-    RunResult::interrupted(&record, &Progress::of(events), &failure)
+    RunResult::interrupted(
+        &record(run, std::time::Duration::from_millis(ran_for as u64)),
+        &Progress::of(events),
+        &failure,
+    )
+}
+
+/// What the store knows of `run` apart from its events, as its result is made from.
+fn record(run: &StoredRun, ran_for: std::time::Duration) -> RunRecord<'_> {
+    RunRecord {
+        run_id: &run.id,
+        steps: &run.plan.steps,
+        allowed_hosts: &run.plan.allowed_hosts,
+        plan: run.plan.name.as_deref(),
+        ran_for,
+    }
 }
 
 /// Marks the live runs whose server is gone as interrupted: this replica's own from an
@@ -582,16 +593,16 @@ pub async fn sweep_orphans(state: &AppState, own: bool) -> usize {
 /// Delivers the webhook of a stored run this replica has just ended (it ran elsewhere, or
 /// not at all), its receiver judged by the run's lock made again from its stored sites.
 pub async fn deliver(state: &AppState, run: &StoredRun, result: &RunResult) {
-    let Some(callback) = &run.callback else {
+    let Some(callback) = &run.webhook else {
         return;
     };
     // Stores made before the callback's sites were kept have the lock's own.
-    let sites = if run.callback_hosts.is_empty() {
-        &run.allowed_hosts
+    let sites = if callback.hosts.is_empty() {
+        &run.plan.allowed_hosts
     } else {
-        &run.callback_hosts
+        &callback.hosts
     };
-    match webhook::stored_callback(&callback.url, sites, &state.listen_addresses()).await {
+    match webhook::stored_callback(&callback.delivery.url, sites, &state.listen_addresses()).await {
         Ok(callback) => webhook::spawn_delivery(state, run.id.clone(), callback, result),
         Err(e) => tracing::warn!(run_id = %run.id, error = %e, "webhook not delivered"),
     }
@@ -599,15 +610,11 @@ pub async fn deliver(state: &AppState, run: &StoredRun, result: &RunResult) {
 
 /// The result of a run cancelled while it waited in the shared queue.
 pub fn cancelled_waiting(run: &StoredRun) -> RunResult {
-    let record = RunRecord {
-        run_id: &run.id,
-        steps: &run.steps,
-        allowed_hosts: &run.allowed_hosts,
-        plan: run.plan_name.as_deref(),
-        ran_for: std::time::Duration::ZERO,
-    };
-    let mut result =
-        RunResult::interrupted(&record, &Progress::of(&[]), &Failure::CancelledWaiting);
+    let mut result = RunResult::interrupted(
+        &record(run, std::time::Duration::ZERO),
+        &Progress::of(&[]),
+        &Failure::CancelledWaiting,
+    );
     result.status = runner::RunStatus::Cancelled;
     result.summary = format!(
         "cancelled before the first step: {}",

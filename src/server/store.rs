@@ -101,20 +101,45 @@ pub struct StoredRun {
     pub id: String,
     pub status: RunState,
     pub owner: String,
+    pub times: RunTimes,
+    pub plan: StoredPlan,
+    pub summary: Option<String>,
+    pub result: Option<RunResult>,
+    /// The webhook, when the run has a `callback_url`.
+    pub webhook: Option<StoredWebhook>,
+}
+
+impl StoredRun {
+    /// Where its webhook delivery stands, when it has one.
+    pub fn callback(&self) -> Option<CallbackState> {
+        self.webhook.as_ref().map(|w| w.delivery.clone())
+    }
+}
+
+/// When a run was recorded, started and ended, in milliseconds since the Unix epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunTimes {
     pub created_ms: i64,
     pub started_ms: Option<i64>,
     pub finished_ms: Option<i64>,
-    pub cancel_requested: bool,
+}
+
+/// What a run runs: its plan and the sites its lock allowed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredPlan {
+    pub name: Option<String>,
     pub steps_total: i64,
-    pub plan_name: Option<String>,
-    pub allowed_hosts: Vec<String>,
     /// The plan's steps; empty for runs recorded before the store kept them.
     pub steps: Vec<StepRef>,
-    pub summary: Option<String>,
-    pub result: Option<RunResult>,
-    pub callback: Option<CallbackState>,
-    /// The hosts the request allowed, its webhook's receiver judged by them.
-    pub callback_hosts: Vec<String>,
+    pub allowed_hosts: Vec<String>,
+}
+
+/// A run's webhook: where its delivery stands, and the hosts its receiver is judged by.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredWebhook {
+    pub delivery: CallbackState,
+    /// The hosts the request allowed; empty for runs recorded before the store kept them.
+    pub hosts: Vec<String>,
 }
 
 /// Where a run's webhook delivery stands.
@@ -162,8 +187,8 @@ pub fn timestamp(ms: i64) -> String {
 static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("migrations/sqlite");
 static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("migrations/postgres");
 
-const COLUMNS: &str = "id, status, owner, created_ms, started_ms, finished_ms, cancel_requested, \
-                       steps_total, plan_name, allowed_hosts, summary, result, callback_url, \
+const COLUMNS: &str = "id, status, owner, created_ms, started_ms, finished_ms, steps_total, \
+                       plan_name, allowed_hosts, summary, result, callback_url, \
                        callback_status, callback_attempts, callback_error, steps, callback_hosts";
 
 /// Where runs go by default: `$XDG_DATA_HOME/planlock/runs.sqlite3`, else
@@ -502,7 +527,8 @@ impl Store {
         let mut runs: Vec<StoredRun> = rows.iter().map(stored_run).collect::<Result<_>>()?;
         let next = if runs.len() > limit {
             runs.truncate(limit);
-            runs.last().map(|r| encode_cursor(r.created_ms, &r.id))
+            runs.last()
+                .map(|r| encode_cursor(r.times.created_ms, &r.id))
         } else {
             None
         };
@@ -561,12 +587,15 @@ impl Store {
 fn stored_run(r: &AnyRow) -> Result<StoredRun> {
     let get_err = |e| StoreError::db("read a run", e);
     let text = |col: &str| -> Result<Option<String>> { r.try_get(col).map_err(get_err) };
-    let callback = match text("callback_url")? {
-        Some(url) => Some(CallbackState {
-            url,
-            status: text("callback_status")?,
-            attempts: r.try_get::<i64, _>("callback_attempts").map_err(get_err)?,
-            last_error: text("callback_error")?,
+    let webhook = match text("callback_url")? {
+        Some(url) => Some(StoredWebhook {
+            delivery: CallbackState {
+                url,
+                status: text("callback_status")?,
+                attempts: r.try_get::<i64, _>("callback_attempts").map_err(get_err)?,
+                last_error: text("callback_error")?,
+            },
+            hosts: read_json(text("callback_hosts")?)?.unwrap_or_default(),
         }),
         None => None,
     };
@@ -578,18 +607,20 @@ fn stored_run(r: &AnyRow) -> Result<StoredRun> {
                 .map_err(|_| StoreError(format!("a run has the unknown status `{word}`")))?
         },
         owner: r.try_get("owner").map_err(get_err)?,
-        created_ms: r.try_get("created_ms").map_err(get_err)?,
-        started_ms: r.try_get("started_ms").map_err(get_err)?,
-        finished_ms: r.try_get("finished_ms").map_err(get_err)?,
-        cancel_requested: r.try_get::<i64, _>("cancel_requested").map_err(get_err)? != 0,
-        steps_total: r.try_get("steps_total").map_err(get_err)?,
-        plan_name: text("plan_name")?,
-        allowed_hosts: read_json(text("allowed_hosts")?)?.unwrap_or_default(),
-        steps: read_json(text("steps")?)?.unwrap_or_default(),
+        times: RunTimes {
+            created_ms: r.try_get("created_ms").map_err(get_err)?,
+            started_ms: r.try_get("started_ms").map_err(get_err)?,
+            finished_ms: r.try_get("finished_ms").map_err(get_err)?,
+        },
+        plan: StoredPlan {
+            name: text("plan_name")?,
+            steps_total: r.try_get("steps_total").map_err(get_err)?,
+            steps: read_json(text("steps")?)?.unwrap_or_default(),
+            allowed_hosts: read_json(text("allowed_hosts")?)?.unwrap_or_default(),
+        },
         summary: text("summary")?,
         result: read_json(text("result")?)?,
-        callback,
-        callback_hosts: read_json(text("callback_hosts")?)?.unwrap_or_default(),
+        webhook,
     })
 }
 
@@ -710,8 +741,8 @@ mod tests {
             assert!(!store.finish(&result(RunStatus::Failed)).await.unwrap());
             let run = store.get("run1").await.unwrap().unwrap();
             assert_eq!(run.status, RunState::Succeeded);
-            assert_eq!(run.allowed_hosts, ["shop.example"]);
-            assert_eq!(run.steps, steps);
+            assert_eq!(run.plan.allowed_hosts, ["shop.example"]);
+            assert_eq!(run.plan.steps, steps);
             assert_eq!(run.result, Some(result(RunStatus::Succeeded)));
             assert_eq!(store.events("run1").await.unwrap(), vec![started]);
             let mut seen = Vec::new();
