@@ -14,8 +14,8 @@ use planlock::plan::SECRET_ENV_PREFIX;
 use planlock::planner::PlannerConfig;
 use planlock::runner::Secrets;
 use planlock::server::{
-    ApiError, AppState, BROWSER_WS_VAR, BrowserSource, McpTools, ServerConfig, TOKEN_VAR,
-    WEBHOOK_SECRET_VAR, default_sqlite_path, serve,
+    ApiError, AppState, BROWSER_WS_VAR, BrowserSource, McpTools, ReplicaConfig, ServerConfig,
+    TOKEN_VAR, WEBHOOK_SECRET_VAR, default_sqlite_path, serve,
 };
 use tokio::net::TcpListener;
 
@@ -241,23 +241,25 @@ impl ServiceArgs {
         config.queue = self.queue;
         config.max_runs_per_caller = self.max_runs_per_caller;
         config.keep_days = self.keep_days;
-        config.lease = Duration::from_secs(self.lease_seconds);
-        config.drain = Duration::from_secs(self.drain_seconds);
-        // Renewed several times per lease, so one slow write does not lose it.
-        config.heartbeat =
-            (config.lease / 4).clamp(Duration::from_millis(250), Duration::from_secs(5));
-        config.webhook_secret = std::env::var(WEBHOOK_SECRET_VAR)
+        let lease = Duration::from_secs(self.lease_seconds);
+        config.replica = ReplicaConfig {
+            id: self
+                .replica_id
+                .clone()
+                .filter(|r| !r.trim().is_empty())
+                .unwrap_or(default_replica),
+            // Renewed several times per lease, so one slow write does not lose it.
+            heartbeat: (lease / 4).clamp(Duration::from_millis(250), Duration::from_secs(5)),
+            lease,
+            drain: Duration::from_secs(self.drain_seconds),
+        };
+        config.webhook.secret = std::env::var(WEBHOOK_SECRET_VAR)
             .ok()
             .filter(|v| !v.trim().is_empty());
         config.store = Some(match &self.store {
             Some(s) => expand_env(s).map_err(|m| CliError::input(format!("--store: {m}")))?,
             None => format!("sqlite:{}", default_sqlite_path().display()),
         });
-        config.replica_id = self
-            .replica_id
-            .clone()
-            .filter(|r| !r.trim().is_empty())
-            .unwrap_or(default_replica);
         Ok(config)
     }
 

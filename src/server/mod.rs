@@ -54,7 +54,7 @@ pub use mcp::{Tools as McpTools, tools as mcp_tools, writing_guide};
 pub use openapi::document as openapi_document;
 pub use state::{
     AppState, DEFAULT_BODY_LIMIT, DEFAULT_DRAIN, DEFAULT_KEEP_DAYS, DEFAULT_QUEUE,
-    DEFAULT_READ_TIMEOUT, ServerConfig,
+    DEFAULT_READ_TIMEOUT, ReplicaConfig, ServerConfig, WebhookConfig,
 };
 pub use store::{Store, StoreError, default_sqlite_path};
 pub use webhook::{SECRET_VAR as WEBHOOK_SECRET_VAR, SIGNATURE_HEADER, signature};

@@ -70,28 +70,41 @@ pub struct ServerConfig {
     /// `sqlite:PATH` or `postgres://…`; `None`: a SQLite file in a temp dir removed with
     /// the server (tests, embedding).
     pub store: Option<String>,
-    /// This replica's name in the store. Runs it owned that are still live when it starts
-    /// again are marked interrupted at once, so two live replicas must not share one.
-    pub replica_id: String,
-    /// How often this replica renews the lease of its live runs.
-    pub heartbeat: Duration,
-    /// A live run whose lease was not renewed for this long is marked interrupted.
-    pub lease: Duration,
+    pub replica: ReplicaConfig,
     /// Finished runs older than this are forgotten.
     pub keep_days: u32,
-    /// With a shared queue: how long a replica told to stop lets its runs finish before it
-    /// cancels them (it claims no new ones meanwhile).
-    pub drain: Duration,
-    /// Signs webhook bodies; `callback_url` is refused without it.
-    pub webhook_secret: Option<String>,
-    /// Waits between webhook attempts.
-    pub webhook_retries: Vec<Duration>,
+    pub webhook: WebhookConfig,
     /// The longest a client may take to send a request's head (from the connection's start,
     /// or the end of its previous answer) and, then, its body.
     pub read_timeout: Duration,
     /// The command serving: `planlock serve`, or `planlock mcp` over stdio. Hints that name
     /// a server option name this one (both take the same options).
     pub command: &'static str,
+}
+
+/// This replica among those sharing a store: its name, the lease of its live runs, and how
+/// it stops.
+#[derive(Debug, Clone)]
+pub struct ReplicaConfig {
+    /// This replica's name in the store. Runs it owned that are still live when it starts
+    /// again are marked interrupted at once, so two live replicas must not share one.
+    pub id: String,
+    /// How often this replica renews the lease of its live runs.
+    pub heartbeat: Duration,
+    /// A live run whose lease was not renewed for this long is marked interrupted.
+    pub lease: Duration,
+    /// With a shared queue: how long a replica told to stop lets its runs finish before it
+    /// cancels them (it claims no new ones meanwhile).
+    pub drain: Duration,
+}
+
+/// How the results of runs with a `callback_url` are sent.
+#[derive(Debug, Clone)]
+pub struct WebhookConfig {
+    /// Signs webhook bodies; `callback_url` is refused without it.
+    pub secret: Option<String>,
+    /// Waits between webhook attempts.
+    pub retries: Vec<Duration>,
 }
 
 impl ServerConfig {
@@ -116,13 +129,17 @@ impl ServerConfig {
             inboxes: Vec::new(),
             allow_request_inboxes: false,
             store: None,
-            replica_id: format!("replica-{}", crate::runner::new_run_id()),
-            heartbeat: Duration::from_secs(5),
-            lease: Duration::from_secs(30),
+            replica: ReplicaConfig {
+                id: format!("replica-{}", crate::runner::new_run_id()),
+                heartbeat: Duration::from_secs(5),
+                lease: Duration::from_secs(30),
+                drain: DEFAULT_DRAIN,
+            },
             keep_days: DEFAULT_KEEP_DAYS,
-            drain: DEFAULT_DRAIN,
-            webhook_secret: None,
-            webhook_retries: DEFAULT_WEBHOOK_RETRIES.to_vec(),
+            webhook: WebhookConfig {
+                secret: None,
+                retries: DEFAULT_WEBHOOK_RETRIES.to_vec(),
+            },
             read_timeout: DEFAULT_READ_TIMEOUT,
             command: "planlock serve",
         }
@@ -160,12 +177,9 @@ struct Shared {
     browser: BrowserSlot,
     registry: Registry,
     store: Store,
-    replica_id: String,
-    heartbeat: Duration,
-    lease: Duration,
+    replica: ReplicaConfig,
     keep_days: u32,
-    webhook_secret: Option<String>,
-    webhook_retries: Vec<Duration>,
+    webhook: WebhookConfig,
     read_timeout: Duration,
     metrics: Arc<Metrics>,
     /// One permit per run executing.
@@ -180,7 +194,6 @@ struct Shared {
     shutdown: CancellationToken,
     /// Cancelled when a replica stops claiming runs (drain, then shutdown).
     draining: CancellationToken,
-    drain: Duration,
     /// Set once this replica claims from the store's shared queue (a started PostgreSQL
     /// store); until then it runs what it accepts itself.
     shared: std::sync::atomic::AtomicBool,
@@ -314,12 +327,12 @@ impl AppState {
             browser: BrowserSlot::new(config.browser, metrics.clone()),
             registry: Registry::new(scratch.path().join("artifacts")),
             store,
-            replica_id: config.replica_id,
-            heartbeat: config.heartbeat,
-            lease: config.lease,
+            replica: config.replica,
             keep_days: config.keep_days,
-            webhook_secret: config.webhook_secret.filter(|s| !s.is_empty()),
-            webhook_retries: config.webhook_retries,
+            webhook: WebhookConfig {
+                secret: config.webhook.secret.filter(|s| !s.is_empty()),
+                ..config.webhook
+            },
             read_timeout: config.read_timeout,
             metrics,
             runs: Arc::new(Semaphore::new(max_runs)),
@@ -328,7 +341,6 @@ impl AppState {
             planning: Arc::new(Semaphore::new(max_runs)),
             shutdown: CancellationToken::new(),
             draining: CancellationToken::new(),
-            drain: config.drain,
             shared: std::sync::atomic::AtomicBool::new(false),
             claims: Arc::new(tokio::sync::Notify::new()),
             notices: tokio::sync::broadcast::channel(1024).0,
@@ -393,13 +405,13 @@ impl AppState {
         &self.0.store
     }
     pub(crate) fn replica_id(&self) -> &str {
-        &self.0.replica_id
+        &self.0.replica.id
     }
     pub(crate) fn heartbeat(&self) -> Duration {
-        self.0.heartbeat
+        self.0.replica.heartbeat
     }
     pub(crate) fn lease(&self) -> Duration {
-        self.0.lease
+        self.0.replica.lease
     }
     pub(crate) fn keep_days(&self) -> u32 {
         self.0.keep_days
@@ -410,11 +422,9 @@ impl AppState {
     pub(crate) fn metrics_arc(&self) -> Arc<Metrics> {
         self.0.metrics.clone()
     }
-    pub(crate) fn webhook_secret(&self) -> Option<&str> {
-        self.0.webhook_secret.as_deref()
-    }
-    pub(crate) fn webhook_retries(&self) -> &[Duration] {
-        &self.0.webhook_retries
+    /// How webhooks are signed and retried (no secret: `callback_url` is refused).
+    pub(crate) fn webhook(&self) -> &WebhookConfig {
+        &self.0.webhook
     }
     pub(crate) fn shutdown_token(&self) -> &CancellationToken {
         &self.0.shutdown
@@ -519,7 +529,7 @@ impl AppState {
     /// deadline. Returns whether they all did.
     pub async fn drain(&self) -> bool {
         self.0.draining.cancel();
-        let deadline = tokio::time::Instant::now() + self.0.drain;
+        let deadline = tokio::time::Instant::now() + self.0.replica.drain;
         let registry = &self.0.registry;
         wait::until(deadline, Duration::from_millis(25), || async {
             registry.is_empty().then_some(())
@@ -530,7 +540,7 @@ impl AppState {
 
     /// This replica's name in the store.
     pub fn replica(&self) -> &str {
-        &self.0.replica_id
+        &self.0.replica.id
     }
 
     /// Where runs are kept, for logs (no password).

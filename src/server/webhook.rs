@@ -33,7 +33,7 @@ pub struct Callback {
 /// reach (a private address only where the lock allows it, on that port; never the
 /// service's own address), and a server that can sign.
 pub async fn callback_of(state: &AppState, url: &str, lock: &Lock) -> Result<Callback, ApiError> {
-    if state.webhook_secret().is_none() {
+    if state.webhook().secret.is_none() {
         return Err(ApiError::new(
             ApiErrorKind::InvalidCallback,
             format!(
@@ -105,10 +105,10 @@ pub fn spawn_delivery(state: &AppState, run_id: String, callback: Callback, resu
     let span = tracing::info_span!("webhook", run_id = %run_id);
     tokio::spawn(tracing::Instrument::instrument(
         async move {
-            let Some(secret) = state.webhook_secret().map(str::to_string) else {
+            let Some(secret) = state.webhook().secret.clone() else {
                 return;
             };
-            let schedule = state.webhook_retries().to_vec();
+            let schedule = state.webhook().retries.clone();
             let mut attempt = 0u32;
             loop {
                 attempt += 1;

@@ -18,9 +18,9 @@ use tower::ServiceExt;
 fn opened(store: &str, replica: &str, browser: BrowserSource) -> AppState {
     let mut config = ServerConfig::new(browser);
     config.store = Some(store.to_string());
-    config.replica_id = replica.to_string();
-    config.lease = Duration::from_secs(1);
-    config.heartbeat = Duration::from_millis(200);
+    config.replica.id = replica.to_string();
+    config.replica.lease = Duration::from_secs(1);
+    config.replica.heartbeat = Duration::from_millis(200);
     config.settings.step_timeout = Duration::from_secs(2);
     util::rt()
         .block_on(AppState::open(config))
@@ -264,7 +264,7 @@ fn an_opened_state_sweeps_nothing_and_a_started_one_does() {
 
     let mut config = ServerConfig::new(unlaunched());
     config.store = Some(db.clone());
-    config.replica_id = "gone".to_string();
+    config.replica.id = "gone".to_string();
     let started = util::rt()
         .block_on(AppState::start(config))
         .expect("the service starts");

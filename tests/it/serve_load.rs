@@ -312,8 +312,8 @@ fn a_webhook_is_signed_retried_and_never_holds_up_the_run() {
     let Some(mut config) = with_browser() else {
         return;
     };
-    config.webhook_secret = Some(WEBHOOK_SECRET.to_string());
-    config.webhook_retries = vec![
+    config.webhook.secret = Some(WEBHOOK_SECRET.to_string());
+    config.webhook.retries = vec![
         Duration::from_millis(200),
         Duration::from_millis(400),
         Duration::from_millis(400),
@@ -376,7 +376,7 @@ fn a_webhook_to_a_private_address_needs_allowing_and_a_server_secret() {
     let Some(mut config) = with_browser() else {
         return;
     };
-    config.webhook_secret = Some(WEBHOOK_SECRET.to_string());
+    config.webhook.secret = Some(WEBHOOK_SECRET.to_string());
     let receiver = Receiver::start(0);
     let server = Server::start(config);
     let Some(unsigned) = with_browser() else {
@@ -438,7 +438,7 @@ fn a_webhook_is_judged_by_the_runs_own_lock() {
     let Some(mut config) = with_browser() else {
         return;
     };
-    config.webhook_secret = Some(WEBHOOK_SECRET.to_string());
+    config.webhook.secret = Some(WEBHOOK_SECRET.to_string());
     let receiver = Receiver::start(0);
     let server = Server::start(config);
     let port_of = |url: &str| url::Url::parse(url).unwrap().port().unwrap();
@@ -488,7 +488,7 @@ fn a_callback_at_the_services_own_address_is_refused() {
     let Some(mut config) = with_browser() else {
         return;
     };
-    config.webhook_secret = Some(WEBHOOK_SECRET.to_string());
+    config.webhook.secret = Some(WEBHOOK_SECRET.to_string());
     let server = Server::start(config);
     util::rt().block_on(async {
         let api = server.url("/v1/runs");
