@@ -163,6 +163,33 @@ pub struct NewRun<'a> {
     pub callback_hosts: &'a [String],
 }
 
+/// The columns every new run is recorded with, as [`NewRun::bind`] binds them: `$1` to `$9`
+/// (the creation time is also the first heartbeat). A statement adds its own after them.
+const NEW_RUN_COLUMNS: &str = "id, created_ms, heartbeat_ms, steps_total, plan_name, \
+                               allowed_hosts, callback_url, callback_status, steps, \
+                               callback_hosts";
+const NEW_RUN_VALUES: &str = "$1, $2, $2, $3, $4, $5, $6, $7, $8, $9";
+
+impl NewRun<'_> {
+    /// Binds this run's [`NEW_RUN_COLUMNS`], recorded at `now`, to `statement`.
+    fn bind<'q>(
+        &self,
+        statement: Query<'q, Any, AnyArguments<'q>>,
+        now: i64,
+    ) -> Query<'q, Any, AnyArguments<'q>> {
+        statement
+            .bind(self.id.to_string())
+            .bind(now)
+            .bind(self.steps.len() as i64)
+            .bind(self.plan_name.map(str::to_string))
+            .bind(json!(self.allowed_hosts).to_string())
+            .bind(self.callback_url.map(str::to_string))
+            .bind(self.callback_url.map(|_| "pending".to_string()))
+            .bind(json!(self.steps).to_string())
+            .bind(json!(self.callback_hosts).to_string())
+    }
+}
+
 /// One page of `GET /v1/runs`.
 pub struct Page {
     pub runs: Vec<StoredRun>,
@@ -320,22 +347,11 @@ impl Store {
 
     /// Records a run as queued, owned by `run.owner`.
     pub async fn create(&self, run: &NewRun<'_>) -> Result<()> {
-        let now = now_ms();
-        let statement = sqlx::query(
-            "INSERT INTO runs (id, status, owner, created_ms, heartbeat_ms, steps_total, \
-             plan_name, allowed_hosts, callback_url, callback_status, steps, callback_hosts) \
-             VALUES ($1, 'queued', $2, $3, $3, $4, $5, $6, $7, $8, $9, $10)",
-        )
-        .bind(run.id)
-        .bind(run.owner)
-        .bind(now)
-        .bind(run.steps.len() as i64)
-        .bind(run.plan_name.map(str::to_string))
-        .bind(json!(run.allowed_hosts).to_string())
-        .bind(run.callback_url.map(str::to_string))
-        .bind(run.callback_url.map(|_| "pending".to_string()))
-        .bind(json!(run.steps).to_string())
-        .bind(json!(run.callback_hosts).to_string());
+        let sql = format!(
+            "INSERT INTO runs ({NEW_RUN_COLUMNS}, status, owner) \
+             VALUES ({NEW_RUN_VALUES}, 'queued', $10)"
+        );
+        let statement = run.bind(sqlx::query(&sql), now_ms()).bind(run.owner);
         self.execute(statement, "record a new run").await?;
         Ok(())
     }

@@ -8,7 +8,7 @@
 use sqlx::Row;
 use sqlx::postgres::PgListener;
 
-use super::{NewRun, Result, Store, StoreError, now_ms};
+use super::{NEW_RUN_COLUMNS, NEW_RUN_VALUES, NewRun, Result, Store, StoreError, now_ms};
 use crate::runner::{Event, RunResult};
 
 /// Any number, the same on every replica: the advisory lock that makes counting and
@@ -142,26 +142,16 @@ impl Store {
         if waiting as usize >= admission.queue && admission.free_slots == 0 {
             return Ok(Err(Refusal::Queue));
         }
-        let now = now_ms();
-        sqlx::query(
-            "INSERT INTO runs (id, status, owner, created_ms, heartbeat_ms, steps_total, \
-             plan_name, allowed_hosts, callback_url, callback_status, steps, request, caller, \
-             callback_hosts) VALUES ($1, 'queued', '', $2, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-        )
-        .bind(run.id)
-        .bind(now)
-        .bind(run.steps.len() as i64)
-        .bind(run.plan_name.map(str::to_string))
-        .bind(serde_json::json!(run.allowed_hosts).to_string())
-        .bind(run.callback_url.map(str::to_string))
-        .bind(run.callback_url.map(|_| "pending".to_string()))
-        .bind(serde_json::json!(run.steps).to_string())
-        .bind(request)
-        .bind(admission.caller)
-        .bind(serde_json::json!(run.callback_hosts).to_string())
-        .execute(&mut *tx)
-        .await
-        .map_err(fail)?;
+        let sql = format!(
+            "INSERT INTO runs ({NEW_RUN_COLUMNS}, status, owner, request, caller) \
+             VALUES ({NEW_RUN_VALUES}, 'queued', '', $10, $11)"
+        );
+        run.bind(sqlx::query(&sql), now_ms())
+            .bind(request)
+            .bind(admission.caller)
+            .execute(&mut *tx)
+            .await
+            .map_err(fail)?;
         tx.commit().await.map_err(fail)?;
         Ok(Ok(()))
     }
