@@ -81,6 +81,34 @@ texts!(StepDetail: url, navigation, form_errors, effect, located, answers, email
     anchor_text, chosen_by, describe_matched, text, summary, screenshot, no_screenshot,
     screenshot_url; not: status, same_document, seconds, timeout_ms);
 
+impl StepDetail {
+    /// The element a step used, and how it was chosen.
+    pub(super) fn located(located: Located) -> StepDetail {
+        StepDetail {
+            located: Some(located),
+            ..StepDetail::default()
+        }
+    }
+
+    /// The text a step saw or read.
+    pub(super) fn text(text: String) -> StepDetail {
+        StepDetail {
+            text: Some(text),
+            ..StepDetail::default()
+        }
+    }
+
+    /// The mail an inbox step read, and the requests of the click before it that the step
+    /// waited for to be answered.
+    pub(super) fn mail(email: EmailSeen, answers: Option<Answers>) -> StepDetail {
+        StepDetail {
+            email: Some(email),
+            answers,
+            ..StepDetail::default()
+        }
+    }
+}
+
 /// The message an inbox step matched. (Its fields are optional in the API's schema: they are
 /// a step detail's only when the step read an email.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
