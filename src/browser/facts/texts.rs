@@ -38,8 +38,9 @@ impl<T: Texts> Texts for Vec<T> {
 
 /// Implements [`Texts`] for a struct by naming each of its fields: those before `;` hold
 /// texts (a `String`, or an option, a list or facts of them), those after `not:` hold none.
-/// The pattern it writes has no `..`: a new field must be listed here or the build fails, so
-/// no fact escapes the masking of secrets.
+/// The pattern it writes has no `..`: a new field must be listed here or the build fails
+/// (rustc says the pattern "requires `..`", at the `texts!` line), so no fact escapes the
+/// masking of secrets.
 macro_rules! texts {
     ($facts:ident: $($text:ident),* $(; not: $($other:ident),+)?) => {
         impl $crate::browser::Texts for $facts {
