@@ -6,9 +6,12 @@ use serde::{Deserialize, Serialize};
 use crate::lock::Refusal;
 
 mod effect;
+mod texts;
 
 pub(super) use effect::PageEffect;
 pub use effect::{Answers, Change, Effect, EffectKind, StateChange};
+pub use texts::Texts;
+pub(crate) use texts::texts;
 
 /// The element a step acted on, how it was found, and how it was chosen among others.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -76,42 +79,8 @@ pub struct Located {
     pub key: Option<String>,
 }
 
-impl Located {
-    /// Every text in these facts, to be masked in place. Fields are named one by one (no
-    /// `..`): a new one must be listed here or the build fails.
-    pub fn strings_mut(&mut self) -> Vec<&mut String> {
-        let Located {
-            strategy,
-            element,
-            x: _,
-            y: _,
-            candidates: _,
-            decided_by,
-            ambiguous: _,
-            runners_up,
-            chosen,
-            passed_over,
-            hidden: _,
-            behind_modal: _,
-            covered: _,
-            locate_ms: _,
-            fallback,
-            boxes: _,
-            form,
-            key,
-        } = self;
-        let mut out = vec![strategy];
-        out.extend(element.as_mut());
-        out.extend(decided_by.as_mut());
-        out.extend(fallback.as_mut());
-        out.extend(form.as_mut());
-        out.extend(key.as_mut());
-        out.extend(runners_up.iter_mut().flat_map(Candidate::strings_mut));
-        out.extend(chosen.iter_mut().flat_map(Candidate::strings_mut));
-        out.extend(passed_over.iter_mut().flat_map(Candidate::strings_mut));
-        out
-    }
-}
+texts!(Located: strategy, element, decided_by, runners_up, chosen, passed_over, fallback, form, key;
+    not: x, y, candidates, ambiguous, hidden, behind_modal, covered, locate_ms, boxes);
 
 /// One element that matched, as the ranking saw it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -151,28 +120,8 @@ pub struct Candidate {
     pub inert: Option<bool>,
 }
 
-impl Candidate {
-    /// Every text of the candidate, to be masked in place (fields named one by one).
-    pub fn strings_mut(&mut self) -> Vec<&mut String> {
-        let Candidate {
-            element,
-            tag,
-            text,
-            role,
-            landmark,
-            form,
-            submits: _,
-            in_filled_form: _,
-            covered: _,
-            covered_by,
-            inert: _,
-        } = self;
-        [element, tag, text, role, landmark, form, covered_by]
-            .into_iter()
-            .flat_map(Option::as_mut)
-            .collect()
-    }
-}
+texts!(Candidate: element, tag, text, role, landmark, form, covered_by;
+    not: submits, in_filled_form, covered, inert);
 
 /// A candidate and where clicking it leads, when the page says (`GET https://…`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

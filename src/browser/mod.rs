@@ -29,10 +29,11 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 pub use explain::{Considered, Explained, RuleKept};
+pub(crate) use facts::texts;
 pub use facts::{
     Answers, Blocker, Candidate, Change, Clicked, Cover, Destined, Difference, Effect, EffectKind,
     Extracted, Filled, FormError, InvalidField, Located, Navigated, PageError, Rejection,
-    StateChange, Target,
+    StateChange, Target, Texts,
 };
 pub use gate::HopRule;
 pub use locate::Accessible;

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::browser::{Answers, Effect, Located};
+use crate::browser::{Answers, Effect, Located, texts};
 
 /// The facts of one step. Which fields are set depends on the step type; absent ones are
 /// left out of the JSON.
@@ -77,64 +77,35 @@ pub struct StepDetail {
     pub screenshot_url: Option<String>,
 }
 
+texts!(StepDetail: url, navigation, form_errors, effect, located, answers, email, code, link,
+    anchor_text, chosen_by, describe_matched, text, summary, screenshot, no_screenshot,
+    screenshot_url; not: status, same_document, seconds, timeout_ms);
+
 impl StepDetail {
-    /// Every text in the step's facts, to be masked in place. Fields are named one by one
-    /// (no `..`): a new one must be listed here or the build fails, so no fact escapes the
-    /// masking of secrets.
-    pub fn strings_mut(&mut self) -> Vec<&mut String> {
-        let StepDetail {
-            url,
-            status: _,
-            same_document: _,
-            navigation,
-            form_errors,
-            effect,
-            located,
-            answers,
-            email,
-            code,
-            link,
-            anchor_text,
-            chosen_by,
-            describe_matched,
-            text,
-            seconds: _,
-            summary,
-            screenshot,
-            no_screenshot,
-            timeout_ms: _,
-            screenshot_url,
-        } = self;
-        let mut out: Vec<&mut String> = [
-            url,
-            navigation,
-            code,
-            link,
-            anchor_text,
-            text,
-            summary,
-            screenshot,
-            no_screenshot,
-            screenshot_url,
-        ]
-        .into_iter()
-        .flat_map(Option::as_mut)
-        .collect();
-        out.extend(form_errors.iter_mut());
-        out.extend(chosen_by.iter_mut());
-        out.extend(describe_matched.iter_mut());
-        out.extend(located.iter_mut().flat_map(Located::strings_mut));
-        out.extend(effect.iter_mut().flat_map(Effect::strings_mut));
-        out.extend(answers.iter_mut().flat_map(Answers::strings_mut));
-        if let Some(EmailSeen {
-            subject,
-            from,
-            received_at,
-        }) = email
-        {
-            out.extend([subject, from, received_at]);
+    /// The element a step used, and how it was chosen.
+    pub(super) fn located(located: Located) -> StepDetail {
+        StepDetail {
+            located: Some(located),
+            ..StepDetail::default()
         }
-        out
+    }
+
+    /// The text a step saw or read.
+    pub(super) fn text(text: String) -> StepDetail {
+        StepDetail {
+            text: Some(text),
+            ..StepDetail::default()
+        }
+    }
+
+    /// The mail an inbox step read, and the requests of the click before it that the step
+    /// waited for to be answered.
+    pub(super) fn mail(email: EmailSeen, answers: Option<Answers>) -> StepDetail {
+        StepDetail {
+            email: Some(email),
+            answers,
+            ..StepDetail::default()
+        }
     }
 }
 
@@ -154,6 +125,8 @@ pub struct EmailSeen {
     #[cfg_attr(feature = "server", schema(required = false))]
     pub received_at: String,
 }
+
+texts!(EmailSeen: subject, from, received_at);
 
 /// What a `run_started` event says.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -196,7 +169,7 @@ pub struct RunFinished {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::browser::{Candidate, Change, StateChange};
+    use crate::browser::{Candidate, Change, StateChange, Texts};
 
     fn leaves(v: &serde_json::Value, out: &mut Vec<String>) {
         match v {

@@ -31,7 +31,7 @@ pub use result::{
 pub use spec::{Binding, LockedRun, RunSpec, Secrets, SpecError};
 pub use untrusted::wrap_untrusted;
 
-use crate::browser::Chromium;
+use crate::browser::{Chromium, Texts};
 use crate::error::StepError;
 use crate::inbox::{Message, RunMailbox};
 use crate::plan::{Masker, Step};

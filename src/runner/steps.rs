@@ -168,8 +168,7 @@ impl Run<'_> {
             navigation: clicked.navigation,
             form_errors,
             effect: Some(clicked.effect),
-            located: Some(clicked.located),
-            ..StepDetail::default()
+            ..StepDetail::located(clicked.located)
         })
     }
 
@@ -188,10 +187,7 @@ impl Run<'_> {
             .await
             .map_err(at.page())?;
         self.filled_at(at.index, filled.field, at.tab.page_requests());
-        Ok(StepDetail {
-            located: Some(filled.located),
-            ..StepDetail::default()
-        })
+        Ok(StepDetail::located(filled.located))
     }
 
     /// Waits for `text`, cut short when the form the last click sent comes back with errors.
@@ -216,10 +212,7 @@ impl Run<'_> {
             r = waited => r.map_err(|e| at.page()(e).after(self.previous.clone()))?,
             errors = cut_short => return Err(self.form_errors(errors)),
         }
-        Ok(StepDetail {
-            text: Some(text.to_string()),
-            ..StepDetail::default()
-        })
+        Ok(StepDetail::text(text.to_string()))
     }
 
     async fn wait_for_email(
@@ -234,11 +227,7 @@ impl Run<'_> {
             .await?;
         let email = email_seen(&msg);
         self.remembered.insert(inbox_id.clone(), msg);
-        Ok(StepDetail {
-            answers,
-            email: Some(email),
-            ..StepDetail::default()
-        })
+        Ok(StepDetail::mail(email, answers))
     }
 
     /// Types the code of the inbox's mail into `selector`; no screenshot shows it from then on.
@@ -270,11 +259,9 @@ impl Run<'_> {
         self.filled_at(at.index, filled.field, tab.page_requests());
         Ok(StepDetail {
             located: Some(filled.located),
-            answers,
-            email: Some(email_seen(&msg)),
             code: Some(extract::mask_code(&otp.code)),
             chosen_by: extract::worded(&otp.reasons),
-            ..StepDetail::default()
+            ..StepDetail::mail(email_seen(&msg), answers)
         })
     }
 
@@ -304,13 +291,11 @@ impl Run<'_> {
         Ok(StepDetail {
             url: Some(nav.url),
             status: nav.status,
-            answers,
-            email: Some(email_seen(&msg)),
             link: Some(link.url.to_string()),
             anchor_text: Some(link.anchor_text),
             chosen_by: extract::worded(&link.reasons),
             describe_matched: link.described,
-            ..StepDetail::default()
+            ..StepDetail::mail(email_seen(&msg), answers)
         })
     }
 
@@ -604,7 +589,7 @@ async fn extract_text(at: At<'_>, selector: Option<&str>) -> Result<StepDetail, 
         .map_err(at.page())?;
     Ok(StepDetail {
         text: Some(read.text),
-        located: Some(Located {
+        ..StepDetail::located(Located {
             strategy: if selector.is_some() {
                 "selector"
             } else {
@@ -613,8 +598,7 @@ async fn extract_text(at: At<'_>, selector: Option<&str>) -> Result<StepDetail, 
             .into(),
             element: Some(read.element),
             ..Default::default()
-        }),
-        ..StepDetail::default()
+        })
     })
 }
 

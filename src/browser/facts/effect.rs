@@ -6,6 +6,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use super::texts::{Texts, texts};
+
 /// One kind of thing a click can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "server", derive(utoipa::ToSchema))]
@@ -97,21 +99,7 @@ pub struct Answers {
     pub said: String,
 }
 
-impl Answers {
-    /// Every text in these facts, to be masked in place.
-    pub fn strings_mut(&mut self) -> Vec<&mut String> {
-        let Answers {
-            waited_ms: _,
-            answered,
-            unanswered,
-            said,
-        } = self;
-        let mut out = vec![said];
-        out.extend(answered.iter_mut());
-        out.extend(unanswered.iter_mut());
-        out
-    }
-}
+texts!(Answers: answered, unanswered, said; not: waited_ms);
 
 impl Effect {
     /// Nothing happened.
@@ -129,34 +117,10 @@ impl Effect {
             self.did.sort_by_key(|k| *k as u8);
         }
     }
-
-    /// Every text in these facts, to be masked in place (fields named one by one).
-    pub fn strings_mut(&mut self) -> Vec<&mut String> {
-        let Effect {
-            did: _,
-            url,
-            requests,
-            changes,
-            changed: _,
-            states,
-            focus,
-            dialog,
-            sent: _,
-            after_ms: _,
-            watched_ms: _,
-            answers,
-        } = self;
-        let mut out: Vec<&mut String> = [url, focus, dialog]
-            .into_iter()
-            .flat_map(Option::as_mut)
-            .collect();
-        out.extend(answers.iter_mut().flat_map(Answers::strings_mut));
-        out.extend(requests.iter_mut());
-        out.extend(changes.iter_mut().flat_map(Change::strings_mut));
-        out.extend(states.iter_mut().flat_map(StateChange::strings_mut));
-        out
-    }
 }
+
+texts!(Effect: url, requests, changes, states, focus, dialog, answers;
+    not: did, changed, sent, after_ms, watched_ms);
 
 /// A change of the document that a click caused, as the page reported it (tagged by `kind`).
 /// Events write it in its `Display` form (`added <div.alert> "wrong code"`) and read it back
@@ -189,16 +153,16 @@ impl fmt::Display for Change {
     }
 }
 
-impl Change {
-    /// The page's texts in the change, to be masked in place (not the words around them).
-    pub fn strings_mut(&mut self) -> Vec<&mut String> {
+/// The page's texts in the change, to be masked in place (not the words around them).
+impl Texts for Change {
+    fn texts_into<'a>(&'a mut self, out: &mut Vec<&'a mut String>) {
         match self {
             Change::Added { el } | Change::Removed { el } | Change::Text { el: Some(el) } => {
-                vec![el]
+                out.push(el)
             }
-            Change::AddedText { text, el } => vec![text, el],
-            Change::Attribute { name, el } => vec![name, el],
-            Change::Text { el: None } => Vec::new(),
+            Change::AddedText { text, el } => out.extend([text, el]),
+            Change::Attribute { name, el } => out.extend([name, el]),
+            Change::Text { el: None } => {}
         }
     }
 }
@@ -256,21 +220,7 @@ pub struct StateChange {
     pub after: Option<String>,
 }
 
-impl StateChange {
-    /// The page's texts in the change, to be masked in place.
-    pub fn strings_mut(&mut self) -> Vec<&mut String> {
-        let StateChange {
-            state,
-            el,
-            before,
-            after,
-        } = self;
-        let mut out = vec![state, el];
-        out.extend(before.as_mut());
-        out.extend(after.as_mut());
-        out
-    }
-}
+texts!(StateChange: state, el, before, after);
 
 impl FromStr for StateChange {
     type Err = String;
@@ -326,14 +276,8 @@ mod worded {
 
 impl fmt::Display for StateChange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let StateChange {
-            state,
-            el,
-            before,
-            after,
-        } = self;
-        write!(f, "{state} of {el}")?;
-        if let (Some(before), Some(after)) = (before, after) {
+        write!(f, "{} of {}", self.state, self.el)?;
+        if let (Some(before), Some(after)) = (&self.before, &self.after) {
             write!(f, ": {before} → {after}")?;
         }
         Ok(())
