@@ -202,7 +202,6 @@ impl LockedRequest {
         let mut req = PlanRequest::new(config);
         req.inbox_address = self.inbox_address.clone();
         req.inbox_names = self.request.inboxes.iter().flatten().cloned().collect();
-        req.allowed_hosts = self.request.allowed_hosts.clone();
         req.vars = self.request.vars.clone();
         req.secrets = self.request.secrets.values();
         req.limits = self.request.limits.clone();
