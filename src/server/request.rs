@@ -1,11 +1,11 @@
 //! What callers send: the bodies of `POST /v1/runs`, `/v1/act` and `/v1/plans` and of the MCP
 //! tools. Each body is its own fields (the plan, the goal) and the [`Options`] the bodies
-//! share, of which it takes those its endpoint uses. [`Options::check`] reads them into the
+//! share, of which it takes those its endpoint uses. [`ReadBody::read`] reads them into the
 //! [`Ask`] the handlers work from, and [`Ask::request`] makes the pipeline's [`Request`].
 //!
 //! A new option is a field of [`Options`] (its wire name, its type, its description), a line
-//! in [`Fields::read`], its name in the `FIELDS` of the bodies that take it, and where the
-//! pipeline reads it ([`Ask::request`]).
+//! in [`Fields::read`], its name in the `fields` of the `body!` declarations that take it,
+//! and where the pipeline reads it ([`Ask::request`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
