@@ -22,7 +22,7 @@ use super::error::{ApiError, ApiErrorKind};
 use super::inboxes::RequestInbox;
 use super::state::AppState;
 use crate::lock::AddressPolicy;
-use crate::pipeline::Request;
+use crate::pipeline::{Reach, Request};
 use crate::plan::{self, Limits, Plan, Vars};
 use crate::planner::LookChoice;
 use crate::runner::Secrets;
@@ -559,9 +559,11 @@ impl Ask {
             vars: self.vars.clone(),
             secrets: self.secrets(state)?,
             inboxes: self.inboxes.iter().map(|(name, _)| name.clone()).collect(),
-            allowed_hosts: o.allowed_hosts.clone(),
-            policy: AddressPolicy::Service,
-            service_addresses: state.listen_addresses(),
+            reach: Reach {
+                allowed_hosts: o.allowed_hosts.clone(),
+                policy: AddressPolicy::Service,
+                service_addresses: state.listen_addresses(),
+            },
             limits: state.limits().clone(),
             no_cache: o.no_cache,
             look: o.look,

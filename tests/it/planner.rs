@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use axum::http::Method;
 use planlock::exit;
-use planlock::pipeline::{Request, RequestError};
+use planlock::pipeline::{Reach, Request, RequestError};
 use planlock::plan::{self, Limits, Vars};
 use planlock::planner::{
     self, GeneratedPlan, LookChoice, PlanRequest, PlannerConfig, PlannerError, ProviderAccess,
@@ -827,7 +827,10 @@ async fn allowed_hosts_and_variable_names_reach_the_model_but_values_do_not() {
         goal: GOAL.to_string(),
         vars: Vars::from_pairs(["tier=gold-secret-tier"]).unwrap(),
         inbox_address: req.inbox_address.clone(),
-        allowed_hosts: vec![host.into()],
+        reach: Reach {
+            allowed_hosts: vec![host.into()],
+            ..Reach::default()
+        },
         look: LookChoice::Blind,
         ..Request::default()
     };
