@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 
 use planlock::Chromium;
 use planlock::exit;
-use planlock::pipeline::Request;
+use planlock::pipeline::{Reach, Request};
 use planlock::plan::{Limits, Vars};
 use planlock::planner::{self, PlannerConfig};
 use planlock::report::printable;
@@ -40,7 +40,10 @@ impl ActArgs {
             vars: Vars::from_pairs(&self.options.vars)?,
             secrets: Secrets::from_environment(),
             inboxes: inboxes.iter().map(|i| i.name.clone()).collect(),
-            allowed_hosts: self.options.allow_hosts.clone(),
+            reach: Reach {
+                allowed_hosts: self.options.allow_hosts.clone(),
+                ..Reach::default()
+            },
             limits: Limits {
                 max_steps: self.options.max_steps,
             },

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use planlock::exit;
-use planlock::pipeline::{LockedRequest, Request, RequestError};
+use planlock::pipeline::{LockedRequest, Reach, Request, RequestError};
 use planlock::plan::{Limits, Vars};
 use planlock::planner::{GeneratedPlan, LookChoice, PlannerConfig, outcome_summary};
 use planlock::report::{json_printable, printable};
@@ -74,7 +74,10 @@ impl PlanArgs {
             // Any of them a plan may use later (`planlock run`): the model reads none.
             secrets: Secrets::from_environment(),
             inbox_address: self.inbox_address.clone(),
-            allowed_hosts: self.allow_hosts.clone(),
+            reach: Reach {
+                allowed_hosts: self.allow_hosts.clone(),
+                ..Reach::default()
+            },
             limits: Limits {
                 max_steps: self.max_steps,
             },

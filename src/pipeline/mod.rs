@@ -48,17 +48,26 @@ pub struct Request {
     /// The run's inbox address when the caller knows it (`planlock plan --inbox-address`):
     /// where the goal mentions it, the model reads `{{inbox_address}}`.
     pub inbox_address: Option<String>,
+    /// Where the run may go besides the sites the goal names: the lock is made of the goal
+    /// and this.
+    pub reach: Reach,
+    pub limits: Limits,
+    /// Ask the model even if the plan cache has the plan.
+    pub no_cache: bool,
+    /// Whether the planner is shown the start page.
+    pub look: LookChoice,
+}
+
+/// What a request lets its run reach besides the sites its goal names: read when the lock
+/// is made, and again by the run, which resolves hosts under the same rule.
+#[derive(Debug, Clone, Default)]
+pub struct Reach {
     /// Hosts the caller allows besides those the goal names.
     pub allowed_hosts: Vec<String>,
     /// Whether private, loopback and link-local addresses may be visited.
     pub policy: AddressPolicy,
     /// The addresses of the service making this request: never reached.
     pub service_addresses: Vec<SocketAddr>,
-    pub limits: Limits,
-    /// Ask the model even if the plan cache has the plan.
-    pub no_cache: bool,
-    /// Whether the planner is shown the start page.
-    pub look: LookChoice,
 }
 
 /// Why a request cannot be locked.
@@ -96,9 +105,9 @@ impl Request {
         let lock = Lock::build(&LockRequest {
             goal: Some(&rendered),
             urls: Vec::new(),
-            allow_hosts: &self.allowed_hosts,
-            policy: self.policy,
-            service_addresses: &self.service_addresses,
+            allow_hosts: &self.reach.allowed_hosts,
+            policy: self.reach.policy,
+            service_addresses: &self.reach.service_addresses,
         })
         .await
         .map_err(RequestError::Lock)?;
@@ -202,7 +211,6 @@ impl LockedRequest {
         let mut req = PlanRequest::new(config);
         req.inbox_address = self.inbox_address.clone();
         req.inbox_names = self.request.inboxes.iter().flatten().cloned().collect();
-        req.allowed_hosts = self.request.allowed_hosts.clone();
         req.vars = self.request.vars.clone();
         req.secrets = self.request.secrets.values();
         req.limits = self.request.limits.clone();
@@ -295,8 +303,8 @@ impl LockedRequest {
         }
         Ok(RunSpec::new(plan)
             .vars(vars)
-            .address_policy(self.request.policy)
-            .service_addresses(self.request.service_addresses.iter().copied())
+            .address_policy(self.request.reach.policy)
+            .service_addresses(self.request.reach.service_addresses.iter().copied())
             .within(self.lock.clone()))
     }
 }

@@ -88,8 +88,6 @@ pub struct GeneratedPlan {
 pub struct PlanRequest {
     /// The run's inbox address; where the goal mentions it, the model sees `{{inbox_address}}`.
     pub inbox_address: Option<String>,
-    /// Extra hosts the run may visit (`--allow-host`).
-    pub allowed_hosts: Vec<String>,
     /// Named inboxes (`--inbox NAME=URL`), offered to the model for `inbox_id`.
     pub inbox_names: Vec<String>,
     /// Caller variables: their names are told to the model and checked by the validator;

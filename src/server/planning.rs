@@ -35,11 +35,11 @@ pub async fn lock_and_look(
         Err(RequestError::Lock(
             e @ (LockError::PrivateAddress { .. } | LockError::ServiceAddress { .. }),
         )) if !run => {
-            let blind = Request {
-                policy: AddressPolicy::Open,
+            let mut blind = Request {
                 look: LookChoice::Blind,
                 ..ask.request(state, goal)?
             };
+            blind.reach.policy = AddressPolicy::Open;
             let request = blind.lock().await?;
             return Ok((request, Some(format!("{e}; planned from the goal alone"))));
         }

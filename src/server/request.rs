@@ -1,11 +1,11 @@
 //! What callers send: the bodies of `POST /v1/runs`, `/v1/act` and `/v1/plans` and of the MCP
 //! tools. Each body is its own fields (the plan, the goal) and the [`Options`] the bodies
-//! share, of which it takes those its endpoint uses. [`Options::check`] reads them into the
+//! share, of which it takes those its endpoint uses. [`ReadBody::read`] reads them into the
 //! [`Ask`] the handlers work from, and [`Ask::request`] makes the pipeline's [`Request`].
 //!
 //! A new option is a field of [`Options`] (its wire name, its type, its description), a line
-//! in [`Fields::read`], its name in the `FIELDS` of the bodies that take it, and where the
-//! pipeline reads it ([`Ask::request`]).
+//! in [`Fields::read`], its name in the `fields` of the `body!` declarations that take it,
+//! and where the pipeline reads it ([`Ask::request`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -22,7 +22,7 @@ use super::error::{ApiError, ApiErrorKind};
 use super::inboxes::RequestInbox;
 use super::state::AppState;
 use crate::lock::AddressPolicy;
-use crate::pipeline::Request;
+use crate::pipeline::{Reach, Request};
 use crate::plan::{self, Limits, Plan, Vars};
 use crate::planner::LookChoice;
 use crate::runner::Secrets;
@@ -132,31 +132,53 @@ trait Body: Sized {
     }
 }
 
-/// `POST /v1/runs`: a plan to replay.
-#[derive(Debug)]
-pub struct RunBody {
-    pub plan: Value,
-    pub options: Options,
+/// Declares a request body: the struct (its own fields, then the [`Options`]) and its [`Body`]
+/// impl, whose name in errors is the struct's, whose `ABOUT` is the first line of its doc, and
+/// which reads its own fields from [`Fields`], a `required` one missing named. The body's own
+/// fields' schema and its example follow as the impl's items.
+macro_rules! body {
+    (
+        #[about = $about:literal]
+        $(#[doc = $doc:literal])*
+        pub struct $name:ident {
+            required: { $($(#[doc = $rdoc:literal])* $req:ident: $rty:ty),* $(,)? },
+            optional: { $($(#[doc = $odoc:literal])* $opt:ident: $oty:ty),* $(,)? },
+            fields: [$($field:literal),* $(,)?],
+        }
+        $($item:tt)*
+    ) => {
+        #[doc = $about]
+        $(#[doc = $doc])*
+        #[derive(Debug)]
+        pub struct $name {
+            $($(#[doc = $rdoc])* pub $req: $rty,)*
+            $($(#[doc = $odoc])* pub $opt: $oty,)*
+            pub options: Options,
+        }
+
+        impl Body for $name {
+            const NAME: &'static str = stringify!($name);
+            const FIELDS: &'static [&'static str] = &[$($field),*];
+            const REQUIRED: &'static [&'static str] = &[$(stringify!($req)),*];
+            const ABOUT: &'static str = $about;
+            fn of<E: de::Error>(f: Fields) -> Result<$name, E> {
+                Ok($name {
+                    $($req: required(f.$req, stringify!($req))?,)*
+                    $($opt: f.$opt,)*
+                    options: f.options,
+                })
+            }
+            $($item)*
+        }
+    };
 }
 
-impl Body for RunBody {
-    const NAME: &'static str = "RunBody";
-    const FIELDS: &'static [&'static str] = &[
-        "plan",
-        "vars",
-        "secrets",
-        "inbox",
-        "allowed_hosts",
-        "callback_url",
-        "strict",
-    ];
-    const REQUIRED: &'static [&'static str] = &["plan"];
-    const ABOUT: &'static str = "`POST /v1/runs`: a plan to replay.";
-    fn of<E: de::Error>(f: Fields) -> Result<RunBody, E> {
-        Ok(RunBody {
-            plan: required(f.plan, "plan")?,
-            options: f.options,
-        })
+body! {
+    #[about = "`POST /v1/runs`: a plan to replay."]
+    pub struct RunBody {
+        required: { plan: Value },
+        optional: {},
+        fields: ["plan", "vars", "secrets", "inbox", "allowed_hosts", "callback_url", "strict"],
     }
     fn own(_: &str) -> RefOr<Schema> {
         plan_or_text().into()
@@ -168,33 +190,22 @@ impl Body for RunBody {
     }
 }
 
-/// `POST /v1/act`: a goal to plan, then run.
-#[derive(Debug)]
-pub struct ActBody {
-    pub goal: String,
-    pub options: Options,
-}
-
-impl Body for ActBody {
-    const NAME: &'static str = "ActBody";
-    const FIELDS: &'static [&'static str] = &[
-        "goal",
-        "vars",
-        "secrets",
-        "inbox",
-        "allowed_hosts",
-        "no_cache",
-        "callback_url",
-        "strict",
-        "look",
-    ];
-    const REQUIRED: &'static [&'static str] = &["goal"];
-    const ABOUT: &'static str = "`POST /v1/act`: a goal to plan, then run.";
-    fn of<E: de::Error>(f: Fields) -> Result<ActBody, E> {
-        Ok(ActBody {
-            goal: required(f.goal, "goal")?,
-            options: f.options,
-        })
+body! {
+    #[about = "`POST /v1/act`: a goal to plan, then run."]
+    pub struct ActBody {
+        required: { goal: String },
+        optional: {},
+        fields: [
+            "goal",
+            "vars",
+            "secrets",
+            "inbox",
+            "allowed_hosts",
+            "no_cache",
+            "callback_url",
+            "strict",
+            "look",
+        ],
     }
     fn own(_: &str) -> RefOr<Schema> {
         string("What to do, naming the site.")
@@ -206,34 +217,15 @@ impl Body for ActBody {
     }
 }
 
-/// `POST /v1/plans`: a goal to plan; nothing runs.
-#[derive(Debug)]
-pub struct PlansBody {
-    pub goal: String,
-    /// Answer with the exact request the model would get (no model call, no key needed).
-    pub dry_run: bool,
-    pub options: Options,
-}
-
-impl Body for PlansBody {
-    const NAME: &'static str = "PlansBody";
-    const FIELDS: &'static [&'static str] = &[
-        "goal",
-        "vars",
-        "inbox",
-        "allowed_hosts",
-        "no_cache",
-        "look",
-        "dry_run",
-    ];
-    const REQUIRED: &'static [&'static str] = &["goal"];
-    const ABOUT: &'static str = "`POST /v1/plans`: a goal to plan; nothing runs.";
-    fn of<E: de::Error>(f: Fields) -> Result<PlansBody, E> {
-        Ok(PlansBody {
-            goal: required(f.goal, "goal")?,
-            dry_run: f.dry_run,
-            options: f.options,
-        })
+body! {
+    #[about = "`POST /v1/plans`: a goal to plan; nothing runs."]
+    pub struct PlansBody {
+        required: { goal: String },
+        optional: {
+            /// Answer with the exact request the model would get (no model call, no key needed).
+            dry_run: bool,
+        },
+        fields: ["goal", "vars", "inbox", "allowed_hosts", "no_cache", "look", "dry_run"],
     }
     fn own(name: &str) -> RefOr<Schema> {
         match name {
@@ -252,27 +244,14 @@ impl Body for PlansBody {
     }
 }
 
-/// The `look` tool: a page to outline as the planner would be shown it, for an agent that
-/// writes the plan itself. `url` or `goal`, one of them.
-#[derive(Debug)]
-pub struct LookBody {
-    pub url: Option<String>,
-    pub goal: Option<String>,
-    pub options: Options,
-}
-
-impl Body for LookBody {
-    const NAME: &'static str = "LookBody";
-    const FIELDS: &'static [&'static str] = &["url", "goal", "vars", "inbox", "allowed_hosts"];
-    const REQUIRED: &'static [&'static str] = &[];
-    const ABOUT: &'static str = "The `look` tool: a page to outline as the planner would be \
-        shown it, for an agent that writes the plan itself.";
-    fn of<E: de::Error>(f: Fields) -> Result<LookBody, E> {
-        Ok(LookBody {
-            url: f.url,
-            goal: f.goal,
-            options: f.options,
-        })
+body! {
+    #[about = "The `look` tool: a page to outline as the planner would be shown it, for an \
+               agent that writes the plan itself."]
+    /// `url` or `goal`, one of them.
+    pub struct LookBody {
+        required: {},
+        optional: { url: Option<String>, goal: Option<String> },
+        fields: ["url", "goal", "vars", "inbox", "allowed_hosts"],
     }
     fn own(name: &str) -> RefOr<Schema> {
         match name {
@@ -282,24 +261,13 @@ impl Body for LookBody {
     }
 }
 
-/// The `validate_plan` tool: a plan to check as a run would read it, with nothing run.
-#[derive(Debug)]
-pub struct CheckBody {
-    pub plan: Value,
-    pub options: Options,
-}
-
-impl Body for CheckBody {
-    const NAME: &'static str = "CheckBody";
-    const FIELDS: &'static [&'static str] = &["plan", "vars", "secrets", "inbox", "allowed_hosts"];
-    const REQUIRED: &'static [&'static str] = &["plan"];
-    const ABOUT: &'static str =
-        "The `validate_plan` tool: a plan to check as a run would read it, with nothing run.";
-    fn of<E: de::Error>(f: Fields) -> Result<CheckBody, E> {
-        Ok(CheckBody {
-            plan: required(f.plan, "plan")?,
-            options: f.options,
-        })
+body! {
+    #[about = "The `validate_plan` tool: a plan to check as a run would read it, with nothing \
+               run."]
+    pub struct CheckBody {
+        required: { plan: Value },
+        optional: {},
+        fields: ["plan", "vars", "secrets", "inbox", "allowed_hosts"],
     }
     fn own(_: &str) -> RefOr<Schema> {
         any_plan().into()
@@ -591,9 +559,11 @@ impl Ask {
             vars: self.vars.clone(),
             secrets: self.secrets(state)?,
             inboxes: self.inboxes.iter().map(|(name, _)| name.clone()).collect(),
-            allowed_hosts: o.allowed_hosts.clone(),
-            policy: AddressPolicy::Service,
-            service_addresses: state.listen_addresses(),
+            reach: Reach {
+                allowed_hosts: o.allowed_hosts.clone(),
+                policy: AddressPolicy::Service,
+                service_addresses: state.listen_addresses(),
+            },
             limits: state.limits().clone(),
             no_cache: o.no_cache,
             look: o.look,

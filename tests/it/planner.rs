@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use axum::http::Method;
 use planlock::exit;
-use planlock::pipeline::{Request, RequestError};
+use planlock::pipeline::{Reach, Request, RequestError};
 use planlock::plan::{self, Limits, Vars};
 use planlock::planner::{
     self, GeneratedPlan, LookChoice, PlanRequest, PlannerConfig, PlannerError, ProviderAccess,
@@ -72,14 +72,21 @@ async fn plan_goal(goal: &str, req: &PlanRequest) -> Result<GeneratedPlan, Plann
         goal: goal.to_string(),
         vars: req.vars.clone(),
         inbox_address: req.inbox_address.clone(),
-        allowed_hosts: req.allowed_hosts.clone(),
         limits: req.limits.clone(),
         no_cache: req.no_cache,
         look: LookChoice::Blind,
         ..Request::default()
     };
+    plan_request(request, &req.config).await
+}
+
+/// Plans `request`: locked first, then one model call inside that lock.
+async fn plan_request(
+    request: Request,
+    config: &PlannerConfig,
+) -> Result<GeneratedPlan, PlannerError> {
     match request.lock().await {
-        Ok(locked) => locked.plan(req.config.clone()).await,
+        Ok(locked) => locked.plan(config.clone()).await,
         Err(RequestError::Goal(e)) => Err(e),
         Err(RequestError::Lock(e)) => Err(PlannerError::BadAllowHost(e)),
     }
@@ -814,18 +821,31 @@ async fn empty_goals_and_goals_without_a_site_exit_2_without_a_request() {
 async fn allowed_hosts_and_variable_names_reach_the_model_but_values_do_not() {
     let fake = Fake::start(vec![ok("anthropic_plan.json")]);
     let cache = tempfile::tempdir().unwrap();
-    let mut req = request(config("anthropic:claude-test", &fake, cache.path()));
-    req.allowed_hosts = vec!["auth.example-idp.test".into()];
-    req.vars = Vars::from_pairs(["tier=gold-secret-tier"]).unwrap();
-    plan_goal(GOAL, &req).await.unwrap();
+    let req = request(config("anthropic:claude-test", &fake, cache.path()));
+    // The pipeline's request: the hosts it allows make its lock, which the model is told.
+    let allowing = |host: &str| Request {
+        goal: GOAL.to_string(),
+        vars: Vars::from_pairs(["tier=gold-secret-tier"]).unwrap(),
+        inbox_address: req.inbox_address.clone(),
+        reach: Reach {
+            allowed_hosts: vec![host.into()],
+            ..Reach::default()
+        },
+        look: LookChoice::Blind,
+        ..Request::default()
+    };
+    plan_request(allowing("auth.example-idp.test"), &req.config)
+        .await
+        .unwrap();
     let body = fake.requests()[0].body.to_string();
     assert!(body.contains("shop.example, example-idp.test"), "{body}");
     assert!(body.contains("{{tier}}"), "{body}");
     assert!(!body.contains("gold-secret-tier"), "{body}");
 
-    let mut bad = req.clone();
-    bad.allowed_hosts = vec!["*.evil".into()];
-    let e = plan_err(GOAL, &bad).await;
+    let e = match plan_request(allowing("*.evil"), &req.config).await {
+        Ok(o) => panic!("expected an error, got a plan: {:?}", o.plan),
+        Err(e) => e,
+    };
     assert_eq!(e.exit_code(), exit::INVALID_INPUT);
     assert_eq!(fake.count(), 1);
 }

@@ -434,6 +434,11 @@ impl LinkWords {
             .iter()
             .any(|ws| ws.iter().any(|w| same_word(word, w)))
     }
+
+    /// Those of `words` some place says, in their order.
+    fn saying(&self, words: &[String]) -> Vec<String> {
+        words.iter().filter(|w| self.say(w)).cloned().collect()
+    }
 }
 
 /// Scores what the link's words say: what it is for, whether they ask to open it, the step's
@@ -484,32 +489,13 @@ fn weigh_words(
             score.add(points, Reason::AsksToOpen { place, stem });
         }
     }
-    let described: Vec<String> = describe
-        .wanted
-        .iter()
-        .filter(|d| ws.say(d))
-        .cloned()
-        .collect();
-    if !described.is_empty() {
-        score.add(
-            DESCRIBED_WORD * described.len() as i32,
-            Reason::DescribeMatches {
-                words: described.clone(),
-            },
-        );
-    }
-    let avoided: Vec<String> = describe
-        .avoided
-        .iter()
-        .filter(|d| ws.say(d))
-        .cloned()
-        .collect();
-    if !avoided.is_empty() {
-        score.add(
-            AVOIDED_WORD * avoided.len() as i32,
-            Reason::DescribeAvoids { words: avoided },
-        );
-    }
+    let described = ws.saying(&describe.wanted);
+    score.add_per_word(DESCRIBED_WORD, described.clone(), |words| {
+        Reason::DescribeMatches { words }
+    });
+    score.add_per_word(AVOIDED_WORD, ws.saying(&describe.avoided), |words| {
+        Reason::DescribeAvoids { words }
+    });
     if occ.anchor.is_none() && names_help_page(&occ.sentence.to_lowercase()) {
         score.add(HELP_PAGE_SENTENCE, Reason::HelpPage);
     }
@@ -574,6 +560,19 @@ impl LinkScore {
         }
         self.reasons.push(reason);
     }
+
+    /// `per_word` points for each of `words`, for the reason `because` words from them; none
+    /// and no reason when there are none.
+    fn add_per_word(
+        &mut self,
+        per_word: i32,
+        words: Vec<String>,
+        because: impl FnOnce(Vec<String>) -> Reason,
+    ) {
+        if !words.is_empty() {
+            self.add(per_word * words.len() as i32, because(words));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -590,23 +589,18 @@ mod tests {
 
     #[test]
     fn invalidate_is_not_validate_and_is_refused() {
-        let r = rank(
-            &bare(
-                "https://wiki.test/Special:InvalidateEmail/abc123",
-                "If you did *not* register the account, follow this link to cancel the email address confirmation:",
-            ),
-            &Described::default(),
-        )
-        .unwrap();
+        let ranked = |href: &str, sentence: &str| {
+            rank(&bare(href, sentence), &Described::default()).unwrap()
+        };
+        let r = ranked(
+            "https://wiki.test/Special:InvalidateEmail/abc123",
+            "If you did *not* register the account, follow this link to cancel the email address confirmation:",
+        );
         assert!(r.refused.is_some(), "{r:?}");
-        let r = rank(
-            &bare(
-                "https://wiki.test/Special:ConfirmEmail/abc123",
-                "open this link in your browser:",
-            ),
-            &Described::default(),
-        )
-        .unwrap();
+        let r = ranked(
+            "https://wiki.test/Special:ConfirmEmail/abc123",
+            "open this link in your browser:",
+        );
         assert_eq!(r.refused, None);
     }
 

@@ -102,17 +102,12 @@ pub(super) async fn connect(url: &ImapUrl, permit: Permit) -> Result<Connection,
             )
         })?;
         let connector = TlsConnector::from(tls_config()?);
-        let tls = stage(
-            (Stage::Connect, &server),
+        let tls = connect_step(
+            &server,
             CONNECT_TIMEOUT,
             connector.connect(name, tcp),
-            |e| format!("cannot connect to {server}: TLS handshake failed: {e}"),
-            || {
-                format!(
-                    "cannot connect to {server}: the TLS handshake got no answer within {} s",
-                    CONNECT_TIMEOUT.as_secs()
-                )
-            },
+            "TLS handshake",
+            "",
         )
         .await?;
         ImapStream::Tls(Box::new(tls))
@@ -126,17 +121,12 @@ pub(super) async fn connect(url: &ImapUrl, permit: Permit) -> Result<Connection,
         " (if this is a TLS port such as 993, use imaps://)"
     };
     let mut stream = stream;
-    let line = stage(
-        (Stage::Connect, &server),
+    let line = connect_step(
+        &server,
         COMMAND_TIMEOUT,
         read_greeting(&mut stream),
-        |e| format!("cannot connect to {server}: reading the greeting failed: {e}{tls_hint}"),
-        || {
-            format!(
-                "cannot connect to {server}: no greeting within {} s{tls_hint}",
-                COMMAND_TIMEOUT.as_secs()
-            )
-        },
+        "reading the greeting",
+        tls_hint,
     )
     .await?;
     check_greeting(&line).map_err(|why| {
@@ -230,6 +220,31 @@ async fn stage<T, E>(
         Ok(Err(e)) => Err(refused(at, failed(e))),
         Err(_) => Err(refused(at, silent())),
     }
+}
+
+/// A step of connecting to `server` named by one `phrase` ("TLS handshake"), its two
+/// sentences worded from it: "cannot connect to SERVER: PHRASE failed: ERROR" and "cannot
+/// connect to SERVER: PHRASE got no answer within N s", each followed by `hint`.
+async fn connect_step<T, E: fmt::Display>(
+    server: &str,
+    limit: Duration,
+    work: impl Future<Output = Result<T, E>>,
+    phrase: &str,
+    hint: &str,
+) -> Result<T, InboxError> {
+    stage(
+        (Stage::Connect, server),
+        limit,
+        work,
+        |e| format!("cannot connect to {server}: {phrase} failed: {e}{hint}"),
+        || {
+            format!(
+                "cannot connect to {server}: {phrase} got no answer within {} s{hint}",
+                limit.as_secs()
+            )
+        },
+    )
+    .await
 }
 
 /// The longest greeting line read; real ones (with a capability list) are a few hundred bytes.

@@ -80,17 +80,7 @@ impl Tools {
         self.state.accepting()?;
         let spec = runs::replay_spec(&self.state, plan, &ask);
         let launch = runs::prepare(&self.state, spec, ask).await?;
-        if !wait {
-            return self.accept(launch, None, context).await;
-        }
-        let (result, events) = self.follow(launch, context).await?;
-        let text = result_text(&result);
-        let ran = Ran {
-            planning: None,
-            result,
-            events,
-        };
-        Ok(answer(&ran, text))
+        self.start(launch, None, None, wait, context).await
     }
 
     pub(super) async fn act(
@@ -109,33 +99,43 @@ impl Tools {
         if let Some(line) = asking::answers_line(&planned.answers) {
             text.push_str(&format!("\n{line}\n"));
         }
-        if !wait {
-            let accepted = self.accept(launch, Some(planned), context).await?;
-            let mut accepted = accepted;
-            if let Some(first) = accepted.content.first_mut()
-                && let Some(t) = first.as_text()
-            {
-                let said = format!("{text}\n{}", t.text);
-                *first = rmcp::model::ContentBlock::text(said);
-            }
-            return Ok(accepted.into());
-        }
-        let (result, events) = self.follow(launch, context).await?;
-        text.push('\n');
-        text.push_str(&result_text(&result));
-        let ran = Ran {
-            planning: Some(planned),
-            events,
-            result,
-        };
-        Ok(answer(&ran, text).into())
+        Ok(self
+            .start(launch, Some(planned), Some(text), wait, context)
+            .await?
+            .into())
     }
 
-    /// Starts a run and answers its id at once: the agent follows it with `get_run`.
+    /// Starts a run as the call asked: with `wait`, followed to its end and answered with its
+    /// result; without, answered with its id at once. `review` (what `act` planned) leads the
+    /// answer's text either way.
+    async fn start(
+        &self,
+        launch: Launch,
+        planning: Option<Planned>,
+        review: Option<String>,
+        wait: bool,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ApiError> {
+        if !wait {
+            return self.accept(launch, planning, review, context).await;
+        }
+        let (result, events) = self.follow(launch, context).await?;
+        let text = led_by(review, result_text(&result));
+        let ran = Ran {
+            planning,
+            result,
+            events,
+        };
+        Ok(answer(&ran, text))
+    }
+
+    /// Starts a run and answers its id at once (after `review`, if any): the agent follows it
+    /// with `get_run`.
     async fn accept(
         &self,
         launch: Launch,
         planning: Option<Planned>,
+        review: Option<String>,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ApiError> {
         let started =
@@ -149,6 +149,7 @@ impl Tools {
              \"wait_seconds\": 60}} until it ends; cancel it with cancel_run {{\"id\": \"{id}\"}}.",
             id = started.run_id
         );
+        let text = led_by(review, text);
         let accepted = Accepted {
             run_id: started.run_id,
             status,
@@ -337,5 +338,13 @@ pub(super) fn progress_message(
             Some((n, format!("run {run_id} step {n} of {total} failed")))
         }
         _ => None,
+    }
+}
+
+/// `text`, after `review` and a line break when there is one.
+fn led_by(review: Option<String>, text: String) -> String {
+    match review {
+        Some(review) => format!("{review}\n{text}"),
+        None => text,
     }
 }
