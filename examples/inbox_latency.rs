@@ -61,11 +61,11 @@ async fn smtp_latencies(samples: usize) -> Vec<Duration> {
             let found = wait_for_message(
                 &mut *run,
                 &MailFilter::default(),
-                &HashSet::new(),
+                &mut HashSet::new(),
                 Instant::now() + Duration::from_secs(10),
             )
             .await;
-            (found.map(|m| m.subject), Instant::now())
+            (found.map(|t| t.message.subject), Instant::now())
         });
         jitter().await;
         let mut client = smtp::SmtpClient::connect(inbox.local_addr()).await;
@@ -100,11 +100,11 @@ async fn imap_latencies(dovecot: &dovecot::Dovecot, query: &str, samples: usize)
             let found = wait_for_message(
                 &mut *run,
                 &MailFilter::default(),
-                &HashSet::new(),
+                &mut HashSet::new(),
                 Instant::now() + Duration::from_secs(10),
             )
             .await;
-            (found.map(|m| m.subject), Instant::now())
+            (found.map(|t| t.message.subject), Instant::now())
         });
         jitter().await;
         let body = smtp::message("a@shop.example", &to, &format!("sample {i}"), "x");

@@ -16,7 +16,7 @@ pub use binding::{
     parse_url, parse_url_as,
 };
 pub use sender::{AuthFailure, Sender, SenderMismatch};
-pub use wait::{MailFilter, WaitError, wait_for_message};
+pub use wait::{MailFilter, Taken, WaitError, wait_for_message};
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;

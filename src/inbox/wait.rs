@@ -107,16 +107,27 @@ impl WaitError {
     }
 }
 
+/// The message an inbox step takes, and how many older copies of it it set aside.
+#[derive(Debug, Clone)]
+pub struct Taken {
+    pub message: Message,
+    /// Unused mail that arrived before it with the same sender and subject: earlier copies of
+    /// the same mail (a site that sent it again, a "resend" clicked twice). A person uses the
+    /// newest; the older ones are marked used with it.
+    pub older_copies: usize,
+}
+
 /// Waits for the oldest message for this run that matches `filter` and whose id is not in
-/// `consumed`. Backend errors are retried with backoff until `deadline`; the error then
-/// names the last one. The message returned counts as consumed (the caller adds it to
-/// `consumed`): the mailbox is told, so it may let go of its bytes.
+/// `consumed`; when newer copies of it (the same sender and subject) have arrived too, the
+/// newest of them. Backend errors are retried with backoff until `deadline`; the error then
+/// names the last one. The message taken and the copies it replaced are added to `consumed`,
+/// and the mailbox is told, so it may let go of their bytes.
 pub async fn wait_for_message(
     mailbox: &mut dyn RunMailbox,
     filter: &MailFilter,
-    consumed: &HashSet<String>,
+    consumed: &mut HashSet<String>,
     deadline: Instant,
-) -> Result<Message, WaitError> {
+) -> Result<Taken, WaitError> {
     let started = Instant::now();
     let mut passed: Vec<(String, Passed)> = Vec::new();
     let mut errors = 0usize;
@@ -148,7 +159,8 @@ pub async fn wait_for_message(
             Ok(Ok(messages)) => {
                 failing = false;
                 retry_after = RETRY_AFTER_ERROR;
-                for message in messages {
+                let mut messages = messages.into_iter();
+                while let Some(message) = messages.next() {
                     if passed.iter().any(|(id, _)| *id == message.id) {
                         continue;
                     }
@@ -156,10 +168,7 @@ pub async fn wait_for_message(
                         Mismatch::AlreadyUsed
                     } else {
                         match filter.mismatch(&message) {
-                            None => {
-                                mailbox.consumed(&message.id);
-                                return Ok(message);
-                            }
+                            None => return Ok(take(mailbox, message, messages, consumed)),
                             Some(reason) => reason,
                         }
                     };
@@ -201,6 +210,38 @@ pub async fn wait_for_message(
             last_error,
         }),
     }
+}
+
+/// Takes `first`, the oldest match, or the newest unused copy of it among the `later` mail;
+/// every copy passed over is marked used with it.
+fn take(
+    mailbox: &mut dyn RunMailbox,
+    first: Message,
+    later: impl Iterator<Item = Message>,
+    consumed: &mut HashSet<String>,
+) -> Taken {
+    let copies: Vec<Message> = later
+        .filter(|m| !consumed.contains(&m.id) && is_copy(&first, m))
+        .collect();
+    let older_copies = copies.len();
+    let mut taken = first;
+    for newer in copies {
+        let older = std::mem::replace(&mut taken, newer);
+        consumed.insert(older.id.clone());
+        mailbox.consumed(&older.id);
+    }
+    consumed.insert(taken.id.clone());
+    mailbox.consumed(&taken.id);
+    Taken {
+        message: taken,
+        older_copies,
+    }
+}
+
+/// The same mail again: the same sender (its addresses and the receiving server's verdict on
+/// them, never the display name) and the same subject.
+fn is_copy(a: &Message, b: &Message) -> bool {
+    a.sender == b.sender && a.subject == b.subject
 }
 
 #[cfg(test)]

@@ -124,9 +124,22 @@ pub struct EmailSeen {
     #[serde(rename = "email_received_at")]
     #[cfg_attr(feature = "server", schema(required = false))]
     pub received_at: String,
+    /// Older copies of this mail (the same sender and subject) that had arrived unused: the
+    /// newest copy was taken, and they were marked used with it.
+    #[serde(
+        rename = "email_older_copies",
+        default,
+        skip_serializing_if = "is_zero"
+    )]
+    #[cfg_attr(feature = "server", schema(required = false))]
+    pub older_copies: usize,
 }
 
-texts!(EmailSeen: subject, from, received_at);
+texts!(EmailSeen: subject, from, received_at; not: older_copies);
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
 
 /// What a `run_started` event says.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -285,6 +298,7 @@ mod tests {
                 subject: "s".into(),
                 from: "f".into(),
                 received_at: "r".into(),
+                older_copies: 1,
             }),
             code: t(),
             link: t(),

@@ -33,7 +33,7 @@ pub use untrusted::wrap_untrusted;
 
 use crate::browser::{Chromium, Texts};
 use crate::error::StepError;
-use crate::inbox::{Message, RunMailbox};
+use crate::inbox::RunMailbox;
 use crate::plan::{Masker, Step};
 use camera::Camera;
 
@@ -172,7 +172,7 @@ struct Run<'l> {
     inbox_address: Option<String>,
     mailboxes: HashMap<Option<String>, Box<dyn RunMailbox>>,
     /// The message `wait_for_email` matched, per inbox, until an OTP or link step uses it.
-    remembered: HashMap<Option<String>, Message>,
+    remembered: HashMap<Option<String>, crate::inbox::wait::Taken>,
     consumed: HashMap<Option<String>, HashSet<String>>,
     /// The last browser step, to explain a wait that runs out after it.
     previous: Option<Previous>,

@@ -10,9 +10,8 @@ use tokio::time::Instant;
 use super::failure::form_error_phrase;
 use super::{EmailSeen, Failure, Previous, PreviousAction, Run, StepDetail};
 use crate::browser::{Answers, Candidate, Effect, EffectKind, Located, PageError, Tab};
-use crate::inbox::Message;
 use crate::inbox::extract;
-use crate::inbox::wait::{MailFilter, wait_for_message};
+use crate::inbox::wait::{MailFilter, Taken, wait_for_message};
 use crate::plan::{Criticality, Step};
 use crate::wait;
 
@@ -222,11 +221,11 @@ impl Run<'_> {
         filter: MailFilter,
     ) -> Result<StepDetail, Failure> {
         let answers = self.answers_to_click(at.tab, at.deadline).await;
-        let msg = self
+        let taken = self
             .message_unless_form_back(at.tab, inbox_id, &filter, at.deadline, Mail::Next)
             .await?;
-        let email = email_seen(&msg);
-        self.remembered.insert(inbox_id.clone(), msg);
+        let email = email_seen(&taken);
+        self.remembered.insert(inbox_id.clone(), taken);
         Ok(StepDetail::mail(email, answers))
     }
 
@@ -240,9 +239,10 @@ impl Run<'_> {
         let (tab, deadline) = (at.tab, at.deadline);
         let any = MailFilter::default();
         let answers = self.answers_to_click(tab, deadline).await;
-        let msg = self
+        let taken = self
             .message_unless_form_back(tab, inbox_id, &any, deadline, Mail::Remembered)
             .await?;
+        let msg = &taken.message;
         let address = self.address_of(inbox_id);
         let otp = extract::find_otp(&msg.raw, &address)
             .map_err(|e| Failure::code_not_taken(e, msg.subject.clone(), msg.from.clone()))?;
@@ -261,7 +261,7 @@ impl Run<'_> {
             located: Some(filled.located),
             code: Some(extract::mask_code(&otp.code)),
             chosen_by: extract::worded(&otp.reasons),
-            ..StepDetail::mail(email_seen(&msg), answers)
+            ..StepDetail::mail(email_seen(&taken), answers)
         })
     }
 
@@ -276,9 +276,10 @@ impl Run<'_> {
     ) -> Result<StepDetail, Failure> {
         let (tab, deadline) = (at.tab, at.deadline);
         let answers = self.answers_to_click(tab, deadline).await;
-        let msg = self
+        let taken = self
             .message_unless_form_back(tab, inbox_id, &filter, deadline, Mail::Remembered)
             .await?;
+        let msg = &taken.message;
         let lock = tab.lock();
         let link = extract::find_link(&msg.raw, describe, &|u| lock.check(u).is_ok())
             .map_err(|e| Failure::link_not_taken(e, lock, msg.subject.clone(), msg.from.clone()))?;
@@ -295,7 +296,7 @@ impl Run<'_> {
             anchor_text: Some(link.anchor_text),
             chosen_by: extract::worded(&link.reasons),
             describe_matched: link.described,
-            ..StepDetail::mail(email_seen(&msg), answers)
+            ..StepDetail::mail(email_seen(&taken), answers)
         })
     }
 
@@ -485,14 +486,14 @@ impl Run<'_> {
         filter: &MailFilter,
         deadline: Instant,
         which: Mail,
-    ) -> Result<Message, Failure> {
+    ) -> Result<Taken, Failure> {
         if which == Mail::Remembered
-            && let Some(msg) = self.remembered.remove(inbox_id)
+            && let Some(taken) = self.remembered.remove(inbox_id)
         {
-            if filter.matches(&msg) {
-                return Ok(msg);
+            if filter.matches(&taken.message) {
+                return Ok(taken);
             }
-            self.remembered.insert(inbox_id.clone(), msg);
+            self.remembered.insert(inbox_id.clone(), taken);
         }
         let previous = self.previous.clone();
         let cut_short = self.form_came_back(tab);
@@ -520,7 +521,7 @@ impl Run<'_> {
         inbox_id: &Option<String>,
         filter: &MailFilter,
         deadline: Instant,
-    ) -> Result<Message, Failure> {
+    ) -> Result<Taken, Failure> {
         let Some(mailbox) = self.mailboxes.get_mut(inbox_id) else {
             return Err(Failure::UnboundInbox {
                 name: inbox_id.clone(),
@@ -528,10 +529,9 @@ impl Run<'_> {
         };
         let consumed = self.consumed.entry(inbox_id.clone()).or_default();
         match wait_for_message(mailbox.as_mut(), filter, consumed, deadline).await {
-            Ok(msg) => {
-                consumed.insert(msg.id.clone());
+            Ok(taken) => {
                 crate::phase::mark(&self.run_id, "mail delivered");
-                Ok(msg)
+                Ok(taken)
             }
             Err(error) => Err(Failure::Mail {
                 error: Box::new(error),
@@ -602,11 +602,13 @@ async fn extract_text(at: At<'_>, selector: Option<&str>) -> Result<StepDetail, 
     })
 }
 
-fn email_seen(msg: &Message) -> EmailSeen {
+fn email_seen(taken: &Taken) -> EmailSeen {
+    let msg = &taken.message;
     EmailSeen {
         subject: msg.subject.clone(),
         from: msg.from.clone(),
         received_at: msg.received_at.to_rfc3339_opts(SecondsFormat::Millis, true),
+        older_copies: taken.older_copies,
     }
 }
 

@@ -6,11 +6,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::util::dovecot::{Appender, Dovecot};
-use crate::util::smtp::message;
+use crate::util::smtp::{message, next_mail};
 use planlock::inbox::binding::DEFAULT_MAX_CONNECTIONS;
 use planlock::inbox::{
     Inbox, InboxError, InboxUrl, MailFilter, Stage, WaitError, connect, parse_binding,
-    wait_for_message,
 };
 use tokio::time::Instant;
 
@@ -60,10 +59,7 @@ async fn mail_delivered_after_open_is_found() {
             ))
             .await;
     };
-    let (found, ()) = tokio::join!(
-        wait_for_message(&mut *run, &ANY, &NONE, within(10.0)),
-        deliver
-    );
+    let (found, ()) = tokio::join!(next_mail(&mut *run, &ANY, &NONE, within(10.0)), deliver);
     let found = found.expect("the mail arrives");
     assert_eq!(found.subject, "Your code is 482913");
     assert_eq!(found.from, "Shop <hello@shop.example>");
@@ -99,7 +95,7 @@ async fn mail_from_before_open_is_never_returned() {
             "new",
         ))
         .await;
-    let found = wait_for_message(
+    let found = next_mail(
         &mut *run,
         &MailFilter::default(),
         &HashSet::new(),
@@ -144,7 +140,7 @@ async fn from_and_subject_filters_skip_a_decoy() {
         ))
         .await;
 
-    let found = wait_for_message(
+    let found = next_mail(
         &mut *run,
         &filter(Some("SHOP.example"), Some("verify")),
         &HashSet::new(),
@@ -156,7 +152,7 @@ async fn from_and_subject_filters_skip_a_decoy() {
 
     // Consumed messages are skipped: the next wait for the same filter times out and says so.
     let consumed = HashSet::from([found.id.clone()]);
-    let err = wait_for_message(
+    let err = next_mail(
         &mut *run,
         &filter(Some("shop.example"), Some("verify")),
         &consumed,
@@ -203,8 +199,8 @@ async fn plus_addressing_keeps_concurrent_runs_apart() {
             .await;
     };
     let (a, b, ()) = tokio::join!(
-        wait_for_message(&mut *r1, &ANY, &NONE, within(10.0)),
-        wait_for_message(&mut *r10, &ANY, &NONE, within(10.0)),
+        next_mail(&mut *r1, &ANY, &NONE, within(10.0)),
+        next_mail(&mut *r10, &ANY, &NONE, within(10.0)),
         deliver
     );
     assert_eq!(a.expect("r1").subject, "code for r1");
@@ -250,7 +246,7 @@ async fn many_runs_share_one_connection() {
     }
     let waits = runs
         .iter_mut()
-        .map(|run| wait_for_message(&mut **run, &ANY, &NONE, within(10.0)));
+        .map(|run| next_mail(&mut **run, &ANY, &NONE, within(10.0)));
     let found = futures::future::join_all(waits).await;
     for (i, m) in found.into_iter().enumerate() {
         assert_eq!(
@@ -384,7 +380,7 @@ async fn a_wait_survives_a_server_restart() {
             .await;
     };
     let (found, ()) = tokio::join!(
-        wait_for_message(&mut *run, &ANY, &NONE, within(20.0)),
+        next_mail(&mut *run, &ANY, &NONE, within(20.0)),
         restart_then_deliver
     );
     assert_eq!(
@@ -401,7 +397,7 @@ async fn a_server_that_stays_down_fails_the_wait_naming_the_error() {
     let inbox = inbox(&dovecot.url("address=bob@demo.test")).await;
     let mut run = inbox.open("r1").await.expect("open");
     dovecot.stop();
-    let err = wait_for_message(
+    let err = next_mail(
         &mut *run,
         &MailFilter::default(),
         &HashSet::new(),
@@ -429,7 +425,7 @@ async fn a_mail_that_never_comes_times_out_listing_what_arrived() {
     let inbox = inbox(&dovecot.url("address=bob@demo.test")).await;
     let mut run = inbox.open("ab12").await.expect("open");
 
-    let err = wait_for_message(
+    let err = next_mail(
         &mut *run,
         &filter(Some("shop.example"), None),
         &HashSet::new(),
@@ -453,7 +449,7 @@ async fn a_mail_that_never_comes_times_out_listing_what_arrived() {
             "x",
         ))
         .await;
-    let err = wait_for_message(
+    let err = next_mail(
         &mut *run,
         &filter(Some("shop.example"), Some("verify")),
         &HashSet::new(),
@@ -485,10 +481,7 @@ async fn idle_push_works_when_polling_is_slow() {
             .await;
     };
     let started = Instant::now();
-    let (found, ()) = tokio::join!(
-        wait_for_message(&mut *run, &ANY, &NONE, within(10.0)),
-        deliver
-    );
+    let (found, ()) = tokio::join!(next_mail(&mut *run, &ANY, &NONE, within(10.0)), deliver);
     assert_eq!(found.expect("IDLE push").subject, "pushed");
     assert!(
         started.elapsed() < Duration::from_secs(5),
@@ -516,7 +509,7 @@ async fn malformed_mime_never_panics() {
     dovecot
         .append(&message("hello@shop.example", ADDRESS, "the good one", "x"))
         .await;
-    let found = wait_for_message(
+    let found = next_mail(
         &mut *run,
         &filter(None, Some("good one")),
         &HashSet::new(),
@@ -639,7 +632,7 @@ async fn one_run(url: &str, run_id: &str, appender: &tokio::sync::Mutex<Appender
     let subject = format!("code for {run_id}");
     let raw = message("hello@shop.example", run.address(), &subject, "x");
     appender.lock().await.append(&raw).await;
-    let found = wait_for_message(&mut *run, &ANY, &NONE, within(20.0))
+    let found = next_mail(&mut *run, &ANY, &NONE, within(20.0))
         .await
         .unwrap_or_else(|e| panic!("wait for {run_id}: {e:?}"));
     assert_eq!(found.subject, subject);
@@ -699,7 +692,7 @@ async fn the_connection_outlives_the_run_and_check_reuses_it() {
             "x",
         ))
         .await;
-    wait_for_message(&mut *run, &ANY, &NONE, within(10.0))
+    next_mail(&mut *run, &ANY, &NONE, within(10.0))
         .await
         .expect("mail for a");
     drop(run);
@@ -780,7 +773,7 @@ async fn a_kept_connection_the_server_dropped_is_replaced_without_an_error() {
             "x",
         ))
         .await;
-    let found = wait_for_message(&mut *run, &ANY, &NONE, within(10.0))
+    let found = next_mail(&mut *run, &ANY, &NONE, within(10.0))
         .await
         .expect("mail");
     assert_eq!(found.subject, "after restart");

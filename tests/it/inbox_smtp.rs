@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::util::smtp::{SmtpClient, message, send_mail};
+use crate::util::smtp::{SmtpClient, message, next_mail, send_mail};
 use planlock::inbox::smtp::{SmtpInbox, SmtpOptions};
 use planlock::inbox::{
     Caller, Inbox, InboxError, InboxUrl, MailFilter, connect, parse_binding, parse_binding_as,
@@ -54,10 +54,7 @@ async fn a_delivered_message_wakes_the_waiting_step() {
         .await;
     };
     let started = Instant::now();
-    let (found, ()) = tokio::join!(
-        wait_for_message(&mut *run, &ANY, &none, within(10.0)),
-        deliver
-    );
+    let (found, ()) = tokio::join!(next_mail(&mut *run, &ANY, &none, within(10.0)), deliver);
     let found = found.expect("delivered");
     assert_eq!(found.subject, "Your code");
     assert_eq!(found.from, "Shop <hello@shop.example>");
@@ -77,7 +74,7 @@ async fn the_envelope_counts_even_when_headers_do_not_name_the_run() {
         &message("a@shop.example", "undisclosed-recipients:;", "bcc", "x"),
     )
     .await;
-    let found = wait_for_message(&mut *run, &ANY, &HashSet::new(), within(5.0))
+    let found = next_mail(&mut *run, &ANY, &HashSet::new(), within(5.0))
         .await
         .expect("envelope recipient matches");
     assert_eq!(found.subject, "bcc");
@@ -96,7 +93,7 @@ async fn dot_stuffing_is_undone() {
         raw,
     )
     .await;
-    let found = wait_for_message(&mut *run, &ANY, &HashSet::new(), within(5.0))
+    let found = next_mail(&mut *run, &ANY, &HashSet::new(), within(5.0))
         .await
         .unwrap();
     assert_eq!(found.raw, raw, "the message is stored exactly as sent");
@@ -122,7 +119,7 @@ async fn one_message_to_two_runs_reaches_both() {
     .await;
     let none = HashSet::new();
     for run in [&mut r1, &mut r2] {
-        let found = wait_for_message(&mut **run, &ANY, &none, within(5.0))
+        let found = next_mail(&mut **run, &ANY, &none, within(5.0))
             .await
             .unwrap();
         assert_eq!(found.subject, "for two");
@@ -152,7 +149,7 @@ async fn mail_from_before_open_is_never_returned() {
     .await;
     let mut run = inbox.open("r1").await.unwrap();
     assert!(run.arrived().await.unwrap().is_empty());
-    let err = wait_for_message(&mut *run, &ANY, &HashSet::new(), within(0.3))
+    let err = next_mail(&mut *run, &ANY, &HashSet::new(), within(0.3))
         .await
         .expect_err("nothing fresh");
     assert_eq!(
@@ -177,7 +174,7 @@ async fn filters_and_the_timeout_sentence() {
         from: Some("shop.example".into()),
         subject: Some("verify".into()),
     };
-    let err = wait_for_message(&mut *run, &filter, &HashSet::new(), within(0.5))
+    let err = next_mail(&mut *run, &filter, &HashSet::new(), within(0.5))
         .await
         .expect_err("no match");
     assert_eq!(
@@ -193,7 +190,7 @@ async fn filters_and_the_timeout_sentence() {
         &message("Shop <hello@shop.example>", to, "Verify your e-mail", "x"),
     )
     .await;
-    let found = wait_for_message(&mut *run, &filter, &HashSet::new(), within(5.0))
+    let found = next_mail(&mut *run, &filter, &HashSet::new(), within(5.0))
         .await
         .unwrap();
     assert_eq!(found.subject, "Verify your e-mail");
@@ -263,7 +260,7 @@ async fn pipelined_commands_are_answered_in_order() {
     c.send(b"Subject: piped\r\n\r\nbody\r\n.\r\nQUIT\r\n").await;
     assert_eq!(c.reply().await.0, 250);
     assert_eq!(c.reply().await.0, 221);
-    let found = wait_for_message(&mut *run, &ANY, &HashSet::new(), within(5.0))
+    let found = next_mail(&mut *run, &ANY, &HashSet::new(), within(5.0))
         .await
         .unwrap();
     assert_eq!(found.subject, "piped");
@@ -404,7 +401,7 @@ async fn a_receiver_bound_to_one_address_gives_every_run_that_address() {
     let none = HashSet::new();
     let mail = |subject: &str| message("a@shop.example", "Ada@Demo.Test", subject, "482913");
     send_mail(addr, "a@shop.example", &["Ada@Demo.Test"], &mail("before")).await;
-    let found = wait_for_message(&mut *first, &ANY, &none, within(5.0))
+    let found = next_mail(&mut *first, &ANY, &none, within(5.0))
         .await
         .unwrap();
     assert_eq!(found.subject, "before");
@@ -417,7 +414,7 @@ async fn a_receiver_bound_to_one_address_gives_every_run_that_address() {
     );
     let shared = mail("shared");
     send_mail(addr, "a@shop.example", &["ada@demo.test"], &shared).await;
-    let seen_first = wait_for_message(
+    let seen_first = next_mail(
         &mut *first,
         &ANY,
         &HashSet::from([found.id.clone()]),
@@ -427,7 +424,7 @@ async fn a_receiver_bound_to_one_address_gives_every_run_that_address() {
     .unwrap();
     assert_eq!(seen_first.subject, "shared");
     first.consumed(&seen_first.id);
-    let seen_second = wait_for_message(&mut *second, &ANY, &none, within(5.0))
+    let seen_second = next_mail(&mut *second, &ANY, &none, within(5.0))
         .await
         .unwrap();
     assert_eq!(
@@ -524,22 +521,25 @@ async fn large_messages_at_once_stay_within_the_memory_cap() {
         growth >> 20
     );
 
-    // Consumed mail lets go of its bytes; a closed run's mail is dropped.
-    let found = wait_for_message(&mut *run, &ANY, &HashSet::new(), within(5.0))
+    // Used mail lets go of its bytes; a closed run's mail is dropped. The accepted messages
+    // are copies of one mail: the newest is taken and every copy is used with it.
+    assert_eq!(inbox.held_bytes(), accepted * raw.len());
+    let taken = wait_for_message(&mut *run, &ANY, &mut HashSet::new(), within(5.0))
         .await
         .unwrap();
-    assert_eq!(found.raw.len(), raw.len());
-    assert!(inbox.held_bytes() as u64 <= CAP);
+    assert_eq!(taken.message.raw.len(), raw.len());
+    assert_eq!(taken.older_copies, accepted - 1);
     let held = inbox.messages();
     assert_eq!(held.len(), accepted);
     assert!(
-        held[0].raw.is_empty(),
-        "the consumed message's bytes are let go"
+        held.iter().all(|m| m.raw.is_empty()),
+        "the used messages' bytes are let go"
     );
-    assert_eq!(inbox.held_bytes(), (accepted - 1) * raw.len());
-    // With room again, the next message is taken.
+    assert_eq!(inbox.held_bytes(), 0);
+    // With room again, the next message is taken, and held until used.
     let (code, text) = send_large(inbox.local_addr(), "run-big@demo.test", &raw).await;
     assert_eq!(code, 250, "{text}");
+    assert_eq!(inbox.held_bytes(), raw.len());
     drop(run);
     assert!(
         inbox.messages().is_empty(),
@@ -768,9 +768,62 @@ async fn idle_connections_from_one_peer_do_not_keep_a_runs_mail_out() {
         ),
     )
     .await;
-    let found = wait_for_message(&mut *run, &ANY, &HashSet::new(), within(5.0))
+    let found = next_mail(&mut *run, &ANY, &HashSet::new(), within(5.0))
         .await
         .expect("the real mail arrives");
     assert_eq!(found.subject, "Your code");
     drop(idle);
+}
+
+#[tokio::test]
+async fn of_copies_of_one_mail_the_newest_is_taken_and_the_older_marked_used() {
+    let inbox = receiver().await;
+    let mut run = inbox.open("c1").await.unwrap();
+    let to = "run-c1@demo.test";
+    let send = |from: &'static str, subject: &'static str, body: &'static str| {
+        let addr = inbox.local_addr();
+        async move {
+            let raw = message(&format!("Shop <{from}>"), to, subject, body);
+            send_mail(addr, from, &[to], &raw).await;
+        }
+    };
+    // The same mail three times (a site that sent it again), with another between them: one
+    // from the same sender with another subject, and one with the same subject from another
+    // sender.
+    send("hello@shop.example", "Your code", "111111").await;
+    send("hello@shop.example", "Welcome", "hi").await;
+    send("hello@shop.example", "Your code", "222222").await;
+    send("news@other.example", "Your code", "999999").await;
+    send("hello@shop.example", "Your code", "333333").await;
+
+    let mut consumed = HashSet::new();
+    let taken = wait_for_message(&mut *run, &ANY, &mut consumed, within(5.0))
+        .await
+        .expect("the code");
+    assert_eq!(taken.message.subject, "Your code");
+    assert!(
+        String::from_utf8_lossy(&taken.message.raw).contains("333333"),
+        "the newest copy is taken"
+    );
+    assert_eq!(taken.older_copies, 2, "two older copies set aside");
+    assert_eq!(
+        consumed.len(),
+        3,
+        "the copies are used with it: {consumed:?}"
+    );
+    // What is left, oldest first: the other subject, then the other sender's mail.
+    let next = wait_for_message(&mut *run, &ANY, &mut consumed, within(5.0))
+        .await
+        .expect("the welcome");
+    assert_eq!(
+        (next.message.subject.as_str(), next.older_copies),
+        ("Welcome", 0)
+    );
+    let next = wait_for_message(&mut *run, &ANY, &mut consumed, within(5.0))
+        .await
+        .expect("the other sender's");
+    assert!(String::from_utf8_lossy(&next.message.raw).contains("999999"));
+    assert_eq!(next.older_copies, 0, "another sender's mail is no copy");
+    let none = wait_for_message(&mut *run, &ANY, &mut consumed, within(0.5)).await;
+    assert!(none.is_err(), "no older copy is left to take: {none:?}");
 }

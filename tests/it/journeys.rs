@@ -996,6 +996,22 @@ pub(crate) fn run_journey(j: &Journey, kind: PlanKind) -> Option<Outcome> {
     Some(run_journey_plan(j, kind, &text))
 }
 
+/// One journey at a time on each app, as one person uses a site: an app's single database
+/// under concurrent sign-ups can fail its own transactions (Plone's Zope retries a conflicting
+/// registration, mailing a link each time, and every attempt may lose), which is the load the
+/// tests put on the app, not what a plan did. Runs on different apps still overlap.
+fn one_at_a_time(app: &str) -> std::sync::MutexGuard<'static, ()> {
+    static TURNS: LazyLock<Mutex<HashMap<String, &'static Mutex<()>>>> =
+        LazyLock::new(Mutex::default);
+    let turn: &'static Mutex<()> = TURNS
+        .lock()
+        .unwrap()
+        .entry(app.to_string())
+        .or_insert_with(|| Box::leak(Box::default()));
+    // A journey that panicked still gave its turn back.
+    turn.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Runs `text`, a plan for journey `app/name` (its account, mail and proofs), as
 /// [`run_journey`] runs the journey's own plans. `None` when the journeys are not installed
 /// or no browser is there (outside CI).
@@ -1007,6 +1023,7 @@ pub(crate) fn run_plan_for(app: &str, name: &str, text: &str) -> Option<Outcome>
 fn run_journey_plan(j: &Journey, kind: PlanKind, text: &str) -> Outcome {
     let def = j.def();
     let app = running(j.app);
+    let _turn = one_at_a_time(j.app);
     let run_id = runner::new_run_id();
     let address = mail().run_address(&run_id);
     let secrets = BTreeMap::from([

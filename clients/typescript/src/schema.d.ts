@@ -373,6 +373,11 @@ export interface components {
             email_from?: string;
             /** @description RFC 3339, UTC. */
             email_received_at?: string;
+            /**
+             * @description Older copies of this mail (the same sender and subject) that had arrived unused: the
+             *     newest copy was taken, and they were marked used with it.
+             */
+            email_older_copies?: number;
         };
         /** @description A run that has ended: its result, with its webhook's state. */
         EndedRun: components["schemas"]["RunResult"] & {

@@ -150,3 +150,16 @@ pub async fn loopback_inbox() -> (
     let mailer = std::sync::Arc::new(planlock::demo::SmtpMailer::new(inbox.local_addr()));
     (inbox, mailer)
 }
+
+/// The message a wait for mail takes (the oldest match, or its newest copy), as the inbox tests
+/// read it; `consumed` as the run left it before the wait.
+pub async fn next_mail(
+    run: &mut dyn planlock::inbox::RunMailbox,
+    filter: &planlock::inbox::MailFilter,
+    consumed: &std::collections::HashSet<String>,
+    deadline: tokio::time::Instant,
+) -> Result<planlock::inbox::Message, planlock::inbox::WaitError> {
+    planlock::inbox::wait_for_message(run, filter, &mut consumed.clone(), deadline)
+        .await
+        .map(|taken| taken.message)
+}

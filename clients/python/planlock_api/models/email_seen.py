@@ -28,11 +28,15 @@ class EmailSeen:
             email_subject (str | Unset):
             email_from (str | Unset):
             email_received_at (str | Unset): RFC 3339, UTC.
+            email_older_copies (int | Unset): Older copies of this mail (the same sender and subject) that had arrived
+                unused: the
+                newest copy was taken, and they were marked used with it.
      """
 
     email_subject: str | Unset = UNSET
     email_from: str | Unset = UNSET
     email_received_at: str | Unset = UNSET
+    email_older_copies: int | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -46,6 +50,8 @@ class EmailSeen:
 
         email_received_at = self.email_received_at
 
+        email_older_copies = self.email_older_copies
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -57,6 +63,8 @@ class EmailSeen:
             field_dict["email_from"] = email_from
         if email_received_at is not UNSET:
             field_dict["email_received_at"] = email_received_at
+        if email_older_copies is not UNSET:
+            field_dict["email_older_copies"] = email_older_copies
 
         return field_dict
 
@@ -71,10 +79,13 @@ class EmailSeen:
 
         email_received_at = d.pop("email_received_at", UNSET)
 
+        email_older_copies = d.pop("email_older_copies", UNSET)
+
         email_seen = cls(
             email_subject=email_subject,
             email_from=email_from,
             email_received_at=email_received_at,
+            email_older_copies=email_older_copies,
         )
 
 
