@@ -87,11 +87,7 @@ struct Registration {
 }
 
 impl App {
-    async fn start(mailer: Arc<dyn Mailer>, answer_after: Duration) -> (App, String) {
-        App::start_with(mailer, answer_after, false).await
-    }
-
-    async fn start_with(
+    async fn start(
         mailer: Arc<dyn Mailer>,
         answer_after: Duration,
         retried: bool,
@@ -212,26 +208,59 @@ fn effect(result: &RunResult, i: usize) -> Value {
     serde_json::to_value(&result.steps[i].detail).unwrap()["effect"].clone()
 }
 
+/// What the site records when the run opened the link once the registration was committed.
+const OPENED_AFTER_THE_COMMIT: &[&str] = &["mailed", "committed", "opened committed"];
+
+/// An app as [`App::start`] makes it, registered through with [`REGISTER_PLAN`] and
+/// `settings`: the run succeeded, and the site's records are `records` (the link opened after
+/// the commit). The result, and the site's origin.
+async fn registered(
+    answer_after: Duration,
+    retried: bool,
+    settings: Settings,
+    records: &[&str],
+) -> (RunResult, String) {
+    let (smtp, mailer) = util::smtp::loopback_inbox().await;
+    let (app, base) = App::start(mailer, answer_after, retried).await;
+    let spec = RunSpec::new(plan(REGISTER_PLAN, &base))
+        .run_id(runner::new_run_id())
+        .inbox(None, smtp.clone())
+        .settings(settings);
+    let (result, _) = util::run_locked(spec).await;
+    assert_eq!(
+        app.records(),
+        records,
+        "the site's records: the link was opened after the commit\n{}",
+        dump(&result)
+    );
+    util::assert_succeeded(&result);
+    (result, base)
+}
+
+/// The inbox step (step 4) waited for the registration to be answered, and says so.
+fn assert_inbox_step_waited_for_the_answer(result: &RunResult, base: &str) {
+    let open = serde_json::to_value(&result.steps[3].detail).unwrap();
+    assert!(
+        open["answers"]["answered"]
+            .to_string()
+            .contains(&format!("POST {base}/register")),
+        "the inbox step waited for it and says so: {open:#}"
+    );
+}
+
 #[test]
 fn an_emailed_link_is_opened_only_after_the_click_that_sent_the_form_was_answered() {
     if util::browser().is_none() {
         return;
     }
     util::rt().block_on(async {
-        let (smtp, mailer) = util::smtp::loopback_inbox().await;
-        let (app, base) = App::start(mailer, ANSWER_AFTER).await;
-        let plan = plan(REGISTER_PLAN, &base);
-        let spec = RunSpec::new(plan)
-            .run_id(runner::new_run_id())
-            .inbox(None, smtp.clone());
-        let (result, _) = util::run_locked(spec).await;
-        assert_eq!(
-            app.records(),
-            ["mailed", "committed", "opened committed"],
-            "the site's records: the link was opened after the commit\n{}",
-            dump(&result)
-        );
-        util::assert_succeeded(&result);
+        let (result, base) = registered(
+            ANSWER_AFTER,
+            false,
+            Settings::default(),
+            OPENED_AFTER_THE_COMMIT,
+        )
+        .await;
         let effect = effect(&result, 2);
         let answered = effect["answers"]["answered"].to_string();
         assert!(
@@ -258,7 +287,7 @@ fn a_request_the_click_started_that_is_never_answered_does_not_hold_the_step() {
     }
     util::rt().block_on(async {
         let (_smtp, mailer) = util::smtp::loopback_inbox().await;
-        let (_app, base) = App::start(mailer, ANSWER_AFTER).await;
+        let (_app, base) = App::start(mailer, ANSWER_AFTER, false).await;
         let plan = plan(
             r#"{"reasoning":"","steps":[
             {"type":"navigate","url":"{BASE}/updates"},
@@ -297,25 +326,14 @@ fn an_inbox_step_after_a_click_whose_deadline_came_first_waits_for_the_answer_be
         return;
     }
     util::rt().block_on(async {
-        let (smtp, mailer) = util::smtp::loopback_inbox().await;
-        let (app, base) = App::start(mailer, SLOW_ANSWER_AFTER).await;
         // Steps of 3 s: the click's own step ends before the answer (5 s); the inbox step has
         // its own 120 s.
-        let spec = RunSpec::new(plan(REGISTER_PLAN, &base))
-            .run_id(runner::new_run_id())
-            .inbox(None, smtp.clone())
-            .settings(Settings {
-                step_timeout: SHORT_STEPS,
-                ..Settings::default()
-            });
-        let (result, _) = util::run_locked(spec).await;
-        assert_eq!(
-            app.records(),
-            ["mailed", "committed", "opened committed"],
-            "the site's records: the link was opened after the commit\n{}",
-            dump(&result)
-        );
-        util::assert_succeeded(&result);
+        let short = Settings {
+            step_timeout: SHORT_STEPS,
+            ..Settings::default()
+        };
+        let (result, base) =
+            registered(SLOW_ANSWER_AFTER, false, short, OPENED_AFTER_THE_COMMIT).await;
         let click = effect(&result, 2);
         assert!(
             click["answers"]["unanswered"]
@@ -327,13 +345,7 @@ fn an_inbox_step_after_a_click_whose_deadline_came_first_waits_for_the_answer_be
                     .ends_with("(the step's deadline came first)"),
             "the click's step ended at its deadline, unanswered: {click:#}"
         );
-        let open = serde_json::to_value(&result.steps[3].detail).unwrap();
-        assert!(
-            open["answers"]["answered"]
-                .to_string()
-                .contains(&format!("POST {base}/register")),
-            "the inbox step waited for it and says so: {open:#}"
-        );
+        assert_inbox_step_waited_for_the_answer(&result, &base);
     });
 }
 
@@ -343,22 +355,11 @@ fn an_inbox_step_waits_past_the_clicks_bound_for_a_slow_submission_before_the_ma
         return;
     }
     util::rt().block_on(async {
-        let (smtp, mailer) = util::smtp::loopback_inbox().await;
         // A busy site: it mails at once and answers (commits) only after the click's bound for
         // answers has passed, so the click's own step ends first.
         let slower = planlock::browser::ANSWER_BOUND + Duration::from_secs(2);
-        let (app, base) = App::start(mailer, slower).await;
-        let spec = RunSpec::new(plan(REGISTER_PLAN, &base))
-            .run_id(runner::new_run_id())
-            .inbox(None, smtp.clone());
-        let (result, _) = util::run_locked(spec).await;
-        assert_eq!(
-            app.records(),
-            ["mailed", "committed", "opened committed"],
-            "the site's records: the link was opened after the commit\n{}",
-            dump(&result)
-        );
-        util::assert_succeeded(&result);
+        let (result, base) =
+            registered(slower, false, Settings::default(), OPENED_AFTER_THE_COMMIT).await;
         let click = effect(&result, 2);
         assert!(
             click["answers"]["unanswered"]
@@ -366,13 +367,7 @@ fn an_inbox_step_waits_past_the_clicks_bound_for_a_slow_submission_before_the_ma
                 .contains(&format!("POST {base}/register")),
             "the click's step ended at its bound, unanswered: {click:#}"
         );
-        let open = serde_json::to_value(&result.steps[3].detail).unwrap();
-        assert!(
-            open["answers"]["answered"]
-                .to_string()
-                .contains(&format!("POST {base}/register")),
-            "the inbox step waited for the submission and says so: {open:#}"
-        );
+        assert_inbox_step_waited_for_the_answer(&result, &base);
     });
 }
 
@@ -382,19 +377,8 @@ fn of_two_copies_of_a_mail_the_newest_is_opened() {
         return;
     }
     util::rt().block_on(async {
-        let (smtp, mailer) = util::smtp::loopback_inbox().await;
-        let (app, base) = App::start_with(mailer, ANSWER_AFTER, true).await;
-        let spec = RunSpec::new(plan(REGISTER_PLAN, &base))
-            .run_id(runner::new_run_id())
-            .inbox(None, smtp.clone());
-        let (result, _) = util::run_locked(spec).await;
-        assert_eq!(
-            app.records(),
-            ["rolled back", "mailed", "committed", "opened committed"],
-            "the site's records: the link of the attempt that was kept was opened\n{}",
-            dump(&result)
-        );
-        util::assert_succeeded(&result);
+        let kept = ["rolled back", "mailed", "committed", "opened committed"];
+        let (result, _) = registered(ANSWER_AFTER, true, Settings::default(), &kept).await;
         let open = serde_json::to_value(&result.steps[3].detail).unwrap();
         assert_eq!(
             open["email_older_copies"], 1,
