@@ -780,50 +780,58 @@ async fn of_copies_of_one_mail_the_newest_is_taken_and_the_older_marked_used() {
     let inbox = receiver().await;
     let mut run = inbox.open("c1").await.unwrap();
     let to = "run-c1@demo.test";
-    let send = |from: &'static str, subject: &'static str, body: &'static str| {
+    let send = |raw: Vec<u8>, from: &'static str| {
         let addr = inbox.local_addr();
-        async move {
-            let raw = message(&format!("Shop <{from}>"), to, subject, body);
-            send_mail(addr, from, &[to], &raw).await;
-        }
+        async move { send_mail(addr, from, &[to], &raw).await }
     };
-    // The same mail three times (a site that sent it again), with another between them: one
-    // from the same sender with another subject, and one with the same subject from another
-    // sender.
-    send("hello@shop.example", "Your code", "111111").await;
-    send("hello@shop.example", "Welcome", "hi").await;
-    send("hello@shop.example", "Your code", "222222").await;
-    send("news@other.example", "Your code", "999999").await;
-    send("hello@shop.example", "Your code", "333333").await;
+    let shop = |subject: &str, body: &str| message("Shop <hello@shop.example>", to, subject, body);
+    // The same mail three times (a site that sent it again), with another of the shop's
+    // between them.
+    send(shop("Your code", "111111"), "hello@shop.example").await;
+    send(shop("Welcome", "hi"), "hello@shop.example").await;
+    send(shop("Your code", "222222"), "hello@shop.example").await;
+    send(shop("Your code", "333333"), "hello@shop.example").await;
+    // Then an attacker's, newer still: the shop's name and subject from another address, and
+    // the shop's address and subject with the receiving server's verdict that DMARC failed.
+    let name_only = message("Shop <codes@evil.test>", to, "Your code", "999999");
+    send(name_only, "codes@evil.test").await;
+    let forged = format!(
+        "Authentication-Results: mx.demo.test; dkim=none; dmarc=fail (p=reject) \
+         header.from=shop.example\r\n{}",
+        String::from_utf8(shop("Your code", "666666")).unwrap()
+    );
+    send(forged.into_bytes(), "hello@shop.example").await;
 
     let mut consumed = HashSet::new();
-    let taken = wait_for_message(&mut *run, &ANY, &mut consumed, within(5.0))
-        .await
-        .expect("the code");
-    assert_eq!(taken.message.subject, "Your code");
+    let mut next = async || {
+        wait_for_message(&mut *run, &ANY, &mut consumed, within(5.0))
+            .await
+            .expect("a message")
+    };
+    let body = |t: &planlock::inbox::Taken| String::from_utf8_lossy(&t.message.raw).into_owned();
+    let taken = next().await;
     assert!(
-        String::from_utf8_lossy(&taken.message.raw).contains("333333"),
-        "the newest copy is taken"
+        body(&taken).contains("333333"),
+        "the newest of the shop's copies is taken, never an attacker's newer look-alike: {}",
+        body(&taken)
     );
     assert_eq!(taken.older_copies, 2, "two older copies set aside");
+    // What is left, oldest first: the other subject, then the two look-alikes, no copies.
+    let welcome = next().await;
     assert_eq!(
-        consumed.len(),
-        3,
-        "the copies are used with it: {consumed:?}"
-    );
-    // What is left, oldest first: the other subject, then the other sender's mail.
-    let next = wait_for_message(&mut *run, &ANY, &mut consumed, within(5.0))
-        .await
-        .expect("the welcome");
-    assert_eq!(
-        (next.message.subject.as_str(), next.older_copies),
+        (welcome.message.subject.as_str(), welcome.older_copies),
         ("Welcome", 0)
     );
-    let next = wait_for_message(&mut *run, &ANY, &mut consumed, within(5.0))
-        .await
-        .expect("the other sender's");
-    assert!(String::from_utf8_lossy(&next.message.raw).contains("999999"));
-    assert_eq!(next.older_copies, 0, "another sender's mail is no copy");
+    let name_only = next().await;
+    assert!(body(&name_only).contains("999999"), "{}", body(&name_only));
+    let forged = next().await;
+    assert!(body(&forged).contains("666666"), "{}", body(&forged));
+    assert_eq!(
+        name_only.older_copies + forged.older_copies,
+        0,
+        "neither is a copy"
+    );
+    assert_eq!(consumed.len(), 6, "every message used once: {consumed:?}");
     let none = wait_for_message(&mut *run, &ANY, &mut consumed, within(0.5)).await;
     assert!(none.is_err(), "no older copy is left to take: {none:?}");
 }

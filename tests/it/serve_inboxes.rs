@@ -152,19 +152,8 @@ fn request_mailbox_urls_follow_the_address_rule_of_pages() {
     let url = dovecot.url("address=bob@demo.test&plus=true");
     util::rt().block_on(async {
         // Dovecot listens on loopback: a private address the request did not allow.
-        let response = http()
-            .post(server.url("/v1/runs"))
-            .json(&json!({"plan": mail_plan(), "inbox": url}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 422);
-        let body: Value = response.json().await.unwrap();
-        assert_eq!(body["error"]["kind"], "lock_refused", "{body}");
-        let message = body["error"]["message"].as_str().unwrap();
-        assert!(message.starts_with("inbox[0]: "), "{message}");
+        let message = inbox_refused(&server, json!({"plan": mail_plan(), "inbox": url})).await;
         assert!(message.contains("127.0.0.1"), "{message}");
-        assert!(!message.contains(dovecot::PASSWORD), "{message}");
         // Allowed explicitly, it is used.
         let result = run_reading_mail(
             &server,
@@ -196,24 +185,32 @@ fn a_request_mailbox_is_judged_by_the_runs_own_lock() {
         json!({"type": "navigate", "url": format!("{site}/form.html")}),
     );
     util::rt().block_on(async {
-        let response = http()
-            .post(server.url("/v1/runs"))
-            .json(&json!({"plan": plan, "inbox": url, "allowed_hosts": ["127.0.0.1"]}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 422);
-        let body: Value = response.json().await.unwrap();
-        assert_eq!(body["error"]["kind"], "lock_refused", "{body}");
-        let message = body["error"]["message"].as_str().unwrap();
+        let body = json!({"plan": plan, "inbox": url, "allowed_hosts": ["127.0.0.1"]});
+        let message = inbox_refused(&server, body).await;
         let site_port = site.rsplit(':').next().unwrap().trim_end_matches('/');
         assert!(
-            message.starts_with("inbox[0]: ")
-                && message.contains(&format!("127.0.0.1:{site_port}")),
+            message.contains(&format!("127.0.0.1:{site_port}")),
             "{message}"
         );
-        assert!(!message.contains(dovecot::PASSWORD), "{message}");
     });
+}
+
+/// Posts `body` as a run and returns the sentence of its refusal: 422 `lock_refused`, naming
+/// the request's inbox and never its password.
+async fn inbox_refused(server: &ServeProcess, body: Value) -> String {
+    let response = http()
+        .post(server.url("/v1/runs"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 422);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["error"]["kind"], "lock_refused", "{body}");
+    let message = body["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.starts_with("inbox[0]: "), "{message}");
+    assert!(!message.contains(dovecot::PASSWORD), "{message}");
+    message
 }
 
 #[test]
